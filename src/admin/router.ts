@@ -1,0 +1,200 @@
+/**
+ * The sandbox's own API under /_sandbox (outside /platform), described in
+ * admin-openapi.yaml. A call carrying a bearer token acts on that key's
+ * project; without one it acts on the whole sandbox (which is why the server
+ * binds to loopback by default).
+ */
+import express, { type Request, type Response } from "express";
+import type { AuthMode } from "../auth/bearer.js";
+import { parseDuration, type Clock } from "../clock.js";
+import { apiError } from "../errors/catalogue.js";
+import { authenticateApiKey } from "../pipeline/authenticate.js";
+import { parseBody } from "../pipeline/body.js";
+import { errorResponse } from "../pipeline/errors.js";
+import type { Exchange } from "../pipeline/exchange.js";
+import type { Journal } from "../pipeline/journal.js";
+import type { ProjectRegistry } from "../projects/projects.js";
+import type { Random } from "../random.js";
+import type { Store } from "../store/store.js";
+import { Snapshots } from "./snapshots.js";
+import { activateScenario, deactivateScenarios, listScenarios } from "../scenarios/admin.js";
+import type { ScenarioEngine } from "../scenarios/engine.js";
+
+export interface AdminDeps {
+  store: Store;
+  projects: ProjectRegistry;
+  clock: Clock;
+  journal: Journal;
+  random: Random;
+  authMode: AuthMode;
+  basePath: () => string;
+  startedAt: number;
+  /** Present when scenarios are on (always, unless a custom hook replaced the engine). */
+  scenarioEngine?: ScenarioEngine;
+  log: (message: string) => void;
+}
+
+interface AdminCall {
+  projectId?: string;
+  body: Record<string, unknown>;
+  query: Record<string, unknown>;
+}
+
+type AdminHandler = (call: AdminCall, req: Request) => Promise<{ status?: number; body: unknown }> | { status?: number; body: unknown };
+
+export function createAdminRouter(deps: AdminDeps): express.Router {
+  const router = express.Router();
+  const snapshots = new Snapshots(deps.store, deps.random.fork("snapshots"));
+  const correlation = deps.random.fork("admin-correlation");
+
+  /** Resolves the caller's project from an optional bearer token, parses the body, writes errors the platform's way. */
+  const route = (handler: AdminHandler) => async (req: Request, res: Response) => {
+    const correlationId = `${correlation.hex(8)}-SBX`;
+    try {
+      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      const body = (parseBody(raw, req.headers["content-type"]) ?? {}) as Record<string, unknown>;
+      if (typeof body !== "object" || body === null || Array.isArray(body)) throw apiError("invalid_request", "The body must be a JSON object.");
+      let projectId: string | undefined;
+      if (req.headers.authorization && deps.authMode !== "none") {
+        const ex = { method: req.method.toUpperCase(), host: req.headers.host ?? "", fullPath: new URL(req.originalUrl, "http://x").pathname } as Exchange;
+        await authenticateApiKey(ex, { mode: deps.authMode, projects: deps.projects }, req.headers.authorization);
+        projectId = ex.projectId;
+      }
+      const result = await handler({ projectId, body, query: req.query as Record<string, unknown> }, req);
+      res.status(result.status ?? 200).set("x-correlation-id", correlationId).json(result.body);
+    } catch (error) {
+      const out = errorResponse(error, correlationId, deps.log);
+      res.status(out.status).set(out.headers).set("x-correlation-id", correlationId).send(out.bodyText);
+    }
+  };
+
+  const clockView = () => ({ now: deps.clock.iso(), frozen: deps.clock.frozen, offsetMs: deps.clock.now() - Date.now() });
+
+  router.get(
+    "/health",
+    route(() => ({ body: { status: "ok", uptimeSeconds: Math.round((Date.now() - deps.startedAt) / 1000), projects: deps.store.projects().length } })),
+  );
+
+  router.post(
+    "/projects",
+    route(async ({ body }) => {
+      for (const field of ["name", "apiKeyId", "apiKeySecret", "walletSecret"]) {
+        if (body[field] !== undefined && typeof body[field] !== "string") throw apiError("invalid_request", `${field} must be a string.`);
+      }
+      const { name, apiKeyId, apiKeySecret, walletSecret } = body as Record<string, string | undefined>;
+      let credentials;
+      try {
+        credentials = await deps.projects.create(name, { apiKeyId, apiKeySecret, walletSecret });
+      } catch (error) {
+        throw apiError("invalid_request", `The supplied credentials cannot be used: ${(error as Error).message}.`);
+      }
+      return { status: 201, body: { basePath: deps.basePath(), ...credentials } };
+    }),
+  );
+
+  const visibleProject = (call: AdminCall, id: string) => {
+    if (call.projectId && call.projectId !== id) throw apiError("not_found", `Project ${id} was not found.`);
+    const project = deps.store.project(id);
+    if (!project) throw apiError("not_found", `Project ${id} was not found.`);
+    return project;
+  };
+
+  router.get(
+    "/projects/:projectId",
+    route((call, req) => {
+      const project = visibleProject(call, String(req.params.projectId));
+      return { body: { projectId: project.id, name: project.name, createdAt: project.createdAt, settings: project.settings } };
+    }),
+  );
+
+  router.patch(
+    "/projects/:projectId",
+    route(async (call, req) => {
+      const project = visibleProject(call, String(req.params.projectId));
+      const settings = call.body.settings;
+      if (typeof settings !== "object" || settings === null || Array.isArray(settings)) {
+        throw apiError("invalid_request", "settings must be an object, e.g. {\"settings\": {\"delegationEnabled\": true}}.");
+      }
+      const updated = await deps.projects.updateSettings(project.id, settings as Record<string, unknown>);
+      return { body: { projectId: project.id, name: project.name, createdAt: project.createdAt, settings: updated!.settings } };
+    }),
+  );
+
+  router.get("/clock", route(() => ({ body: clockView() })));
+
+  router.post(
+    "/clock",
+    route(({ body }) => {
+      const { set, advance, freeze } = body;
+      if (set === undefined && advance === undefined && freeze === undefined) {
+        throw apiError("invalid_request", "Give one of set (ISO timestamp), advance (duration such as \"15m\") or freeze (boolean).");
+      }
+      let target: number | undefined;
+      let step: number | undefined;
+      if (set !== undefined) {
+        target = typeof set === "string" ? Date.parse(set) : Number.NaN;
+        if (!Number.isFinite(target)) throw apiError("invalid_request", `set must be an ISO-8601 timestamp, got ${JSON.stringify(set)}.`);
+      }
+      if (advance !== undefined) {
+        step = typeof advance === "string" || typeof advance === "number" ? parseDuration(advance) : undefined;
+        if (step === undefined) throw apiError("invalid_request", `advance must be a duration such as "15m", "1h30m" or a number of ms, got ${JSON.stringify(advance)}.`);
+      }
+      if (freeze !== undefined && typeof freeze !== "boolean") throw apiError("invalid_request", "freeze must be true or false.");
+      // validate everything first, then change the clock once per field
+      if (freeze !== undefined) deps.clock.freeze(freeze as boolean);
+      if (target !== undefined) deps.clock.set(target);
+      if (step !== undefined) deps.clock.advance(step);
+      return { body: clockView() };
+    }),
+  );
+
+  router.post(
+    "/reset",
+    route(async ({ projectId }) => {
+      const targets = projectId ? [deps.store.project(projectId)!] : deps.store.projects();
+      for (const project of targets) project.data = {};
+      await deps.store.save();
+      if (!projectId) deps.journal.clear();
+      return { body: { reset: projectId ? "project" : "all", projectId } };
+    }),
+  );
+
+  router.post(
+    "/snapshots",
+    route(({ projectId }) => ({ status: 201, body: { snapshotId: snapshots.take(projectId, deps.clock.iso()), scope: projectId ? "project" : "global" } })),
+  );
+
+  router.post(
+    "/snapshots/:snapshotId/restore",
+    route(async ({ projectId }, req) => {
+      const id = String(req.params.snapshotId);
+      if (!(await snapshots.restore(id, projectId))) throw apiError("not_found", `Snapshot ${id} was not found in this scope.`);
+      deps.projects.reindex();
+      return { body: { restored: id } };
+    }),
+  );
+
+  router.get("/requests", route(({ projectId }) => ({ body: { requests: deps.journal.list(projectId) } })));
+  router.delete(
+    "/requests",
+    route(({ projectId }) => {
+      deps.journal.clear(projectId);
+      return { body: { cleared: true } };
+    }),
+  );
+
+  const engine = () => {
+    if (!deps.scenarioEngine) throw apiError("not_found", "Scenarios are not available in this sandbox (a custom scenario hook is installed).");
+    return deps.scenarioEngine;
+  };
+  router.get("/scenarios", route((call) => listScenarios(engine(), call)));
+  router.post("/scenarios", route((call) => activateScenario(engine(), call)));
+  router.delete("/scenarios", route((call) => deactivateScenarios(engine(), call)));
+
+  router.use(
+    route((_call, req) => {
+      throw apiError("not_found", `The sandbox admin API has no ${req.method} ${req.originalUrl.split("?")[0]}.`);
+    }),
+  );
+  return router;
+}

@@ -1,0 +1,39 @@
+/**
+ * Snapshots of state, kept in memory: of one project when taken with that
+ * project's bearer token, of everything otherwise. Restoring puts back
+ * exactly what was saved.
+ */
+import type { ProjectRecord, SandboxState } from "../store/state.js";
+import type { Store } from "../store/store.js";
+import type { Random } from "../random.js";
+
+type Snapshot = { scope: "global"; state: SandboxState; takenAt: string } | { scope: "project"; project: ProjectRecord; takenAt: string };
+
+export class Snapshots {
+  private readonly saved = new Map<string, Snapshot>();
+  constructor(
+    private readonly store: Store,
+    private readonly random: Random,
+  ) {}
+
+  take(projectId: string | undefined, takenAt: string): string {
+    const id = `snap_${this.random.hex(8)}`;
+    if (projectId) this.saved.set(id, { scope: "project", project: structuredClone(this.store.project(projectId)!), takenAt });
+    else this.saved.set(id, { scope: "global", state: structuredClone(this.store.state), takenAt });
+    return id;
+  }
+
+  /** false when the snapshot does not exist or belongs to another scope. */
+  async restore(id: string, projectId: string | undefined): Promise<boolean> {
+    const snapshot = this.saved.get(id);
+    if (!snapshot) return false;
+    if (snapshot.scope === "project") {
+      if (projectId !== undefined && projectId !== snapshot.project.id) return false;
+      await this.store.putProject(structuredClone(snapshot.project));
+      return true;
+    }
+    if (projectId !== undefined) return false;
+    await this.store.replaceState(structuredClone(snapshot.state));
+    return true;
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * Assembles the sandbox: the /platform pipeline, the /_sandbox admin API, and
+ * the error body for everything else. Nothing else happens here.
+ */
+import express, { type NextFunction, type Request, type Response } from "express";
+import { createAdminRouter, type AdminDeps } from "./admin/router.js";
+import { apiError } from "./errors/catalogue.js";
+import { errorResponse } from "./pipeline/errors.js";
+import { createPipeline, type PipelineDeps } from "./pipeline/pipeline.js";
+
+export type AppDeps = PipelineDeps & Omit<AdminDeps, "random" | "log"> & { bodyLimit?: string };
+
+export function createApp(deps: AppDeps): express.Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  // Bodies are read raw: the pipeline parses JSON itself so that malformed input gets the platform's 400.
+  app.use(express.raw({ type: () => true, limit: deps.bodyLimit ?? "5mb" }));
+  app.use("/_sandbox", createAdminRouter({ ...deps, random: deps.random, log: deps.log }));
+  const pipeline = createPipeline(deps);
+  app.all("/platform", pipeline);
+  app.all("/platform/{*rest}", pipeline);
+  app.use((req: Request, res: Response) => {
+    const out = errorResponse(apiError("not_found", `Nothing is served at ${req.method} ${req.path}; the API lives under /platform.`), "none");
+    res.status(out.status).set(out.headers).send(out.bodyText);
+  });
+  // Errors raised before the pipeline (body too large, broken encoding) are client mistakes, never 500s.
+  app.use((error: Error & { status?: number; type?: string }, _req: Request, res: Response, _next: NextFunction) => {
+    const status = error.status && error.status >= 400 && error.status < 500 ? error.status : 400;
+    const out = errorResponse(apiError("invalid_request", `The request body could not be read: ${error.message}.`), "none");
+    res.status(status).set(out.headers).send(out.bodyText);
+  });
+  return app;
+}

@@ -1,0 +1,75 @@
+/**
+ * Compact JWS decoding and signature checks with node:crypto (faster than a
+ * general JOSE library on the hot path, and the formats here are fixed:
+ * EdDSA over Ed25519 and ES256 with raw r‖s signatures).
+ */
+import { verify as cryptoVerify, type KeyObject } from "node:crypto";
+
+export interface DecodedJwt {
+  header: Record<string, unknown>;
+  claims: Record<string, unknown>;
+  signingInput: Buffer;
+  signature: Buffer;
+}
+
+/** Undefined when the token is not three base64url parts of JSON objects. */
+export function decodeJwt(token: string): DecodedJwt | undefined {
+  const parts = token.split(".");
+  if (parts.length !== 3) return undefined;
+  const [h, p, s] = parts as [string, string, string];
+  if (!/^[A-Za-z0-9_-]+$/.test(h) || !/^[A-Za-z0-9_-]+$/.test(p) || !/^[A-Za-z0-9_-]*$/.test(s)) return undefined;
+  try {
+    const header = JSON.parse(Buffer.from(h, "base64url").toString("utf8")) as unknown;
+    const claims = JSON.parse(Buffer.from(p, "base64url").toString("utf8")) as unknown;
+    if (!isRecord(header) || !isRecord(claims)) return undefined;
+    return { header, claims, signingInput: Buffer.from(`${h}.${p}`, "ascii"), signature: Buffer.from(s, "base64url") };
+  } catch {
+    return undefined;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+export function signatureValid(jwt: DecodedJwt, alg: "EdDSA" | "ES256", key: KeyObject): boolean {
+  try {
+    if (alg === "EdDSA") return cryptoVerify(null, jwt.signingInput, key, jwt.signature);
+    if (jwt.signature.length !== 64) return false;
+    return cryptoVerify("sha256", jwt.signingInput, { key, dsaEncoding: "ieee-p1363" }, jwt.signature);
+  } catch {
+    return false;
+  }
+}
+
+export interface RequestTarget {
+  method: string;
+  /** The Host header as received. */
+  host: string;
+  /** Pathname including /platform, without the query string. */
+  path: string;
+}
+
+/**
+ * Checks `uris[0]` = "<METHOD> <host><path>" against the request received.
+ * Returns a message naming the part that differs, or undefined when it matches.
+ * Lenient where the client is known to deviate: a `//` from a trailing-slash
+ * basePath, and an `http://` prefix on the host (its /apikeys call).
+ */
+export function urisMismatch(claims: Record<string, unknown>, target: RequestTarget): string | undefined {
+  const uris = claims["uris"];
+  if (!Array.isArray(uris) || typeof uris[0] !== "string") return "the uris claim is missing or not an array of strings";
+  const uri = uris[0];
+  const space = uri.indexOf(" ");
+  if (space < 0) return `uris[0] "${uri}" is not "<METHOD> <host><path>"`;
+  const method = uri.slice(0, space);
+  let rest = uri.slice(space + 1).replace(/^https?:\/\//i, "");
+  const slash = rest.indexOf("/");
+  const host = slash < 0 ? rest : rest.slice(0, slash);
+  rest = slash < 0 ? "/" : rest.slice(slash);
+  const path = rest.split("?")[0]!.replace(/\/{2,}/g, "/");
+  if (method.toUpperCase() !== target.method.toUpperCase()) return `uris[0] was signed for method ${method}, but the request is ${target.method}`;
+  if (host.toLowerCase() !== target.host.toLowerCase()) return `uris[0] was signed for host ${host}, but the request's Host header is ${target.host}`;
+  if (path !== target.path.replace(/\/{2,}/g, "/")) return `uris[0] was signed for path ${path}, but the request path is ${target.path}`;
+  return undefined;
+}

@@ -1,0 +1,34 @@
+/**
+ * The body hash carried in the wallet token's `reqHash` claim. The client
+ * hashes `JSON.stringify` of the body with every object's keys sorted (default
+ * JS sort, arrays keep their order) — not the bytes it sends — so the sandbox
+ * re-serialises the parsed body the same way before hashing.
+ */
+import { createHash } from "node:crypto";
+
+function sortKeysDeep(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeysDeep);
+  if (value !== null && typeof value === "object") {
+    const record = value as Record<string, unknown>;
+    const sorted: Record<string, unknown> = {};
+    for (const key of Object.keys(record).sort()) sorted[key] = sortKeysDeep(record[key]);
+    return sorted;
+  }
+  return value;
+}
+
+/** Deterministic JSON: keys sorted at every depth, no whitespace, JS number and string rules. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeysDeep(value)) ?? "";
+}
+
+/** Lowercase hex SHA-256 of the canonical JSON of `body`. */
+export function reqHashOf(body: unknown): string {
+  return createHash("sha256").update(canonicalJson(body), "utf8").digest("hex");
+}
+
+/** The client only hashes bodies with at least one defined top-level value. */
+export function bodyNeedsHash(body: unknown): boolean {
+  if (body === null || typeof body !== "object") return body !== undefined;
+  return Object.values(body as Record<string, unknown>).some((v) => v !== undefined);
+}

@@ -1,0 +1,87 @@
+/**
+ * The X-Wallet-Auth check (official-client-notes §3): ES256 with the project's
+ * wallet secret, uris for this request, a body hash when the body has
+ * content, and a jti that may be used once. The token has no exp; the
+ * platform treats it as valid for a minute after iat.
+ */
+import type { KeyObject } from "node:crypto";
+import { apiError } from "../errors/catalogue.js";
+import { decodeJwt, signatureValid, urisMismatch, type RequestTarget } from "./jwt.js";
+import { canonicalJson, reqHashOf } from "./reqHash.js";
+
+export const WALLET_TOKEN_MAX_AGE_SECONDS = 60;
+const LEEWAY_SECONDS = 30;
+
+/** Remembers jtis until their token could no longer be accepted anyway. */
+export interface JtiRegistry {
+  /** False when the jti was already used. */
+  claim(jti: string, nowSeconds: number): boolean;
+}
+
+export function createJtiRegistry(): JtiRegistry {
+  const seen = new Map<string, number>();
+  let lastPrune = 0;
+  return {
+    claim(jti, now) {
+      if (now - lastPrune > WALLET_TOKEN_MAX_AGE_SECONDS) {
+        for (const [id, until] of seen) if (until < now) seen.delete(id);
+        lastPrune = now;
+      }
+      const until = seen.get(jti);
+      if (until !== undefined && until >= now) return false;
+      seen.set(jti, now + WALLET_TOKEN_MAX_AGE_SECONDS + 2 * LEEWAY_SECONDS);
+      return true;
+    },
+  };
+}
+
+const reject = (message: string) => apiError("unauthorized", message);
+
+/**
+ * @param body the parsed JSON body, or undefined when the request has none
+ * @param walletKey the project's wallet public key; undefined when the sandbox
+ *   does not know the secret (unverified projects), so only claims are checked
+ */
+export async function verifyWalletAuth(
+  token: string,
+  target: RequestTarget,
+  body: unknown,
+  walletKey: KeyObject | undefined,
+  jtis: JtiRegistry,
+  options: { nowSeconds: number },
+): Promise<void> {
+  const jwt = decodeJwt(token.trim());
+  if (!jwt) throw reject("Malformed X-Wallet-Auth token: a JWT is three base64url parts of JSON objects.");
+  const { header, claims } = jwt;
+  if (header["alg"] !== "ES256") throw reject(`X-Wallet-Auth must be signed with ES256, got alg ${JSON.stringify(header["alg"])}.`);
+  if (walletKey && !signatureValid(jwt, "ES256", walletKey)) {
+    throw reject("X-Wallet-Auth has a bad signature: it was not signed with this project's wallet secret.");
+  }
+  const now = options.nowSeconds;
+  const iat = claims["iat"];
+  if (typeof iat !== "number") throw reject("Malformed X-Wallet-Auth token: the iat claim must be a number (seconds).");
+  if (iat - LEEWAY_SECONDS > now) throw reject(`X-Wallet-Auth not yet valid: iat ${iat} is in the future (now ${now}).`);
+  if (now - iat > WALLET_TOKEN_MAX_AGE_SECONDS + LEEWAY_SECONDS) {
+    throw reject(`X-Wallet-Auth expired: it was issued at ${iat}, more than ${WALLET_TOKEN_MAX_AGE_SECONDS} s ago.`);
+  }
+  const nbf = claims["nbf"];
+  if (typeof nbf === "number" && nbf - LEEWAY_SECONDS > now) throw reject(`X-Wallet-Auth not yet valid: nbf ${nbf} is in the future.`);
+
+  const mismatch = urisMismatch(claims, target);
+  if (mismatch) throw reject(`X-Wallet-Auth: ${mismatch}`);
+
+  const reqHash = claims["reqHash"];
+  if (reqHash !== undefined) {
+    if (typeof reqHash !== "string") throw reject("X-Wallet-Auth: the reqHash claim must be a hex string.");
+    if (body === undefined || reqHash.toLowerCase() !== reqHashOf(body)) {
+      throw reject("X-Wallet-Auth: reqHash does not match the request body (SHA-256 of the body's JSON with keys sorted).");
+    }
+  } else if (claims["req"] !== undefined && body !== undefined) {
+    // Older clients put the sorted body itself in a `req` claim.
+    if (canonicalJson(claims["req"]) !== canonicalJson(body)) throw reject("X-Wallet-Auth: the req claim does not match the request body.");
+  }
+
+  const jti = claims["jti"];
+  if (typeof jti !== "string" || jti === "") throw reject("Malformed X-Wallet-Auth token: the jti claim is missing.");
+  if (!jtis.claim(jti, now)) throw reject(`X-Wallet-Auth replayed: jti ${jti} was already used.`);
+}

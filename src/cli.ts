@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+/**
+ * `cdp-sandbox` / `npm start`: starts the sandbox and prints one line with the
+ * base path and the default project's credentials.
+ * Flags (each also as an environment variable CDP_SANDBOX_<FLAG>):
+ *   --port N (0 = any free port; default 8080)  --host H (default 127.0.0.1)
+ *   --spec FILE  --data FILE  --auth verify|strict|none  --credentials-file FILE
+ *   --seed S  --validate-responses  --scenario NAME_OR_FILE (repeatable)
+ * A scenario file that does not check out stops the start with exit code 2.
+ */
+import { writeFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { startSandbox } from "./index.js";
+
+function env(name: string): string | undefined {
+  return process.env[`CDP_SANDBOX_${name.toUpperCase().replace(/-/g, "_")}`];
+}
+
+function fail(message: string): never {
+  process.stderr.write(`cdp-sandbox: ${message}\n`);
+  process.exit(2);
+}
+
+async function main(): Promise<void> {
+  let values: Record<string, string | boolean | string[] | undefined>;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        port: { type: "string" },
+        host: { type: "string" },
+        spec: { type: "string" },
+        data: { type: "string" },
+        auth: { type: "string" },
+        "credentials-file": { type: "string" },
+        seed: { type: "string" },
+        scenario: { type: "string", multiple: true },
+        "validate-responses": { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+    }));
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  if (values.help) {
+    process.stdout.write(
+      "usage: cdp-sandbox [--port 8080] [--host 127.0.0.1] [--spec openapi.yaml] [--data state.json]\n" +
+        "                   [--auth verify|strict|none] [--credentials-file creds.json] [--seed S] [--validate-responses]\n" +
+        "                   [--scenario NAME_OR_FILE ...]\n",
+    );
+    return;
+  }
+  const get = (name: string) => (values[name] as string | undefined) ?? env(name);
+  const portText = get("port") ?? process.env.PORT ?? "8080";
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be an integer from 0 to 65535, got '${portText}'`);
+  const auth = get("auth") ?? "verify";
+  if (auth !== "verify" && auth !== "strict" && auth !== "none") fail(`--auth must be verify, strict or none, got '${auth}'`);
+  if (auth === "none") process.stderr.write("cdp-sandbox: --auth none accepts any request without checking credentials; never expose it.\n");
+
+  const sandbox = await startSandbox({
+    port,
+    host: get("host") ?? "127.0.0.1",
+    spec: get("spec"),
+    data: get("data"),
+    auth,
+    seed: get("seed"),
+    scenario: (values.scenario as string[] | undefined) ?? env("scenario")?.split(",").filter(Boolean),
+    validateResponses: Boolean(values["validate-responses"]) || env("validate-responses") === "true",
+    log: (message) => process.stderr.write(`cdp-sandbox: ${message}\n`),
+  });
+  const { basePath, apiKeyId, apiKeySecret, walletSecret, projectId } = sandbox.credentials;
+  const credentialsFile = get("credentials-file");
+  if (credentialsFile) writeFileSync(credentialsFile, JSON.stringify({ basePath, apiKeyId, apiKeySecret, walletSecret, projectId }, null, 2) + "\n");
+  process.stdout.write(
+    `cdp-sandbox ready basePath=${basePath} projectId=${projectId} apiKeyId=${apiKeyId} apiKeySecret=${apiKeySecret} walletSecret=${walletSecret}\n`,
+  );
+  const stop = () => void sandbox.close().finally(() => process.exit(0));
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
+
+main().catch((error: Error & { code?: string }) => {
+  fail(error.code === "EADDRINUSE" ? `the port is already in use (${error.message}); pick another with --port` : error.message);
+});

@@ -1,0 +1,97 @@
+/**
+ * Turns openapi.yaml into the compact operation list the pipeline uses, and
+ * caches it on disk keyed by the document's hash. Parsing and dereferencing a
+ * contract of this size takes seconds (prism's `getHttpOperationsFromSpec`),
+ * far too slow for start-up, so it happens once: at `npm run build`, or on the
+ * first start after the document changed.
+ */
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import type { IHttpOperation } from "@stoplight/types";
+import { packageRoot } from "../paths.js";
+
+/** Keys that carry prose or samples inside schemas; validation never reads them. */
+const PROSE_KEYS = new Set(["description", "summary", "title", "externalDocs", "deprecated"]);
+
+function stripSchemaProse(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(stripSchemaProse);
+  if (node === null || typeof node !== "object") return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (PROSE_KEYS.has(key) || key.startsWith("x-") || key === "examples" || key === "example") continue;
+    out[key] = stripSchemaProse(value);
+  }
+  return out;
+}
+
+interface MediaContent {
+  mediaType: string;
+  schema?: unknown;
+  examples?: Array<{ key: string; value?: unknown }>;
+  [key: string]: unknown;
+}
+
+/** Keeps what validation, routing and fallback mocking need; media-type examples survive on 2xx responses only. */
+function compactOperation(op: IHttpOperation): IHttpOperation {
+  const responses = op.responses.map((response) => {
+    const success = /^2/.test(response.code);
+    const contents = (response.contents ?? []).map((c) => {
+      const content = c as unknown as MediaContent;
+      return {
+        id: content.id,
+        mediaType: content.mediaType,
+        schema: stripSchemaProse(content.schema),
+        examples: success ? (content.examples ?? []).map((e) => ({ key: e.key, value: e.value })) : [],
+        encodings: [],
+      };
+    });
+    return { id: response.id, code: response.code, headers: stripSchemaProse(response.headers ?? []), contents };
+  });
+  return {
+    ...op,
+    description: undefined,
+    summary: undefined,
+    request: stripSchemaProse(op.request) as IHttpOperation["request"],
+    responses,
+  } as unknown as IHttpOperation;
+}
+
+export async function compileContract(specPath: string): Promise<IHttpOperation[]> {
+  const { getHttpOperationsFromSpec } = await import("@stoplight/prism-http/dist/utils/operations.js");
+  const operations = await getHttpOperationsFromSpec(specPath);
+  return operations.map(compactOperation);
+}
+
+function cacheDirs(): string[] {
+  return [join(packageRoot, ".contract-cache"), join(tmpdir(), "cdp-sandbox-contract-cache")];
+}
+
+/** Compiled operations of `specPath`, from the cache when the document is unchanged. */
+export async function loadCompiledOperations(specPath: string): Promise<IHttpOperation[]> {
+  const hash = createHash("sha256").update(readFileSync(specPath)).digest("hex").slice(0, 16);
+  const file = `operations-${hash}.json`;
+  for (const dir of cacheDirs()) {
+    try {
+      return JSON.parse(readFileSync(join(dir, file), "utf8")) as IHttpOperation[];
+    } catch {
+      // not cached there
+    }
+  }
+  const operations = await compileContract(specPath);
+  const text = JSON.stringify(operations);
+  for (const dir of cacheDirs()) {
+    try {
+      const target = join(dir, file);
+      mkdirSync(dirname(target), { recursive: true });
+      const temp = `${target}.${process.pid}.tmp`;
+      writeFileSync(temp, text);
+      renameSync(temp, target); // atomic: parallel test workers may race here
+      break;
+    } catch {
+      // read-only location; try the next one
+    }
+  }
+  return operations;
+}

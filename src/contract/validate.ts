@@ -1,0 +1,76 @@
+/**
+ * Request and response validation against the contract, through prism-http's
+ * validator (loaded once; its schemas compile per operation on first use).
+ * Diagnostics become one readable message naming each field and the rule it broke.
+ */
+import { createRequire } from "node:module";
+import type { IHttpOperation } from "@stoplight/types";
+
+export interface Problem {
+  location: string; // e.g. "body.name", "query.pageSize", "header.x-idempotency-key"
+  message: string;
+  code?: string | number;
+}
+
+interface Diagnostic {
+  path?: string[];
+  message: string;
+  code?: string | number;
+  severity: number;
+}
+interface Either<L, R> {
+  _tag: "Left" | "Right";
+  left?: L;
+  right?: R;
+}
+interface PrismValidator {
+  validateInput(opts: { resource: IHttpOperation; element: unknown }): Either<Diagnostic[], unknown>;
+  validateOutput(opts: { resource: IHttpOperation; element: unknown }): Either<Diagnostic[], unknown>;
+}
+
+let validator: PrismValidator | undefined;
+function prism(): PrismValidator {
+  // A plain require of the validator alone: importing the whole prism-http package costs ~1 s more.
+  validator ??= createRequire(import.meta.url)("@stoplight/prism-http/dist/validator/index.js") as PrismValidator;
+  return validator;
+}
+
+/** Loads the validator ahead of the first request. */
+export function warmValidator(): void {
+  prism();
+}
+
+const ERROR = 0; // DiagnosticSeverity.Error
+
+function toProblems(result: Either<Diagnostic[], unknown>): Problem[] {
+  if (result._tag === "Right") return [];
+  return (result.left ?? [])
+    .filter((d) => d.severity === ERROR)
+    .map((d) => ({ location: (d.path ?? []).join("."), message: d.message, code: d.code }));
+}
+
+export interface RequestShape {
+  method: string;
+  path: string; // relative to /platform
+  query: Record<string, string | string[]>;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+export function validateRequest(op: IHttpOperation, req: RequestShape): Problem[] {
+  return toProblems(
+    prism().validateInput({
+      resource: op,
+      element: { method: req.method.toLowerCase(), url: { path: req.path, query: req.query }, headers: req.headers, body: req.body },
+    }),
+  );
+}
+
+export function validateResponse(op: IHttpOperation, res: { status: number; headers: Record<string, string>; body: unknown }): Problem[] {
+  return toProblems(prism().validateOutput({ resource: op, element: { statusCode: res.status, headers: res.headers, body: res.body } }));
+}
+
+/** One sentence per problem, e.g. `body.name: Request body property name must match pattern "..."`. */
+export function describeProblems(problems: Problem[]): string {
+  return problems.map((p) => (p.location ? `${p.location}: ${p.message}` : p.message)).join("; ");
+}

@@ -1,0 +1,7 @@
+/**
+ * Every real handler of the sandbox, by operationId. An operation of the
+ * contract that is not listed here is answered by the honest fallback mock.
+ */
+import type { HandlerMap } from "./types.js";
+
+export const handlers: HandlerMap = {};

@@ -1,0 +1,37 @@
+/**
+ * What a domain handler sees and returns. Handlers are bound to operationIds
+ * and never see Express objects: they get the validated request and a context
+ * carrying the sandbox clock, the project's store transaction and randomness.
+ */
+import type { Clock } from "../clock.js";
+import type { Random } from "../random.js";
+import type { ProjectTx } from "../store/store.js";
+
+export interface HandlerRequest {
+  operationId: string;
+  pathParams: Record<string, string>;
+  query: Record<string, string | string[]>;
+  /** Lowercase header names. */
+  headers: Record<string, string>;
+  body: any; // validated against the contract before the handler runs
+  auth: { kind: "apiKey" | "endUser" | "none"; keyId?: string; endUserId?: string; verified: boolean };
+}
+
+export interface HandlerContext {
+  clock: Clock;
+  random: Random;
+  store: ProjectTx;
+  project: { id: string; settings: Readonly<Record<string, unknown>> };
+  log: (message: string) => void;
+}
+
+export interface HandlerResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export type Handler = (request: HandlerRequest, ctx: HandlerContext) => HandlerResult | Promise<HandlerResult>;
+
+/** operationId → handler. */
+export type HandlerMap = Record<string, Handler>;

@@ -1,0 +1,129 @@
+/**
+ * The public API of cdp-sandbox.
+ *
+ * @example
+ *   import { startSandbox } from "cdp-sandbox";
+ *   const sandbox = await startSandbox();
+ *   const cdp = new CdpClient({ ...sandbox.credentials, basePath: sandbox.basePath });
+ *   // ...
+ *   await sandbox.close();
+ */
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import { createApp } from "./app.js";
+import type { AuthMode } from "./auth/bearer.js";
+import { createClock, type Clock } from "./clock.js";
+import { loadCompiledOperations } from "./contract/compile.js";
+import { OperationIndex } from "./contract/operations.js";
+import { warmValidator } from "./contract/validate.js";
+import { handlers as defaultHandlers } from "./domains/index.js";
+import type { HandlerMap } from "./domains/types.js";
+import { defaultSpecPath } from "./paths.js";
+import type { EndUserAuthenticator } from "./pipeline/authenticate.js";
+import { Journal } from "./pipeline/journal.js";
+import { PLATFORM_PREFIX } from "./pipeline/pipeline.js";
+import type { ScenarioHook } from "./pipeline/scenario.js";
+import { ProjectRegistry, type ProjectCredentials } from "./projects/projects.js";
+import { createRandom } from "./random.js";
+import { Store } from "./store/store.js";
+import { ScenarioEngine } from "./scenarios/engine.js";
+import { loadShippedScenarios, resolveStartupScenarios } from "./scenarios/load.js";
+
+export type { Clock } from "./clock.js";
+export type { ProjectCredentials } from "./projects/projects.js";
+export { createClock } from "./clock.js";
+export { ScenarioError } from "./scenarios/parse.js";
+
+export interface SandboxOptions {
+  /** 0 (default in-process) picks any free port. */
+  port?: number;
+  host?: string;
+  /** The contract to serve; defaults to the package's openapi.yaml. */
+  spec?: string;
+  /** Keep state in this JSON file instead of memory. */
+  data?: string;
+  auth?: AuthMode;
+  /** Makes credentials and generated ids deterministic. */
+  seed?: string;
+  /** Check every response against the contract at run time; mismatches become 500s with details. */
+  validateResponses?: boolean;
+  clock?: Clock;
+  handlers?: HandlerMap;
+  /** Scenarios active for every project from the start: shipped names or file paths. */
+  scenario?: string[];
+  /** Folder of the shipped scenarios (defaults to the package's scenarios/). */
+  scenariosDir?: string;
+  /** Replaces the scenario engine entirely (tests of the pipeline). */
+  scenarios?: ScenarioHook;
+  endUserAuth?: EndUserAuthenticator;
+  log?: (message: string) => void;
+}
+
+export interface Sandbox {
+  /** Origin, e.g. http://127.0.0.1:8080 */
+  url: string;
+  /** What the official client takes as `basePath`, e.g. http://127.0.0.1:8080/platform */
+  basePath: string;
+  credentials: ProjectCredentials & { basePath: string };
+  clock: Clock;
+  /** A new isolated project with its own credentials. */
+  createProject(name?: string): Promise<ProjectCredentials & { basePath: string }>;
+  close(): Promise<void>;
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const startedAt = Date.now();
+  const log = options.log ?? (() => undefined);
+  const clock = options.clock ?? createClock();
+  const random = createRandom(options.seed);
+  const operationsPromise = loadCompiledOperations(options.spec ?? defaultSpecPath);
+  const store = await Store.open(options.data);
+  const projects = new ProjectRegistry(store, clock, random.fork("projects"));
+  const defaultCredentials = await projects.ensureDefault();
+  const operations = new OperationIndex(await operationsPromise);
+  warmValidator();
+  const shipped = loadShippedScenarios(options.scenariosDir);
+  const engine = new ScenarioEngine(shipped, clock, random.fork("scenarios"));
+  for (const scenario of resolveStartupScenarios(options.scenario ?? [], shipped)) engine.activate(scenario);
+
+  let basePath = "";
+  const app = createApp({
+    operations,
+    handlers: options.handlers ?? defaultHandlers,
+    store,
+    projects,
+    clock,
+    random: random.fork("requests"),
+    journal: new Journal(),
+    scenarios: options.scenarios ?? engine,
+    scenarioEngine: options.scenarios ? undefined : engine,
+    authMode: options.auth ?? "verify",
+    endUserAuth: options.endUserAuth,
+    validateResponses: options.validateResponses ?? false,
+    log,
+    basePath: () => basePath,
+    startedAt,
+  });
+
+  const host = options.host ?? "127.0.0.1";
+  const server: Server = await new Promise((resolve, reject) => {
+    const s = app.listen(options.port ?? 0, host, (error?: Error) => (error ? reject(error) : resolve(s)));
+  });
+  const { port } = server.address() as AddressInfo;
+  const urlHost = host.includes(":") ? `[${host}]` : host === "0.0.0.0" ? "127.0.0.1" : host;
+  const url = `http://${urlHost}:${port}`;
+  basePath = `${url}${PLATFORM_PREFIX}`;
+
+  return {
+    url,
+    basePath,
+    credentials: { ...defaultCredentials, basePath },
+    clock,
+    createProject: async (name) => ({ ...(await projects.create(name)), basePath }),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}

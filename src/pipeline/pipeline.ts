@@ -1,0 +1,152 @@
+/**
+ * The request pipeline for /platform, one stage per concern:
+ * correlation id → route → bearer auth → wallet auth → request validation →
+ * scenario hook → idempotency → handler (or fallback mock) → journal.
+ * Any stage may throw a catalogue error; it leaves as the platform's error body.
+ */
+import type { Request, Response } from "express";
+import type { AuthMode } from "../auth/bearer.js";
+import type { Clock } from "../clock.js";
+import { fallbackResponse } from "../contract/fallback.js";
+import type { OperationIndex } from "../contract/operations.js";
+import { describeProblems, validateRequest, validateResponse } from "../contract/validate.js";
+import type { HandlerMap } from "../domains/types.js";
+import { apiError } from "../errors/catalogue.js";
+import type { ProjectRegistry } from "../projects/projects.js";
+import type { Random } from "../random.js";
+import type { PendingTx, Store } from "../store/store.js";
+import { authenticate, type EndUserAuthenticator } from "./authenticate.js";
+import { errorResponse } from "./errors.js";
+import { jsonResponse, type Exchange, type Outgoing } from "./exchange.js";
+import { Idempotency } from "./idempotency.js";
+import type { Journal } from "./journal.js";
+import { parseBody } from "./body.js";
+import { ProjectLocks } from "./locks.js";
+import type { ScenarioHook } from "./scenario.js";
+import { WalletAuthStage } from "./walletAuth.js";
+import { writeOutgoing } from "./write.js";
+
+export interface PipelineDeps {
+  operations: OperationIndex;
+  handlers: HandlerMap;
+  store: Store;
+  projects: ProjectRegistry;
+  clock: Clock;
+  random: Random;
+  journal: Journal;
+  scenarios: ScenarioHook;
+  authMode: AuthMode;
+  endUserAuth?: EndUserAuthenticator;
+  validateResponses: boolean;
+  log: (message: string) => void;
+}
+
+export const PLATFORM_PREFIX = "/platform";
+
+export function createPipeline(deps: PipelineDeps) {
+  const walletAuth = new WalletAuthStage(deps.projects);
+  const idempotency = new Idempotency(deps.clock);
+  const locks = new ProjectLocks();
+  const correlationIds = deps.random.fork("correlation");
+
+  async function carryOut(ex: Exchange, tx: PendingTx): Promise<Outgoing> {
+    const op = ex.operation!;
+    const handler = deps.handlers[op.operationId];
+    try {
+      if (!handler) {
+        ex.mock = true;
+        const mock = fallbackResponse(op.http, deps.random.fork(`mock/${op.operationId}`));
+        return jsonResponse(mock.status, mock.body, { "x-sandbox-mock": "fallback" });
+      }
+      const result = await handler(
+        { operationId: op.operationId, pathParams: ex.pathParams, query: ex.query, headers: ex.headers, body: ex.body, auth: ex.auth },
+        { clock: deps.clock, random: deps.random, store: tx, project: { id: tx.projectId, settings: tx.settings() }, log: deps.log },
+      );
+      return jsonResponse(result.status, result.body, result.headers);
+    } catch (error) {
+      tx.discard(); // all-or-nothing: a failed operation leaves the store as it was
+      return errorResponse(error, ex.correlationId, deps.log);
+    }
+  }
+
+  async function process(ex: Exchange): Promise<Outgoing> {
+    const match = deps.operations.match(ex.method, ex.path);
+    if (match.kind === "not-found") throw apiError("not_found", `No operation of the API serves ${ex.method} ${ex.fullPath}.`);
+    if (match.kind === "method-not-allowed") {
+      throw apiError("not_found", `${ex.fullPath} does not support ${ex.method}; it supports ${match.allowed.join(", ")}.`, undefined, {
+        allow: match.allowed.join(", "),
+      });
+    }
+    ex.operation = match.operation;
+    ex.pathParams = match.pathParams;
+
+    await authenticate(ex, { mode: deps.authMode, projects: deps.projects, endUserAuth: deps.endUserAuth });
+    if (deps.authMode !== "none") await walletAuth.check(ex);
+
+    ex.problems = validateRequest(match.operation.http, ex);
+    if (ex.problems.length > 0) throw apiError("invalid_request", describeProblems(ex.problems));
+
+    const projectId = ex.projectId!;
+    return deps.scenarios.around(ex, () =>
+      // Writes of one project are serialized, so checks such as "name is unique" hold under concurrency.
+      locks.run(projectId, ex.method !== "GET", () => idempotency.around(ex, deps.store.begin(projectId), (tx) => carryOut(ex, tx))),
+    );
+  }
+
+  function checkResponse(ex: Exchange, out: Outgoing): Outgoing {
+    if (!deps.validateResponses || !ex.operation) return out;
+    const body = out.bodyText === undefined ? undefined : JSON.parse(out.bodyText);
+    const problems = validateResponse(ex.operation.http, { status: out.status, headers: out.headers, body });
+    if (problems.length === 0) return out;
+    const message = `The sandbox's response to ${ex.operation.operationId} (status ${out.status}) does not match the contract: ${describeProblems(problems)}`;
+    deps.log(message);
+    return errorResponse(apiError("internal_server_error", message), ex.correlationId);
+  }
+
+  return async function handle(req: Request, res: Response): Promise<void> {
+    const ex = newExchange(req, correlationIds.hex(8));
+    try {
+      const parsed = parseBody(ex.rawBody, ex.headers["content-type"]);
+      ex.body = parsed;
+      ex.response = checkResponse(ex, await process(ex));
+    } catch (error) {
+      ex.response = errorResponse(error, ex.correlationId, deps.log);
+    }
+    ex.response.headers["x-correlation-id"] = ex.correlationId;
+    if (ex.auth.kind === "apiKey" && !ex.auth.verified && deps.authMode === "verify") ex.response.headers["x-sandbox-auth"] = "unverified";
+    await writeOutgoing(res, ex);
+    deps.journal.record(ex, Date.now());
+  };
+}
+
+function newExchange(req: Request, correlationHex: string): Exchange {
+  const url = new URL(req.originalUrl, "http://sandbox.invalid");
+  const fullPath = url.pathname;
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  const query: Record<string, string | string[]> = {};
+  for (const key of new Set(url.searchParams.keys())) {
+    const all = url.searchParams.getAll(key);
+    query[key] = all.length === 1 ? all[0] : all;
+  }
+  return {
+    correlationId: `${correlationHex}-SBX`,
+    receivedAt: Date.now(),
+    method: req.method.toUpperCase(),
+    fullPath,
+    path: fullPath.startsWith(PLATFORM_PREFIX) ? fullPath.slice(PLATFORM_PREFIX.length) || "/" : fullPath,
+    host: headers["host"] ?? "",
+    query,
+    headers,
+    rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
+    body: undefined,
+    pathParams: {},
+    auth: { kind: "none", verified: false },
+    problems: [],
+    scenarios: [],
+    mock: false,
+    idempotentReplay: false,
+  };
+}

@@ -1,0 +1,30 @@
+/** The shape of everything the sandbox keeps, as written to `--data FILE`. */
+
+export interface ApiKeyRecord {
+  apiKeyId: string;
+  /** Kept for keys the sandbox issued, so it can print them again after a restart. */
+  apiKeySecret?: string;
+  /** false: a key the sandbox met for the first time in `--auth verify` mode; only its claims are checked. */
+  verified: boolean;
+}
+
+export interface ProjectRecord {
+  id: string;
+  name: string;
+  createdAt: string;
+  /** Behaviour switches of the project, e.g. `delegationEnabled`. */
+  settings: Record<string, unknown>;
+  apiKeys: ApiKeyRecord[];
+  /** base64 PKCS#8 DER P-256; absent for projects created from an unknown key. */
+  walletSecret?: string;
+  /** Domain collections: collection name → record id → record. */
+  data: Record<string, Record<string, unknown>>;
+}
+
+export interface SandboxState {
+  version: 1;
+  defaultProjectId?: string;
+  projects: Record<string, ProjectRecord>;
+}
+
+export const emptyState = (): SandboxState => ({ version: 1, projects: {} });

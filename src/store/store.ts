@@ -1,0 +1,161 @@
+/**
+ * Per-project state behind one interface. lowdb holds the whole state, in
+ * memory by default or in a JSON file (`--data FILE`, written atomically by
+ * lowdb's temp-file-and-rename writer before the response leaves).
+ *
+ * Domains never touch lowdb: they get a `ProjectTx` whose writes stay pending
+ * until the request succeeds, so a failed request leaves the store as it was.
+ */
+import { Low, Memory } from "lowdb";
+import { JSONFile } from "lowdb/node";
+import { emptyState, type ProjectRecord, type SandboxState } from "./state.js";
+
+const DELETED = Symbol("deleted");
+
+/** A collection of records of one kind, inside one project, inside one transaction. */
+export interface Collection<T> {
+  get(id: string): T | undefined;
+  list(): T[];
+  find(predicate: (record: T) => boolean): T | undefined;
+  filter(predicate: (record: T) => boolean): T[];
+  put(id: string, record: T): void;
+  delete(id: string): void;
+}
+
+export interface ProjectTx {
+  readonly projectId: string;
+  collection<T>(name: string): Collection<T>;
+  /** The project's settings as committed (read-only here; changed through the admin API). */
+  settings(): Readonly<Record<string, unknown>>;
+}
+
+export class Store {
+  private constructor(
+    private readonly db: Low<SandboxState>,
+    readonly file: string | undefined,
+  ) {}
+
+  static async open(file?: string): Promise<Store> {
+    const db = file ? new Low<SandboxState>(new JSONFile<SandboxState>(file), emptyState()) : new Low(new Memory<SandboxState>(), emptyState());
+    await db.read();
+    db.data ??= emptyState();
+    db.data.projects ??= {};
+    return new Store(db, file);
+  }
+
+  get state(): SandboxState {
+    return this.db.data;
+  }
+
+  project(id: string): ProjectRecord | undefined {
+    return this.db.data.projects[id];
+  }
+
+  projects(): ProjectRecord[] {
+    return Object.values(this.db.data.projects);
+  }
+
+  /** Persists the current state (a no-op in memory). */
+  async save(): Promise<void> {
+    if (this.file) await this.db.write();
+  }
+
+  async putProject(project: ProjectRecord): Promise<void> {
+    this.db.data.projects[project.id] = project;
+    await this.save();
+  }
+
+  async setDefaultProject(id: string): Promise<void> {
+    this.db.data.defaultProjectId = id;
+    await this.save();
+  }
+
+  /** Replaces the whole state (snapshot restore). */
+  async replaceState(state: SandboxState): Promise<void> {
+    this.db.data = state;
+    await this.save();
+  }
+
+  /** Starts a transaction on one project's data. */
+  begin(projectId: string): PendingTx {
+    const project = this.project(projectId);
+    if (!project) throw new Error(`unknown project ${projectId}`);
+    return new PendingTx(this, project);
+  }
+}
+
+export class PendingTx implements ProjectTx {
+  private readonly pending = new Map<string, Map<string, unknown>>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly project: ProjectRecord,
+  ) {}
+
+  get projectId(): string {
+    return this.project.id;
+  }
+
+  settings(): Readonly<Record<string, unknown>> {
+    return this.project.settings;
+  }
+
+  get dirty(): boolean {
+    return this.pending.size > 0;
+  }
+
+  collection<T>(name: string): Collection<T> {
+    const committed = () => (this.project.data[name] ?? {}) as Record<string, T>;
+    const writes = () => {
+      let w = this.pending.get(name);
+      if (!w) this.pending.set(name, (w = new Map()));
+      return w;
+    };
+    const current = (): Map<string, T> => {
+      const merged = new Map<string, T>(Object.entries(committed()));
+      for (const [id, value] of this.pending.get(name) ?? []) {
+        if (value === DELETED) merged.delete(id);
+        else merged.set(id, value as T);
+      }
+      return merged;
+    };
+    // Reads hand out copies so that a handler mutating a record cannot change committed state.
+    return {
+      get: (id) => {
+        const w = this.pending.get(name);
+        if (w?.has(id)) {
+          const v = w.get(id);
+          return v === DELETED ? undefined : structuredClone(v as T);
+        }
+        const v = committed()[id];
+        return v === undefined ? undefined : structuredClone(v);
+      },
+      list: () => [...current().values()].map((v) => structuredClone(v)),
+      find: (predicate) => {
+        for (const v of current().values()) if (predicate(v)) return structuredClone(v);
+        return undefined;
+      },
+      filter: (predicate) => [...current().values()].filter(predicate).map((v) => structuredClone(v)),
+      put: (id, record) => void writes().set(id, structuredClone(record)),
+      delete: (id) => void writes().set(id, DELETED),
+    };
+  }
+
+  /** Applies every pending write at once and persists. */
+  async commit(): Promise<void> {
+    if (this.pending.size === 0) return;
+    for (const [name, writes] of this.pending) {
+      const target = (this.project.data[name] ??= {});
+      for (const [id, value] of writes) {
+        if (value === DELETED) delete target[id];
+        else target[id] = value;
+      }
+    }
+    this.pending.clear();
+    await this.store.save();
+  }
+
+  discard(): void {
+    this.pending.clear();
+  }
+}

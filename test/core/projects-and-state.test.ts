@@ -1,0 +1,129 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Sandbox } from "cdp-sandbox";
+import { call, withSandbox } from "../helpers/sandbox.js";
+import { recordingHandlers } from "../helpers/handlers.js";
+
+const CREATE = "/platform/v2/evm/accounts";
+
+describe("projects are isolated", () => {
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    sandbox = await withSandbox({ handlers: recordingHandlers() });
+  });
+  afterAll(() => sandbox.close());
+
+  it("never shows one project's state to another", async () => {
+    const a = await call(sandbox, "POST", "/_sandbox/projects", { anonymous: true, body: { name: "suite-a" } });
+    const b = await call(sandbox, "POST", "/_sandbox/projects", { anonymous: true, body: { name: "suite-b" } });
+    expect(a.status).toBe(201);
+    expect(a.body.basePath).toBe(sandbox.basePath);
+    expect(a.body.apiKeyId).not.toBe(b.body.apiKeyId);
+    await call(sandbox, "POST", CREATE, { credentials: a.body, body: { name: "only-in-a" }, wallet: true });
+    const listA = await call(sandbox, "GET", CREATE, { credentials: a.body });
+    const listB = await call(sandbox, "GET", CREATE, { credentials: b.body });
+    expect(listA.body.accounts.map((x: { name: string }) => x.name)).toEqual(["only-in-a"]);
+    expect(listB.body.accounts).toEqual([]);
+  });
+
+  it("journals requests per project", async () => {
+    const a = (await call(sandbox, "POST", "/_sandbox/projects", { anonymous: true, body: {} })).body;
+    await call(sandbox, "GET", CREATE, { credentials: a });
+    const journal = await call(sandbox, "GET", "/_sandbox/requests", { credentials: a });
+    expect(journal.status).toBe(200);
+    expect(journal.body.requests).toHaveLength(1);
+    expect(journal.body.requests[0]).toMatchObject({ method: "GET", operationId: "listEvmAccounts", status: 200 });
+  });
+
+  it("resets one project without touching another", async () => {
+    const a = (await call(sandbox, "POST", "/_sandbox/projects", { anonymous: true, body: {} })).body;
+    const b = (await call(sandbox, "POST", "/_sandbox/projects", { anonymous: true, body: {} })).body;
+    await call(sandbox, "POST", CREATE, { credentials: a, body: { name: "reset-a" }, wallet: true });
+    await call(sandbox, "POST", CREATE, { credentials: b, body: { name: "reset-b" }, wallet: true });
+    const reset = await call(sandbox, "POST", "/_sandbox/reset", { credentials: a });
+    expect(reset.body).toMatchObject({ reset: "project", projectId: a.projectId });
+    expect((await call(sandbox, "GET", CREATE, { credentials: a })).body.accounts).toEqual([]);
+    expect((await call(sandbox, "GET", CREATE, { credentials: b })).body.accounts).toHaveLength(1);
+  });
+
+  it("restores a snapshot", async () => {
+    const a = (await call(sandbox, "POST", "/_sandbox/projects", { anonymous: true, body: {} })).body;
+    await call(sandbox, "POST", CREATE, { credentials: a, body: { name: "snap-1" }, wallet: true });
+    const snap = await call(sandbox, "POST", "/_sandbox/snapshots", { credentials: a });
+    expect(snap.status).toBe(201);
+    await call(sandbox, "POST", CREATE, { credentials: a, body: { name: "snap-2" }, wallet: true });
+    expect((await call(sandbox, "GET", CREATE, { credentials: a })).body.accounts).toHaveLength(2);
+    const restored = await call(sandbox, "POST", `/_sandbox/snapshots/${snap.body.snapshotId}/restore`, { credentials: a });
+    expect(restored.status).toBe(200);
+    expect((await call(sandbox, "GET", CREATE, { credentials: a })).body.accounts.map((x: { name: string }) => x.name)).toEqual(["snap-1"]);
+    const missing = await call(sandbox, "POST", "/_sandbox/snapshots/snap_nope/restore", { credentials: a });
+    expect(missing.status).toBe(404);
+    expect(missing.body.errorType).toBe("not_found");
+  });
+
+  it("leaves the store unchanged when a handler fails", async () => {
+    const res = await call(sandbox, "DELETE", `${CREATE}/0x742d35Cc6634C0532925a3b844Bc454e4438f44e`, { wallet: true });
+    if (res.status === 404) return; // the contract has no such operation; nothing to check
+    expect(res.status).toBe(500);
+    expect(res.body.errorType).toBe("internal_server_error");
+    expect(res.text).not.toMatch(/boom|at .*\.ts/);
+  });
+});
+
+describe("state in a file", () => {
+  it("survives a restart, credentials included", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "cdp-sandbox-")), "state.json");
+    const first = await withSandbox({ data: file, handlers: recordingHandlers() });
+    const created = await call(first, "POST", CREATE, { body: { name: "persisted" }, wallet: true });
+    expect(created.status).toBe(201);
+    const credentials = first.credentials;
+    await first.close();
+    expect(JSON.parse(readFileSync(file, "utf8")).projects[credentials.projectId]).toBeDefined();
+
+    const second = await withSandbox({ data: file, handlers: recordingHandlers() });
+    try {
+      expect(second.credentials.apiKeyId).toBe(credentials.apiKeyId);
+      const list = await call(second, "GET", CREATE);
+      expect(list.body.accounts.map((x: { name: string }) => x.name)).toEqual(["persisted"]);
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+describe("the clock", () => {
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    sandbox = await withSandbox();
+  });
+  afterAll(() => sandbox.close());
+
+  it("can be frozen, set and advanced", async () => {
+    const frozen = await call(sandbox, "POST", "/_sandbox/clock", { anonymous: true, body: { freeze: true, set: "2030-01-01T00:00:00.000Z" } });
+    expect(frozen.status).toBe(200);
+    expect(frozen.body).toMatchObject({ now: "2030-01-01T00:00:00.000Z", frozen: true });
+    const advanced = await call(sandbox, "POST", "/_sandbox/clock", { anonymous: true, body: { advance: "1h30m" } });
+    expect(advanced.body.now).toBe("2030-01-01T01:30:00.000Z");
+    expect(sandbox.clock.now()).toBe(Date.parse("2030-01-01T01:30:00.000Z"));
+    const read = await call(sandbox, "GET", "/_sandbox/clock", { anonymous: true });
+    expect(read.body.now).toBe("2030-01-01T01:30:00.000Z");
+    await call(sandbox, "POST", "/_sandbox/clock", { anonymous: true, body: { freeze: false } });
+    expect(sandbox.clock.frozen).toBe(false);
+  });
+
+  it("rejects a bad duration without changing anything", async () => {
+    const before = (await call(sandbox, "POST", "/_sandbox/clock", { anonymous: true, body: { freeze: true } })).body.now;
+    const res = await call(sandbox, "POST", "/_sandbox/clock", { anonymous: true, body: { set: "2031-01-01T00:00:00Z", advance: "soon" } });
+    expect(res.status).toBe(400);
+    expect(res.body.errorType).toBe("invalid_request");
+    expect((await call(sandbox, "GET", "/_sandbox/clock", { anonymous: true })).body.now).toBe(before);
+  });
+
+  it("does not affect token validity", async () => {
+    await call(sandbox, "POST", "/_sandbox/clock", { anonymous: true, body: { advance: "30d" } });
+    const res = await call(sandbox, "GET", CREATE);
+    expect(res.status).toBe(200);
+  });
+});

@@ -1,0 +1,100 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Sandbox } from "cdp-sandbox";
+import { call, withSandbox } from "../helpers/sandbox.js";
+import { recordingHandlers } from "../helpers/handlers.js";
+
+let sandbox: Sandbox;
+beforeAll(async () => {
+  sandbox = await withSandbox({ handlers: recordingHandlers() });
+});
+afterAll(() => sandbox.close());
+
+const CREATE = "/platform/v2/evm/accounts";
+const SIGN_TYPED = (address: string) => `/platform/v2/evm/accounts/${address}/sign/typed-data`;
+const ADDRESS = "0x742d35Cc6634C0532925a3b844Bc454e4438f44e";
+
+// A nested EIP-712 body with unicode, arrays, numbers and null: reqHash must be computed over its key-sorted form.
+const typedData = {
+  types: {
+    EIP712Domain: [
+      { name: "name", type: "string" },
+      { name: "chainId", type: "uint256" },
+    ],
+    Mail: [
+      { name: "contents", type: "string" },
+      { name: "tags", type: "string[]" },
+    ],
+  },
+  primaryType: "Mail",
+  domain: { name: "Ünïcødé ✉️ 𝔐ail", chainId: 84532 },
+  message: { contents: "héllo — 世界 🌍 </script> & \u2028", tags: ["a", "b"], zeta: null, amount: 1.5e21 },
+};
+
+describe("X-Wallet-Auth", () => {
+  it("is required on operations whose contract requires it", async () => {
+    const res = await call(sandbox, "POST", CREATE, { body: { name: "no-wallet" } });
+    expect(res.status).toBe(401);
+    expect(res.body.errorType).toBe("unauthorized");
+    expect(res.body.errorMessage).toMatch(/X-Wallet-Auth/);
+  });
+
+  it("accepts a token whose reqHash covers a nested unicode body", async () => {
+    const res = await call(sandbox, "POST", SIGN_TYPED(ADDRESS), { body: typedData, wallet: true });
+    expect(res.status).toBe(200);
+  });
+
+  it("rejects a token whose reqHash was made for another body", async () => {
+    const token = await call(sandbox, "POST", SIGN_TYPED(ADDRESS), { body: typedData, wallet: true });
+    expect(token.status).toBe(200);
+    const signedFor = { ...typedData, primaryType: "Mail" };
+    const { mintWalletAuth } = await import("../helpers/tokens.js");
+    const host = new URL(sandbox.url).host;
+    const walletToken = await mintWalletAuth(sandbox.credentials.walletSecret, {
+      method: "POST",
+      host,
+      path: SIGN_TYPED(ADDRESS),
+      body: { ...signedFor, message: { ...typedData.message, contents: "something else" } },
+    });
+    const res = await call(sandbox, "POST", SIGN_TYPED(ADDRESS), { body: typedData, headers: { "X-Wallet-Auth": walletToken } });
+    expect(res.status).toBe(401);
+    expect(res.body.errorMessage).toMatch(/reqHash|body/i);
+  });
+
+  it("accepts a token without reqHash, as the client sends on retries", async () => {
+    const res = await call(sandbox, "POST", CREATE, { body: { name: "retry-1" }, wallet: { withReqHash: false } });
+    expect(res.status).toBe(201);
+  });
+
+  it("rejects a replayed jti", async () => {
+    const jti = randomBytes(16).toString("hex");
+    const first = await call(sandbox, "POST", CREATE, { body: { name: "jti-1" }, wallet: { jti } });
+    expect(first.status).toBe(201);
+    const second = await call(sandbox, "POST", CREATE, { body: { name: "jti-1" }, wallet: { jti } });
+    expect(second.status).toBe(401);
+    expect(second.body.errorMessage).toMatch(/jti|replay/i);
+  });
+
+  it("rejects a token older than 60 s", async () => {
+    const old = Math.floor(Date.now() / 1000) - 300;
+    const res = await call(sandbox, "POST", CREATE, { body: { name: "old-1" }, wallet: { now: old } });
+    expect(res.status).toBe(401);
+    expect(res.body.errorMessage).toMatch(/expired|old|60/i);
+  });
+
+  it("rejects a token signed with another wallet secret", async () => {
+    const other = await sandbox.createProject("other");
+    const host = new URL(sandbox.url).host;
+    const { mintWalletAuth } = await import("../helpers/tokens.js");
+    const foreign = await mintWalletAuth(other.walletSecret, { method: "POST", host, path: CREATE, body: { name: "foreign" } });
+    const res = await call(sandbox, "POST", CREATE, { body: { name: "foreign" }, headers: { "X-Wallet-Auth": foreign } });
+    expect(res.status).toBe(401);
+    expect(res.body.errorMessage).toMatch(/signature/i);
+  });
+
+  it("rejects a token signed for another path", async () => {
+    const res = await call(sandbox, "POST", CREATE, { body: { name: "path-1" }, wallet: { override: { claims: { uris: ["POST x/platform/v2/solana/accounts"] } } } });
+    expect(res.status).toBe(401);
+    expect(res.body.errorMessage).toMatch(/uris|host|path/i);
+  });
+});

@@ -1,0 +1,57 @@
+/**
+ * Test harness: a started sandbox plus a supertest-based caller that signs
+ * requests the way the official client does.
+ */
+import request from "supertest";
+import { startSandbox, type Sandbox, type SandboxOptions, type ProjectCredentials } from "cdp-sandbox";
+import { mintBearer, mintWalletAuth, type MintOptions } from "./tokens.js";
+
+export type Credentials = Pick<ProjectCredentials, "apiKeyId" | "apiKeySecret" | "walletSecret">;
+
+export interface CallOptions {
+  body?: unknown;
+  /** Raw body text (sent as is, Content-Type application/json). */
+  rawBody?: string;
+  headers?: Record<string, string>;
+  /** Sign with X-Wallet-Auth (default: false). */
+  wallet?: boolean | { withReqHash?: boolean; jti?: string; override?: MintOptions["override"]; now?: number };
+  /** Send no Authorization header. */
+  anonymous?: boolean;
+  bearer?: { override?: MintOptions["override"]; now?: number; expiresIn?: number; method?: string; host?: string; path?: string };
+  credentials?: Credentials;
+}
+
+export function hostOf(sandbox: Sandbox): string {
+  return new URL(sandbox.url).host;
+}
+
+export async function call(sandbox: Sandbox, method: string, path: string, o: CallOptions = {}) {
+  const creds = o.credentials ?? sandbox.credentials;
+  const url = new URL(path, sandbox.url);
+  const target = { method, host: hostOf(sandbox), path: url.pathname };
+  let req = request(sandbox.url)[method.toLowerCase() as "get"](url.pathname + url.search);
+  if (!o.anonymous) {
+    const token = await mintBearer(creds.apiKeyId, creds.apiKeySecret, {
+      ...target,
+      method: o.bearer?.method ?? method,
+      host: o.bearer?.host ?? target.host,
+      path: o.bearer?.path ?? target.path,
+      now: o.bearer?.now,
+      expiresIn: o.bearer?.expiresIn,
+      override: o.bearer?.override,
+    });
+    req = req.set("Authorization", `Bearer ${token}`);
+  }
+  if (o.wallet) {
+    const w = typeof o.wallet === "object" ? o.wallet : {};
+    req = req.set("X-Wallet-Auth", await mintWalletAuth(creds.walletSecret, { ...target, body: o.body, ...w }));
+  }
+  for (const [k, v] of Object.entries(o.headers ?? {})) req = req.set(k, v);
+  if (o.rawBody !== undefined) return req.set("Content-Type", "application/json").send(o.rawBody);
+  if (o.body !== undefined) return req.set("Content-Type", "application/json").send(JSON.stringify(o.body));
+  return req;
+}
+
+export async function withSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  return startSandbox({ port: 0, ...options });
+}
