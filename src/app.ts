@@ -18,17 +18,22 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(express.raw({ type: () => true, limit: deps.bodyLimit ?? "5mb" }));
   app.use("/_sandbox", createAdminRouter({ ...deps, random: deps.random, log: deps.log }));
   const pipeline = createPipeline(deps);
+  const correlationIds = deps.random.fork("correlation-outside");
+  const send = (res: Response, status: number, out: ReturnType<typeof errorResponse>, correlationId: string) =>
+    res.status(status).set({ ...out.headers, "x-correlation-id": correlationId }).send(out.bodyText);
   app.all("/platform", pipeline);
   app.all("/platform/{*rest}", pipeline);
   app.use((req: Request, res: Response) => {
-    const out = errorResponse(apiError("not_found", `Nothing is served at ${req.method} ${req.path}; the API lives under /platform.`), "none");
-    res.status(out.status).set(out.headers).send(out.bodyText);
+    const id = `${correlationIds.hex(8)}-SBX`;
+    const out = errorResponse(apiError("not_found", `Nothing is served at ${req.method} ${req.path}; the API lives under /platform.`), id);
+    send(res, out.status, out, id);
   });
   // Errors raised before the pipeline (body too large, broken encoding) are client mistakes, never 500s.
   app.use((error: Error & { status?: number; type?: string }, _req: Request, res: Response, _next: NextFunction) => {
     const status = error.status && error.status >= 400 && error.status < 500 ? error.status : 400;
-    const out = errorResponse(apiError("invalid_request", `The request body could not be read: ${error.message}.`), "none");
-    res.status(status).set(out.headers).send(out.bodyText);
+    const id = `${correlationIds.hex(8)}-SBX`;
+    const out = errorResponse(apiError("invalid_request", `The request body could not be read: ${error.message}.`), id);
+    send(res, status, out, id);
   });
   return app;
 }

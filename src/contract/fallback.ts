@@ -18,12 +18,8 @@ interface Jsf {
   generate(schema: unknown): unknown;
 }
 
-let jsf: Jsf | undefined;
-function faker(): Jsf {
-  if (!jsf) {
-    const loaded = createRequire(import.meta.url)("json-schema-faker") as Jsf & { default?: Jsf };
-    jsf = loaded.default ?? loaded;
-    jsf.option({
+/** The faker is a process-wide singleton, so its options are set before every use. */
+const FAKER_OPTIONS = {
       alwaysFakeOptionals: true,
       failOnInvalidTypes: false,
       failOnInvalidFormat: false,
@@ -31,9 +27,16 @@ function faker(): Jsf {
       useExamplesValue: true,
       useDefaultValue: true,
       maxItems: 3,
-      maxLength: 40,
-    });
+      maxLength: null,
+};
+
+let jsf: Jsf | undefined;
+function faker(): Jsf {
+  if (!jsf) {
+    const loaded = createRequire(import.meta.url)("json-schema-faker") as Jsf & { default?: Jsf };
+    jsf = loaded.default ?? loaded;
   }
+  jsf.option(FAKER_OPTIONS);
   return jsf;
 }
 
@@ -42,7 +45,52 @@ function successResponse(op: IHttpOperation) {
   return success[0];
 }
 
-export function fallbackResponse(op: IHttpOperation, random: Random): FallbackResponse {
+const isRecursiveRef = (node: unknown): boolean =>
+  typeof node === "object" && node !== null && typeof (node as { $ref?: unknown }).$ref === "string";
+
+/**
+ * prism leaves recursive schemas (e.g. ABI parameter components) as $refs into
+ * the source document, which the faker cannot follow. The mock stops the
+ * recursion instead: such arrays are generated empty, such optional
+ * properties omitted, such alternatives skipped.
+ */
+export function pruneRecursion(node: unknown): unknown {
+  if (Array.isArray(node)) return node.filter((n) => !isRecursiveRef(n)).map(pruneRecursion);
+  if (typeof node !== "object" || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+    if (key === "items" && isRecursiveRef(value)) {
+      out["items"] = { type: "string" };
+      out["maxItems"] = 0;
+      continue;
+    }
+    if (key === "properties" && value && typeof value === "object") {
+      const props: Record<string, unknown> = {};
+      for (const [name, prop] of Object.entries(value as Record<string, unknown>)) {
+        const recursiveArray = typeof prop === "object" && prop !== null && isRecursiveRef((prop as { items?: unknown }).items);
+        if (!isRecursiveRef(prop) && !recursiveArray) props[name] = pruneRecursion(prop);
+      }
+      out[key] = props;
+      continue;
+    }
+    if (isRecursiveRef(value)) continue;
+    out[key] = pruneRecursion(value);
+  }
+  if (out["maxItems"] === 0) delete out["minItems"];
+  return out;
+}
+
+/** Whether a candidate body satisfies the contract (the pipeline passes its response validator). */
+export type BodyCheck = (status: number, body: unknown) => boolean;
+
+const ATTEMPTS = 8;
+
+/**
+ * A body for the operation's first 2xx response: the contract's example if it
+ * passes `isValid`, else generated ones until one passes (the last attempt is
+ * returned either way; the pipeline's response validation is the backstop).
+ */
+export function fallbackResponse(op: IHttpOperation, random: Random, isValid: BodyCheck = () => true): FallbackResponse {
   const response = successResponse(op);
   if (!response) return { status: 200, body: {} };
   const status = Number(response.code);
@@ -51,9 +99,19 @@ export function fallbackResponse(op: IHttpOperation, random: Random): FallbackRe
   const example = (content.examples ?? []).find((e) => "value" in e && (e as { value?: unknown }).value !== undefined) as
     | { value: unknown }
     | undefined;
-  if (example) return { status, body: structuredClone(example.value) };
+  if (example && isValid(status, example.value)) return { status, body: structuredClone(example.value) };
   if (!content.schema) return { status, body: {} };
   const generator = faker();
   generator.option({ random: () => random.float() });
-  return { status, body: generator.generate(content.schema) };
+  const schema = pruneRecursion(content.schema);
+  let body: unknown;
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    try {
+      body = generator.generate(schema);
+    } catch {
+      continue; // the faker trips over some oneOf/array combinations; another draw usually works
+    }
+    if (isValid(status, body)) break;
+  }
+  return { status, body };
 }

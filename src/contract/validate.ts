@@ -42,11 +42,24 @@ export function warmValidator(): void {
 
 const ERROR = 0; // DiagnosticSeverity.Error
 
-function toProblems(result: Either<Diagnostic[], unknown>): Problem[] {
+function toProblems(result: Either<Diagnostic[], unknown>, op?: IHttpOperation): Problem[] {
   if (result._tag === "Right") return [];
   return (result.left ?? [])
     .filter((d) => d.severity === ERROR)
-    .map((d) => ({ location: (d.path ?? []).join("."), message: d.message, code: d.code }));
+    .map((d) => restoreParameterCase({ location: (d.path ?? []).join("."), message: d.message, code: d.code }, op));
+}
+
+/**
+ * prism lowercases query and header names in its diagnostics; users should
+ * read the name as the contract spells it (`pageSize`, not `pagesize`).
+ */
+function restoreParameterCase(problem: Problem, op: IHttpOperation | undefined): Problem {
+  const [where, lowered] = problem.location.split(".");
+  if (!op || where !== "query" || !lowered) return problem;
+  const declared = op.request?.query?.find((q) => q.name.toLowerCase() === lowered)?.name;
+  if (!declared || declared === lowered) return problem;
+  const rename = (text: string) => text.replace(new RegExp(`\\b${lowered}\\b`, "g"), declared);
+  return { ...problem, location: rename(problem.location), message: rename(problem.message) };
 }
 
 export interface RequestShape {
@@ -63,6 +76,7 @@ export function validateRequest(op: IHttpOperation, req: RequestShape): Problem[
       resource: op,
       element: { method: req.method.toLowerCase(), url: { path: req.path, query: req.query }, headers: req.headers, body: req.body },
     }),
+    op,
   );
 }
 

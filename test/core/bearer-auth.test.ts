@@ -1,4 +1,5 @@
-import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { generateKeyPairSync } from "node:crypto";
+import { randomEd25519Secret } from "../helpers/tokens.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
 import { call, withSandbox } from "../helpers/sandbox.js";
@@ -53,7 +54,7 @@ describe("bearer tokens are checked the way the platform checks them", () => {
   });
 
   it("rejects a token signed by another key with the same kid", async () => {
-    const other = Buffer.concat([randomBytes(32), randomBytes(32)]).toString("base64");
+    const other = randomEd25519Secret();
     const res = await call(sandbox, "GET", LIST, { credentials: { ...sandbox.credentials, apiKeySecret: other } });
     await expectUnauthorized(res, /signature/i);
   });
@@ -93,7 +94,7 @@ describe("bearer tokens are checked the way the platform checks them", () => {
   });
 
   it("rejects unknown keys in strict mode", async () => {
-    const stranger = { apiKeyId: "stranger", apiKeySecret: Buffer.concat([randomBytes(32), randomBytes(32)]).toString("base64"), walletSecret: "" };
+    const stranger = { apiKeyId: "stranger", apiKeySecret: randomEd25519Secret(), walletSecret: "" };
     await expectUnauthorized(await call(sandbox, "GET", LIST, { credentials: stranger }), /unknown|not known/i);
   });
 
@@ -111,7 +112,7 @@ describe("--auth verify", () => {
   afterAll(() => verify.close());
 
   it("gives an unknown key a project of its own and says the check was claims-only", async () => {
-    const stranger = { apiKeyId: "my-prod-key", apiKeySecret: Buffer.concat([randomBytes(32), randomBytes(32)]).toString("base64"), walletSecret: "" };
+    const stranger = { apiKeyId: "my-prod-key", apiKeySecret: randomEd25519Secret(), walletSecret: "" };
     const res = await call(verify, "GET", LIST, { credentials: stranger });
     expect(res.status).toBe(200);
     expect(res.headers["x-sandbox-auth"]).toBe("unverified");
@@ -120,7 +121,7 @@ describe("--auth verify", () => {
   });
 
   it("still checks the claims of an unknown key", async () => {
-    const stranger = { apiKeyId: "my-prod-key-2", apiKeySecret: Buffer.concat([randomBytes(32), randomBytes(32)]).toString("base64"), walletSecret: "" };
+    const stranger = { apiKeyId: "my-prod-key-2", apiKeySecret: randomEd25519Secret(), walletSecret: "" };
     const res = await call(verify, "GET", LIST, { credentials: stranger, bearer: { path: "/platform/v2/other" } });
     await expectUnauthorized(res, /path/i);
   });

@@ -3,7 +3,7 @@
  * (official-client-notes §2 and §3), with jose, independently of the
  * sandbox's own auth code.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, generateKeyPairSync, randomBytes } from "node:crypto";
 import { SignJWT, importJWK, importPKCS8 } from "jose";
 
 export interface MintOptions {
@@ -67,4 +67,11 @@ export async function mintWalletAuth(walletSecret: string, o: MintOptions & { bo
     .setNotBefore(now)
     .setJti(o.jti ?? randomBytes(16).toString("hex"))
     .sign(key);
+}
+
+/** A fresh API key secret in the client's Ed25519 format: base64(seed ‖ public key). */
+export function randomEd25519Secret(): string {
+  const { privateKey } = generateKeyPairSync("ed25519");
+  const jwk = privateKey.export({ format: "jwk" });
+  return Buffer.concat([Buffer.from(jwk.d!, "base64url"), Buffer.from(jwk.x!, "base64url")]).toString("base64");
 }
