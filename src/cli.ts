@@ -75,6 +75,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     `cdp-sandbox ready basePath=${basePath} projectId=${projectId} apiKeyId=${apiKeyId} apiKeySecret=${apiKeySecret} walletSecret=${walletSecret}\n`,
   );
+  process.stdout.write(`cdp-sandbox import key (encryptionPublicKey for account imports; also GET /_sandbox/import-key):\n${sandbox.importKeyPem}`);
   const stop = () => void sandbox.close().finally(() => process.exit(0));
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

@@ -26,6 +26,7 @@ import type { ScenarioHook } from "./pipeline/scenario.js";
 import { ProjectRegistry, type ProjectCredentials } from "./projects/projects.js";
 import { createRandom } from "./random.js";
 import { Store } from "./store/store.js";
+import { generateImportKey, importKeyFromPem } from "./crypto/rsaEnvelope.js";
 import { ScenarioEngine } from "./scenarios/engine.js";
 import { loadShippedScenarios, resolveStartupScenarios } from "./scenarios/load.js";
 
@@ -65,6 +66,8 @@ export interface Sandbox {
   /** What the official client takes as `basePath`, e.g. http://127.0.0.1:8080/platform */
   basePath: string;
   credentials: ProjectCredentials & { basePath: string };
+  /** PEM of the RSA key to encrypt imported private keys with (the client's `encryptionPublicKey`). */
+  importKeyPem: string;
   clock: Clock;
   /** A new isolated project with its own credentials. */
   createProject(name?: string): Promise<ProjectCredentials & { basePath: string }>;
@@ -80,6 +83,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const store = await Store.open(options.data);
   const projects = new ProjectRegistry(store, clock, random.fork("projects"));
   const defaultCredentials = await projects.ensureDefault();
+  const importKey = importKeyFromPem((await store.ensureImportKey(generateImportKey)).privateKeyPem);
   const operations = new OperationIndex(await operationsPromise);
   warmValidator();
   const shipped = loadShippedScenarios(options.scenariosDir);
@@ -88,6 +92,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   let basePath = "";
   const app = createApp({
+    keys: { importKey },
     operations,
     handlers: options.handlers ?? defaultHandlers,
     store,
@@ -118,6 +123,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     url,
     basePath,
     credentials: { ...defaultCredentials, basePath },
+    importKeyPem: importKey.publicKeyPem,
     clock,
     createProject: async (name) => ({ ...(await projects.create(name)), basePath }),
     close: () =>

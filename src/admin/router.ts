@@ -6,6 +6,7 @@
  */
 import express, { type Request, type Response } from "express";
 import type { AuthMode } from "../auth/bearer.js";
+import type { SandboxKeys } from "../domains/types.js";
 import { parseDuration, type Clock } from "../clock.js";
 import { apiError } from "../errors/catalogue.js";
 import { authenticateApiKey } from "../pipeline/authenticate.js";
@@ -21,6 +22,7 @@ import { activateScenario, deactivateScenarios, listScenarios } from "../scenari
 import type { ScenarioEngine } from "../scenarios/engine.js";
 
 export interface AdminDeps {
+  keys: SandboxKeys;
   store: Store;
   projects: ProjectRegistry;
   clock: Clock;
@@ -121,6 +123,8 @@ export function createAdminRouter(deps: AdminDeps): express.Router {
   );
 
   router.get("/clock", route(() => ({ body: clockView() })));
+  // The RSA key to encrypt imported private keys with: pass it to the client as `encryptionPublicKey`.
+  router.get("/import-key", route(() => ({ body: { publicKeyPem: deps.keys.importKey.publicKeyPem, algorithm: "RSA-OAEP-SHA256" } })));
 
   router.post(
     "/clock",

@@ -2,6 +2,9 @@
  * Every real handler of the sandbox, by operationId. An operation of the
  * contract that is not listed here is answered by the honest fallback mock.
  */
+import { evmAccountHandlers } from "./evm-accounts/handlers.js";
 import type { HandlerMap } from "./types.js";
 
-export const handlers: HandlerMap = {};
+export const handlers: HandlerMap = {
+  ...evmAccountHandlers,
+};

@@ -4,6 +4,7 @@
  * carrying the sandbox clock, the project's store transaction and randomness.
  */
 import type { Clock } from "../clock.js";
+import type { ImportKey } from "../crypto/rsaEnvelope.js";
 import type { Random } from "../random.js";
 import type { ProjectTx } from "../store/store.js";
 
@@ -17,7 +18,13 @@ export interface HandlerRequest {
   auth: { kind: "apiKey" | "endUser" | "none"; keyId?: string; endUserId?: string; verified: boolean };
 }
 
+/** Sandbox-wide keys a domain may need. */
+export interface SandboxKeys {
+  importKey: ImportKey;
+}
+
 export interface HandlerContext {
+  keys: SandboxKeys;
   clock: Clock;
   random: Random;
   store: ProjectTx;

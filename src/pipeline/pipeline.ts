@@ -10,7 +10,7 @@ import type { Clock } from "../clock.js";
 import { fallbackResponse } from "../contract/fallback.js";
 import type { OperationIndex } from "../contract/operations.js";
 import { describeProblems, validateRequest, validateResponse } from "../contract/validate.js";
-import type { HandlerMap } from "../domains/types.js";
+import type { HandlerMap, SandboxKeys } from "../domains/types.js";
 import { apiError } from "../errors/catalogue.js";
 import type { ProjectRegistry } from "../projects/projects.js";
 import type { Random } from "../random.js";
@@ -27,6 +27,7 @@ import { WalletAuthStage } from "./walletAuth.js";
 import { writeOutgoing } from "./write.js";
 
 export interface PipelineDeps {
+  keys: SandboxKeys;
   operations: OperationIndex;
   handlers: HandlerMap;
   store: Store;
@@ -62,7 +63,7 @@ export function createPipeline(deps: PipelineDeps) {
       }
       const result = await handler(
         { operationId: op.operationId, pathParams: ex.pathParams, query: ex.query, headers: ex.headers, body: ex.body, auth: ex.auth },
-        { clock: deps.clock, random: deps.random, store: tx, project: { id: tx.projectId, settings: tx.settings() }, log: deps.log },
+        { keys: deps.keys, clock: deps.clock, random: deps.random, store: tx, project: { id: tx.projectId, settings: tx.settings() }, log: deps.log },
       );
       return jsonResponse(result.status, result.body, result.headers);
     } catch (error) {

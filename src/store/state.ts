@@ -24,6 +24,8 @@ export interface ProjectRecord {
 export interface SandboxState {
   version: 1;
   defaultProjectId?: string;
+  /** The RSA key users encrypt imported private keys with (`GET /_sandbox/import-key`). */
+  importKey?: { publicKeyPem: string; privateKeyPem: string };
   projects: Record<string, ProjectRecord>;
 }
 

@@ -55,6 +55,15 @@ export class Store {
     return Object.values(this.db.data.projects);
   }
 
+  /** The sandbox-wide import key, created once and kept with the data. */
+  async ensureImportKey(create: () => { publicKeyPem: string; privateKeyPem: string }): Promise<{ publicKeyPem: string; privateKeyPem: string }> {
+    if (!this.db.data.importKey) {
+      this.db.data.importKey = create();
+      await this.save();
+    }
+    return this.db.data.importKey;
+  }
+
   /** Persists the current state (a no-op in memory). */
   async save(): Promise<void> {
     if (this.file) await this.db.write();

@@ -35,7 +35,7 @@ function sample(schema: unknown): unknown {
 
 function candidate(op: Operation, attempt: number): GeneratedRequest {
   const http = op.http;
-  const exampleOf = (p: { examples?: Array<{ value?: unknown }> }) => p.examples?.find((e) => e.value !== undefined)?.value;
+  const exampleOf = (p: { examples?: unknown[] }) => (p.examples as Array<{ value?: unknown }> | undefined)?.find((e) => e.value !== undefined)?.value;
   const params = Object.fromEntries(
     (http.request?.path ?? []).map((p) => [p.name, String(attempt === 0 && exampleOf(p) !== undefined ? exampleOf(p) : sample(p.schema))]),
   );

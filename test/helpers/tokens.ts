@@ -18,14 +18,14 @@ export interface MintOptions {
   override?: { header?: Record<string, unknown>; claims?: Record<string, unknown> };
 }
 
-async function signingKey(secret: string): Promise<{ alg: "EdDSA" | "ES256"; key: CryptoKey | Uint8Array }> {
+async function signingKey(secret: string): Promise<{ alg: "EdDSA" | "ES256"; key: Awaited<ReturnType<typeof importPKCS8>> | Uint8Array }> {
   try {
     return { alg: "ES256", key: await importPKCS8(secret, "ES256") };
   } catch {
     const raw = Buffer.from(secret, "base64");
     if (raw.length !== 64) throw new Error("Invalid key format");
     const jwk = { kty: "OKP", crv: "Ed25519", d: raw.subarray(0, 32).toString("base64url"), x: raw.subarray(32).toString("base64url") };
-    return { alg: "EdDSA", key: (await importJWK(jwk, "EdDSA")) as CryptoKey };
+    return { alg: "EdDSA", key: (await importJWK(jwk, "EdDSA")) as Awaited<ReturnType<typeof importPKCS8>> };
   }
 }
 

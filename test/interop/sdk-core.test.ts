@@ -19,7 +19,7 @@ describe("@coinbase/cdp-sdk against the sandbox", () => {
   it("completes a call with tokens the sandbox verified", async () => {
     const page = await cdp.evm.listAccounts();
     expect(Array.isArray(page.accounts)).toBe(true);
-    const journal = await fetch(`${sandbox.url}/_sandbox/requests`).then((r) => r.json());
+    const journal = (await fetch(`${sandbox.url}/_sandbox/requests`).then((r) => r.json())) as { requests: Array<Record<string, unknown>> };
     const last = journal.requests.at(-1);
     expect(last).toMatchObject({ operationId: "listEvmAccounts", status: 200, auth: "apiKey" });
   });

@@ -1,0 +1,33 @@
+/**
+ * EVM keys and signatures, all through viem (the same library users verify
+ * with): EIP-55 addresses, raw hash signing, EIP-191 messages, EIP-712 typed
+ * data and serialized transactions of every type viem parses.
+ */
+import { secp256k1 } from "@noble/curves/secp256k1.js";
+import { bytesToHex, getAddress, isAddress, isHex, type Hex } from "viem";
+import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import type { Random } from "../random.js";
+
+/** A fresh private key from the injected randomness (valid secp256k1 scalar). */
+export function generateEvmPrivateKey(random: Random): Hex {
+  let key = random.bytes(32);
+  while (!secp256k1.utils.isValidSecretKey(key)) key = random.bytes(32);
+  return bytesToHex(key);
+}
+
+export function evmAccountOf(privateKey: Hex): PrivateKeyAccount {
+  return privateKeyToAccount(privateKey);
+}
+
+/** EIP-55 form of an address given in any casing, or undefined when it is not an address. */
+export function checksumAddress(address: string): `0x${string}` | undefined {
+  return isAddress(address, { strict: false }) ? getAddress(address) : undefined;
+}
+
+export function isValidEvmPrivateKey(raw: Uint8Array): boolean {
+  return raw.length === 32 && secp256k1.utils.isValidSecretKey(raw);
+}
+
+export function isHash32(value: string): value is Hex {
+  return isHex(value, { strict: true }) && value.length === 66;
+}

@@ -1,0 +1,75 @@
+/**
+ * EIP-7702 delegation: the account signs an authorization that points its
+ * code at the smart-wallet implementation, carried by a type-4 transaction.
+ * The operation is SUBMITTED at once and COMPLETED one sandbox-second later,
+ * so clients that poll see the platform's sequence, and a frozen clock holds it.
+ */
+import { keccak256 } from "viem";
+import { evmAccountOf } from "../../crypto/evm.js";
+import { apiError } from "../../errors/catalogue.js";
+import { chainIdOf } from "../shared/evmNetworks.js";
+import type { Handler } from "../types.js";
+import { findEvmAccount } from "./model.js";
+
+/** The Coinbase Smart Wallet implementation an account delegates to (sandbox constant, same on every network). */
+export const DELEGATE_ADDRESS = "0x000100abaad02f1cfC8Bbe32bD5a564817339E72" as const;
+const COMPLETES_AFTER_MS = 1000;
+
+interface DelegationOperation {
+  delegationOperationId: string;
+  address: `0x${string}`;
+  network: string;
+  transactionHash: `0x${string}`;
+  createdAtMs: number;
+  enableSpendPermissions: boolean;
+}
+
+export const createEvmEip7702Delegation: Handler = async (req, ctx) => {
+  const record = findEvmAccount(ctx.store, req.pathParams.address!);
+  const network = String(req.body.network);
+  const chainId = chainIdOf(network)!;
+  const account = evmAccountOf(record.privateKey);
+  const nonces = ctx.store.collection<{ next: number }>("evmNonces");
+  const nonceKey = `${record.address.toLowerCase()}:${network}`;
+  const nonce = nonces.get(nonceKey)?.next ?? 0;
+  // The account sends its own type-4 transaction, so the authorization uses the next nonce after it.
+  const authorization = await account.signAuthorization({ address: DELEGATE_ADDRESS, chainId, nonce: nonce + 1 });
+  const signed = await account.signTransaction({
+    type: "eip7702",
+    chainId,
+    nonce,
+    to: record.address,
+    gas: 100_000n,
+    maxFeePerGas: 2_000_000_000n,
+    maxPriorityFeePerGas: 100_000_000n,
+    authorizationList: [authorization],
+  });
+  nonces.put(nonceKey, { next: nonce + 1 });
+  const operation: DelegationOperation = {
+    delegationOperationId: ctx.random.uuid(),
+    address: record.address,
+    network,
+    transactionHash: keccak256(signed),
+    createdAtMs: ctx.clock.now(),
+    enableSpendPermissions: req.body.enableSpendPermissions === true,
+  };
+  ctx.store.collection<DelegationOperation>("eip7702Delegations").put(operation.delegationOperationId, operation);
+  return { status: 201, body: { delegationOperationId: operation.delegationOperationId } };
+};
+
+export const getEvmEip7702DelegationOperationById: Handler = (req, ctx) => {
+  const id = req.pathParams.delegationOperationId!;
+  const operation = ctx.store.collection<DelegationOperation>("eip7702Delegations").get(id);
+  if (!operation) throw apiError("not_found", `Delegation operation ${id} was not found in this project.`);
+  const done = ctx.clock.now() - operation.createdAtMs >= COMPLETES_AFTER_MS;
+  return {
+    status: 200,
+    body: {
+      delegationOperationId: operation.delegationOperationId,
+      status: done ? "COMPLETED" : "SUBMITTED",
+      transactionHash: operation.transactionHash,
+      network: operation.network,
+      delegateAddress: DELEGATE_ADDRESS,
+    },
+  };
+};

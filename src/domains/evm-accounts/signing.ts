@@ -1,0 +1,127 @@
+/**
+ * EVM signing with the account's real key: raw hashes, EIP-191 messages,
+ * EIP-712 typed data and serialized transactions (legacy, EIP-2930,
+ * EIP-1559, EIP-7702). `sendEvmTransaction` also fills what the client left
+ * out (chain id, nonce, gas, fees) and records the signed transaction for the
+ * simulated chain.
+ */
+import { keccak256, parseTransaction, type Hex, type TransactionSerializable } from "viem";
+import { evmAccountOf, isHash32 } from "../../crypto/evm.js";
+import { apiError } from "../../errors/catalogue.js";
+import { chainIdOf } from "../shared/evmNetworks.js";
+import type { Handler } from "../types.js";
+import { findEvmAccount } from "./model.js";
+
+/** Parses an unsigned (or signed: the signature is dropped) serialized transaction, or 400 malformed_transaction. */
+export function parseUnsignedTransaction(serialized: string): TransactionSerializable {
+  if (!/^0x[0-9a-fA-F]+$/.test(serialized)) {
+    throw apiError("malformed_transaction", "transaction must be a 0x-prefixed hex string of an RLP-encoded EVM transaction.");
+  }
+  let parsed: TransactionSerializable & { r?: unknown; s?: unknown; v?: unknown; yParity?: unknown };
+  try {
+    parsed = parseTransaction(serialized as Hex) as typeof parsed;
+  } catch (error) {
+    throw apiError("malformed_transaction", `The transaction could not be decoded: ${(error as Error).message.split("\n")[0]}`);
+  }
+  const { r: _r, s: _s, v: _v, yParity: _y, ...unsigned } = parsed;
+  return unsigned as TransactionSerializable;
+}
+
+export const signEvmHash: Handler = async (req, ctx) => {
+  const record = findEvmAccount(ctx.store, req.pathParams.address!);
+  const hash = String(req.body.hash);
+  if (!isHash32(hash)) throw apiError("invalid_request", "hash must be 32 bytes as 0x-prefixed hex (66 characters).");
+  const signature = await evmAccountOf(record.privateKey).sign({ hash });
+  return { status: 200, body: { signature } };
+};
+
+export const signEvmMessage: Handler = async (req, ctx) => {
+  const record = findEvmAccount(ctx.store, req.pathParams.address!);
+  const signature = await evmAccountOf(record.privateKey).signMessage({ message: String(req.body.message) });
+  return { status: 200, body: { signature } };
+};
+
+export const signEvmTypedData: Handler = async (req, ctx) => {
+  const record = findEvmAccount(ctx.store, req.pathParams.address!);
+  const { domain, types, primaryType, message } = req.body as { domain: object; types: Record<string, unknown>; primaryType: string; message: object };
+  if (!types[primaryType]) throw apiError("invalid_request", `primaryType ${primaryType} is not defined in types.`);
+  try {
+    const signature = await evmAccountOf(record.privateKey).signTypedData({ domain, types, primaryType, message } as never);
+    return { status: 200, body: { signature } };
+  } catch (error) {
+    throw apiError("invalid_request", `The typed data could not be encoded (EIP-712): ${(error as Error).message.split("\n")[0]}`);
+  }
+};
+
+export const signEvmTransaction: Handler = async (req, ctx) => {
+  const record = findEvmAccount(ctx.store, req.pathParams.address!);
+  const tx = parseUnsignedTransaction(String(req.body.transaction));
+  const signedTransaction = await signTransaction(record.privateKey, tx);
+  return { status: 200, body: { signedTransaction } };
+};
+
+async function signTransaction(privateKey: Hex, tx: TransactionSerializable): Promise<Hex> {
+  try {
+    return await evmAccountOf(privateKey).signTransaction(tx);
+  } catch (error) {
+    throw apiError("malformed_transaction", `The transaction cannot be signed: ${(error as Error).message.split("\n")[0]}`);
+  }
+}
+
+/** Defaults for a send: modest fees that any simulated block accepts. */
+const DEFAULT_MAX_FEE_PER_GAS = 2_000_000_000n;
+const DEFAULT_PRIORITY_FEE = 100_000_000n;
+
+export interface RecordedEvmTransaction {
+  hash: Hex;
+  from: `0x${string}`;
+  network: string;
+  chainId: number;
+  nonce: number;
+  to?: `0x${string}` | null;
+  value: string;
+  data?: Hex;
+  signed: Hex;
+  submittedAt: string;
+}
+
+export const sendEvmTransaction: Handler = async (req, ctx) => {
+  const record = findEvmAccount(ctx.store, req.pathParams.address!);
+  const network = String(req.body.network);
+  const chainId = chainIdOf(network)!;
+  const tx = parseUnsignedTransaction(String(req.body.transaction)) as TransactionSerializable & Record<string, unknown>;
+  if (tx.chainId !== undefined && tx.chainId !== chainId) {
+    throw apiError("invalid_request", `The transaction is for chain id ${tx.chainId}, but network ${network} is chain id ${chainId}.`);
+  }
+  const sent = ctx.store.collection<RecordedEvmTransaction>("evmTransactions");
+  const nonceKey = `${record.address.toLowerCase()}:${network}`;
+  const nonces = ctx.store.collection<{ next: number }>("evmNonces");
+  // RLP cannot tell an omitted field from zero, so zero means "fill it in", as the platform does.
+  const orDefault = <T>(value: T | undefined, fallback: T): T => (value === undefined || value === 0 || value === 0n ? fallback : value);
+  const nonce = orDefault(tx.nonce, nonces.get(nonceKey)?.next ?? 0);
+  const filled = {
+    ...tx,
+    chainId,
+    nonce,
+    gas: orDefault(tx.gas, tx.data && tx.data !== "0x" ? 200_000n : 21_000n),
+    ...(tx.type === "legacy" || tx.type === "eip2930"
+      ? { gasPrice: orDefault(tx.gasPrice, DEFAULT_MAX_FEE_PER_GAS) }
+      : { maxFeePerGas: orDefault(tx.maxFeePerGas, DEFAULT_MAX_FEE_PER_GAS), maxPriorityFeePerGas: orDefault(tx.maxPriorityFeePerGas, DEFAULT_PRIORITY_FEE) }),
+  } as TransactionSerializable;
+  const signed = await signTransaction(record.privateKey, filled);
+  const hash = keccak256(signed);
+  nonces.put(nonceKey, { next: Math.max(nonce + 1, nonces.get(nonceKey)?.next ?? 0) });
+  sent.put(hash, {
+    hash,
+    from: record.address,
+    network,
+    chainId,
+    nonce,
+    to: (filled as { to?: `0x${string}` | null }).to ?? null,
+    value: String((filled as { value?: bigint }).value ?? 0n),
+    data: (filled as { data?: Hex }).data,
+    signed,
+    submittedAt: ctx.clock.iso(),
+  });
+  return { status: 200, body: { transactionHash: hash } };
+};

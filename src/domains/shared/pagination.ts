@@ -1,0 +1,40 @@
+/**
+ * List pagination as the platform does it: `pageSize` (default 20) and an
+ * opaque `pageToken` taken from the previous page's `nextPageToken`, which is
+ * absent on the last page. Our token encodes the offset and the list it
+ * belongs to, so a token from another list is refused instead of misread.
+ */
+import { apiError } from "../../errors/catalogue.js";
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+export interface Page<T> {
+  items: T[];
+  nextPageToken?: string;
+}
+
+function readToken(token: string, list: string): number {
+  try {
+    const decoded = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as { l?: unknown; o?: unknown };
+    if (decoded.l === list && typeof decoded.o === "number" && Number.isInteger(decoded.o) && decoded.o >= 0) return decoded.o;
+  } catch {
+    // fall through to the error below
+  }
+  throw apiError("invalid_request", `pageToken is not a token from this list; pass the nextPageToken of the previous page unchanged.`);
+}
+
+/**
+ * @example paginate(accounts, req.query, "evm-accounts") // → { items, nextPageToken? }
+ */
+export function paginate<T>(all: T[], query: Record<string, unknown>, list: string): Page<T> {
+  const rawSize = query["pageSize"];
+  const size = rawSize === undefined ? DEFAULT_PAGE_SIZE : Number(rawSize);
+  if (!Number.isInteger(size) || size < 1) throw apiError("invalid_request", "pageSize must be a positive integer.");
+  const pageSize = Math.min(size, MAX_PAGE_SIZE);
+  const token = query["pageToken"];
+  const offset = typeof token === "string" && token !== "" ? readToken(token, list) : 0;
+  const items = all.slice(offset, offset + pageSize);
+  const next = offset + pageSize;
+  return next < all.length ? { items, nextPageToken: Buffer.from(JSON.stringify({ l: list, o: next })).toString("base64url") } : { items };
+}
