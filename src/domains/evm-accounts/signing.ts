@@ -90,9 +90,7 @@ export const sendEvmTransaction: Handler = async (req, ctx) => {
   const network = String(req.body.network);
   const chainId = chainIdOf(network)!;
   const tx = parseUnsignedTransaction(String(req.body.transaction)) as TransactionSerializable & Record<string, unknown>;
-  if (tx.chainId !== undefined && tx.chainId !== chainId) {
-    throw apiError("invalid_request", `The transaction is for chain id ${tx.chainId}, but network ${network} is chain id ${chainId}.`);
-  }
+  // The network decides the chain: the official client serializes requests with chainId 1 and relies on this.
   const sent = ctx.store.collection<RecordedEvmTransaction>("evmTransactions");
   const nonceKey = `${record.address.toLowerCase()}:${network}`;
   const nonces = ctx.store.collection<{ next: number }>("evmNonces");
