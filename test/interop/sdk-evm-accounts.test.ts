@@ -57,7 +57,7 @@ describe("@coinbase/cdp-sdk EVM accounts", () => {
 
     const serialized = serializeTransaction({ type: "eip1559", chainId: 84532, to: TO, value: parseEther("0.001"), gas: 21000n, maxFeePerGas: 10n ** 9n, maxPriorityFeePerGas: 10n ** 8n, nonce: 0 });
     const { signature: signedTx } = await cdp.evm.signTransaction({ address: account.address, transaction: serialized });
-    expect(await recoverTransactionAddress({ serializedTransaction: signedTx as `0x${string}` })).toBe(account.address);
+    expect(await recoverTransactionAddress({ serializedTransaction: signedTx as `0x02${string}` })).toBe(account.address);
   });
 
   it("sends a transaction request and gets its hash", async () => {
