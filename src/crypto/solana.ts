@@ -1,0 +1,99 @@
+/**
+ * Solana keys and signatures. Wire formats (base-58 addresses, the
+ * transaction layout, legacy and v0 messages) come from @solana/kit; the
+ * ed25519 signing itself from @noble/curves.
+ */
+import { ed25519 } from "@noble/curves/ed25519.js";
+import { getAddressDecoder, getBase58Decoder, getBase58Encoder, getTransactionDecoder, getTransactionEncoder, type Transaction } from "@solana/kit";
+import { apiError } from "../errors/catalogue.js";
+import type { Random } from "../random.js";
+
+export interface SolanaKey {
+  address: string;
+  /** 32-byte seed, hex. */
+  seedHex: string;
+}
+
+export function solanaKeyFromSeed(seed: Uint8Array): SolanaKey {
+  const publicKey = ed25519.getPublicKey(seed);
+  return { address: getAddressDecoder().decode(publicKey), seedHex: Buffer.from(seed).toString("hex") };
+}
+
+export function generateSolanaKey(random: Random): SolanaKey {
+  return solanaKeyFromSeed(random.bytes(32));
+}
+
+export function signSolanaBytes(key: SolanaKey, bytes: Uint8Array): Uint8Array {
+  return ed25519.sign(bytes, Buffer.from(key.seedHex, "hex"));
+}
+
+export const toBase58 = (bytes: Uint8Array): string => getBase58Decoder().decode(bytes);
+export const fromBase58 = (text: string): Uint8Array => new Uint8Array(getBase58Encoder().encode(text));
+
+/** Reads Solana's compact-u16 length prefix: [value, bytes used]. */
+function readCompactU16(bytes: Uint8Array, at: number): [number, number] {
+  let value = 0;
+  for (let i = 0; i < 3; i++) {
+    const byte = bytes[at + i];
+    if (byte === undefined) return [-1, 0];
+    value |= (byte & 0x7f) << (7 * i);
+    if ((byte & 0x80) === 0) return [value, i + 1];
+  }
+  return [value, 3];
+}
+
+function compactU16(value: number): number[] {
+  const out: number[] = [];
+  let rest = value;
+  for (;;) {
+    const byte = rest & 0x7f;
+    rest >>= 7;
+    if (rest === 0) return [...out, byte];
+    out.push(byte | 0x80);
+  }
+}
+
+/**
+ * Decodes a base64 wire transaction (legacy or v0). Some clients send only a
+ * message with an empty signature section; the signature slots the message
+ * header asks for are inserted, empty, before decoding.
+ */
+export function decodeSolanaTransaction(base64: string): Transaction {
+  const bytes = new Uint8Array(Buffer.from(base64, "base64"));
+  if (bytes.length === 0 || Buffer.from(bytes).toString("base64") !== base64.replace(/\s/g, "")) {
+    throw apiError("malformed_transaction", "transaction must be a base64-encoded Solana transaction.");
+  }
+  let wire = bytes;
+  const [count, used] = readCompactU16(bytes, 0);
+  if (count === 0) {
+    // The message header's first byte (after an optional version prefix) is the number of required signatures.
+    const header = bytes[used]! & 0x80 ? bytes[used + 1] : bytes[used];
+    if (header !== undefined && header > 0) {
+      wire = new Uint8Array([...compactU16(header), ...new Uint8Array(64 * header), ...bytes.subarray(used)]);
+    }
+  }
+  try {
+    return getTransactionDecoder().decode(wire);
+  } catch (error) {
+    throw apiError("malformed_transaction", `The Solana transaction could not be decoded: ${(error as Error).message.split("\n")[0]}`);
+  }
+}
+
+/** Adds `key`'s signature over the message; 400 when the key is not one of the transaction's signers. */
+export function signSolanaTransaction(tx: Transaction, key: SolanaKey): Transaction {
+  const signers = Object.keys(tx.signatures);
+  if (!signers.includes(key.address)) {
+    throw apiError("invalid_request", `${key.address} is not a signer of this transaction (its signers: ${signers.join(", ") || "none"}).`);
+  }
+  const signature = signSolanaBytes(key, new Uint8Array(tx.messageBytes));
+  return { ...tx, signatures: { ...tx.signatures, [key.address]: signature as never } };
+}
+
+export function encodeSolanaTransaction(tx: Transaction): string {
+  return Buffer.from(getTransactionEncoder().encode(tx)).toString("base64");
+}
+
+/** The fee payer: the first signer of the message. */
+export function feePayerOf(tx: Transaction): string | undefined {
+  return Object.keys(tx.signatures)[0];
+}

@@ -1,0 +1,54 @@
+/**
+ * Solana signing: messages (UTF-8 bytes, base-58 signature), transactions
+ * (base64 wire format; the account fills its own signature slot), and sends,
+ * which sign with the fee payer's key and record the transaction.
+ */
+import { decodeSolanaTransaction, encodeSolanaTransaction, feePayerOf, signSolanaBytes, signSolanaTransaction, toBase58 } from "../../crypto/solana.js";
+import { apiError } from "../../errors/catalogue.js";
+import type { Handler } from "../types.js";
+import { findSolanaAccount, solanaAccounts } from "./model.js";
+
+export const signSolanaMessage: Handler = (req, ctx) => {
+  const record = findSolanaAccount(ctx.store, req.pathParams.address!);
+  const signature = signSolanaBytes(record, new TextEncoder().encode(String(req.body.message)));
+  return { status: 200, body: { signature: toBase58(signature) } };
+};
+
+export const signSolanaTransactionHandler: Handler = (req, ctx) => {
+  const record = findSolanaAccount(ctx.store, req.pathParams.address!);
+  const signed = signSolanaTransaction(decodeSolanaTransaction(String(req.body.transaction)), record);
+  return { status: 200, body: { signedTransaction: encodeSolanaTransaction(signed) } };
+};
+
+export interface RecordedSolanaTransaction {
+  signature: string;
+  feePayer: string;
+  network: string;
+  wire: string;
+  submittedAt: string;
+}
+
+export const sendSolanaTransaction: Handler = (req, ctx) => {
+  const tx = decodeSolanaTransaction(String(req.body.transaction));
+  const payer = feePayerOf(tx);
+  if (!payer) throw apiError("malformed_transaction", "The transaction has no signer, so it has no fee payer.");
+  // Every signer the project holds signs; a signature slot for an outside key must already be filled.
+  let signed = tx;
+  for (const signer of Object.keys(tx.signatures)) {
+    const record = solanaAccounts(ctx.store).get(signer);
+    if (record) signed = signSolanaTransaction(signed, record);
+    else if (!tx.signatures[signer as keyof typeof tx.signatures] || tx.signatures[signer as keyof typeof tx.signatures]!.every((b) => b === 0)) {
+      throw apiError("invalid_request", `Signer ${signer} is not an account of this project and its signature is missing.`);
+    }
+  }
+  const first = signed.signatures[payer as keyof typeof signed.signatures]!;
+  const signature = toBase58(new Uint8Array(first));
+  ctx.store.collection<RecordedSolanaTransaction>("solanaTransactions").put(signature, {
+    signature,
+    feePayer: payer,
+    network: String(req.body.network),
+    wire: encodeSolanaTransaction(signed),
+    submittedAt: ctx.clock.iso(),
+  });
+  return { status: 200, body: { transactionSignature: signature } };
+};
