@@ -33,7 +33,7 @@ function unsignedTransfer(feePayer: string, version: "legacy" | 0, extraSigner?:
   const accounts = [{ address: toAddress(feePayer), role: 3 as const }];
   if (extraSigner) accounts.push({ address: toAddress(extraSigner), role: 3 as const });
   const message = pipe(
-    createTransactionMessage({ version }),
+    createTransactionMessage({ version: version as 0 }), // kit's types do not narrow a union of versions
     (m) => setTransactionMessageFeePayer(toAddress(feePayer), m),
     (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: "4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi" as Blockhash, lastValidBlockHeight: 100n }, m),
     (m) => appendTransactionMessageInstruction({ programAddress: toAddress("11111111111111111111111111111111"), accounts, data: new Uint8Array([2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]) }, m),
