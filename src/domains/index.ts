@@ -3,10 +3,12 @@
  * contract that is not listed here is answered by the honest fallback mock.
  */
 import { evmAccountHandlers } from "./evm-accounts/handlers.js";
+import { evmSmartAccountHandlers } from "./evm-smart-accounts/accounts.js";
 import { solanaAccountHandlers } from "./solana-accounts/handlers.js";
 import type { HandlerMap } from "./types.js";
 
 export const handlers: HandlerMap = {
   ...evmAccountHandlers,
   ...solanaAccountHandlers,
+  ...evmSmartAccountHandlers,
 };

@@ -1,0 +1,94 @@
+/**
+ * EVM smart accounts (resources): a Coinbase Smart Wallet whose address is
+ * counterfactual — CREATE2 from the wallet factory over the owners and a
+ * nonce — so it is known before any deployment and the same for the same
+ * owners. A second account with the same owners in a project takes the next
+ * nonce. Owners are echoed exactly as submitted.
+ */
+import { encodeAbiParameters, getContractAddress, keccak256, toHex } from "viem";
+import { apiError } from "../../errors/catalogue.js";
+import type { Collection, ProjectTx } from "../../store/store.js";
+import { paginate } from "../shared/pagination.js";
+import type { Handler } from "../types.js";
+
+/** Coinbase Smart Wallet factory (v1.1), as deployed on every supported network. */
+export const SMART_WALLET_FACTORY = "0xBA5ED110eFDBa3D005bfC882d75358ACBbB85842" as const;
+/** Stands in for the proxy init code hash: stable, documented, not claimed to be the chain's. */
+const PROXY_INIT_CODE_HASH = keccak256(toHex("cdp-sandbox:coinbase-smart-wallet-proxy:v1"));
+
+export interface SmartAccountRecord {
+  address: `0x${string}`;
+  owners: string[];
+  name?: string;
+  nonce: number;
+  policies: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+const smartAccounts = (store: ProjectTx): Collection<SmartAccountRecord> => store.collection<SmartAccountRecord>("evmSmartAccounts");
+
+export function smartAccountView(r: SmartAccountRecord) {
+  return { address: r.address, owners: r.owners, ...(r.name !== undefined ? { name: r.name } : {}), policies: r.policies, createdAt: r.createdAt, updatedAt: r.updatedAt };
+}
+
+export function counterfactualAddress(owners: string[], nonce: number): `0x${string}` {
+  const encodedOwners = owners.map((o) => encodeAbiParameters([{ type: "address" }], [o as `0x${string}`]));
+  const salt = keccak256(encodeAbiParameters([{ type: "bytes[]" }, { type: "uint256" }], [encodedOwners, BigInt(nonce)]));
+  return getContractAddress({ opcode: "CREATE2", from: SMART_WALLET_FACTORY, salt, bytecodeHash: PROXY_INIT_CODE_HASH });
+}
+
+export function findSmartAccount(store: ProjectTx, address: string): SmartAccountRecord {
+  const record = smartAccounts(store).get(address.toLowerCase());
+  if (!record) throw apiError("not_found", `EVM smart account ${address} was not found in this project.`);
+  return record;
+}
+
+function assertNameFree(store: ProjectTx, name: string | undefined, except?: string) {
+  if (name === undefined) return;
+  const holder = smartAccounts(store).find((a) => a.name === name);
+  if (holder && holder.address.toLowerCase() !== except?.toLowerCase()) throw apiError("already_exists", `A smart account named ${name} already exists in this project (${holder.address}).`);
+}
+
+export const createEvmSmartAccount: Handler = (req, ctx) => {
+  const { owners, name } = req.body as { owners: string[]; name?: string };
+  if (owners.length !== 1) throw apiError("invalid_request", `owners must list exactly one owner address; got ${owners.length}.`);
+  assertNameFree(ctx.store, name);
+  let nonce = 0;
+  let address = counterfactualAddress(owners, nonce);
+  while (smartAccounts(ctx.store).get(address.toLowerCase())) address = counterfactualAddress(owners, ++nonce);
+  const now = ctx.clock.iso();
+  const record: SmartAccountRecord = { address, owners: [...owners], ...(name !== undefined ? { name } : {}), nonce, policies: [], createdAt: now, updatedAt: now };
+  smartAccounts(ctx.store).put(address.toLowerCase(), record);
+  return { status: 201, body: smartAccountView(record) };
+};
+
+export const getEvmSmartAccount: Handler = (req, ctx) => ({ status: 200, body: smartAccountView(findSmartAccount(ctx.store, req.pathParams.address!)) });
+
+export const getEvmSmartAccountByName: Handler = (req, ctx) => {
+  const record = smartAccounts(ctx.store).find((a) => a.name === req.pathParams.name);
+  if (!record) throw apiError("not_found", `No smart account is named ${req.pathParams.name} in this project.`);
+  return { status: 200, body: smartAccountView(record) };
+};
+
+export const listEvmSmartAccounts: Handler = (req, ctx) => {
+  const all = smartAccounts(ctx.store)
+    .list()
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.address.localeCompare(b.address));
+  const page = paginate(all, req.query, "evm-smart-accounts");
+  return { status: 200, body: { accounts: page.items.map(smartAccountView), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
+};
+
+export const updateEvmSmartAccount: Handler = (req, ctx) => {
+  const record = findSmartAccount(ctx.store, req.pathParams.address!);
+  const { name } = (req.body ?? {}) as { name?: string };
+  if (name !== undefined) {
+    assertNameFree(ctx.store, name, record.address);
+    record.name = name;
+  }
+  record.updatedAt = ctx.clock.iso();
+  smartAccounts(ctx.store).put(record.address.toLowerCase(), record);
+  return { status: 200, body: smartAccountView(record) };
+};
+
+export const evmSmartAccountHandlers = { createEvmSmartAccount, getEvmSmartAccount, getEvmSmartAccountByName, listEvmSmartAccounts, updateEvmSmartAccount };

@@ -1,0 +1,91 @@
+/**
+ * The official client's Solana account and smart-account flows against the
+ * sandbox; signatures checked with @noble/curves and viem.
+ */
+import { randomBytes } from "node:crypto";
+import { CdpClient } from "@coinbase/cdp-sdk";
+import { ed25519 } from "@noble/curves/ed25519.js";
+import {
+  address as toAddress,
+  appendTransactionMessageInstruction,
+  compileTransaction,
+  createTransactionMessage,
+  getAddressDecoder,
+  getBase58Decoder,
+  getBase58Encoder,
+  getTransactionDecoder,
+  getTransactionEncoder,
+  pipe,
+  setTransactionMessageFeePayer,
+  setTransactionMessageLifetimeUsingBlockhash,
+  type Blockhash,
+} from "@solana/kit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startSandbox, type Sandbox } from "cdp-sandbox";
+
+let sandbox: Sandbox;
+let cdp: CdpClient;
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, seed: "sdk-solana-smart" });
+  const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
+  cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
+});
+afterAll(() => sandbox.close());
+
+const publicKeyOf = (address: string) => new Uint8Array(getBase58Encoder().encode(address));
+
+function unsignedTransaction(feePayer: string): string {
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayer(toAddress(feePayer), m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: "4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi" as Blockhash, lastValidBlockHeight: 100n }, m),
+    (m) => appendTransactionMessageInstruction({ programAddress: toAddress("11111111111111111111111111111111"), accounts: [{ address: toAddress(feePayer), role: 3 }], data: new Uint8Array([2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]) }, m),
+  );
+  return Buffer.from(getTransactionEncoder().encode(compileTransaction(message))).toString("base64");
+}
+
+describe("@coinbase/cdp-sdk Solana accounts", () => {
+  it("creates, gets, getOrCreates and lists", async () => {
+    const account = await cdp.solana.createAccount({ name: "sdk-sol" });
+    expect((await cdp.solana.getAccount({ name: "sdk-sol" })).address).toBe(account.address);
+    expect((await cdp.solana.getOrCreateAccount({ name: "sdk-sol" })).address).toBe(account.address);
+    expect((await cdp.solana.listAccounts()).accounts.map((a) => a.address)).toContain(account.address);
+  });
+
+  it("signs a message and a transaction verifiably", async () => {
+    const account = await cdp.solana.createAccount();
+    const { signature } = await cdp.solana.signMessage({ address: account.address, message: "gm" });
+    expect(ed25519.verify(new Uint8Array(getBase58Encoder().encode(signature)), new TextEncoder().encode("gm"), publicKeyOf(account.address))).toBe(true);
+    const { signature: signedTransaction } = await cdp.solana.signTransaction({ address: account.address, transaction: unsignedTransaction(account.address) });
+    const tx = getTransactionDecoder().decode(Buffer.from(signedTransaction, "base64"));
+    expect(ed25519.verify(new Uint8Array(tx.signatures[toAddress(account.address)]!), new Uint8Array(tx.messageBytes), publicKeyOf(account.address))).toBe(true);
+  });
+
+  it("sends a transaction", async () => {
+    const account = await cdp.solana.createAccount();
+    const { signature } = await cdp.solana.sendTransaction({ network: "solana-devnet", transaction: unsignedTransaction(account.address) });
+    expect(getBase58Encoder().encode(signature)).toHaveLength(64);
+  });
+
+  it("imports with the sandbox's encryptionPublicKey and exports the key back", async () => {
+    const seed = randomBytes(32);
+    const expected = getAddressDecoder().decode(ed25519.getPublicKey(seed));
+    const imported = await cdp.solana.importAccount({ privateKey: getBase58Decoder().decode(seed), encryptionPublicKey: sandbox.importKeyPem, name: "sdk-sol-imported" });
+    expect(imported.address).toBe(expected);
+    const exported = await cdp.solana.exportAccount({ name: "sdk-sol-imported" });
+    expect(Buffer.from(getBase58Encoder().encode(exported)).subarray(0, 32).equals(seed)).toBe(true);
+  });
+});
+
+describe("@coinbase/cdp-sdk smart accounts", () => {
+  it("creates a smart account owned by a sandbox account, gets and lists it", async () => {
+    const owner = await cdp.evm.createAccount();
+    const smart = await cdp.evm.createSmartAccount({ owner, name: "sdk-smart" });
+    expect(smart.address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    const fetched = await cdp.evm.getSmartAccount({ address: smart.address, owner });
+    expect(fetched.address).toBe(smart.address);
+    const again = await cdp.evm.getOrCreateSmartAccount({ name: "sdk-smart", owner });
+    expect(again.address).toBe(smart.address);
+    expect((await cdp.evm.listSmartAccounts()).accounts.map((a) => a.address)).toContain(smart.address);
+  });
+});
