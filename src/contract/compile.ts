@@ -58,10 +58,51 @@ function compactOperation(op: IHttpOperation): IHttpOperation {
   } as unknown as IHttpOperation;
 }
 
+/** Part of the cache key: bump it when the compiled form changes. */
+const COMPILER_VERSION = "2";
+
+/** How often one $ref may repeat on a path before the expansion stops (accepting anything below). */
+const RECURSION_LIMIT = 3;
+
+/** Walks a JSON pointer through the raw document, following $refs met on the way. */
+function resolvePointer(doc: unknown, pointer: string): unknown {
+  let node = doc;
+  for (const raw of pointer.replace(/^#\//, "").split("/")) {
+    while (node && typeof node === "object" && typeof (node as { $ref?: unknown }).$ref === "string") {
+      node = resolvePointer(doc, (node as { $ref: string }).$ref);
+    }
+    const key = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    node = node && typeof node === "object" ? (node as Record<string, unknown>)[key] : undefined;
+  }
+  return node;
+}
+
+/**
+ * prism keeps recursive schemas (e.g. ABI parameters with `components`) as
+ * $refs into the source document, which its validator cannot resolve — and
+ * then silently skips validating the whole body. Such refs are expanded from
+ * the raw document here, a few levels deep, and below that accept anything.
+ */
+function expandRecursiveRefs(doc: unknown, node: unknown, stack: string[] = []): unknown {
+  if (Array.isArray(node)) return node.map((n) => expandRecursiveRefs(doc, n, stack));
+  if (node === null || typeof node !== "object") return node;
+  const { $ref, ...rest } = node as Record<string, unknown>;
+  if (typeof $ref === "string") {
+    const target = resolvePointer(doc, $ref);
+    const canonical = JSON.stringify(target);
+    if (target === undefined || stack.filter((k) => k === canonical).length >= RECURSION_LIMIT) return {};
+    const expanded = expandRecursiveRefs(doc, target, [...stack, canonical]) as Record<string, unknown>;
+    return stripSchemaProse({ ...expanded, ...(expandRecursiveRefs(doc, rest, stack) as Record<string, unknown>) });
+  }
+  return Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, expandRecursiveRefs(doc, v, stack)]));
+}
+
 export async function compileContract(specPath: string): Promise<IHttpOperation[]> {
   const { getHttpOperationsFromSpec } = await import("@stoplight/prism-http/dist/utils/operations.js");
+  const { parse } = await import("yaml");
   const operations = await getHttpOperationsFromSpec(specPath);
-  return operations.map(compactOperation);
+  const raw = parse(readFileSync(specPath, "utf8"), { maxAliasCount: -1 }) as unknown;
+  return operations.map((op) => expandRecursiveRefs(raw, compactOperation(op)) as IHttpOperation);
 }
 
 function cacheDirs(): string[] {
@@ -70,7 +111,7 @@ function cacheDirs(): string[] {
 
 /** Compiled operations of `specPath`, from the cache when the document is unchanged. */
 export async function loadCompiledOperations(specPath: string): Promise<IHttpOperation[]> {
-  const hash = createHash("sha256").update(readFileSync(specPath)).digest("hex").slice(0, 16);
+  const hash = createHash("sha256").update(COMPILER_VERSION).update(readFileSync(specPath)).digest("hex").slice(0, 16);
   const file = `operations-${hash}.json`;
   for (const dir of cacheDirs()) {
     try {

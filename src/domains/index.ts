@@ -4,6 +4,7 @@
  */
 import { evmAccountHandlers } from "./evm-accounts/handlers.js";
 import { evmSmartAccountHandlers } from "./evm-smart-accounts/accounts.js";
+import { policyHandlers } from "./policies/handlers.js";
 import { solanaAccountHandlers } from "./solana-accounts/handlers.js";
 import type { HandlerMap } from "./types.js";
 
@@ -11,4 +12,5 @@ export const handlers: HandlerMap = {
   ...evmAccountHandlers,
   ...solanaAccountHandlers,
   ...evmSmartAccountHandlers,
+  ...policyHandlers,
 };

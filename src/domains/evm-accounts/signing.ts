@@ -8,7 +8,9 @@
 import { keccak256, parseTransaction, type Hex, type TransactionSerializable } from "viem";
 import { evmAccountOf, isHash32 } from "../../crypto/evm.js";
 import { apiError } from "../../errors/catalogue.js";
-import { chainIdOf } from "../shared/evmNetworks.js";
+import { enforcePolicies } from "../policies/evaluate.js";
+import { chainIdOf, networkOfChainId } from "../shared/evmNetworks.js";
+import type { PolicyFacts } from "../policies/facts.js";
 import type { Handler } from "../types.js";
 import { findEvmAccount } from "./model.js";
 
@@ -31,13 +33,16 @@ export const signEvmHash: Handler = async (req, ctx) => {
   const record = findEvmAccount(ctx.store, req.pathParams.address!);
   const hash = String(req.body.hash);
   if (!isHash32(hash)) throw apiError("invalid_request", "hash must be 32 bytes as 0x-prefixed hex (66 characters).");
+  enforcePolicies(ctx.store, { operation: "signEvmHash", accountPolicies: record.policies, facts: { kind: "evmHash" } });
   const signature = await evmAccountOf(record.privateKey).sign({ hash });
   return { status: 200, body: { signature } };
 };
 
 export const signEvmMessage: Handler = async (req, ctx) => {
   const record = findEvmAccount(ctx.store, req.pathParams.address!);
-  const signature = await evmAccountOf(record.privateKey).signMessage({ message: String(req.body.message) });
+  const message = String(req.body.message);
+  enforcePolicies(ctx.store, { operation: "signEvmMessage", accountPolicies: record.policies, facts: { kind: "message", message } });
+  const signature = await evmAccountOf(record.privateKey).signMessage({ message });
   return { status: 200, body: { signature } };
 };
 
@@ -56,9 +61,15 @@ export const signEvmTypedData: Handler = async (req, ctx) => {
 export const signEvmTransaction: Handler = async (req, ctx) => {
   const record = findEvmAccount(ctx.store, req.pathParams.address!);
   const tx = parseUnsignedTransaction(String(req.body.transaction));
+  enforcePolicies(ctx.store, { operation: "signEvmTransaction", accountPolicies: record.policies, facts: transactionFacts(tx, networkOfChainId(tx.chainId)) });
   const signedTransaction = await signTransaction(record.privateKey, tx);
   return { status: 200, body: { signedTransaction } };
 };
+
+function transactionFacts(tx: TransactionSerializable, network: string | undefined): PolicyFacts {
+  const { to, value, data } = tx as { to?: `0x${string}` | null; value?: bigint; data?: Hex };
+  return { kind: "evmTransaction", network, calls: [{ to, value: value ?? 0n, data }] };
+}
 
 async function signTransaction(privateKey: Hex, tx: TransactionSerializable): Promise<Hex> {
   try {
@@ -94,6 +105,7 @@ export const sendEvmTransaction: Handler = async (req, ctx) => {
   const sent = ctx.store.collection<RecordedEvmTransaction>("evmTransactions");
   const nonceKey = `${record.address.toLowerCase()}:${network}`;
   const nonces = ctx.store.collection<{ next: number }>("evmNonces");
+  enforcePolicies(ctx.store, { operation: "sendEvmTransaction", accountPolicies: record.policies, facts: transactionFacts(tx, network) });
   // RLP cannot tell an omitted field from zero, so zero means "fill it in", as the platform does.
   const orDefault = <T>(value: T | undefined, fallback: T): T => (value === undefined || value === 0 || value === 0n ? fallback : value);
   const nonce = orDefault(tx.nonce, nonces.get(nonceKey)?.next ?? 0);

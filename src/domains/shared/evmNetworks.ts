@@ -15,6 +15,10 @@ export const EVM_NETWORKS = {
 
 export type EvmNetwork = keyof typeof EVM_NETWORKS;
 
+export function networkOfChainId(chainId: number | undefined): string | undefined {
+  return Object.entries(EVM_NETWORKS).find(([, n]) => n.chainId === chainId)?.[0];
+}
+
 export function chainIdOf(network: string): number | undefined {
   return (EVM_NETWORKS as Record<string, { chainId: number }>)[network]?.chainId;
 }

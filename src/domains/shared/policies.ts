@@ -4,14 +4,10 @@
  */
 import { apiError } from "../../errors/catalogue.js";
 import type { ProjectTx } from "../../store/store.js";
-
-export interface StoredPolicy {
-  id: string;
-  scope: "project" | "account";
-}
+import { policies } from "../policies/model.js";
 
 export function assertAccountPolicy(store: ProjectTx, policyId: string): void {
-  const policy = store.collection<StoredPolicy>("policies").get(policyId);
+  const policy = policies(store).get(policyId);
   if (!policy) throw apiError("not_found", `Policy ${policyId} was not found in this project.`);
   if (policy.scope !== "account") throw apiError("invalid_request", `Policy ${policyId} has scope ${policy.scope}; only account-scope policies can be attached to an account.`);
 }

@@ -5,18 +5,24 @@
  */
 import { decodeSolanaTransaction, encodeSolanaTransaction, feePayerOf, signSolanaBytes, signSolanaTransaction, toBase58 } from "../../crypto/solana.js";
 import { apiError } from "../../errors/catalogue.js";
+import { readSolanaTransaction } from "../../crypto/solanaInstructions.js";
+import { enforcePolicies } from "../policies/evaluate.js";
 import type { Handler } from "../types.js";
 import { findSolanaAccount, solanaAccounts } from "./model.js";
 
 export const signSolanaMessage: Handler = (req, ctx) => {
   const record = findSolanaAccount(ctx.store, req.pathParams.address!);
-  const signature = signSolanaBytes(record, new TextEncoder().encode(String(req.body.message)));
+  const message = String(req.body.message);
+  enforcePolicies(ctx.store, { operation: "signSolMessage", accountPolicies: record.policies, facts: { kind: "message", message } });
+  const signature = signSolanaBytes(record, new TextEncoder().encode(message));
   return { status: 200, body: { signature: toBase58(signature) } };
 };
 
 export const signSolanaTransactionHandler: Handler = (req, ctx) => {
   const record = findSolanaAccount(ctx.store, req.pathParams.address!);
-  const signed = signSolanaTransaction(decodeSolanaTransaction(String(req.body.transaction)), record);
+  const tx = decodeSolanaTransaction(String(req.body.transaction));
+  enforcePolicies(ctx.store, { operation: "signSolTransaction", accountPolicies: record.policies, facts: { kind: "solanaTransaction", tx: readSolanaTransaction(tx) } });
+  const signed = signSolanaTransaction(tx, record);
   return { status: 200, body: { signedTransaction: encodeSolanaTransaction(signed) } };
 };
 
@@ -32,6 +38,12 @@ export const sendSolanaTransaction: Handler = (req, ctx) => {
   const tx = decodeSolanaTransaction(String(req.body.transaction));
   const payer = feePayerOf(tx);
   if (!payer) throw apiError("malformed_transaction", "The transaction has no signer, so it has no fee payer.");
+  const payerRecord = solanaAccounts(ctx.store).get(payer);
+  enforcePolicies(ctx.store, {
+    operation: "sendSolTransaction",
+    accountPolicies: payerRecord?.policies ?? [],
+    facts: { kind: "solanaTransaction", tx: readSolanaTransaction(tx), network: String(req.body.network) },
+  });
   // Every signer the project holds signs; a signature slot for an outside key must already be filled.
   let signed = tx;
   for (const signer of Object.keys(tx.signatures)) {

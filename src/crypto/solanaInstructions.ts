@@ -1,0 +1,70 @@
+/**
+ * What a Solana transaction does, as far as policies need to know: its
+ * accounts, its instructions' programs, native (System) transfers, SPL token
+ * transfers (Token and Token-2022, plain and checked) and the owners of
+ * associated token accounts it creates. Address lookup tables of v0
+ * messages cannot be resolved offline; only static accounts are read.
+ */
+import { getCompiledTransactionMessageDecoder, type Transaction } from "@solana/kit";
+
+export const SYSTEM_PROGRAM = "11111111111111111111111111111111";
+export const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
+export const TOKEN_2022_PROGRAM = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb";
+export const ASSOCIATED_TOKEN_PROGRAM = "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL";
+
+export interface SolanaInstruction {
+  programId: string;
+  accounts: string[];
+  data: Uint8Array;
+}
+
+export interface SolanaTransfer {
+  kind: "sol" | "spl";
+  from: string;
+  /** Recipient: the wallet for SOL; the token account for SPL. */
+  to: string;
+  /** The token account's owner when the transaction creates that associated token account. */
+  toOwner?: string;
+  mint?: string;
+  amount: bigint;
+}
+
+export interface SolanaTransactionFacts {
+  accountKeys: string[];
+  instructions: SolanaInstruction[];
+  transfers: SolanaTransfer[];
+}
+
+const u64 = (data: Uint8Array, at: number): bigint => Buffer.from(data).readBigUInt64LE(at);
+
+export function readSolanaTransaction(tx: Transaction): SolanaTransactionFacts {
+  const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
+  const accountKeys = message.staticAccounts.map(String);
+  const instructions: SolanaInstruction[] = (message.instructions ?? []).map((ix) => ({
+    programId: accountKeys[ix.programAddressIndex] ?? "",
+    accounts: (ix.accountIndices ?? []).map((i) => accountKeys[i] ?? ""),
+    data: new Uint8Array(ix.data ?? []),
+  }));
+  const ataOwners = new Map<string, { owner: string; mint: string }>();
+  for (const ix of instructions) {
+    // create / createIdempotent: [payer, ata, owner, mint, system, token]
+    if (ix.programId === ASSOCIATED_TOKEN_PROGRAM && ix.accounts.length >= 4) ataOwners.set(ix.accounts[1]!, { owner: ix.accounts[2]!, mint: ix.accounts[3]! });
+  }
+  const transfers: SolanaTransfer[] = [];
+  for (const ix of instructions) {
+    const d = ix.data;
+    if (ix.programId === SYSTEM_PROGRAM && d.length >= 12 && Buffer.from(d).readUInt32LE(0) === 2) {
+      transfers.push({ kind: "sol", from: ix.accounts[0]!, to: ix.accounts[1]!, amount: u64(d, 4) });
+    }
+    if ((ix.programId === TOKEN_PROGRAM || ix.programId === TOKEN_2022_PROGRAM) && d.length >= 9) {
+      if (d[0] === 3) {
+        const to = ix.accounts[1]!;
+        transfers.push({ kind: "spl", from: ix.accounts[0]!, to, toOwner: ataOwners.get(to)?.owner, mint: ataOwners.get(to)?.mint, amount: u64(d, 1) });
+      } else if (d[0] === 12) {
+        const to = ix.accounts[2]!;
+        transfers.push({ kind: "spl", from: ix.accounts[0]!, to, toOwner: ataOwners.get(to)?.owner, mint: ix.accounts[1]!, amount: u64(d, 1) });
+      }
+    }
+  }
+  return { accountKeys, instructions, transfers };
+}

@@ -1,0 +1,58 @@
+/**
+ * Checks of a policy beyond its schema, each failure naming the rule:
+ * regular expressions must compile under RE2, numbers must be integers,
+ * ABIs must be usable, and signEvmHash rules take no criteria.
+ */
+import { RE2JS } from "re2js";
+import { apiError } from "../../errors/catalogue.js";
+import type { Criterion, Rule } from "./model.js";
+
+function fail(ruleIndex: number, message: string): never {
+  throw apiError("invalid_request", `rules[${ruleIndex}]: ${message}`);
+}
+
+function checkRegex(ruleIndex: number, where: string, pattern: unknown) {
+  if (typeof pattern !== "string") fail(ruleIndex, `${where} must be a regular expression`);
+  try {
+    RE2JS.compile(pattern);
+  } catch (error) {
+    fail(ruleIndex, `${where} is not a valid RE2 regular expression (${(error as Error).message})`);
+  }
+}
+
+function checkInteger(ruleIndex: number, where: string, value: unknown) {
+  if (typeof value !== "string" || !/^[0-9]+$/.test(value)) fail(ruleIndex, `${where} must be a non-negative integer in a string`);
+}
+
+function checkCriterion(ruleIndex: number, criterionIndex: number, c: Criterion) {
+  const where = `criteria[${criterionIndex}] (${c.type})`;
+  switch (c.type) {
+    case "evmMessage":
+    case "solMessage":
+      return checkRegex(ruleIndex, `${where}.match`, c.match);
+    case "solValue":
+      return checkInteger(ruleIndex, `${where}.solValue`, c.solValue);
+    case "splValue":
+      return checkInteger(ruleIndex, `${where}.splValue`, c.splValue);
+    case "evmTypedDataField":
+      for (const [i, cond] of ((c.conditions ?? []) as Array<{ match?: unknown }>).entries()) {
+        if (cond.match !== undefined) checkRegex(ruleIndex, `${where}.conditions[${i}].match`, cond.match);
+      }
+      return;
+    case "evmData": {
+      if (Array.isArray(c.abi) && !c.abi.some((item: { type?: string }) => item.type === "function")) fail(ruleIndex, `${where}.abi has no functions`);
+      const names = Array.isArray(c.abi) ? new Set(c.abi.filter((i: { type?: string }) => i.type === "function").map((i: { name?: string }) => i.name)) : undefined;
+      for (const [i, cond] of ((c.conditions ?? []) as Array<{ function: string }>).entries()) {
+        if (names && !names.has(cond.function)) fail(ruleIndex, `${where}.conditions[${i}].function ${cond.function} is not in the ABI`);
+      }
+      return;
+    }
+  }
+}
+
+export function checkRules(rules: Rule[]): void {
+  rules.forEach((rule, ruleIndex) => {
+    if (rule.operation === "signEvmHash" && (rule.criteria ?? []).length > 0) fail(ruleIndex, "signEvmHash rules take no criteria; use action reject to block it");
+    (rule.criteria ?? []).forEach((c, i) => checkCriterion(ruleIndex, i, c));
+  });
+}
