@@ -1,0 +1,52 @@
+/**
+ * Our openapi.yaml against the platform's published document, operation by
+ * operation, in wire facts (method, path, operationId, tag, security,
+ * parameters, bodies, statuses, schemas with their constraints); prose and
+ * examples are not compared. Runs where ../shared/reference exists (the
+ * project's own workspace) and skips elsewhere, e.g. on a user's machine.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "yaml";
+import { describe, expect, it } from "vitest";
+// @ts-expect-error -- plain ESM script shared with scripts/conformance.mjs
+import { compareDocuments, operationsOf } from "../../scripts/lib/wire-facts.mjs";
+import { packageRoot } from "../../src/paths.js";
+
+const referencePath = join(packageRoot, "..", "shared", "reference", "platform-openapi.yaml");
+const present = existsSync(referencePath);
+if (!present) console.log(`conformance: skipped, the reference document is not at ${referencePath}`);
+
+interface Allowed {
+  operationId: string;
+  path: string;
+  reason: string;
+}
+
+describe.skipIf(!present)("wire conformance with the platform's document", () => {
+  const load = (file: string) => parse(readFileSync(file, "utf8"), { maxAliasCount: -1 });
+  const reference = present ? load(referencePath) : undefined;
+  const ours = load(join(packageRoot, "openapi.yaml"));
+  const allowed = (load(join(packageRoot, "test", "contract", "allowed-differences.yaml")) ?? []) as Allowed[];
+
+  it("covers the 123 operations of the areas in scope", () => {
+    expect(operationsOf(reference).length).toBe(123);
+  });
+
+  it("states the same wire facts for every in-scope operation", () => {
+    const report = compareDocuments(reference, ours);
+    const unexplained: string[] = [];
+    let identical = 0;
+    for (const r of report.results as Array<{ operationId: string; status: string; diffs: string[] }>) {
+      const left = r.diffs.filter((d) => !allowed.some((a) => a.operationId === r.operationId && d.startsWith(a.path)));
+      if (left.length === 0) identical++;
+      else unexplained.push(`${r.operationId} (${r.status}):\n    ${left.slice(0, 8).join("\n    ")}`);
+    }
+    console.log(`conformance: ${report.identical}/${report.total} operations identical in wire facts (${identical} with the allow-list)`);
+    expect(unexplained).toEqual([]);
+  });
+
+  it("gives every allow-list entry a reason", () => {
+    for (const a of allowed) expect(a.reason?.length ?? 0).toBeGreaterThan(10);
+  });
+});
