@@ -104,7 +104,18 @@ await once(bareServer, "listening");
 const barePort = bareServer.address().port;
 
 const GET_PATH = "/platform/v2/evm/accounts";
-const POST_PATH = "/platform/v2/evm/accounts/0x742d35Cc6634C0532925a3b844Bc454e4438f44e/sign/message";
+// The POST signs with a real account, created first like any client would.
+const created = await fetch(`${sandbox.url}${GET_PATH}`, {
+  method: "POST",
+  headers: {
+    "content-type": "application/json",
+    authorization: `Bearer ${await bearer("POST", sandbox.host, GET_PATH)}`,
+    "x-wallet-auth": await wallet("POST", sandbox.host, GET_PATH, { name: "bench" }),
+  },
+  body: JSON.stringify({ name: "bench" }),
+}).then((r) => r.json());
+if (!created.address) throw new Error(`could not create the benchmark account: ${JSON.stringify(created)}`);
+const POST_PATH = `/platform/v2/evm/accounts/${created.address}/sign/message`;
 const postBody = { message: "hello from the benchmark" };
 
 console.log(`minting ${TOKENS} bearer tokens and ${TOKENS} wallet tokens ...`);
