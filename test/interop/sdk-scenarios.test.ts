@@ -46,6 +46,16 @@ describe("@coinbase/cdp-sdk under error scenarios", () => {
     await expect(cdp.evm.listAccounts()).rejects.toMatchObject({ errorType: "network_ip_blocked" });
   });
 
+  it("delivers customer_not_authorized with unauthorizedCapabilities to the custodial client", async () => {
+    await activate({ name: "customer-not-authorized" });
+    const error = await cdp.accounts.createAccount({ name: "Treasury" }).then(
+      () => undefined,
+      (e: { statusCode?: number; body?: Record<string, unknown> }) => e,
+    );
+    expect(error?.statusCode).toBe(403);
+    expect(error?.body).toMatchObject({ errorType: "customer_not_authorized", unauthorizedCapabilities: ["transferCrypto", "transferStablecoin"] });
+  });
+
   it("reads a dropped connection as network_connection_failed after its retries", async () => {
     await activate({ name: "network-connection-failed" });
     await expect(cdp.evm.listAccounts()).rejects.toMatchObject({ errorType: "network_connection_failed" });
