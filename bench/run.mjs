@@ -25,7 +25,7 @@ const TOKENS = 40_000; // more than any run sends: each wallet token's jti may b
 
 async function startSandbox() {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [join(root, "dist/cli.js"), "--port", "0", "--seed", "bench"], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [...(process.env.BENCH_PROF ? ["--cpu-prof", "--cpu-prof-dir=/tmp/prof"] : []), join(root, "dist/cli.js"), "--port", "0", "--seed", "bench"], { stdio: ["ignore", "pipe", "inherit"] });
   let line = "";
   for await (const chunk of child.stdout) {
     line += chunk;
