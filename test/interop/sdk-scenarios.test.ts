@@ -50,7 +50,7 @@ describe("@coinbase/cdp-sdk under error scenarios", () => {
     await activate({ name: "customer-not-authorized" });
     const error = await cdp.accounts.createAccount({ name: "Treasury" }).then(
       () => undefined,
-      (e: { statusCode?: number; body?: Record<string, unknown> }) => e,
+      (e: unknown) => e as { statusCode?: number; body?: Record<string, unknown> },
     );
     expect(error?.statusCode).toBe(403);
     expect(error?.body).toMatchObject({ errorType: "customer_not_authorized", unauthorizedCapabilities: ["transferCrypto", "transferStablecoin"] });

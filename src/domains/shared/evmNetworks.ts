@@ -11,6 +11,7 @@ export const EVM_NETWORKS = {
   "arbitrum-sepolia": { chainId: 421614, testnet: true },
   world: { chainId: 480, testnet: false },
   "world-sepolia": { chainId: 4801, testnet: true },
+  "ethereum-hoodi": { chainId: 560048, testnet: true },
 } as const;
 
 export type EvmNetwork = keyof typeof EVM_NETWORKS;

@@ -1,0 +1,38 @@
+/**
+ * Blocks come from the sandbox clock: block n of a network starts at
+ * GENESIS + n × blockTime. A transaction submitted at time t lands in the
+ * next block, so its receipt exists once the clock has reached that block —
+ * advance the clock in tests instead of waiting.
+ */
+/** Block times per network, in ms (the real chains' targets). */
+export const BLOCK_TIME_MS: Record<string, number> = {
+  base: 2000,
+  "base-sepolia": 2000,
+  optimism: 2000,
+  "world": 2000,
+  "world-sepolia": 2000,
+  arbitrum: 250,
+  "arbitrum-sepolia": 250,
+  polygon: 2000,
+  avalanche: 2000,
+  ethereum: 12000,
+  "ethereum-sepolia": 12000,
+  "ethereum-hoodi": 12000,
+  solana: 400,
+  "solana-devnet": 400,
+};
+
+/** 2024-01-01T00:00:00Z: block 0 everywhere. */
+export const GENESIS_MS = Date.UTC(2024, 0, 1);
+
+export function blockTimeOf(network: string): number {
+  return BLOCK_TIME_MS[network] ?? 2000;
+}
+
+export function blockNumberAt(network: string, nowMs: number): number {
+  return Math.max(0, Math.floor((nowMs - GENESIS_MS) / blockTimeOf(network)));
+}
+
+export function blockTimestampOf(network: string, block: number): number {
+  return GENESIS_MS + block * blockTimeOf(network);
+}

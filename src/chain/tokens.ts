@@ -1,0 +1,57 @@
+/**
+ * The sandbox's token table: the tokens the ledger knows per network, with
+ * the contract addresses and decimals they have on the real chains. Native
+ * ETH is listed under the conventional 0xEeee… address, as the platform's
+ * balance APIs do.
+ */
+export const NATIVE_TOKEN_ADDRESS = "0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE" as const;
+
+export interface EvmToken {
+  symbol: string;
+  name: string;
+  /** EIP-55 contract address; NATIVE_TOKEN_ADDRESS for the native token. */
+  address: `0x${string}`;
+  decimals: number;
+}
+
+const ETH: EvmToken = { symbol: "ETH", name: "Ether", address: NATIVE_TOKEN_ADDRESS, decimals: 18 };
+
+export const EVM_TOKENS: Record<string, EvmToken[]> = {
+  base: [
+    ETH,
+    { symbol: "USDC", name: "USD Coin", address: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", decimals: 6 },
+    { symbol: "EURC", name: "EURC", address: "0x60a3E35Cc302bFA44Cb288Bc5a4F316Fdb1adb42", decimals: 6 },
+    { symbol: "cbBTC", name: "Coinbase Wrapped BTC", address: "0xcbB7C0000aB88B473b1f5aFd9ef808440eed33Bf", decimals: 8 },
+  ],
+  "base-sepolia": [
+    ETH,
+    { symbol: "USDC", name: "USD Coin", address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", decimals: 6 },
+    { symbol: "EURC", name: "EURC", address: "0x808456652fdb597867f38412077A9182bf77359F", decimals: 6 },
+    { symbol: "cbBTC", name: "Coinbase Wrapped BTC", address: "0xcbB7C0000aB88B473b1f5aFd9ef808440eed33Bf", decimals: 8 },
+  ],
+  ethereum: [
+    ETH,
+    { symbol: "USDC", name: "USD Coin", address: "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48", decimals: 6 },
+    { symbol: "EURC", name: "EURC", address: "0x1aBaEA1f7C830bD89Acc67eC4af516284b1bC33c", decimals: 6 },
+    { symbol: "cbBTC", name: "Coinbase Wrapped BTC", address: "0xcbB7C0000aB88B473b1f5aFd9ef808440eed33Bf", decimals: 8 },
+  ],
+  "ethereum-sepolia": [
+    ETH,
+    { symbol: "USDC", name: "USD Coin", address: "0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238", decimals: 6 },
+    { symbol: "EURC", name: "EURC", address: "0x08210F9170F89Ab7658F0B5E3fF39b0E03C594D4", decimals: 6 },
+    { symbol: "cbBTC", name: "Coinbase Wrapped BTC", address: "0xcbB7C0000aB88B473b1f5aFd9ef808440eed33Bf", decimals: 8 },
+  ],
+  "ethereum-hoodi": [ETH],
+};
+
+export function evmTokensOf(network: string): EvmToken[] {
+  return EVM_TOKENS[network] ?? [ETH];
+}
+
+export function evmTokenBySymbol(network: string, symbol: string): EvmToken | undefined {
+  return evmTokensOf(network).find((t) => t.symbol.toLowerCase() === symbol.toLowerCase());
+}
+
+export function evmTokenByAddress(network: string, address: string): EvmToken | undefined {
+  return evmTokensOf(network).find((t) => t.address.toLowerCase() === address.toLowerCase());
+}
