@@ -7,6 +7,7 @@
 import express, { type Request, type Response } from "express";
 import type { AuthMode } from "../auth/bearer.js";
 import type { SandboxKeys } from "../domains/types.js";
+import { creditBalance } from "./balances.js";
 import { parseDuration, type Clock } from "../clock.js";
 import { apiError } from "../errors/catalogue.js";
 import { authenticateApiKey } from "../pipeline/authenticate.js";
@@ -123,6 +124,8 @@ export function createAdminRouter(deps: AdminDeps): express.Router {
   );
 
   router.get("/clock", route(() => ({ body: clockView() })));
+  // Funds on any network, mainnets included (where there is no faucet): the ledger is the sandbox's to set.
+  router.post("/balances", route(async ({ projectId, body }) => creditBalance(deps, projectId ?? deps.projects.defaultProjectId(), body)));
   // The RSA key to encrypt imported private keys with: pass it to the client as `encryptionPublicKey`.
   router.get("/import-key", route(() => ({ body: { publicKeyPem: deps.keys.importKey.publicKeyPem, algorithm: "RSA-OAEP-SHA256" } })));
 

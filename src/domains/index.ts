@@ -4,6 +4,8 @@
  */
 import { evmAccountHandlers } from "./evm-accounts/handlers.js";
 import { evmSmartAccountHandlers } from "./evm-smart-accounts/accounts.js";
+import { faucetHandlers } from "./faucets/handlers.js";
+import { tokenBalanceHandlers } from "./token-balances/handlers.js";
 import { policyHandlers } from "./policies/handlers.js";
 import { solanaAccountHandlers } from "./solana-accounts/handlers.js";
 import type { HandlerMap } from "./types.js";
@@ -13,4 +15,6 @@ export const handlers: HandlerMap = {
   ...solanaAccountHandlers,
   ...evmSmartAccountHandlers,
   ...policyHandlers,
+  ...faucetHandlers,
+  ...tokenBalanceHandlers,
 };

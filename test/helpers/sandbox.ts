@@ -55,3 +55,10 @@ export async function call(sandbox: Sandbox, method: string, path: string, o: Ca
 export async function withSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   return startSandbox({ port: 0, ...options });
 }
+
+/** Credits an address on a project's ledger through the admin API (amount in the smallest unit; native when no token). */
+export async function fund(sandbox: Sandbox, body: { network: string; address: string; amount: string; token?: string }, credentials?: Credentials) {
+  const res = await call(sandbox, "POST", "/_sandbox/balances", { body, credentials });
+  if (res.status !== 200) throw new Error(`funding failed: ${res.status} ${res.text}`);
+  return res.body;
+}

@@ -62,10 +62,11 @@ describe("@coinbase/cdp-sdk EVM accounts", () => {
 
   it("sends a transaction request and gets its hash", async () => {
     const account = await cdp.evm.createAccount();
+    await cdp.evm.requestFaucet({ address: account.address, network: "base-sepolia", token: "eth" });
     const { transactionHash } = await cdp.evm.sendTransaction({
       address: account.address,
       network: "base-sepolia",
-      transaction: { to: TO, value: parseEther("0.0001") },
+      transaction: { to: TO, value: parseEther("0.00005") },
     });
     expect(transactionHash).toMatch(/^0x[0-9a-f]{64}$/);
   });

@@ -13,13 +13,14 @@ import {
   type Hex,
 } from "viem";
 import type { Sandbox } from "cdp-sandbox";
-import { call, withSandbox } from "../../../test/helpers/sandbox.js";
+import { call, fund, withSandbox } from "../../../test/helpers/sandbox.js";
 
 let sandbox: Sandbox;
 let address: `0x${string}`;
 beforeAll(async () => {
   sandbox = await withSandbox({ seed: "evm-signing" });
   address = (await call(sandbox, "POST", "/platform/v2/evm/accounts", { body: {}, wallet: true })).body.address;
+  for (const network of ["base", "base-sepolia"]) await fund(sandbox, { network, address, amount: "1000000000000000000" });
 });
 afterAll(() => sandbox.close());
 

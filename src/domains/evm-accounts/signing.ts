@@ -6,6 +6,7 @@
  * simulated chain.
  */
 import { keccak256, parseTransaction, type Hex, type TransactionSerializable } from "viem";
+import { applyEvmTransaction } from "../../chain/ledger.js";
 import { evmAccountOf, isHash32 } from "../../crypto/evm.js";
 import { apiError } from "../../errors/catalogue.js";
 import { enforcePolicies } from "../policies/evaluate.js";
@@ -83,26 +84,12 @@ async function signTransaction(privateKey: Hex, tx: TransactionSerializable): Pr
 const DEFAULT_MAX_FEE_PER_GAS = 2_000_000_000n;
 const DEFAULT_PRIORITY_FEE = 100_000_000n;
 
-export interface RecordedEvmTransaction {
-  hash: Hex;
-  from: `0x${string}`;
-  network: string;
-  chainId: number;
-  nonce: number;
-  to?: `0x${string}` | null;
-  value: string;
-  data?: Hex;
-  signed: Hex;
-  submittedAt: string;
-}
-
 export const sendEvmTransaction: Handler = async (req, ctx) => {
   const record = findEvmAccount(ctx.store, req.pathParams.address!);
   const network = String(req.body.network);
   const chainId = chainIdOf(network)!;
   const tx = parseUnsignedTransaction(String(req.body.transaction)) as TransactionSerializable & Record<string, unknown>;
   // The network decides the chain: the official client serializes requests with chainId 1 and relies on this.
-  const sent = ctx.store.collection<RecordedEvmTransaction>("evmTransactions");
   const nonceKey = `${record.address.toLowerCase()}:${network}`;
   const nonces = ctx.store.collection<{ next: number }>("evmNonces");
   enforcePolicies(ctx.store, { operation: "sendEvmTransaction", accountPolicies: record.policies, facts: transactionFacts(tx, network) });
@@ -120,18 +107,19 @@ export const sendEvmTransaction: Handler = async (req, ctx) => {
   } as TransactionSerializable;
   const signed = await signTransaction(record.privateKey, filled);
   const hash = keccak256(signed);
-  nonces.put(nonceKey, { next: Math.max(nonce + 1, nonces.get(nonceKey)?.next ?? 0) });
-  sent.put(hash, {
+  const f = filled as TransactionSerializable & { to?: `0x${string}` | null; value?: bigint; data?: Hex; gas?: bigint; type?: string };
+  applyEvmTransaction(ctx.store, ctx.clock, {
     hash,
-    from: record.address,
     network,
     chainId,
+    from: record.address,
+    to: f.to ?? null,
+    value: f.value ?? 0n,
+    input: f.data ?? "0x",
     nonce,
-    to: (filled as { to?: `0x${string}` | null }).to ?? null,
-    value: String((filled as { value?: bigint }).value ?? 0n),
-    data: (filled as { data?: Hex }).data,
-    signed,
-    submittedAt: ctx.clock.iso(),
+    gas: f.gas ?? 21_000n,
+    type: f.type ?? "eip1559",
   });
+  nonces.put(nonceKey, { next: Math.max(nonce + 1, nonces.get(nonceKey)?.next ?? 0) });
   return { status: 200, body: { transactionHash: hash } };
 };

@@ -21,7 +21,7 @@ import {
 import { encodeFunctionData, erc20Abi, keccak256, parseEther, serializeTransaction, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { call, withSandbox, type Credentials } from "../../../test/helpers/sandbox.js";
+import { call, fund, withSandbox, type Credentials } from "../../../test/helpers/sandbox.js";
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -241,6 +241,8 @@ async function setUp(c: Case): Promise<{ credentials: Credentials; ctx: Ctx }> {
   expect(policy.status, JSON.stringify(policy.body)).toBe(201);
   const evm = (await call(sandbox, "POST", "/platform/v2/evm/accounts", { body: {}, wallet: true, credentials })).body.address;
   const sol = (await call(sandbox, "POST", "/platform/v2/solana/accounts", { body: {}, wallet: true, credentials })).body.address;
+  for (const network of ["base", "base-sepolia", "polygon"]) await fund(sandbox, { network, address: evm, amount: "10000000000000000000" }, credentials);
+  for (const token of ["USDC"]) await fund(sandbox, { network: "base", address: evm, token, amount: "1000000000" }, credentials);
   return { credentials, ctx: { evm, sol } };
 }
 

@@ -1,0 +1,27 @@
+/**
+ * POST /_sandbox/balances: credit an address on the project's ledger,
+ * `{network, address, token?, amount}` with `token` a symbol of the token
+ * table or a contract address (native when absent) and `amount` in the
+ * token's smallest unit.
+ */
+import { balanceOf, credit } from "../chain/ledger.js";
+import { evmTokenByAddress, evmTokenBySymbol, NATIVE_TOKEN_ADDRESS } from "../chain/tokens.js";
+import { apiError } from "../errors/catalogue.js";
+import type { Store } from "../store/store.js";
+import { EVM_NETWORKS } from "../domains/shared/evmNetworks.js";
+
+export async function creditBalance(deps: { store: Store }, projectId: string, body: Record<string, unknown>) {
+  const { network, address, token, amount } = body as { network?: unknown; address?: unknown; token?: unknown; amount?: unknown };
+  if (typeof network !== "string" || !(network in EVM_NETWORKS)) throw apiError("invalid_request", `network must be one of ${Object.keys(EVM_NETWORKS).join(", ")}.`);
+  if (typeof address !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(address)) throw apiError("invalid_request", "address must be a 0x-prefixed 20-byte hex address.");
+  if (typeof amount !== "string" || !/^[0-9]+$/.test(amount)) throw apiError("invalid_request", 'amount must be a string of digits in the smallest unit, e.g. "1000000000000000000" for 1 ETH.');
+  const asset =
+    token === undefined ? { address: NATIVE_TOKEN_ADDRESS, symbol: "ETH", decimals: 18 }
+    : typeof token === "string" ? (evmTokenBySymbol(network, token) ?? evmTokenByAddress(network, token)) : undefined;
+  if (!asset) throw apiError("invalid_request", `token ${String(token)} is not in the sandbox's token table for ${network}.`);
+  const tx = deps.store.begin(projectId);
+  credit(tx, network, asset.address, address, BigInt(amount));
+  const balance = balanceOf(tx, network, asset.address, address);
+  await tx.commit();
+  return { status: 200, body: { network, address, token: asset.symbol, contractAddress: asset.address, decimals: asset.decimals, balance: balance.toString() } };
+}

@@ -1,0 +1,211 @@
+/**
+ * The EVM ledger of a project: native and ERC-20 balances per network,
+ * allowances, and the transactions applied to them with their receipts and
+ * Transfer/Approval logs. Everything lives in the project's store, so it is
+ * isolated per project, all-or-nothing per request, and kept with `--data`.
+ *
+ * Gas: every transaction burns gasUsed × GAS_PRICE_WEI from the sender
+ * (a Base-like 0.001 gwei), so balances are conserved up to burnt fees.
+ */
+import { decodeFunctionData, encodeAbiParameters, keccak256, pad, toHex, type Hex } from "viem";
+import type { Clock } from "../clock.js";
+import { apiError } from "../errors/catalogue.js";
+import type { ProjectTx } from "../store/store.js";
+import { blockNumberAt } from "./blocks.js";
+import { evmTokenByAddress, NATIVE_TOKEN_ADDRESS } from "./tokens.js";
+
+export const GAS_PRICE_WEI = 1_000_000n;
+const NATIVE = "native";
+const TRANSFER_TOPIC = keccak256(toHex("Transfer(address,address,uint256)"));
+const APPROVAL_TOPIC = keccak256(toHex("Approval(address,address,uint256)"));
+
+const erc20 = [
+  { type: "function", name: "transfer", stateMutability: "nonpayable", inputs: [{ name: "to", type: "address" }, { name: "value", type: "uint256" }], outputs: [{ type: "bool" }] },
+  { type: "function", name: "transferFrom", stateMutability: "nonpayable", inputs: [{ name: "from", type: "address" }, { name: "to", type: "address" }, { name: "value", type: "uint256" }], outputs: [{ type: "bool" }] },
+  { type: "function", name: "approve", stateMutability: "nonpayable", inputs: [{ name: "spender", type: "address" }, { name: "value", type: "uint256" }], outputs: [{ type: "bool" }] },
+] as const;
+
+export interface LedgerLog {
+  address: `0x${string}`;
+  topics: Hex[];
+  data: Hex;
+  logIndex: number;
+}
+
+export interface LedgerTx {
+  hash: Hex;
+  network: string;
+  chainId: number;
+  from: `0x${string}`;
+  to: `0x${string}` | null;
+  value: string;
+  input: Hex;
+  nonce: number;
+  gas: string;
+  gasUsed: string;
+  gasPrice: string;
+  type: string;
+  block: number;
+  status: "success" | "reverted";
+  logs: LedgerLog[];
+  submittedAtMs: number;
+}
+
+interface BalanceRecord {
+  network: string;
+  asset: string;
+  holder: string;
+  amount: string;
+}
+
+const balances = (store: ProjectTx) => store.collection<BalanceRecord>("ledgerBalances");
+export const ledgerTxs = (store: ProjectTx) => store.collection<LedgerTx>("ledgerTxs");
+const allowances = (store: ProjectTx) => store.collection<{ amount: string }>("ledgerAllowances");
+
+const assetKey = (asset: string) => (asset === NATIVE || asset.toLowerCase() === NATIVE_TOKEN_ADDRESS.toLowerCase() ? NATIVE : asset.toLowerCase());
+const balanceId = (network: string, asset: string, holder: string) => `${network}|${assetKey(asset)}|${holder.toLowerCase()}`;
+
+export function balanceOf(store: ProjectTx, network: string, asset: string, holder: string): bigint {
+  return BigInt(balances(store).get(balanceId(network, asset, holder))?.amount ?? "0");
+}
+
+function setBalance(store: ProjectTx, network: string, asset: string, holder: string, amount: bigint): void {
+  balances(store).put(balanceId(network, asset, holder), { network, asset: assetKey(asset), holder: holder.toLowerCase(), amount: amount.toString() });
+}
+
+export function credit(store: ProjectTx, network: string, asset: string, holder: string, amount: bigint): void {
+  setBalance(store, network, asset, holder, balanceOf(store, network, asset, holder) + amount);
+}
+
+/** Every non-zero balance of a holder on a network: [asset ("native" or lowercase contract), amount]. */
+export function holdings(store: ProjectTx, network: string, holder: string): Array<[string, bigint]> {
+  const h = holder.toLowerCase();
+  return balances(store)
+    .filter((b) => b.network === network && b.holder === h && b.amount !== "0")
+    .map((b) => [b.asset, BigInt(b.amount)]);
+}
+
+const topicAddress = (a: string) => pad(a.toLowerCase() as Hex, { size: 32 });
+
+export interface EvmTransactionInput {
+  hash: Hex;
+  network: string;
+  chainId: number;
+  from: `0x${string}`;
+  to: `0x${string}` | null;
+  value: bigint;
+  input: Hex;
+  nonce: number;
+  gas: bigint;
+  type: string;
+}
+
+/**
+ * Applies a signed transaction. A sender who cannot pay value + fee is refused
+ * before inclusion (400 insufficient_balance, nothing changes); a token call
+ * that fails (balance, allowance) is included and reverts, and its fee is spent.
+ */
+export function applyEvmTransaction(store: ProjectTx, clock: Clock, tx: EvmTransactionInput): LedgerTx {
+  const token = tx.to ? evmTokenByAddress(tx.network, tx.to) : undefined;
+  const isTokenCall = token !== undefined && token.address !== NATIVE_TOKEN_ADDRESS && tx.input !== "0x";
+  const gasUsed = isTokenCall ? 52_000n : tx.input && tx.input !== "0x" ? 60_000n : 21_000n;
+  const fee = gasUsed * GAS_PRICE_WEI;
+  const native = balanceOf(store, tx.network, NATIVE, tx.from);
+  if (native < tx.value + fee) {
+    throw apiError(
+      "insufficient_balance",
+      `${tx.from} has ${native} wei on ${tx.network}; this transaction needs ${tx.value + fee} (value ${tx.value} + gas ${fee}).`,
+    );
+  }
+  setBalance(store, tx.network, NATIVE, tx.from, native - fee);
+  let status: LedgerTx["status"] = "success";
+  const logs: LedgerLog[] = [];
+  if (tx.value > 0n) {
+    setBalance(store, tx.network, NATIVE, tx.from, balanceOf(store, tx.network, NATIVE, tx.from) - tx.value);
+    if (tx.to) credit(store, tx.network, NATIVE, tx.to, tx.value);
+  }
+  if (isTokenCall) status = applyTokenCall(store, tx, token!.address, logs) ? "success" : "reverted";
+  const record: LedgerTx = {
+    hash: tx.hash,
+    network: tx.network,
+    chainId: tx.chainId,
+    from: tx.from,
+    to: tx.to,
+    value: tx.value.toString(),
+    input: tx.input,
+    nonce: tx.nonce,
+    gas: tx.gas.toString(),
+    gasUsed: gasUsed.toString(),
+    gasPrice: GAS_PRICE_WEI.toString(),
+    type: tx.type,
+    block: blockNumberAt(tx.network, clock.now()) + 1,
+    status,
+    logs,
+    submittedAtMs: clock.now(),
+  };
+  ledgerTxs(store).put(record.hash, record);
+  return record;
+}
+
+function applyTokenCall(store: ProjectTx, tx: EvmTransactionInput, contract: `0x${string}`, logs: LedgerLog[]): boolean {
+  let call: { functionName: string; args: readonly unknown[] };
+  try {
+    call = decodeFunctionData({ abi: erc20, data: tx.input }) as typeof call;
+  } catch {
+    return false; // not a call this token understands: it reverts
+  }
+  const log = (topic: Hex, a: string, b: string, amount: bigint) =>
+    logs.push({ address: contract, topics: [topic, topicAddress(a), topicAddress(b)], data: encodeAbiParameters([{ type: "uint256" }], [amount]), logIndex: logs.length });
+  if (call.functionName === "approve") {
+    const [spender, amount] = call.args as [string, bigint];
+    allowances(store).put(`${tx.network}|${contract.toLowerCase()}|${tx.from.toLowerCase()}|${spender.toLowerCase()}`, { amount: amount.toString() });
+    log(APPROVAL_TOPIC, tx.from, spender, amount);
+    return true;
+  }
+  const [from, to, amount] =
+    call.functionName === "transfer" ? [tx.from, ...(call.args as [string, bigint])] : (call.args as [string, string, bigint]);
+  if (call.functionName === "transferFrom") {
+    const key = `${tx.network}|${contract.toLowerCase()}|${from.toLowerCase()}|${tx.from.toLowerCase()}`;
+    const allowed = BigInt(allowances(store).get(key)?.amount ?? "0");
+    if (allowed < amount) return false;
+    allowances(store).put(key, { amount: (allowed - amount).toString() });
+  }
+  const held = balanceOf(store, tx.network, contract, from);
+  if (held < amount) return false;
+  setBalance(store, tx.network, contract, from, held - amount);
+  credit(store, tx.network, contract, to, amount);
+  log(TRANSFER_TOPIC, from, to, amount);
+  return true;
+}
+
+export function allowanceOf(store: ProjectTx, network: string, contract: string, owner: string, spender: string): bigint {
+  return BigInt(allowances(store).get(`${network}|${contract.toLowerCase()}|${owner.toLowerCase()}|${spender.toLowerCase()}`)?.amount ?? "0");
+}
+
+/** A faucet payout: credits the holder and records a transaction from the faucet, with a Transfer log for tokens. */
+export function faucetPayout(store: ProjectTx, clock: Clock, random: { hex(n: number): string }, network: string, chainId: number, holder: `0x${string}`, asset: string, amount: bigint): LedgerTx {
+  const FAUCET = "0x7E2B7fbC3a2Fb5a64B1e9D7f0c7F1C6dDbC0fA11" as const;
+  const hash = `0x${random.hex(32)}` as Hex;
+  const isNative = assetKey(asset) === NATIVE;
+  credit(store, network, asset, holder, amount);
+  const record: LedgerTx = {
+    hash,
+    network,
+    chainId,
+    from: FAUCET,
+    to: isNative ? holder : (asset as `0x${string}`),
+    value: isNative ? amount.toString() : "0",
+    input: "0x",
+    nonce: 0,
+    gas: "21000",
+    gasUsed: "21000",
+    gasPrice: GAS_PRICE_WEI.toString(),
+    type: "eip1559",
+    block: blockNumberAt(network, clock.now()) + 1,
+    status: "success",
+    logs: isNative ? [] : [{ address: asset as `0x${string}`, topics: [TRANSFER_TOPIC, topicAddress(FAUCET), topicAddress(holder)], data: encodeAbiParameters([{ type: "uint256" }], [amount]), logIndex: 0 }],
+    submittedAtMs: clock.now(),
+  };
+  ledgerTxs(store).put(hash, record);
+  return record;
+}

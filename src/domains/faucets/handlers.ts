@@ -1,0 +1,48 @@
+/**
+ * Faucets: testnet funds credited to the project's ledger, with a
+ * transaction that the node (`/rpc/v1/...`) and the balance APIs see.
+ * Limits per address and per project over a rolling 24 h of sandbox time
+ * (table below, also in the README) → 429 faucet_limit_exceeded.
+ */
+import { faucetPayout } from "../../chain/ledger.js";
+import { evmTokenBySymbol } from "../../chain/tokens.js";
+import { apiError } from "../../errors/catalogue.js";
+import { chainIdOf } from "../shared/evmNetworks.js";
+import type { Handler, HandlerMap } from "../types.js";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** What one claim pays and how many claims fit in 24 h. */
+export const EVM_FAUCET: Record<string, { amount: bigint; perAddress: number; perProject: number }> = {
+  eth: { amount: 100_000_000_000_000n, perAddress: 1000, perProject: 10_000 }, // 0.0001 ETH
+  usdc: { amount: 1_000_000n, perAddress: 10, perProject: 100 }, // 1 USDC
+  eurc: { amount: 1_000_000n, perAddress: 10, perProject: 100 }, // 1 EURC
+  cbbtc: { amount: 10_000n, perAddress: 100, perProject: 1000 }, // 0.0001 cbBTC
+};
+
+interface Claim {
+  id: string;
+  kind: string;
+  address: string;
+  atMs: number;
+}
+
+const requestEvmFaucet: Handler = (req, ctx) => {
+  const { network, address, token } = req.body as { network: string; address: `0x${string}`; token: string };
+  const limits = EVM_FAUCET[token]!;
+  const asset = evmTokenBySymbol(network, token === "eth" ? "ETH" : token);
+  if (!asset) throw apiError("invalid_request", `The ${network} faucet does not pay ${token}; it pays ${Object.keys(EVM_FAUCET).join(", ")} where the token exists.`);
+  const claims = ctx.store.collection<Claim>("faucetClaims");
+  const since = ctx.clock.now() - DAY_MS;
+  const kind = `evm:${network}:${token}`;
+  const recent = claims.filter((c) => c.kind === kind && c.atMs > since);
+  if (recent.filter((c) => c.address === address.toLowerCase()).length >= limits.perAddress) {
+    throw apiError("faucet_limit_exceeded", `${address} has had ${limits.perAddress} ${token} claims on ${network} in the last 24 hours; that is the limit per address.`);
+  }
+  if (recent.length >= limits.perProject) throw apiError("faucet_limit_exceeded", `This project has had ${limits.perProject} ${token} claims on ${network} in the last 24 hours.`);
+  const tx = faucetPayout(ctx.store, ctx.clock, ctx.random, network, chainIdOf(network)!, address, asset.address, limits.amount);
+  claims.put(tx.hash, { id: tx.hash, kind, address: address.toLowerCase(), atMs: ctx.clock.now() });
+  return { status: 200, body: { transactionHash: tx.hash } };
+};
+
+export const faucetHandlers: HandlerMap = { requestEvmFaucet };
