@@ -6,6 +6,9 @@ import express, { type NextFunction, type Request, type Response } from "express
 import { createAdminRouter, type AdminDeps } from "./admin/router.js";
 import { apiError } from "./errors/catalogue.js";
 import { errorResponse } from "./pipeline/errors.js";
+import { createNodeRouter } from "./chain/rpc.js";
+import { authenticateApiKey } from "./pipeline/authenticate.js";
+import type { Exchange } from "./pipeline/exchange.js";
 import { createPipeline, type PipelineDeps } from "./pipeline/pipeline.js";
 
 export type AppDeps = PipelineDeps & Omit<AdminDeps, "random" | "log"> & { bodyLimit?: string };
@@ -21,6 +24,19 @@ export function createApp(deps: AppDeps): express.Express {
   const correlationIds = deps.random.fork("correlation-outside");
   const send = (res: Response, status: number, out: ReturnType<typeof errorResponse>, correlationId: string) =>
     res.status(status).set({ ...out.headers, "x-correlation-id": correlationId }).send(out.bodyText);
+  app.use(
+    createNodeRouter({
+      store: deps.store,
+      projects: deps.projects,
+      clock: deps.clock,
+      authenticate: async (req) => {
+        if (deps.authMode === "none") return deps.projects.defaultProjectId();
+        const ex = { method: "GET", host: req.headers.host ?? "", fullPath: new URL(req.originalUrl, "http://x").pathname } as Exchange;
+        await authenticateApiKey(ex, { mode: deps.authMode, projects: deps.projects }, req.headers.authorization);
+        return ex.projectId!;
+      },
+    }),
+  );
   app.all("/platform", pipeline);
   app.all("/platform/{*rest}", pipeline);
   app.use((req: Request, res: Response) => {
