@@ -49,6 +49,22 @@ describe("the simulated chain", () => {
     expect(receipt.status).toBe("success");
   });
 
+  it("answers the Onchain Data balance and token-ownership operations from the same ledger", async () => {
+    const address = await newAccount();
+    await fund(sandbox, { network: "base-sepolia", address, token: "USDC", amount: "42" });
+    const data = await call(sandbox, "GET", `/platform/v2/data/evm/token-balances/base-sepolia/${address}`);
+    expect(data.body.balances).toEqual([{ amount: { amount: "42", decimals: 6 }, token: { network: "base-sepolia", contractAddress: USDC, symbol: "USDC", name: "USD Coin" } }]);
+    const owned = await call(sandbox, "GET", `/platform/v2/data/evm/token-ownership/base-sepolia/${address}`);
+    expect(owned.body).toEqual({ accountAddress: address, tokenAddresses: [USDC], totalCount: 1 });
+  });
+
+  it("refuses a faucet token the network does not have", async () => {
+    const address = await newAccount();
+    const res = await call(sandbox, "POST", "/platform/v2/evm/faucet", { body: { network: "ethereum-hoodi", address, token: "usdc" } });
+    expect(res.status).toBe(400);
+    expect(res.body.errorMessage).toMatch(/does not pay usdc/);
+  });
+
   it("limits faucet claims per address per day, and resets after 24 h of sandbox time", async () => {
     const address = await newAccount();
     for (let i = 0; i < 10; i++) expect((await call(sandbox, "POST", "/platform/v2/evm/faucet", { body: { network: "base-sepolia", address, token: "eurc" } })).status).toBe(200);

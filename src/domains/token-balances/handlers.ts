@@ -20,4 +20,14 @@ const listEvmTokenBalances: Handler = (req, ctx) => {
   return { status: 200, body: { balances: page.items, ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
 };
 
-export const tokenBalanceHandlers: HandlerMap = { listEvmTokenBalances };
+/** Token contracts an address holds or has held on the ledger (native excluded). */
+const listTokensForAccount: Handler = (req, ctx) => {
+  const { network, address } = req.pathParams as { network: string; address: string };
+  const tokenAddresses = holdings(ctx.store, network, address)
+    .filter(([asset]) => asset !== "native")
+    .map(([asset]) => evmTokenByAddress(network, asset)?.address ?? asset);
+  return { status: 200, body: { accountAddress: address, tokenAddresses, totalCount: tokenAddresses.length } };
+};
+
+// The Onchain Data balances operation answers from the same ledger (the official client uses it for listTokenBalances).
+export const tokenBalanceHandlers: HandlerMap = { listEvmTokenBalances, listDataTokenBalances: listEvmTokenBalances, listTokensForAccount };
