@@ -62,15 +62,17 @@ const balances = (store: ProjectTx) => store.collection<BalanceRecord>("ledgerBa
 export const ledgerTxs = (store: ProjectTx) => store.collection<LedgerTx>("ledgerTxs");
 const allowances = (store: ProjectTx) => store.collection<{ amount: string }>("ledgerAllowances");
 
-const assetKey = (asset: string) => (asset === NATIVE || asset.toLowerCase() === NATIVE_TOKEN_ADDRESS.toLowerCase() ? NATIVE : asset.toLowerCase());
-const balanceId = (network: string, asset: string, holder: string) => `${network}|${assetKey(asset)}|${holder.toLowerCase()}`;
+// EVM addresses compare case-insensitively; Solana's base-58 addresses exactly.
+const addressKey = (a: string) => (a.startsWith("0x") ? a.toLowerCase() : a);
+const assetKey = (asset: string) => (asset === NATIVE || asset.toLowerCase() === NATIVE_TOKEN_ADDRESS.toLowerCase() ? NATIVE : addressKey(asset));
+const balanceId = (network: string, asset: string, holder: string) => `${network}|${assetKey(asset)}|${addressKey(holder)}`;
 
 export function balanceOf(store: ProjectTx, network: string, asset: string, holder: string): bigint {
   return BigInt(balances(store).get(balanceId(network, asset, holder))?.amount ?? "0");
 }
 
-function setBalance(store: ProjectTx, network: string, asset: string, holder: string, amount: bigint): void {
-  balances(store).put(balanceId(network, asset, holder), { network, asset: assetKey(asset), holder: holder.toLowerCase(), amount: amount.toString() });
+export function setBalance(store: ProjectTx, network: string, asset: string, holder: string, amount: bigint): void {
+  balances(store).put(balanceId(network, asset, holder), { network, asset: assetKey(asset), holder: addressKey(holder), amount: amount.toString() });
 }
 
 export function credit(store: ProjectTx, network: string, asset: string, holder: string, amount: bigint): void {
@@ -79,7 +81,7 @@ export function credit(store: ProjectTx, network: string, asset: string, holder:
 
 /** Every non-zero balance of a holder on a network: [asset ("native" or lowercase contract), amount]. */
 export function holdings(store: ProjectTx, network: string, holder: string): Array<[string, bigint]> {
-  const h = holder.toLowerCase();
+  const h = addressKey(holder);
   return balances(store)
     .filter((b) => b.network === network && b.holder === h && b.amount !== "0")
     .map((b) => [b.asset, BigInt(b.amount)]);

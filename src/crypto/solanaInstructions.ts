@@ -26,6 +26,8 @@ export interface SolanaTransfer {
   /** The token account's owner when the transaction creates that associated token account. */
   toOwner?: string;
   mint?: string;
+  /** For SPL: the wallet that signs for the source token account. */
+  authority?: string;
   amount: bigint;
 }
 
@@ -53,16 +55,17 @@ export function readSolanaTransaction(tx: Transaction): SolanaTransactionFacts {
   const transfers: SolanaTransfer[] = [];
   for (const ix of instructions) {
     const d = ix.data;
-    if (ix.programId === SYSTEM_PROGRAM && d.length >= 12 && Buffer.from(d).readUInt32LE(0) === 2) {
+    // Instructions without the accounts their layout needs would fail on chain; they move nothing here.
+    if (ix.programId === SYSTEM_PROGRAM && d.length >= 12 && ix.accounts.length >= 2 && Buffer.from(d).readUInt32LE(0) === 2) {
       transfers.push({ kind: "sol", from: ix.accounts[0]!, to: ix.accounts[1]!, amount: u64(d, 4) });
     }
     if ((ix.programId === TOKEN_PROGRAM || ix.programId === TOKEN_2022_PROGRAM) && d.length >= 9) {
-      if (d[0] === 3) {
+      if (d[0] === 3 && ix.accounts.length >= 3) {
         const to = ix.accounts[1]!;
-        transfers.push({ kind: "spl", from: ix.accounts[0]!, to, toOwner: ataOwners.get(to)?.owner, mint: ataOwners.get(to)?.mint, amount: u64(d, 1) });
-      } else if (d[0] === 12) {
+        transfers.push({ kind: "spl", from: ix.accounts[0]!, to, toOwner: ataOwners.get(to)?.owner, mint: ataOwners.get(to)?.mint, authority: ix.accounts[2], amount: u64(d, 1) });
+      } else if (d[0] === 12 && ix.accounts.length >= 4) {
         const to = ix.accounts[2]!;
-        transfers.push({ kind: "spl", from: ix.accounts[0]!, to, toOwner: ataOwners.get(to)?.owner, mint: ix.accounts[1]!, amount: u64(d, 1) });
+        transfers.push({ kind: "spl", from: ix.accounts[0]!, to, toOwner: ataOwners.get(to)?.owner, mint: ix.accounts[1]!, authority: ix.accounts[3], amount: u64(d, 1) });
       }
     }
   }

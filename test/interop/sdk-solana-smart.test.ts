@@ -32,6 +32,7 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 
+const RECIPIENT = getAddressDecoder().decode(ed25519.getPublicKey(randomBytes(32)));
 const publicKeyOf = (address: string) => new Uint8Array(getBase58Encoder().encode(address));
 
 function unsignedTransaction(feePayer: string): string {
@@ -39,7 +40,7 @@ function unsignedTransaction(feePayer: string): string {
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayer(toAddress(feePayer), m),
     (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: "4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi" as Blockhash, lastValidBlockHeight: 100n }, m),
-    (m) => appendTransactionMessageInstruction({ programAddress: toAddress("11111111111111111111111111111111"), accounts: [{ address: toAddress(feePayer), role: 3 }], data: new Uint8Array([2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]) }, m),
+    (m) => appendTransactionMessageInstruction({ programAddress: toAddress("11111111111111111111111111111111"), accounts: [{ address: toAddress(feePayer), role: 3 }, { address: toAddress(RECIPIENT), role: 1 }], data: new Uint8Array([2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]) }, m),
   );
   return Buffer.from(getTransactionEncoder().encode(compileTransaction(message))).toString("base64");
 }
@@ -61,10 +62,15 @@ describe("@coinbase/cdp-sdk Solana accounts", () => {
     expect(ed25519.verify(new Uint8Array(tx.signatures[toAddress(account.address)]!), new Uint8Array(tx.messageBytes), publicKeyOf(account.address))).toBe(true);
   });
 
-  it("sends a transaction", async () => {
+  it("gets devnet SOL from the faucet, sends a transaction, and sees the balances", async () => {
     const account = await cdp.solana.createAccount();
+    await cdp.solana.requestFaucet({ address: account.address, token: "sol" });
     const { signature } = await cdp.solana.sendTransaction({ network: "solana-devnet", transaction: unsignedTransaction(account.address) });
     expect(getBase58Encoder().encode(signature)).toHaveLength(64);
+    const { balances } = await cdp.solana.listTokenBalances({ address: account.address, network: "solana-devnet" });
+    expect(balances.find((b) => b.token.symbol === "SOL")?.amount.amount).toBe(1_250_000n - 5000n - 1n); // faucet − fee − 1 lamport sent
+    const received = await cdp.solana.listTokenBalances({ address: RECIPIENT, network: "solana-devnet" });
+    expect(received.balances[0]?.amount.amount).toBe(1n);
   });
 
   it("imports with the sandbox's encryptionPublicKey and exports the key back", async () => {

@@ -4,7 +4,10 @@
  * Limits per address and per project over a rolling 24 h of sandbox time
  * (table below, also in the README) → 429 faucet_limit_exceeded.
  */
-import { faucetPayout } from "../../chain/ledger.js";
+import { blockNumberAt } from "../../chain/blocks.js";
+import { credit, faucetPayout } from "../../chain/ledger.js";
+import { SOL, solanaTokenBySymbol, solanaTxs } from "../../chain/solanaLedger.js";
+import { toBase58 } from "../../crypto/solana.js";
 import { evmTokenBySymbol } from "../../chain/tokens.js";
 import { apiError } from "../../errors/catalogue.js";
 import { chainIdOf } from "../shared/evmNetworks.js";
@@ -45,4 +48,30 @@ const requestEvmFaucet: Handler = (req, ctx) => {
   return { status: 200, body: { transactionHash: tx.hash } };
 };
 
-export const faucetHandlers: HandlerMap = { requestEvmFaucet };
+export const SOLANA_FAUCET: Record<string, { amount: bigint; perAddress: number; perProject: number }> = {
+  sol: { amount: 1_250_000n, perAddress: 10, perProject: 100 }, // 0.00125 SOL
+  usdc: { amount: 1_000_000n, perAddress: 10, perProject: 100 }, // 1 USDC
+};
+
+/** Devnet only, like the platform's. */
+const requestSolanaFaucet: Handler = (req, ctx) => {
+  const { address, token } = req.body as { address: string; token: string };
+  const limits = SOLANA_FAUCET[token];
+  const asset = solanaTokenBySymbol("solana-devnet", token);
+  if (!limits || !asset) throw apiError("invalid_request", `The sandbox's Solana faucet pays ${Object.keys(SOLANA_FAUCET).join(" and ")}; ${token} is not simulated.`);
+  const claims = ctx.store.collection<Claim>("faucetClaims");
+  const since = ctx.clock.now() - DAY_MS;
+  const kind = `solana:solana-devnet:${token}`;
+  const recent = claims.filter((c) => c.kind === kind && c.atMs > since);
+  if (recent.filter((c) => c.address === address).length >= limits.perAddress) {
+    throw apiError("faucet_limit_exceeded", `${address} has had ${limits.perAddress} ${token} claims in the last 24 hours; that is the limit per address.`);
+  }
+  if (recent.length >= limits.perProject) throw apiError("faucet_limit_exceeded", `This project has had ${limits.perProject} ${token} claims in the last 24 hours.`);
+  credit(ctx.store, "solana-devnet", asset === SOL ? "native" : asset.mint, address, limits.amount);
+  const signature = toBase58(ctx.random.bytes(64));
+  solanaTxs(ctx.store).put(signature, { signature, network: "solana-devnet", slot: blockNumberAt("solana-devnet", ctx.clock.now()) + 1, feePayer: address, status: "success", submittedAtMs: ctx.clock.now() });
+  claims.put(signature, { id: signature, kind, address, atMs: ctx.clock.now() });
+  return { status: 200, body: { transactionSignature: signature } };
+};
+
+export const faucetHandlers: HandlerMap = { requestEvmFaucet, requestSolanaFaucet };

@@ -243,6 +243,7 @@ async function setUp(c: Case): Promise<{ credentials: Credentials; ctx: Ctx }> {
   const sol = (await call(sandbox, "POST", "/platform/v2/solana/accounts", { body: {}, wallet: true, credentials })).body.address;
   for (const network of ["base", "base-sepolia", "polygon"]) await fund(sandbox, { network, address: evm, amount: "10000000000000000000" }, credentials);
   for (const token of ["USDC"]) await fund(sandbox, { network: "base", address: evm, token, amount: "1000000000" }, credentials);
+  for (const network of ["solana", "solana-devnet"]) await fund(sandbox, { network, address: sol, amount: "1000000000" }, credentials);
   return { credentials, ctx: { evm, sol } };
 }
 

@@ -6,6 +6,7 @@
 import { decodeSolanaTransaction, encodeSolanaTransaction, feePayerOf, signSolanaBytes, signSolanaTransaction, toBase58 } from "../../crypto/solana.js";
 import { apiError } from "../../errors/catalogue.js";
 import { readSolanaTransaction } from "../../crypto/solanaInstructions.js";
+import { applySolanaTransaction } from "../../chain/solanaLedger.js";
 import { enforcePolicies } from "../policies/evaluate.js";
 import type { Handler } from "../types.js";
 import { findSolanaAccount, solanaAccounts } from "./model.js";
@@ -25,14 +26,6 @@ export const signSolanaTransactionHandler: Handler = (req, ctx) => {
   const signed = signSolanaTransaction(tx, record);
   return { status: 200, body: { signedTransaction: encodeSolanaTransaction(signed) } };
 };
-
-export interface RecordedSolanaTransaction {
-  signature: string;
-  feePayer: string;
-  network: string;
-  wire: string;
-  submittedAt: string;
-}
 
 export const sendSolanaTransaction: Handler = (req, ctx) => {
   const tx = decodeSolanaTransaction(String(req.body.transaction));
@@ -55,12 +48,6 @@ export const sendSolanaTransaction: Handler = (req, ctx) => {
   }
   const first = signed.signatures[payer as keyof typeof signed.signatures]!;
   const signature = toBase58(new Uint8Array(first));
-  ctx.store.collection<RecordedSolanaTransaction>("solanaTransactions").put(signature, {
-    signature,
-    feePayer: payer,
-    network: String(req.body.network),
-    wire: encodeSolanaTransaction(signed),
-    submittedAt: ctx.clock.iso(),
-  });
+  applySolanaTransaction(ctx.store, ctx.clock, String(req.body.network), signature, payer, Object.keys(signed.signatures).length, readSolanaTransaction(tx));
   return { status: 200, body: { transactionSignature: signature } };
 };

@@ -17,7 +17,7 @@ import {
 } from "@solana/kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { call, withSandbox } from "../../../test/helpers/sandbox.js";
+import { call, fund, withSandbox } from "../../../test/helpers/sandbox.js";
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -105,10 +105,35 @@ describe("Solana accounts", () => {
 
   it("sends a transaction signed by the fee payer and returns its signature", async () => {
     const { address } = (await create()).body;
+    await fund(sandbox, { network: "solana-devnet", address, amount: "1000000" });
     const res = await call(sandbox, "POST", `${ACCOUNTS}/send/transaction`, { body: { network: "solana-devnet", transaction: unsignedTransfer(address, 0) }, wallet: true });
     expect(res.status).toBe(200);
     const signature = new Uint8Array(getBase58Encoder().encode(res.body.transactionSignature));
     expect(signature).toHaveLength(64);
+  });
+
+  it("pays devnet SOL and USDC from the faucet, within a daily limit, and lists them", async () => {
+    const { address } = (await create()).body;
+    const sol = await call(sandbox, "POST", "/platform/v2/solana/faucet", { body: { address, token: "sol" } });
+    expect(sol.status).toBe(200);
+    expect(new Uint8Array(getBase58Encoder().encode(sol.body.transactionSignature))).toHaveLength(64);
+    for (let i = 0; i < 10; i++) expect((await call(sandbox, "POST", "/platform/v2/solana/faucet", { body: { address, token: "usdc" } })).status).toBe(200);
+    const limited = await call(sandbox, "POST", "/platform/v2/solana/faucet", { body: { address, token: "usdc" } });
+    expect(limited.status).toBe(429);
+    expect(limited.body.errorType).toBe("faucet_limit_exceeded");
+    const balances = await call(sandbox, "GET", `/platform/v2/solana/token-balances/solana-devnet/${address}`);
+    expect(balances.body.balances).toEqual([
+      { amount: { amount: "1250000", decimals: 9 }, token: { mintAddress: "So11111111111111111111111111111111111111112", symbol: "SOL", name: "Solana" } },
+      { amount: { amount: "10000000", decimals: 6 }, token: { mintAddress: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU", symbol: "USDC", name: "USD Coin" } },
+    ]);
+  });
+
+  it("refuses a send whose fee payer cannot pay, and keeps nothing", async () => {
+    const { address } = (await create()).body;
+    const res = await call(sandbox, "POST", `${ACCOUNTS}/send/transaction`, { body: { network: "solana-devnet", transaction: unsignedTransfer(address, 0) }, wallet: true });
+    expect(res.status).toBe(400);
+    expect(res.body.errorType).toBe("insufficient_balance");
+    expect((await call(sandbox, "GET", `/platform/v2/solana/token-balances/solana-devnet/${address}`)).body.balances).toEqual([]);
   });
 
   it("refuses to send when a signer outside the project has not signed", async () => {

@@ -1,6 +1,7 @@
 /** Token balances read from the project's ledger, native token first, then tokens by contract address. */
 import { holdings } from "../../chain/ledger.js";
 import { evmTokenByAddress, NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
+import { SOL, solanaTokenByMint } from "../../chain/solanaLedger.js";
 import { paginate } from "../shared/pagination.js";
 import type { Handler, HandlerMap } from "../types.js";
 
@@ -20,6 +21,18 @@ const listEvmTokenBalances: Handler = (req, ctx) => {
   return { status: 200, body: { balances: page.items, ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
 };
 
+const listSolanaTokenBalances: Handler = (req, ctx) => {
+  const { network, address } = req.pathParams as { network: string; address: string };
+  const rows = holdings(ctx.store, network, address)
+    .map(([asset, amount]) => {
+      const token = asset === "native" ? SOL : solanaTokenByMint(network, asset);
+      return { amount: { amount: amount.toString(), decimals: token?.decimals ?? 0 }, token: { mintAddress: token?.mint ?? asset, ...(token ? { symbol: token.symbol, name: token.name } : {}) } };
+    })
+    .sort((a, b) => (a.token.mintAddress === SOL.mint ? -1 : b.token.mintAddress === SOL.mint ? 1 : a.token.mintAddress.localeCompare(b.token.mintAddress)));
+  const page = paginate(rows, req.query, `solana-balances:${network}:${address}`);
+  return { status: 200, body: { balances: page.items, ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
+};
+
 /** Token contracts an address holds or has held on the ledger (native excluded). */
 const listTokensForAccount: Handler = (req, ctx) => {
   const { network, address } = req.pathParams as { network: string; address: string };
@@ -30,4 +43,4 @@ const listTokensForAccount: Handler = (req, ctx) => {
 };
 
 // The Onchain Data balances operation answers from the same ledger (the official client uses it for listTokenBalances).
-export const tokenBalanceHandlers: HandlerMap = { listEvmTokenBalances, listDataTokenBalances: listEvmTokenBalances, listTokensForAccount };
+export const tokenBalanceHandlers: HandlerMap = { listEvmTokenBalances, listDataTokenBalances: listEvmTokenBalances, listTokensForAccount, listSolanaTokenBalances };
