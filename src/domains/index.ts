@@ -6,6 +6,7 @@ import { evmAccountHandlers } from "./evm-accounts/handlers.js";
 import { evmSmartAccountHandlers } from "./evm-smart-accounts/accounts.js";
 import { faucetHandlers } from "./faucets/handlers.js";
 import { tokenBalanceHandlers } from "./token-balances/handlers.js";
+import { sqlHandlers } from "./sql/handlers.js";
 import { policyHandlers } from "./policies/handlers.js";
 import { solanaAccountHandlers } from "./solana-accounts/handlers.js";
 import type { HandlerMap } from "./types.js";
@@ -17,4 +18,5 @@ export const handlers: HandlerMap = {
   ...policyHandlers,
   ...faucetHandlers,
   ...tokenBalanceHandlers,
+  ...sqlHandlers,
 };

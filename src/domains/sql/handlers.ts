@@ -1,0 +1,47 @@
+/** SQL API: run a query over the ledger, and describe what can be queried. */
+import type { Handler, HandlerMap } from "../types.js";
+import { runQuery, SQL_LIMITS } from "./engine.js";
+import { ledgerRows, SQL_NETWORKS, TABLES } from "./tables.js";
+
+const runSQLQuery: Handler = async (req, ctx) => {
+  const started = Date.now();
+  const { rows, columns } = await runQuery(String(req.body.sql), ledgerRows(ctx.store, ctx.clock.now()));
+  return {
+    status: 200,
+    body: {
+      result: rows,
+      schema: { columns },
+      metadata: { cached: false, executionTimestamp: ctx.clock.iso(), executionTimeMs: Date.now() - started, rowCount: rows.length },
+    },
+  };
+};
+
+const getSQLSchema: Handler = () => ({
+  status: 200,
+  body: {
+    tables: Object.keys(SQL_NETWORKS).flatMap((schema) =>
+      TABLES.map((t) => ({
+        name: `${schema}.${t.name}`,
+        description: `${t.name} of ${SQL_NETWORKS[schema]} on this project's simulated ledger`,
+        columns: t.columns.map((c, i) => ({ name: c.name, type: c.type, nullable: c.nullable ?? false, indexOrder: i })),
+      })),
+    ),
+  },
+});
+
+const GRAMMAR = `(* What the sandbox's SQL API accepts: one SQLite SELECT over the tables of GET /v2/data/query/schema. *)
+query      = [ "WITH" cte { "," cte } ] select [ ";" ] ;
+cte        = name "AS" "(" select ")" ;
+select     = "SELECT" [ "DISTINCT" ] columns "FROM" source { join } [ "WHERE" expr ]
+             [ "GROUP BY" expr { "," expr } ] [ "HAVING" expr ]
+             [ "ORDER BY" expr [ "ASC" | "DESC" ] { "," expr [ "ASC" | "DESC" ] } ] [ "LIMIT" integer [ "OFFSET" integer ] ] ;
+source     = schema "." table [ [ "AS" ] name ] | "(" select ")" [ "AS" ] name ;
+schema     = ${Object.keys(SQL_NETWORKS).map((s) => `"${s}"`).join(" | ")} ;
+table      = ${TABLES.map((t) => `"${t.name}"`).join(" | ")} ;
+join       = [ "LEFT" | "INNER" | "CROSS" ] "JOIN" source [ "ON" expr ] ;   (* at most ${SQL_LIMITS.maxJoins} *)
+(* expressions, functions and operators: SQLite's. Limits: ${SQL_LIMITS.maxCharacters} characters, ${SQL_LIMITS.maxRows} rows. *)
+`;
+
+const getSQLGrammar: Handler = () => ({ status: 200, body: GRAMMAR });
+
+export const sqlHandlers: HandlerMap = { runSQLQuery, getSQLSchema, getSQLGrammar };
