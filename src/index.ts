@@ -27,6 +27,7 @@ import { ProjectRegistry, type ProjectCredentials } from "./projects/projects.js
 import { createRandom } from "./random.js";
 import { Store } from "./store/store.js";
 import { generateImportKey, importKeyFromPem } from "./crypto/rsaEnvelope.js";
+import { checkEndUserToken } from "./domains/end-users/tokens.js";
 import { ScenarioEngine } from "./scenarios/engine.js";
 import { loadShippedScenarios, resolveStartupScenarios } from "./scenarios/load.js";
 
@@ -84,6 +85,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const projects = new ProjectRegistry(store, clock, random.fork("projects"));
   const defaultCredentials = await projects.ensureDefault();
   const importKey = importKeyFromPem((await store.ensureImportKey(generateImportKey)).privateKeyPem);
+  const endUserTokenSecret = Buffer.from(await store.ensureEndUserTokenSecret(() => random.fork("end-user-tokens").hex(32)), "hex");
+  const keys = { importKey, endUserTokenSecret };
   const operations = new OperationIndex(await operationsPromise);
   warmValidator();
   const shipped = loadShippedScenarios(options.scenariosDir);
@@ -92,7 +95,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   let basePath = "";
   const app = createApp({
-    keys: { importKey },
+    keys,
     operations,
     handlers: options.handlers ?? defaultHandlers,
     store,
@@ -103,7 +106,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     scenarios: options.scenarios ?? engine,
     scenarioEngine: options.scenarios ? undefined : engine,
     authMode: options.auth ?? "verify",
-    endUserAuth: options.endUserAuth,
+    endUserAuth: options.endUserAuth ?? (async (token) => {
+      const check = await checkEndUserToken(endUserTokenSecret, token, clock.now());
+      return check.ok ? { projectId: check.claims.projectId, endUserId: check.claims.userId } : undefined;
+    }),
     validateResponses: options.validateResponses ?? false,
     log,
     basePath: () => basePath,

@@ -8,6 +8,7 @@ import express, { type Request, type Response } from "express";
 import type { AuthMode } from "../auth/bearer.js";
 import type { SandboxKeys } from "../domains/types.js";
 import { creditBalance } from "./balances.js";
+import { issueEndUserToken } from "../domains/end-users/tokens.js";
 import { parseDuration, type Clock } from "../clock.js";
 import { apiError } from "../errors/catalogue.js";
 import { authenticateApiKey } from "../pipeline/authenticate.js";
@@ -125,6 +126,16 @@ export function createAdminRouter(deps: AdminDeps): express.Router {
 
   router.get("/clock", route(() => ({ body: clockView() })));
   // Funds on any network, mainnets included (where there is no faucet): the ledger is the sandbox's to set.
+  // End-user access tokens for testing the endUserAuth operations (the platform's come from its sign-in flows).
+  router.post(
+    "/end-users/:userId/token",
+    route(async ({ projectId }, req) => {
+      const project = projectId ?? deps.projects.defaultProjectId();
+      const userId = String(req.params.userId);
+      if (!deps.store.begin(project).collection("endUsers").get(userId)) throw apiError("not_found", `End user ${userId} was not found in this project.`);
+      return { status: 201, body: { userId, ...(await issueEndUserToken(deps.keys.endUserTokenSecret, { userId, projectId: project }, deps.clock.now())) } };
+    }),
+  );
   router.post("/balances", route(async ({ projectId, body }) => creditBalance(deps, projectId ?? deps.projects.defaultProjectId(), body)));
   // The RSA key to encrypt imported private keys with: pass it to the client as `encryptionPublicKey`.
   router.get("/import-key", route(() => ({ body: { publicKeyPem: deps.keys.importKey.publicKeyPem, algorithm: "RSA-OAEP-SHA256" } })));

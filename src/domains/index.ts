@@ -7,6 +7,7 @@ import { evmSmartAccountHandlers } from "./evm-smart-accounts/accounts.js";
 import { faucetHandlers } from "./faucets/handlers.js";
 import { tokenBalanceHandlers } from "./token-balances/handlers.js";
 import { sqlHandlers } from "./sql/handlers.js";
+import { endUserManagementHandlers } from "./end-users/management.js";
 import { policyHandlers } from "./policies/handlers.js";
 import { solanaAccountHandlers } from "./solana-accounts/handlers.js";
 import type { HandlerMap } from "./types.js";
@@ -19,4 +20,5 @@ export const handlers: HandlerMap = {
   ...faucetHandlers,
   ...tokenBalanceHandlers,
   ...sqlHandlers,
+  ...endUserManagementHandlers,
 };

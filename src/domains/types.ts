@@ -21,6 +21,8 @@ export interface HandlerRequest {
 /** Sandbox-wide keys a domain may need. */
 export interface SandboxKeys {
   importKey: ImportKey;
+  /** HMAC secret of sandbox-issued end-user access tokens. */
+  endUserTokenSecret: Uint8Array;
 }
 
 export interface HandlerContext {

@@ -26,6 +26,8 @@ export interface SandboxState {
   defaultProjectId?: string;
   /** The RSA key users encrypt imported private keys with (`GET /_sandbox/import-key`). */
   importKey?: { publicKeyPem: string; privateKeyPem: string };
+  /** Hex HMAC secret of the end-user access tokens the sandbox issues. */
+  endUserTokenSecret?: string;
   projects: Record<string, ProjectRecord>;
 }
 

@@ -64,6 +64,14 @@ export class Store {
     return this.db.data.importKey;
   }
 
+  async ensureEndUserTokenSecret(create: () => string): Promise<string> {
+    if (!this.db.data.endUserTokenSecret) {
+      this.db.data.endUserTokenSecret = create();
+      await this.save();
+    }
+    return this.db.data.endUserTokenSecret;
+  }
+
   /** Persists the current state (a no-op in memory). */
   async save(): Promise<void> {
     if (this.file) await this.db.write();

@@ -1,0 +1,152 @@
+/**
+ * End User Account Management: create, import, read, list, look up, add
+ * accounts, and validate access tokens (the sandbox's own, issued by
+ * POST /_sandbox/end-users/{userId}/token).
+ */
+import { bytesToHex } from "viem";
+import { evmAccountOf, generateEvmPrivateKey, isValidEvmPrivateKey } from "../../crypto/evm.js";
+import { openImportEnvelope } from "../../crypto/rsaEnvelope.js";
+import { generateSolanaKey, solanaKeyFromSeed } from "../../crypto/solana.js";
+import { apiError } from "../../errors/catalogue.js";
+import { counterfactualAddress } from "../evm-smart-accounts/accounts.js";
+import { paginate } from "../shared/pagination.js";
+import type { Handler, HandlerContext, HandlerMap } from "../types.js";
+import { endUsers, endUserView, findEndUser, identityOf, type AuthenticationMethod, type EndUserRecord } from "./model.js";
+import { checkEndUserToken } from "./tokens.js";
+
+function assertIdentitiesFree(ctx: HandlerContext, methods: AuthenticationMethod[], userId: string) {
+  const wanted = new Map(methods.map((m) => [identityOf(m), m]));
+  for (const other of endUsers(ctx.store).list()) {
+    if (other.userId === userId) continue;
+    for (const m of other.authenticationMethods) {
+      if (wanted.has(identityOf(m))) throw apiError("invalid_request", `Another end user (${other.userId}) already signs in with ${identityOf(m)}.`);
+    }
+  }
+}
+
+function newEvmAccount(ctx: HandlerContext) {
+  const privateKey = generateEvmPrivateKey(ctx.random);
+  return { address: evmAccountOf(privateKey).address, privateKey, createdAt: ctx.clock.iso() };
+}
+
+function newSmartAccount(ctx: HandlerContext, owner: string, taken: number) {
+  return { address: counterfactualAddress([owner], taken), ownerAddresses: [owner], createdAt: ctx.clock.iso() };
+}
+
+function newSolanaAccount(ctx: HandlerContext) {
+  const key = generateSolanaKey(ctx.random);
+  return { address: key.address, seedHex: key.seedHex, createdAt: ctx.clock.iso() };
+}
+
+const createEndUser: Handler = (req, ctx) => {
+  const body = req.body as { userId?: string; authenticationMethods: AuthenticationMethod[]; evmAccount?: { createSmartAccount?: boolean }; solanaAccount?: object };
+  const userId = body.userId ?? ctx.random.uuid();
+  if (endUsers(ctx.store).get(userId)) throw apiError("invalid_request", `An end user with userId ${userId} already exists in this project.`);
+  assertIdentitiesFree(ctx, body.authenticationMethods, userId);
+  const evm = newEvmAccount(ctx);
+  const user: EndUserRecord = {
+    userId,
+    authenticationMethods: body.authenticationMethods,
+    evmAccounts: [evm],
+    evmSmartAccounts: body.evmAccount?.createSmartAccount ? [newSmartAccount(ctx, evm.address, 0)] : [],
+    solanaAccounts: body.solanaAccount ? [newSolanaAccount(ctx)] : [],
+    createdAt: ctx.clock.iso(),
+  };
+  endUsers(ctx.store).put(userId, user);
+  return { status: 201, body: endUserView(user) };
+};
+
+const importEndUser: Handler = (req, ctx) => {
+  const body = req.body as { userId: string; authenticationMethods: AuthenticationMethod[]; encryptedPrivateKey: string; keyType: "evm" | "solana" };
+  if (endUsers(ctx.store).get(body.userId)) throw apiError("already_exists", `An end user with userId ${body.userId} already exists in this project.`);
+  assertIdentitiesFree(ctx, body.authenticationMethods, body.userId);
+  const raw = openImportEnvelope(ctx.keys.importKey, body.encryptedPrivateKey);
+  const now = ctx.clock.iso();
+  const user: EndUserRecord = { userId: body.userId, authenticationMethods: body.authenticationMethods, evmAccounts: [], evmSmartAccounts: [], solanaAccounts: [], createdAt: now };
+  if (body.keyType === "evm") {
+    if (!isValidEvmPrivateKey(raw)) throw apiError("invalid_request", `The decrypted key is ${raw.length} bytes; an EVM private key is 32 bytes.`);
+    const privateKey = bytesToHex(raw);
+    user.evmAccounts.push({ address: evmAccountOf(privateKey).address, privateKey, createdAt: now });
+  } else {
+    if (raw.length !== 32 && raw.length !== 64) throw apiError("invalid_request", `The decrypted key is ${raw.length} bytes; a Solana private key is a 32-byte seed.`);
+    const key = solanaKeyFromSeed(raw.subarray(0, 32));
+    user.solanaAccounts.push({ address: key.address, seedHex: key.seedHex, createdAt: now });
+  }
+  endUsers(ctx.store).put(user.userId, user);
+  return { status: 201, body: endUserView(user) };
+};
+
+const getEndUser: Handler = (req, ctx) => ({ status: 200, body: endUserView(findEndUser(ctx.store, req.pathParams.userId!)) });
+
+const listEndUsers: Handler = (req, ctx) => {
+  const sort = ([] as string[]).concat((req.query.sort as string | string[] | undefined) ?? []).flatMap((s) => s.split(","));
+  const descending = sort.includes("createdAt=desc");
+  const all = endUsers(ctx.store)
+    .list()
+    .sort((a, b) => (descending ? -1 : 1) * (a.createdAt.localeCompare(b.createdAt) || a.userId.localeCompare(b.userId)));
+  const page = paginate(all, req.query, `end-users:${descending ? "desc" : "asc"}`);
+  return { status: 200, body: { endUsers: page.items.map(endUserView), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
+};
+
+const lookupEndUser: Handler = (req, ctx) => {
+  const q = req.query as Record<string, string | undefined>;
+  const wanted: string[] = [];
+  if (q.email) wanted.push(identityOf({ type: "email", email: q.email }));
+  if (q.phoneNumber) wanted.push(identityOf({ type: "sms", phoneNumber: q.phoneNumber }));
+  if (q.siweAddress) wanted.push(identityOf({ type: "siwe", address: q.siweAddress }));
+  if (q.oauthProvider || q.oauthSubject) {
+    if (!q.oauthProvider || !q.oauthSubject) throw apiError("invalid_request", "oauthProvider and oauthSubject go together.");
+    wanted.push(identityOf({ type: q.oauthProvider, sub: q.oauthSubject }));
+  }
+  if (wanted.length === 0) throw apiError("invalid_request", "Give one of email, phoneNumber, siweAddress, or oauthProvider with oauthSubject.");
+  const matches = endUsers(ctx.store).filter((u) => u.authenticationMethods.some((m) => wanted.includes(identityOf(m))));
+  return { status: 200, body: { endUsers: matches.map(endUserView) } };
+};
+
+const addEndUserEvmAccount: Handler = (req, ctx) => {
+  const user = findEndUser(ctx.store, req.pathParams.userId!);
+  const account = newEvmAccount(ctx);
+  user.evmAccounts.push(account);
+  endUsers(ctx.store).put(user.userId, user);
+  return { status: 201, body: { evmAccount: { address: account.address, createdAt: account.createdAt } } };
+};
+
+const addEndUserEvmSmartAccount: Handler = (req, ctx) => {
+  const user = findEndUser(ctx.store, req.pathParams.userId!);
+  const owner = user.evmAccounts[0]?.address;
+  if (!owner) throw apiError("invalid_request", `End user ${user.userId} has no EVM account to own a smart account; add one first.`);
+  const account = newSmartAccount(ctx, owner, user.evmSmartAccounts.length);
+  user.evmSmartAccounts.push(account);
+  endUsers(ctx.store).put(user.userId, user);
+  return { status: 201, body: { evmSmartAccount: account } };
+};
+
+const addEndUserSolanaAccount: Handler = (req, ctx) => {
+  const user = findEndUser(ctx.store, req.pathParams.userId!);
+  const account = newSolanaAccount(ctx);
+  user.solanaAccounts.push(account);
+  endUsers(ctx.store).put(user.userId, user);
+  return { status: 201, body: { solanaAccount: { address: account.address, createdAt: account.createdAt } } };
+};
+
+const validateEndUserAccessToken: Handler = async (req, ctx) => {
+  const check = await checkEndUserToken(ctx.keys.endUserTokenSecret, String(req.body.accessToken), ctx.clock.now());
+  if (!check.ok) {
+    if (check.reason === "malformed") throw apiError("invalid_request", "accessToken is not a JWT.");
+    throw apiError("unauthorized", check.reason === "expired" ? "The access token has expired." : "The access token was not issued for this sandbox.");
+  }
+  if (check.claims.projectId !== ctx.project.id) throw apiError("unauthorized", "The access token belongs to another project.");
+  return { status: 200, body: endUserView(findEndUser(ctx.store, check.claims.userId)) };
+};
+
+export const endUserManagementHandlers: HandlerMap = {
+  createEndUser,
+  importEndUser,
+  getEndUser,
+  listEndUsers,
+  lookupEndUser,
+  addEndUserEvmAccount,
+  addEndUserEvmSmartAccount,
+  addEndUserSolanaAccount,
+  validateEndUserAccessToken,
+};

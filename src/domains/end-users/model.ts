@@ -1,0 +1,66 @@
+/**
+ * End users of a project, with the accounts the platform keeps for them: an
+ * EVM account (always), optional smart accounts (owned by an EVM account of
+ * the user) and Solana accounts. Their keys are the sandbox's, never the
+ * developer's; userIds are unique per project.
+ */
+import type { Hex } from "viem";
+import { apiError } from "../../errors/catalogue.js";
+import type { Collection, ProjectTx } from "../../store/store.js";
+
+export interface AuthenticationMethod {
+  type: string;
+  email?: string;
+  phoneNumber?: string;
+  sub?: string;
+  kid?: string;
+  address?: string;
+  [field: string]: unknown;
+}
+
+export interface EndUserRecord {
+  userId: string;
+  authenticationMethods: AuthenticationMethod[];
+  evmAccounts: Array<{ address: `0x${string}`; privateKey: Hex; createdAt: string }>;
+  evmSmartAccounts: Array<{ address: `0x${string}`; ownerAddresses: string[]; createdAt: string }>;
+  solanaAccounts: Array<{ address: string; seedHex: string; createdAt: string }>;
+  createdAt: string;
+}
+
+export const endUsers = (store: ProjectTx): Collection<EndUserRecord> => store.collection<EndUserRecord>("endUsers");
+
+export function endUserView(u: EndUserRecord) {
+  return {
+    userId: u.userId,
+    authenticationMethods: u.authenticationMethods,
+    evmAccounts: u.evmAccounts.map((a) => a.address),
+    evmAccountObjects: u.evmAccounts.map((a) => ({ address: a.address, createdAt: a.createdAt })),
+    evmSmartAccounts: u.evmSmartAccounts.map((a) => a.address),
+    evmSmartAccountObjects: u.evmSmartAccounts.map((a) => ({ address: a.address, ownerAddresses: a.ownerAddresses, createdAt: a.createdAt })),
+    solanaAccounts: u.solanaAccounts.map((a) => a.address),
+    solanaAccountObjects: u.solanaAccounts.map((a) => ({ address: a.address, createdAt: a.createdAt })),
+    createdAt: u.createdAt,
+  };
+}
+
+export function findEndUser(store: ProjectTx, userId: string): EndUserRecord {
+  const user = endUsers(store).get(userId);
+  if (!user) throw apiError("not_found", `End user ${userId} was not found in this project.`);
+  return user;
+}
+
+/** The identity an authentication method claims, e.g. "email:ada@example.com"; two end users cannot share one. */
+export function identityOf(m: AuthenticationMethod): string {
+  switch (m.type) {
+    case "email":
+      return `email:${String(m.email).toLowerCase()}`;
+    case "sms":
+      return `sms:${m.phoneNumber}`;
+    case "jwt":
+      return `jwt:${m.kid}:${m.sub}`;
+    case "siwe":
+      return `siwe:${String(m.address).toLowerCase()}`;
+    default:
+      return `${m.type}:${m.sub ?? m.username ?? JSON.stringify(m)}`;
+  }
+}
