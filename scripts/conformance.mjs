@@ -4,8 +4,7 @@
  * operation, in wire facts only (see lib/wire-facts.mjs).
  *
  *   node scripts/conformance.mjs                      # openapi.yaml vs ../shared/reference
- *   node scripts/conformance.mjs --parts              # contract-parts/*.yaml merged in memory
- *   node scripts/conformance.mjs --parts --tag "EVM Accounts" --op createEvmAccount
+ *   node scripts/conformance.mjs --tag "EVM Accounts" --op createEvmAccount
  *   node scripts/conformance.mjs --summary            # one line per operation
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -14,14 +13,12 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { parse } from "yaml";
 import { compareDocuments, MissingRef } from "./lib/wire-facts.mjs";
-import { mergeParts, partFiles } from "./lib/merge.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const { values } = parseArgs({
   options: {
     ref: { type: "string", default: join(root, "..", "shared", "reference", "platform-openapi.yaml") },
     doc: { type: "string", default: join(root, "openapi.yaml") },
-    parts: { type: "boolean", default: false },
     tag: { type: "string", multiple: true },
     op: { type: "string", multiple: true },
     summary: { type: "boolean", default: false },
@@ -34,14 +31,7 @@ if (!existsSync(values.ref)) {
   process.exit(2);
 }
 const reference = parse(readFileSync(values.ref, "utf8"), { maxAliasCount: -1 });
-let ours;
-if (values.parts) {
-  const { document, problems } = mergeParts(partFiles(join(root, "contract-parts")));
-  for (const p of problems) console.log(`merge: ${p}`);
-  ours = document.toJS({ maxAliasCount: -1 });
-} else {
-  ours = parse(readFileSync(values.doc, "utf8"), { maxAliasCount: -1 });
-}
+const ours = parse(readFileSync(values.doc, "utf8"), { maxAliasCount: -1 });
 
 const tags = values.tag ?? [];
 const ops = values.op ?? [];
