@@ -5,6 +5,7 @@
  * developer's; userIds are unique per project.
  */
 import type { Hex } from "viem";
+import type { ResponseBody } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import type { Collection, ProjectTx } from "../../store/store.js";
 
@@ -29,10 +30,12 @@ export interface EndUserRecord {
 
 export const endUsers = (store: ProjectTx): Collection<EndUserRecord> => store.collection<EndUserRecord>("endUsers");
 
-export function endUserView(u: EndUserRecord) {
+type EndUserView = ResponseBody<"getEndUser", 200>;
+
+export function endUserView(u: EndUserRecord): EndUserView {
   return {
     userId: u.userId,
-    authenticationMethods: u.authenticationMethods,
+    authenticationMethods: u.authenticationMethods as EndUserView["authenticationMethods"], // stored as validated against the contract
     evmAccounts: u.evmAccounts.map((a) => a.address),
     evmAccountObjects: u.evmAccounts.map((a) => ({ address: a.address, createdAt: a.createdAt })),
     evmSmartAccounts: u.evmSmartAccounts.map((a) => a.address),

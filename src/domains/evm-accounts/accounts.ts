@@ -4,6 +4,7 @@
  */
 import { bytesToHex } from "viem";
 import { evmAccountOf, generateEvmPrivateKey, isValidEvmPrivateKey } from "../../crypto/evm.js";
+import type { RequestBody } from "../../contract/types.js";
 import { openImportEnvelope, sealExportEnvelope } from "../../crypto/rsaEnvelope.js";
 import { apiError } from "../../errors/catalogue.js";
 import { paginate } from "../shared/pagination.js";
@@ -30,7 +31,7 @@ function addAccount(ctx: HandlerContext, privateKey: `0x${string}`, body: { name
 }
 
 export const createEvmAccount: Handler = (req, ctx) => {
-  const record = addAccount(ctx, generateEvmPrivateKey(ctx.random), req.body ?? {});
+  const record = addAccount(ctx, generateEvmPrivateKey(ctx.random), (req.body ?? {}) as RequestBody<"createEvmAccount">);
   return { status: 201, body: evmAccountView(record) };
 };
 
@@ -48,7 +49,7 @@ export const listEvmAccounts: Handler = (req, ctx) => {
 
 export const updateEvmAccount: Handler = (req, ctx) => {
   const record = findEvmAccount(ctx.store, req.pathParams.address!);
-  const body = (req.body ?? {}) as { name?: string; accountPolicy?: string };
+  const body = (req.body ?? {}) as RequestBody<"updateEvmAccount">;
   if (body.name !== undefined) {
     assertEvmNameFree(ctx.store, body.name, record.address);
     record.name = body.name;
@@ -67,7 +68,7 @@ export const updateEvmAccount: Handler = (req, ctx) => {
 };
 
 export const importEvmAccount: Handler = (req, ctx) => {
-  const body = req.body as { encryptedPrivateKey: string; name?: string; accountPolicy?: string };
+  const body = req.body as RequestBody<"importEvmAccount">;
   const raw = openImportEnvelope(ctx.keys.importKey, body.encryptedPrivateKey);
   if (!isValidEvmPrivateKey(raw)) {
     throw apiError("invalid_request", `The decrypted key is ${raw.length} bytes; an EVM private key is 32 bytes and a valid secp256k1 scalar.`);

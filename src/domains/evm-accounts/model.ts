@@ -5,6 +5,7 @@
  * any casing; `address` itself is EIP-55. Names are unique per project.
  */
 import type { Hex } from "viem";
+import type { ResponseBody } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import type { Collection, ProjectTx } from "../../store/store.js";
 
@@ -21,7 +22,7 @@ export interface EvmAccountRecord {
 export const evmAccounts = (store: ProjectTx): Collection<EvmAccountRecord> => store.collection<EvmAccountRecord>("evmAccounts");
 
 /** What the API shows of an account: never the key. */
-export function evmAccountView(record: EvmAccountRecord) {
+export function evmAccountView(record: EvmAccountRecord): ResponseBody<"getEvmAccount", 200> {
   return {
     address: record.address,
     ...(record.name !== undefined ? { name: record.name } : {}),

@@ -5,6 +5,7 @@
  * attached to accounts through `accountPolicy` and cannot be deleted while
  * attached (400 policy_in_use).
  */
+import type { ResponseBody } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import type { Collection, ProjectTx } from "../../store/store.js";
 
@@ -30,8 +31,10 @@ export interface PolicyRecord {
 
 export const policies = (store: ProjectTx): Collection<PolicyRecord> => store.collection<PolicyRecord>("policies");
 
-export function policyView(p: PolicyRecord) {
-  return { id: p.id, scope: p.scope, ...(p.description !== undefined ? { description: p.description } : {}), rules: p.rules, createdAt: p.createdAt, updatedAt: p.updatedAt };
+type PolicyView = ResponseBody<"getPolicyById", 200>;
+
+export function policyView(p: PolicyRecord): PolicyView {
+  return { id: p.id, scope: p.scope, ...(p.description !== undefined ? { description: p.description } : {}), rules: p.rules as PolicyView["rules"] /* stored as validated against the contract */, createdAt: p.createdAt, updatedAt: p.updatedAt };
 }
 
 export function findPolicy(store: ProjectTx, id: string): PolicyRecord {

@@ -3,6 +3,7 @@
  * user imported, keyed by the base-58 address (compared exactly, as the
  * platform does). Names are unique among the project's Solana accounts.
  */
+import type { ResponseBody } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import type { Collection, ProjectTx } from "../../store/store.js";
 
@@ -17,7 +18,7 @@ export interface SolanaAccountRecord {
 
 export const solanaAccounts = (store: ProjectTx): Collection<SolanaAccountRecord> => store.collection<SolanaAccountRecord>("solanaAccounts");
 
-export function solanaAccountView(record: SolanaAccountRecord) {
+export function solanaAccountView(record: SolanaAccountRecord): ResponseBody<"getSolanaAccount", 200> {
   return {
     address: record.address,
     ...(record.name !== undefined ? { name: record.name } : {}),
