@@ -7,6 +7,7 @@ import { evmSmartAccountHandlers } from "./evm-smart-accounts/accounts.js";
 import { faucetHandlers } from "./faucets/handlers.js";
 import { tokenBalanceHandlers } from "./token-balances/handlers.js";
 import { sqlHandlers } from "./sql/handlers.js";
+import { endUserAccountHandlers } from "./end-users/accounts.js";
 import { endUserManagementHandlers } from "./end-users/management.js";
 import { policyHandlers } from "./policies/handlers.js";
 import { solanaAccountHandlers } from "./solana-accounts/handlers.js";
@@ -21,4 +22,5 @@ export const handlers: HandlerMap = {
   ...tokenBalanceHandlers,
   ...sqlHandlers,
   ...endUserManagementHandlers,
+  ...endUserAccountHandlers,
 };

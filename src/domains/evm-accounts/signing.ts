@@ -12,7 +12,7 @@ import { apiError } from "../../errors/catalogue.js";
 import { enforcePolicies } from "../policies/evaluate.js";
 import { chainIdOf, networkOfChainId } from "../shared/evmNetworks.js";
 import type { PolicyFacts } from "../policies/facts.js";
-import type { Handler } from "../types.js";
+import type { Handler, HandlerContext } from "../types.js";
 import { findEvmAccount } from "./model.js";
 
 /** Parses an unsigned (or signed: the signature is dropped) serialized transaction, or 400 malformed_transaction. */
@@ -67,12 +67,12 @@ export const signEvmTransaction: Handler = async (req, ctx) => {
   return { status: 200, body: { signedTransaction } };
 };
 
-function transactionFacts(tx: TransactionSerializable, network: string | undefined): PolicyFacts {
+export function transactionFacts(tx: TransactionSerializable, network: string | undefined): PolicyFacts {
   const { to, value, data } = tx as { to?: `0x${string}` | null; value?: bigint; data?: Hex };
   return { kind: "evmTransaction", network, calls: [{ to, value: value ?? 0n, data }] };
 }
 
-async function signTransaction(privateKey: Hex, tx: TransactionSerializable): Promise<Hex> {
+export async function signTransaction(privateKey: Hex, tx: TransactionSerializable): Promise<Hex> {
   try {
     return await evmAccountOf(privateKey).signTransaction(tx);
   } catch (error) {
@@ -87,32 +87,45 @@ const DEFAULT_PRIORITY_FEE = 100_000_000n;
 export const sendEvmTransaction: Handler = async (req, ctx) => {
   const record = findEvmAccount(ctx.store, req.pathParams.address!);
   const network = String(req.body.network);
-  const chainId = chainIdOf(network)!;
-  const tx = parseUnsignedTransaction(String(req.body.transaction)) as TransactionSerializable & Record<string, unknown>;
-  // The network decides the chain: the official client serializes requests with chainId 1 and relies on this.
-  const nonceKey = `${record.address.toLowerCase()}:${network}`;
-  const nonces = ctx.store.collection<{ next: number }>("evmNonces");
+  const tx = parseUnsignedTransaction(String(req.body.transaction));
   enforcePolicies(ctx.store, { operation: "sendEvmTransaction", accountPolicies: record.policies, facts: transactionFacts(tx, network) });
-  // RLP cannot tell an omitted field from zero, so zero means "fill it in", as the platform does.
+  return { status: 200, body: { transactionHash: await signAndSendEvmTransaction(ctx, record, network, tx) } };
+};
+
+/**
+ * Fills, signs and executes a transaction on the ledger; returns its hash.
+ * The network decides the chain (the official client serializes requests with chainId 1),
+ * and RLP cannot tell an omitted field from zero, so zero means "fill it in", as the platform does.
+ */
+export async function signAndSendEvmTransaction(
+  ctx: HandlerContext,
+  signer: { address: `0x${string}`; privateKey: Hex },
+  network: string,
+  tx: TransactionSerializable,
+): Promise<Hex> {
+  const chainId = chainIdOf(network)!;
+  const nonceKey = `${signer.address.toLowerCase()}:${network}`;
+  const nonces = ctx.store.collection<{ next: number }>("evmNonces");
   const orDefault = <T>(value: T | undefined, fallback: T): T => (value === undefined || value === 0 || value === 0n ? fallback : value);
-  const nonce = orDefault(tx.nonce, nonces.get(nonceKey)?.next ?? 0);
+  const t = tx as TransactionSerializable & Record<string, unknown> & { data?: Hex; gas?: bigint; gasPrice?: bigint; maxFeePerGas?: bigint; maxPriorityFeePerGas?: bigint };
+  const nonce = orDefault(t.nonce, nonces.get(nonceKey)?.next ?? 0);
   const filled = {
-    ...tx,
+    ...t,
     chainId,
     nonce,
-    gas: orDefault(tx.gas, tx.data && tx.data !== "0x" ? 200_000n : 21_000n),
-    ...(tx.type === "legacy" || tx.type === "eip2930"
-      ? { gasPrice: orDefault(tx.gasPrice, DEFAULT_MAX_FEE_PER_GAS) }
-      : { maxFeePerGas: orDefault(tx.maxFeePerGas, DEFAULT_MAX_FEE_PER_GAS), maxPriorityFeePerGas: orDefault(tx.maxPriorityFeePerGas, DEFAULT_PRIORITY_FEE) }),
+    gas: orDefault(t.gas, t.data && t.data !== "0x" ? 200_000n : 21_000n),
+    ...(t.type === "legacy" || t.type === "eip2930"
+      ? { gasPrice: orDefault(t.gasPrice, DEFAULT_MAX_FEE_PER_GAS) }
+      : { maxFeePerGas: orDefault(t.maxFeePerGas, DEFAULT_MAX_FEE_PER_GAS), maxPriorityFeePerGas: orDefault(t.maxPriorityFeePerGas, DEFAULT_PRIORITY_FEE) }),
   } as TransactionSerializable;
-  const signed = await signTransaction(record.privateKey, filled);
+  const signed = await signTransaction(signer.privateKey, filled);
   const hash = keccak256(signed);
   const f = filled as TransactionSerializable & { to?: `0x${string}` | null; value?: bigint; data?: Hex; gas?: bigint; type?: string };
   applyEvmTransaction(ctx.store, ctx.clock, {
     hash,
     network,
     chainId,
-    from: record.address,
+    from: signer.address,
     to: f.to ?? null,
     value: f.value ?? 0n,
     input: f.data ?? "0x",
@@ -121,5 +134,5 @@ export const sendEvmTransaction: Handler = async (req, ctx) => {
     type: f.type ?? "eip1559",
   });
   nonces.put(nonceKey, { next: Math.max(nonce + 1, nonces.get(nonceKey)?.next ?? 0) });
-  return { status: 200, body: { transactionHash: hash } };
-};
+  return hash;
+}

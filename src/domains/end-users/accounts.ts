@@ -1,0 +1,176 @@
+/**
+ * End User Accounts: signing and sending with an end user's accounts, by the
+ * end user (their access token) or by the developer (API key) under an active
+ * delegation grant; and the grants themselves. Project-scope policies apply,
+ * with the signEndUser… and sendEndUser… operations.
+ */
+
+import { decodeSolanaTransaction, encodeSolanaTransaction, signSolanaBytes, signSolanaTransaction, toBase58 } from "../../crypto/solana.js";
+import { evmAccountOf } from "../../crypto/evm.js";
+import { readSolanaTransaction } from "../../crypto/solanaInstructions.js";
+import { applySolanaTransaction } from "../../chain/solanaLedger.js";
+import { apiError } from "../../errors/catalogue.js";
+import { parseUnsignedTransaction, signAndSendEvmTransaction, signTransaction, transactionFacts } from "../evm-accounts/signing.js";
+import { enforcePolicies } from "../policies/evaluate.js";
+import type { Handler, HandlerContext, HandlerMap, HandlerRequest } from "../types.js";
+import { activeGrant, assertDelegated, grants, grantsOf, grantState, type DelegationGrant } from "./delegation.js";
+import { findEndUser, type EndUserRecord } from "./model.js";
+
+/** Who may act: the end user with their own token, or the developer under a delegation. */
+function authorize(req: HandlerRequest, ctx: HandlerContext, user: EndUserRecord, address: string): void {
+  if (req.auth.kind === "endUser") {
+    if (req.auth.endUserId !== user.userId) throw apiError("unauthorized", `The access token belongs to another end user, not ${user.userId}.`);
+    return;
+  }
+  assertDelegated(ctx, user.userId, address);
+}
+
+function evmAccountOfUser(user: EndUserRecord, address: string) {
+  const account = user.evmAccounts.find((a) => a.address.toLowerCase() === address.toLowerCase());
+  if (!account) throw apiError("not_found", `End user ${user.userId} has no EVM account ${address}.`);
+  return account;
+}
+
+function solanaAccountOfUser(user: EndUserRecord, address: string) {
+  const account = user.solanaAccounts.find((a) => a.address === address);
+  if (!account) throw apiError("not_found", `End user ${user.userId} has no Solana account ${address}.`);
+  return account;
+}
+
+/** Looks the user and account up, checks who is calling, and applies the project's policy. */
+function prepare<T>(req: HandlerRequest, ctx: HandlerContext, find: (u: EndUserRecord, a: string) => T, operation: string, facts: Parameters<typeof enforcePolicies>[1]["facts"]): T {
+  const user = findEndUser(ctx.store, req.pathParams.userId!);
+  const address = String(req.body.address);
+  const account = find(user, address);
+  authorize(req, ctx, user, address);
+  enforcePolicies(ctx.store, { operation, accountPolicies: [], facts });
+  return account;
+}
+
+const signEvmTransactionWithEndUserAccount: Handler = async (req, ctx) => {
+  const tx = parseUnsignedTransaction(String(req.body.transaction));
+  const account = prepare(req, ctx, evmAccountOfUser, "signEndUserEvmTransaction", transactionFacts(tx, undefined));
+  return { status: 200, body: { signedTransaction: await signTransaction(account.privateKey, tx) } };
+};
+
+const sendEvmTransactionWithEndUserAccount: Handler = async (req, ctx) => {
+  const network = String(req.body.network);
+  const tx = parseUnsignedTransaction(String(req.body.transaction));
+  const account = prepare(req, ctx, evmAccountOfUser, "sendEndUserEvmTransaction", transactionFacts(tx, network));
+  return { status: 200, body: { transactionHash: await signAndSendEvmTransaction(ctx, account, network, tx) } };
+};
+
+const signEvmMessageWithEndUserAccount: Handler = async (req, ctx) => {
+  const message = String(req.body.message);
+  const account = prepare(req, ctx, evmAccountOfUser, "signEndUserEvmMessage", { kind: "message", message });
+  return { status: 200, body: { signature: await evmAccountOf(account.privateKey).signMessage({ message }) } };
+};
+
+const signEvmTypedDataWithEndUserAccount: Handler = async (req, ctx) => {
+  const typed = req.body.typedData as { domain: Record<string, unknown>; types: Record<string, unknown>; primaryType: string; message: Record<string, unknown> };
+  const account = prepare(req, ctx, evmAccountOfUser, "signEndUserEvmTypedData", { kind: "typedData", ...typed });
+  if (!typed.types[typed.primaryType]) throw apiError("invalid_request", `primaryType ${typed.primaryType} is not defined in types.`);
+  try {
+    return { status: 200, body: { signature: await evmAccountOf(account.privateKey).signTypedData(typed as never) } };
+  } catch (error) {
+    throw apiError("invalid_request", `The typed data could not be encoded (EIP-712): ${(error as Error).message.split("\n")[0]}`);
+  }
+};
+
+const signSolanaMessageWithEndUserAccount: Handler = (req, ctx) => {
+  const message = String(req.body.message);
+  const account = prepare(req, ctx, solanaAccountOfUser, "signEndUserSolMessage", { kind: "message", message });
+  return { status: 200, body: { signature: toBase58(signSolanaBytes(account, new TextEncoder().encode(message))) } };
+};
+
+const signSolanaTransactionWithEndUserAccount: Handler = (req, ctx) => {
+  const tx = decodeSolanaTransaction(String(req.body.transaction));
+  const account = prepare(req, ctx, solanaAccountOfUser, "signEndUserSolTransaction", { kind: "solanaTransaction", tx: readSolanaTransaction(tx) });
+  return { status: 200, body: { signedTransaction: encodeSolanaTransaction(signSolanaTransaction(tx, account)) } };
+};
+
+const sendSolanaTransactionWithEndUserAccount: Handler = (req, ctx) => {
+  const network = String(req.body.network);
+  const tx = decodeSolanaTransaction(String(req.body.transaction));
+  const account = prepare(req, ctx, solanaAccountOfUser, "sendEndUserSolTransaction", { kind: "solanaTransaction", tx: readSolanaTransaction(tx), network });
+  const signed = signSolanaTransaction(tx, account);
+  const payer = Object.keys(signed.signatures)[0]!;
+  const signature = toBase58(new Uint8Array(signed.signatures[payer as keyof typeof signed.signatures]!));
+  applySolanaTransaction(ctx.store, ctx.clock, network, signature, payer, Object.keys(signed.signatures).length, readSolanaTransaction(tx));
+  return { status: 200, body: { transactionSignature: signature } };
+};
+
+// Delegation grants.
+
+function requireOwnToken(req: HandlerRequest, userId: string): void {
+  if (req.auth.kind === "endUser" && req.auth.endUserId !== userId) throw apiError("unauthorized", `The access token belongs to another end user, not ${userId}.`);
+}
+
+const createDelegationForEndUserAccount: Handler = (req, ctx) => {
+  const user = findEndUser(ctx.store, req.pathParams.userId!);
+  requireOwnToken(req, user.userId);
+  const address = req.pathParams.address!;
+  const owns = user.evmAccounts.some((a) => a.address.toLowerCase() === address.toLowerCase()) || user.solanaAccounts.some((a) => a.address === address);
+  if (!owns) throw apiError("not_found", `End user ${user.userId} has no account ${address}.`);
+  const expiresAtMs = Date.parse(String(req.body.expiresAt));
+  if (!(expiresAtMs > ctx.clock.now())) throw apiError("invalid_request", "expiresAt must be in the future.");
+  const current = activeGrant(ctx, user.userId);
+  if (current) throw apiError("already_exists", `End user ${user.userId} already has an active delegation (until ${new Date(current.expiresAtMs).toISOString()}); revoke it first.`);
+  const grant: DelegationGrant = { id: ctx.random.uuid(), userId: user.userId, address, createdAtMs: ctx.clock.now(), expiresAtMs };
+  grants(ctx.store).put(grant.id, grant);
+  return { status: 201, body: { expiresAt: new Date(expiresAtMs).toISOString() } };
+};
+
+function findActive(ctx: HandlerContext, userId: string, address: string | undefined): DelegationGrant {
+  const grant = grantsOf(ctx, userId).find(
+    (g) => grantState(g, ctx.clock.now()) === "active" && (address === undefined ? g.address === undefined : g.address !== undefined && (g.address.startsWith("0x") ? g.address.toLowerCase() === address.toLowerCase() : g.address === address)),
+  );
+  if (!grant) throw apiError("not_found", `No active delegation for end user ${userId}${address ? ` and ${address}` : ""}.`);
+  return grant;
+}
+
+const getDelegationForEndUserAccount: Handler = (req, ctx) => {
+  const user = findEndUser(ctx.store, req.pathParams.userId!);
+  requireOwnToken(req, user.userId);
+  const grant = findActive(ctx, user.userId, req.pathParams.address!);
+  return { status: 200, body: { expiresAt: new Date(grant.expiresAtMs).toISOString() } };
+};
+
+const getDelegationForEndUser: Handler = (req, ctx) => {
+  const user = findEndUser(ctx.store, req.pathParams.userId!);
+  requireOwnToken(req, user.userId);
+  const grant = findActive(ctx, user.userId, undefined);
+  return { status: 200, body: { expiresAt: new Date(grant.expiresAtMs).toISOString() } };
+};
+
+function revoke(ctx: HandlerContext, grant: DelegationGrant) {
+  grants(ctx.store).put(grant.id, { ...grant, revokedAtMs: ctx.clock.now() });
+  return { status: 204 };
+}
+
+const revokeDelegationForEndUserAccount: Handler = (req, ctx) => {
+  const user = findEndUser(ctx.store, req.pathParams.userId!);
+  requireOwnToken(req, user.userId);
+  return revoke(ctx, findActive(ctx, user.userId, req.pathParams.address!));
+};
+
+const revokeDelegationForEndUser: Handler = (req, ctx) => {
+  const user = findEndUser(ctx.store, req.pathParams.userId!);
+  requireOwnToken(req, user.userId);
+  return revoke(ctx, findActive(ctx, user.userId, undefined));
+};
+
+export const endUserAccountHandlers: HandlerMap = {
+  signEvmTransactionWithEndUserAccount,
+  sendEvmTransactionWithEndUserAccount,
+  signEvmMessageWithEndUserAccount,
+  signEvmTypedDataWithEndUserAccount,
+  signSolanaMessageWithEndUserAccount,
+  signSolanaTransactionWithEndUserAccount,
+  sendSolanaTransactionWithEndUserAccount,
+  createDelegationForEndUserAccount,
+  getDelegationForEndUserAccount,
+  getDelegationForEndUser,
+  revokeDelegationForEndUserAccount,
+  revokeDelegationForEndUser,
+};
