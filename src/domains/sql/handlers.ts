@@ -16,18 +16,22 @@ const runSQLQuery: Handler = async (req, ctx) => {
   };
 };
 
-const getSQLSchema: Handler = () => ({
-  status: 200,
-  body: {
-    tables: Object.keys(SQL_NETWORKS).flatMap((schema) =>
-      TABLES.map((t) => ({
-        name: `${schema}.${t.name}`,
-        description: `${t.name} of ${SQL_NETWORKS[schema]} on this project's simulated ledger`,
+/** Tables of one database (default base), optionally one table; solana and hyperevm have none in the sandbox. */
+const getSQLSchema: Handler = (req) => {
+  const database = String(req.query.database ?? "base");
+  const table = req.query.table === undefined ? undefined : String(req.query.table);
+  const tables = database in SQL_NETWORKS ? TABLES.filter((t) => table === undefined || t.name === table) : [];
+  return {
+    status: 200,
+    body: {
+      tables: tables.map((t) => ({
+        database,
+        table: t.name,
         columns: t.columns.map((c, i) => ({ name: c.name, type: c.type, nullable: c.nullable ?? false, indexOrder: i })),
       })),
-    ),
-  },
-});
+    },
+  };
+};
 
 const GRAMMAR = `(* What the sandbox's SQL API accepts: one SQLite SELECT over the tables of GET /v2/data/query/schema. *)
 query      = [ "WITH" cte { "," cte } ] select [ ";" ] ;

@@ -42,7 +42,11 @@ describe("SQL API", () => {
 
   it("describes its tables and grammar", async () => {
     const schema = await call(sandbox, "GET", "/platform/v2/data/query/schema");
-    expect(schema.body.tables.map((t: { name: string }) => t.name)).toContain("base.transactions");
+    expect(schema.body.tables.map((t: { database: string; table: string }) => `${t.database}.${t.table}`)).toContain("base.transactions");
+    const one = await call(sandbox, "GET", "/platform/v2/data/query/schema?database=base_sepolia&table=transfers");
+    expect(one.body.tables).toHaveLength(1);
+    expect(one.body.tables[0].columns.map((c: { name: string }) => c.name)).toContain("token_address");
+    expect((await call(sandbox, "GET", "/platform/v2/data/query/schema?database=solana")).body.tables).toEqual([]);
     const grammar = await call(sandbox, "GET", "/platform/v2/data/query/grammar");
     expect(grammar.body).toMatch(/SELECT/);
   });
