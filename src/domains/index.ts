@@ -7,6 +7,7 @@ import { evmSmartAccountHandlers } from "./evm-smart-accounts/accounts.js";
 import { faucetHandlers } from "./faucets/handlers.js";
 import { tokenBalanceHandlers } from "./token-balances/handlers.js";
 import { sqlHandlers } from "./sql/handlers.js";
+import { endUserAssetHandlers } from "./end-users/assets.js";
 import { endUserAccountHandlers } from "./end-users/accounts.js";
 import { endUserManagementHandlers } from "./end-users/management.js";
 import { policyHandlers } from "./policies/handlers.js";
@@ -23,4 +24,5 @@ export const handlers: HandlerMap = {
   ...sqlHandlers,
   ...endUserManagementHandlers,
   ...endUserAccountHandlers,
+  ...endUserAssetHandlers,
 };

@@ -138,3 +138,40 @@ describe("the developer acts under a delegation grant", () => {
     expect(rejected.body.errorType).toBe("policy_violation");
   });
 });
+
+describe("end users move assets", () => {
+  it("sends USDC from the user's EVM account on the ledger, with the user's token", async () => {
+    const u = await newUser();
+    await fund(sandbox, { network: "base-sepolia", address: u.evm[0]!, amount: "1000000000000000" });
+    await fund(sandbox, { network: "base-sepolia", address: u.evm[0]!, token: "USDC", amount: "5000000" });
+    const to = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+    const before = (await call(sandbox, "GET", `/platform/v2/evm/token-balances/base-sepolia/${to}`)).body.balances.find((b: { token: { symbol: string } }) => b.token.symbol === "USDC")?.amount.amount ?? "0";
+    const res = await call(sandbox, "POST", `${EW}/${u.userId}/evm/${u.evm[0]}/send/usdc`, { body: { to, amount: "1.5", network: "base-sepolia" }, ...asUser(u.token) });
+    expect(res.status).toBe(200);
+    expect(res.body.transactionHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(res.body.userOpHash).toBeNull();
+    const after = (await call(sandbox, "GET", `/platform/v2/evm/token-balances/base-sepolia/${to}`)).body.balances.find((b: { token: { symbol: string } }) => b.token.symbol === "USDC").amount.amount;
+    expect(BigInt(after) - BigInt(before)).toBe(1_500_000n);
+  });
+
+  it("sends USDC from the user's Solana account, sponsored, and refuses more than the balance", async () => {
+    const u = await newUser();
+    await fund(sandbox, { network: "solana-devnet", address: u.sol, token: "USDC", amount: "2000000" });
+    const to = (await newUser()).sol;
+    const ok = await call(sandbox, "POST", `${EW}/${u.userId}/solana/${u.sol}/send/usdc`, { body: { to, amount: "1", network: "solana-devnet", useCdpSponsor: true }, ...asUser(u.token) });
+    expect(ok.status).toBe(200);
+    const received = (await call(sandbox, "GET", `/platform/v2/solana/token-balances/solana-devnet/${to}`)).body.balances;
+    expect(received[0].amount.amount).toBe("1000000");
+    const tooMuch = await call(sandbox, "POST", `${EW}/${u.userId}/solana/${u.sol}/send/usdc`, { body: { to, amount: "5", network: "solana-devnet", useCdpSponsor: true }, ...asUser(u.token) });
+    expect(tooMuch.status).toBe(400);
+    expect(tooMuch.body.errorType).toBe("insufficient_balance");
+  });
+
+  it("delegates an end user's EVM account with EIP-7702", async () => {
+    const u = await newUser();
+    const res = await call(sandbox, "POST", `${EW}/${u.userId}/evm/eip7702/delegation`, { body: { address: u.evm[0], network: "base-sepolia" }, ...asUser(u.token) });
+    expect(res.status).toBe(201);
+    const op = await call(sandbox, "GET", `/platform/v2/evm/eip7702/delegation-operations/${res.body.delegationOperationId}`);
+    expect(op.body.network).toBe("base-sepolia");
+  });
+});

@@ -8,7 +8,7 @@ import { keccak256 } from "viem";
 import { evmAccountOf } from "../../crypto/evm.js";
 import { apiError } from "../../errors/catalogue.js";
 import { chainIdOf } from "../shared/evmNetworks.js";
-import type { Handler } from "../types.js";
+import type { Handler, HandlerContext } from "../types.js";
 import { findEvmAccount } from "./model.js";
 
 /** The Coinbase Smart Wallet implementation an account delegates to (sandbox constant, same on every network). */
@@ -26,7 +26,17 @@ interface DelegationOperation {
 
 export const createEvmEip7702Delegation: Handler = async (req, ctx) => {
   const record = findEvmAccount(ctx.store, req.pathParams.address!);
-  const network = String(req.body.network);
+  const id = await startEip7702Delegation(ctx, record, String(req.body.network), req.body.enableSpendPermissions === true);
+  return { status: 201, body: { delegationOperationId: id } };
+};
+
+/** Signs the authorization and its type-4 transaction for `record`; returns the operation id. */
+export async function startEip7702Delegation(
+  ctx: HandlerContext,
+  record: { address: `0x${string}`; privateKey: `0x${string}` },
+  network: string,
+  enableSpendPermissions: boolean,
+): Promise<string> {
   const chainId = chainIdOf(network)!;
   const account = evmAccountOf(record.privateKey);
   const nonces = ctx.store.collection<{ next: number }>("evmNonces");
@@ -51,11 +61,11 @@ export const createEvmEip7702Delegation: Handler = async (req, ctx) => {
     network,
     transactionHash: keccak256(signed),
     createdAtMs: ctx.clock.now(),
-    enableSpendPermissions: req.body.enableSpendPermissions === true,
+    enableSpendPermissions,
   };
   ctx.store.collection<DelegationOperation>("eip7702Delegations").put(operation.delegationOperationId, operation);
-  return { status: 201, body: { delegationOperationId: operation.delegationOperationId } };
-};
+  return operation.delegationOperationId;
+}
 
 export const getEvmEip7702DelegationOperationById: Handler = (req, ctx) => {
   const id = req.pathParams.delegationOperationId!;

@@ -1,0 +1,103 @@
+/**
+ * End users moving assets without building transactions: USDC from an EVM
+ * account (an ERC-20 transfer the sandbox builds, signs and executes on the
+ * ledger) or from a Solana account (an SPL transfer on the ledger), and
+ * EIP-7702 delegation of an end user's EVM account. Same authorization as
+ * the other end-user operations: the user's token or a delegation grant.
+ */
+import { encodeFunctionData, erc20Abi, parseUnits, type TransactionSerializable } from "viem";
+import { chainIdOf } from "../shared/evmNetworks.js";
+import { balanceOf, credit, setBalance } from "../../chain/ledger.js";
+import { applySolanaTransaction, LAMPORTS_PER_SIGNATURE, solanaTokenBySymbol, solanaTxs } from "../../chain/solanaLedger.js";
+import { blockNumberAt } from "../../chain/blocks.js";
+import { evmTokenBySymbol } from "../../chain/tokens.js";
+import { signSolanaBytes, toBase58 } from "../../crypto/solana.js";
+import { apiError } from "../../errors/catalogue.js";
+import { startEip7702Delegation } from "../evm-accounts/eip7702.js";
+import { signAndSendEvmTransaction, transactionFacts } from "../evm-accounts/signing.js";
+import { enforcePolicies } from "../policies/evaluate.js";
+import type { Handler, HandlerContext, HandlerMap, HandlerRequest } from "../types.js";
+import { assertDelegated } from "./delegation.js";
+import { findEndUser, type EndUserRecord } from "./model.js";
+
+function authorize(req: HandlerRequest, ctx: HandlerContext, user: EndUserRecord, address: string): void {
+  if (req.auth.kind === "endUser") {
+    if (req.auth.endUserId !== user.userId) throw apiError("unauthorized", `The access token belongs to another end user, not ${user.userId}.`);
+    return;
+  }
+  assertDelegated(ctx, user.userId, address);
+}
+
+function parseAmount(amount: string, decimals: number): bigint {
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(amount)) throw apiError("invalid_request", `amount must be a positive decimal number such as "1.5", got "${amount}".`);
+  const value = parseUnits(amount, decimals);
+  if (value <= 0n) throw apiError("invalid_request", "amount must be greater than zero.");
+  return value;
+}
+
+const sendEvmAssetWithEndUserAccount: Handler = async (req, ctx) => {
+  const user = findEndUser(ctx.store, req.pathParams.userId!);
+  const address = req.pathParams.address!;
+  const network = String(req.body.network);
+  if (user.evmSmartAccounts.some((a) => a.address.toLowerCase() === address.toLowerCase())) {
+    throw apiError("invalid_request", "Sending assets from an end user's smart account (a user operation) is not simulated by the sandbox yet; send from the EVM account.");
+  }
+  const account = user.evmAccounts.find((a) => a.address.toLowerCase() === address.toLowerCase());
+  if (!account) throw apiError("not_found", `End user ${user.userId} has no EVM account ${address}.`);
+  authorize(req, ctx, user, address);
+  const token = evmTokenBySymbol(network, String(req.pathParams.asset));
+  if (!token) throw apiError("invalid_request", `${String(req.pathParams.asset).toUpperCase()} is not in the sandbox's token table for ${network}.`);
+  const tx: TransactionSerializable = {
+    type: "eip1559",
+    chainId: chainIdOf(network)!,
+    to: token.address,
+    value: 0n,
+    data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [req.body.to as `0x${string}`, parseAmount(String(req.body.amount), token.decimals)] }),
+  };
+  enforcePolicies(ctx.store, { operation: "sendEndUserEvmAsset", accountPolicies: [], facts: transactionFacts(tx, network) });
+  const transactionHash = await signAndSendEvmTransaction(ctx, account, network, tx);
+  return { status: 200, body: { transactionHash, userOpHash: null } };
+};
+
+const sendSolanaAssetWithEndUserAccount: Handler = (req, ctx) => {
+  const user = findEndUser(ctx.store, req.pathParams.userId!);
+  const address = req.pathParams.address!;
+  const account = user.solanaAccounts.find((a) => a.address === address);
+  if (!account) throw apiError("not_found", `End user ${user.userId} has no Solana account ${address}.`);
+  authorize(req, ctx, user, address);
+  const network = String(req.body.network);
+  const token = solanaTokenBySymbol(network, String(req.pathParams.asset));
+  if (!token) throw apiError("invalid_request", `${String(req.pathParams.asset).toUpperCase()} is not in the sandbox's token table for ${network}.`);
+  const to = String(req.body.to);
+  const amount = parseAmount(String(req.body.amount), token.decimals);
+  const transfer = { kind: "spl" as const, from: address, to, toOwner: to, mint: token.mint, authority: address, amount };
+  const facts = { accountKeys: [address, to], instructions: [], transfers: [transfer] };
+  enforcePolicies(ctx.store, { operation: "sendEndUserSolAsset", accountPolicies: [], facts: { kind: "solanaTransaction", tx: facts, network } });
+  const sponsored = req.body.useCdpSponsor === true;
+  const lamports = balanceOf(ctx.store, network, "native", address);
+  if (!sponsored && lamports < LAMPORTS_PER_SIGNATURE) throw apiError("insufficient_balance", `${address} has ${lamports} lamports on ${network}; the fee is ${LAMPORTS_PER_SIGNATURE}.`);
+  const held = balanceOf(ctx.store, network, token.mint, address);
+  if (held < amount) throw apiError("insufficient_balance", `${address} holds ${held} of ${token.symbol} (smallest units) on ${network}; the transfer needs ${amount}.`);
+  const signature = toBase58(signSolanaBytes(account, new TextEncoder().encode(`${network}:${address}:${to}:${token.mint}:${amount}:${ctx.clock.now()}:${ctx.random.hex(8)}`)));
+  if (sponsored) {
+    // The platform pays the fee: only the tokens move.
+    setBalance(ctx.store, network, token.mint, address, held - amount);
+    credit(ctx.store, network, token.mint, to, amount);
+    solanaTxs(ctx.store).put(signature, { signature, network, slot: blockNumberAt(network, ctx.clock.now()) + 1, feePayer: "sponsor", status: "success", submittedAtMs: ctx.clock.now() });
+  } else {
+    applySolanaTransaction(ctx.store, ctx.clock, network, signature, address, 1, facts);
+  }
+  return { status: 200, body: { transactionSignature: signature } };
+};
+
+const createEvmEip7702DelegationWithEndUserAccount: Handler = async (req, ctx) => {
+  const user = findEndUser(ctx.store, req.pathParams.userId!);
+  const address = String(req.body.address);
+  const account = user.evmAccounts.find((a) => a.address.toLowerCase() === address.toLowerCase());
+  if (!account) throw apiError("not_found", `End user ${user.userId} has no EVM account ${address}.`);
+  authorize(req, ctx, user, address);
+  const id = await startEip7702Delegation(ctx, account, String(req.body.network), req.body.enableSpendPermissions === true);
+  return { status: 201, body: { delegationOperationId: id } };
+};
+
+export const endUserAssetHandlers: HandlerMap = { sendEvmAssetWithEndUserAccount, sendSolanaAssetWithEndUserAccount, createEvmEip7702DelegationWithEndUserAccount };
