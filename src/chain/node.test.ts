@@ -136,6 +136,17 @@ describe("the simulated chain", () => {
     expect(await client.getTransactionCount({ address: outsider.address })).toBe(1);
   });
 
+  it("lists balances with cdp_listBalances", async () => {
+    const address = await newAccount();
+    await fund(sandbox, { network: "base-sepolia", address, amount: "7" });
+    await fund(sandbox, { network: "base-sepolia", address, token: "USDC", amount: "42" });
+    const path = new URL((client.transport as { url?: string }).url ?? "", "http://x").pathname;
+    const res = await request(sandbox.url).post(path).set("content-type", "application/json").send(JSON.stringify({ jsonrpc: "2.0", id: 7, method: "cdp_listBalances", params: [{ address, pageSize: 1 }] }));
+    expect(res.body.result).toEqual({ balances: [{ asset: { id: "eth", type: "native", groupId: "eth", decimals: 18 }, value: 7, valueStr: "7" }], nextPageToken: "1", totalCount: 2 });
+    const next = await request(sandbox.url).post(path).set("content-type", "application/json").send(JSON.stringify({ jsonrpc: "2.0", id: 8, method: "cdp_listBalances", params: [{ address, pageToken: "1" }] }));
+    expect(next.body.result.balances[0]).toMatchObject({ asset: { type: "erc20", groupId: "usdc", decimals: 6 }, valueStr: "42" });
+  });
+
   it("answers unknown methods with JSON-RPC error -32601, batches too", async () => {
     const path = new URL((client.transport as { url?: string }).url ?? "", "http://x").pathname;
     const res = await request(sandbox.url).post(path).set("content-type", "application/json").send(JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "eth_chainId" }, { jsonrpc: "2.0", id: 2, method: "eth_mine" }]));

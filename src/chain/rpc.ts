@@ -13,7 +13,7 @@ import { ApiError } from "../errors/catalogue.js";
 import type { ProjectRegistry } from "../projects/projects.js";
 import type { Store, ProjectTx } from "../store/store.js";
 import { blockNumberAt, blockTimestampOf } from "./blocks.js";
-import { allowanceOf, applyEvmTransaction, balanceOf, GAS_PRICE_WEI, ledgerTxs, type LedgerTx } from "./ledger.js";
+import { allowanceOf, applyEvmTransaction, balanceOf, GAS_PRICE_WEI, holdings, ledgerTxs, type LedgerTx } from "./ledger.js";
 import { evmTokenByAddress, NATIVE_TOKEN_ADDRESS } from "./tokens.js";
 
 export interface NodeDeps {
@@ -172,6 +172,25 @@ async function call(method: string, params: unknown[], ctx: { network: string; c
           return encodeAbiParameters([{ type: "string" }], [token.name]);
       }
       return "0x";
+    }
+    case "cdp_listBalances": {
+      // The platform's balance listing on the node (seed 4.4): params [{ address, pageToken?, pageSize? }].
+      const [query] = params as [{ address?: unknown; pageToken?: unknown; pageSize?: unknown }];
+      if (!query || typeof query.address !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(query.address)) throw new RpcError(-32602, "params[0].address must be a 0x address");
+      const rows = holdings(store, network, query.address)
+        .map(([asset, amount]) => {
+          const token = asset === "native" ? undefined : evmTokenByAddress(network, asset);
+          return {
+            asset: asset === "native" ? { id: "eth", type: "native", groupId: "eth", decimals: 18 } : { id: asset, type: "erc20", groupId: (token?.symbol ?? asset).toLowerCase(), decimals: token?.decimals ?? 18 },
+            value: Number(amount),
+            valueStr: amount.toString(),
+          };
+        })
+        .sort((a, b) => (a.asset.type === "native" ? -1 : b.asset.type === "native" ? 1 : a.asset.id.localeCompare(b.asset.id)));
+      const size = typeof query.pageSize === "number" && query.pageSize > 0 ? Math.min(query.pageSize, 100) : 20;
+      const offset = typeof query.pageToken === "string" && /^[0-9]+$/.test(query.pageToken) ? Number(query.pageToken) : 0;
+      const page = rows.slice(offset, offset + size);
+      return { balances: page, nextPageToken: offset + size < rows.length ? String(offset + size) : "", totalCount: rows.length };
     }
     case "eth_sendRawTransaction": {
       const raw = String(params[0]) as Hex;
