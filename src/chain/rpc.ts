@@ -14,6 +14,7 @@ import type { ProjectRegistry } from "../projects/projects.js";
 import type { Store, ProjectTx } from "../store/store.js";
 import { blockNumberAt, blockTimestampOf } from "./blocks.js";
 import { allowanceOf, applyEvmTransaction, balanceOf, GAS_PRICE_WEI, holdings, ledgerTxs, type LedgerTx } from "./ledger.js";
+import { isSolanaNetwork, solanaCall, SolanaRpcError } from "./solanaRpc.js";
 import { evmTokenByAddress, NATIVE_TOKEN_ADDRESS } from "./tokens.js";
 
 export interface NodeDeps {
@@ -246,9 +247,10 @@ export function createNodeRouter(deps: NodeDeps): express.Router {
   router.post("/rpc/v1/:network/:token", async (req: Request, res: Response) => {
     const network = String(req.params.network);
     const chainId = chainIdOf(network);
+    const solana = isSolanaNetwork(network);
     const projectId = String(req.params.token);
     const reply = (id: unknown, body: object) => ({ jsonrpc: "2.0", id: id ?? null, ...body });
-    if (chainId === undefined || !deps.store.project(projectId)) {
+    if ((chainId === undefined && !solana) || !deps.store.project(projectId)) {
       res.status(404).json(reply(null, { error: { code: -32001, message: chainId === undefined ? `unknown network ${network}` : "unknown node token; get one from GET /apikeys/v1/tokens/active" } }));
       return;
     }
@@ -263,10 +265,13 @@ export function createNodeRouter(deps: NodeDeps): express.Router {
     const one = async (message: { id?: unknown; method?: unknown; params?: unknown }) => {
       if (!message || typeof message.method !== "string") return reply(message?.id, { error: { code: -32600, message: "invalid request" } });
       try {
-        const result = await call(message.method, Array.isArray(message.params) ? message.params : [], { network, chainId, store: tx, clock: deps.clock });
+        const params = Array.isArray(message.params) ? message.params : [];
+        const result = solana
+          ? solanaCall(message.method, params, { network, store: tx, clock: deps.clock })
+          : await call(message.method, params, { network, chainId: chainId!, store: tx, clock: deps.clock });
         return reply(message.id, { result });
       } catch (error) {
-        if (error instanceof RpcError) return reply(message.id, { error: { code: error.code, message: error.message } });
+        if (error instanceof RpcError || error instanceof SolanaRpcError) return reply(message.id, { error: { code: error.code, message: error.message } });
         return reply(message.id, { error: { code: -32603, message: (error as Error).message } });
       }
     };

@@ -1,0 +1,88 @@
+/** The Solana JSON-RPC subset, driven with @solana/kit's RPC client; transactions signed with noble. */
+import { randomBytes } from "node:crypto";
+import { ed25519 } from "@noble/curves/ed25519.js";
+import {
+  address as toAddress,
+  appendTransactionMessageInstruction,
+  compileTransaction,
+  createSolanaRpc,
+  createTransactionMessage,
+  getAddressDecoder,
+  getTransactionEncoder,
+  pipe,
+  setTransactionMessageFeePayer,
+  setTransactionMessageLifetimeUsingBlockhash,
+  type Blockhash,
+} from "@solana/kit";
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Sandbox } from "cdp-sandbox";
+import { fund, hostOf, withSandbox } from "../../test/helpers/sandbox.js";
+import { mintBearer } from "../../test/helpers/tokens.js";
+
+let sandbox: Sandbox;
+let url: string;
+beforeAll(async () => {
+  sandbox = await withSandbox({ seed: "solana-rpc" });
+  const path = "/apikeys/v1/tokens/active";
+  const bearer = await mintBearer(sandbox.credentials.apiKeyId, sandbox.credentials.apiKeySecret, { method: "GET", host: hostOf(sandbox), path });
+  const token = (await request(sandbox.url).get(path).set("Authorization", `Bearer ${bearer}`)).body.id;
+  url = `${sandbox.url}/rpc/v1/solana-devnet/${token}`;
+});
+afterAll(() => sandbox.close());
+
+const rpcCall = (method: string, params: unknown[]) => fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) }).then((r) => r.json());
+
+function signedTransfer(seed: Uint8Array, to: string, lamports: bigint, blockhash: string): string {
+  const payer = getAddressDecoder().decode(ed25519.getPublicKey(seed));
+  const data = Buffer.alloc(12);
+  data.writeUInt32LE(2, 0);
+  data.writeBigUInt64LE(lamports, 4);
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayer(toAddress(payer), m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash as Blockhash, lastValidBlockHeight: 1000n }, m),
+    (m) => appendTransactionMessageInstruction({ programAddress: toAddress("11111111111111111111111111111111"), accounts: [{ address: toAddress(payer), role: 3 }, { address: toAddress(to), role: 1 }], data: new Uint8Array(data) }, m),
+  );
+  const tx = compileTransaction(message);
+  const signature = ed25519.sign(new Uint8Array(tx.messageBytes), seed);
+  return Buffer.from(getTransactionEncoder().encode({ ...tx, signatures: { ...tx.signatures, [payer]: signature } as never })).toString("base64");
+}
+
+describe("Solana JSON-RPC on the ledger", () => {
+  it("answers getBalance and getLatestBlockhash to @solana/kit's client", async () => {
+    const seed = randomBytes(32);
+    const owner = getAddressDecoder().decode(ed25519.getPublicKey(seed));
+    await fund(sandbox, { network: "solana-devnet", address: owner, amount: "5000000" });
+    const rpc = createSolanaRpc(url);
+    expect((await rpc.getBalance(toAddress(owner)).send()).value).toBe(5000000n);
+    const { value } = await rpc.getLatestBlockhash().send();
+    expect(value.blockhash).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+    expect(await rpc.getGenesisHash().send()).toBe("EtWTRABZaYq6iMfeYKouRu166VU2xqa1");
+  });
+
+  it("applies a signed sendTransaction, then reports its status and the new balances", async () => {
+    const seed = randomBytes(32);
+    const owner = getAddressDecoder().decode(ed25519.getPublicKey(seed));
+    const to = getAddressDecoder().decode(ed25519.getPublicKey(randomBytes(32)));
+    await fund(sandbox, { network: "solana-devnet", address: owner, amount: "1000000" });
+    const blockhash = (await rpcCall("getLatestBlockhash", [])).result.value.blockhash;
+    const sent = await rpcCall("sendTransaction", [signedTransfer(seed, to, 250000n, blockhash), { encoding: "base64" }]);
+    expect(sent.result).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
+    sandbox.clock.advance(2000);
+    const status = await rpcCall("getSignatureStatuses", [[sent.result]]);
+    expect(status.result.value[0]).toMatchObject({ err: null, confirmationStatus: "finalized" });
+    expect((await rpcCall("getBalance", [to])).result.value).toBe(250000);
+    expect((await rpcCall("getBalance", [owner])).result.value).toBe(1000000 - 250000 - 5000);
+  });
+
+  it("refuses a transaction with a bad signature and an unknown method", async () => {
+    const seed = randomBytes(32);
+    const to = getAddressDecoder().decode(ed25519.getPublicKey(randomBytes(32)));
+    const wire = Buffer.from(signedTransfer(seed, to, 1n, "4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi"), "base64");
+    wire[10] ^= 0xff; // corrupt the signature
+    const bad = await rpcCall("sendTransaction", [wire.toString("base64"), { encoding: "base64" }]);
+    expect(bad.error.code).toBe(-32003);
+    expect((await rpcCall("getProgramAccounts", [])).error.code).toBe(-32601);
+  });
+});
