@@ -31,7 +31,8 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 
-const rpcCall = (method: string, params: unknown[]) => fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) }).then((r) => r.json());
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON-RPC answers are checked field by field below
+const rpcCall = (method: string, params: unknown[]): Promise<any> => fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) }).then((r) => r.json());
 
 function signedTransfer(seed: Uint8Array, to: string, lamports: bigint, blockhash: string): string {
   const payer = getAddressDecoder().decode(ed25519.getPublicKey(seed));
