@@ -100,6 +100,8 @@ export interface EvmTransactionInput {
   nonce: number;
   gas: bigint;
   type: string;
+  /** Gas paid by a paymaster (user operations): the sender pays none. */
+  sponsored?: boolean;
 }
 
 /**
@@ -111,7 +113,7 @@ export function applyEvmTransaction(store: ProjectTx, clock: Clock, tx: EvmTrans
   const token = tx.to ? evmTokenByAddress(tx.network, tx.to) : undefined;
   const isTokenCall = token !== undefined && token.address !== NATIVE_TOKEN_ADDRESS && tx.input !== "0x";
   const gasUsed = isTokenCall ? 52_000n : tx.input && tx.input !== "0x" ? 60_000n : 21_000n;
-  const fee = gasUsed * GAS_PRICE_WEI;
+  const fee = tx.sponsored ? 0n : gasUsed * GAS_PRICE_WEI;
   const native = balanceOf(store, tx.network, NATIVE, tx.from);
   if (native < tx.value + fee) {
     throw apiError(

@@ -3,6 +3,7 @@
  * contract that is not listed here is answered by the honest fallback mock.
  */
 import { evmAccountHandlers } from "./evm-accounts/handlers.js";
+import { userOperationHandlers } from "./evm-smart-accounts/userOperations.js";
 import { evmSmartAccountHandlers } from "./evm-smart-accounts/accounts.js";
 import { faucetHandlers } from "./faucets/handlers.js";
 import { tokenBalanceHandlers } from "./token-balances/handlers.js";
@@ -18,6 +19,7 @@ export const handlers: HandlerMap = {
   ...evmAccountHandlers,
   ...solanaAccountHandlers,
   ...evmSmartAccountHandlers,
+  ...userOperationHandlers,
   ...policyHandlers,
   ...faucetHandlers,
   ...tokenBalanceHandlers,

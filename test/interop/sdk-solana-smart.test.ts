@@ -94,4 +94,20 @@ describe("@coinbase/cdp-sdk smart accounts", () => {
     expect(again.address).toBe(smart.address);
     expect((await cdp.evm.listSmartAccounts()).accounts.map((a) => a.address)).toContain(smart.address);
   });
+
+  it("sends a user operation through the owner's signature and waits for it to complete", async () => {
+    const owner = await cdp.evm.createAccount();
+    const smart = await cdp.evm.createSmartAccount({ owner });
+    const sent = await cdp.evm.sendUserOperation({
+      smartAccount: smart,
+      network: "base-sepolia",
+      calls: [{ to: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", value: 0n, data: "0x" }],
+    });
+    expect(sent.status).toBe("broadcast");
+    sandbox.clock.advance(4000);
+    const done = await cdp.evm.waitForUserOperation({ smartAccountAddress: smart.address, userOpHash: sent.userOpHash });
+    expect(done.status).toBe("complete");
+    const fetched = await cdp.evm.getUserOperation({ smartAccount: smart, userOpHash: sent.userOpHash });
+    expect(fetched.transactionHash).toMatch(/^0x[0-9a-f]{64}$/);
+  });
 });

@@ -1,0 +1,154 @@
+/**
+ * User operations of smart accounts: prepared (status pending, with a hash
+ * the owner signs), sent with the owner's signature over that hash
+ * (broadcast), then complete once the block that includes them is reached on
+ * the sandbox clock. Calls execute on the ledger from the smart account, gas
+ * paid by the paymaster. Project policies apply to prepareUserOperation and
+ * sendUserOperation.
+ */
+import { encodeAbiParameters, keccak256, recoverAddress, type Hex } from "viem";
+import { blockNumberAt } from "../../chain/blocks.js";
+import { applyEvmTransaction, ledgerTxs } from "../../chain/ledger.js";
+import { evmAccountOf } from "../../crypto/evm.js";
+import { apiError } from "../../errors/catalogue.js";
+import { evmAccounts } from "../evm-accounts/model.js";
+import { enforcePolicies } from "../policies/evaluate.js";
+import { chainIdOf } from "../shared/evmNetworks.js";
+import type { Handler, HandlerContext, HandlerMap } from "../types.js";
+import { findSmartAccount, type SmartAccountRecord } from "./accounts.js";
+
+/** How long a prepared operation may wait for its signature. */
+const PREPARED_LIFETIME_MS = 15 * 60 * 1000;
+
+interface Call {
+  to: `0x${string}`;
+  value: string;
+  data: Hex;
+  overrideGasLimit?: string;
+}
+
+interface UserOperationRecord {
+  userOpHash: Hex;
+  smartAccount: `0x${string}`;
+  network: string;
+  calls: Call[];
+  status: "pending" | "broadcast" | "failed";
+  preparedAtMs: number;
+  expiresAtMs: number;
+  transactionHash?: Hex;
+  block?: number;
+}
+
+const operations = (ctx: HandlerContext) => ctx.store.collection<UserOperationRecord>("userOperations");
+
+const policyFacts = (calls: Call[], network: string) => ({
+  kind: "evmTransaction" as const,
+  network,
+  calls: calls.map((c) => ({ to: c.to, value: BigInt(c.value || "0"), data: c.data })),
+});
+
+function prepare(ctx: HandlerContext, account: SmartAccountRecord, network: string, calls: Call[]): UserOperationRecord {
+  if (calls.length === 0) throw apiError("invalid_request", "calls must contain at least one call.");
+  for (const [i, c] of calls.entries()) if (!/^[0-9]+$/.test(c.value)) throw apiError("invalid_request", `calls[${i}].value must be a decimal amount of wei.`);
+  enforcePolicies(ctx.store, { operation: "prepareUserOperation", accountPolicies: account.policies, facts: policyFacts(calls, network) });
+  const nonce = operations(ctx).filter((o) => o.smartAccount === account.address).length;
+  const userOpHash = keccak256(
+    encodeAbiParameters(
+      [{ type: "address" }, { type: "uint256" }, { type: "uint256" }, { type: "bytes32" }],
+      [account.address, BigInt(chainIdOf(network) ?? 0), BigInt(nonce), keccak256(encodeAbiParameters([{ type: "string" }], [JSON.stringify(calls)]))],
+    ),
+  );
+  const now = ctx.clock.now();
+  const record: UserOperationRecord = { userOpHash, smartAccount: account.address, network, calls, status: "pending", preparedAtMs: now, expiresAtMs: now + PREPARED_LIFETIME_MS };
+  operations(ctx).put(userOpHash, record);
+  return record;
+}
+
+/** Checks the owner's signature and executes the calls on the ledger. */
+async function send(ctx: HandlerContext, account: SmartAccountRecord, op: UserOperationRecord, signature: Hex): Promise<UserOperationRecord> {
+  if (op.status !== "pending") throw apiError("invalid_request", `User operation ${op.userOpHash} was already sent (status ${op.status}).`);
+  if (ctx.clock.now() > op.expiresAtMs) throw apiError("invalid_request", `User operation ${op.userOpHash} expired before it was signed; prepare it again.`);
+  let signer: string;
+  try {
+    signer = await recoverAddress({ hash: op.userOpHash, signature });
+  } catch {
+    throw apiError("invalid_signature", "The signature is not a valid secp256k1 signature of userOpHash.");
+  }
+  if (!account.owners.some((o) => o.toLowerCase() === signer.toLowerCase())) {
+    throw apiError("invalid_signature", `The signature over userOpHash is by ${signer}, not by the smart account's owner.`);
+  }
+  enforcePolicies(ctx.store, { operation: "sendUserOperation", accountPolicies: account.policies, facts: policyFacts(op.calls, op.network) });
+  const chainId = chainIdOf(op.network) ?? 0;
+  op.calls.forEach((call, index) => {
+    applyEvmTransaction(ctx.store, ctx.clock, {
+      hash: keccak256(encodeAbiParameters([{ type: "bytes32" }, { type: "uint256" }], [op.userOpHash, BigInt(index)])),
+      network: op.network,
+      chainId,
+      from: account.address,
+      to: call.to,
+      value: BigInt(call.value),
+      input: call.data,
+      nonce: index,
+      gas: BigInt(call.overrideGasLimit ?? "200000"),
+      type: "eip1559",
+      sponsored: true,
+    });
+  });
+  const sent: UserOperationRecord = {
+    ...op,
+    status: "broadcast",
+    transactionHash: keccak256(encodeAbiParameters([{ type: "bytes32" }, { type: "uint256" }], [op.userOpHash, 0n])),
+    block: blockNumberAt(op.network, ctx.clock.now()) + 1,
+  };
+  operations(ctx).put(op.userOpHash, sent);
+  return sent;
+}
+
+function view(ctx: HandlerContext, op: UserOperationRecord) {
+  const included = op.status === "broadcast" && op.block !== undefined && op.block <= blockNumberAt(op.network, ctx.clock.now());
+  const reverted = included && ledgerTxs(ctx.store).get(op.transactionHash!)?.status === "reverted";
+  const status = included ? (reverted ? "failed" : "complete") : op.status;
+  return {
+    network: op.network,
+    userOpHash: op.userOpHash,
+    calls: op.calls,
+    status,
+    ...(op.transactionHash ? { transactionHash: op.transactionHash } : {}),
+    ...(included ? { receipts: [{ transactionHash: op.transactionHash, blockNumber: op.block, gasUsed: "0", blockHash: keccak256(encodeAbiParameters([{ type: "string" }], [`${op.network}:${op.block}`])) }] } : {}),
+    expiresAt: new Date(op.expiresAtMs).toISOString(),
+  };
+}
+
+function findOperation(ctx: HandlerContext, account: SmartAccountRecord, userOpHash: string): UserOperationRecord {
+  const op = operations(ctx).get(userOpHash.toLowerCase()) ?? operations(ctx).get(userOpHash);
+  if (!op || op.smartAccount !== account.address) throw apiError("not_found", `User operation ${userOpHash} of ${account.address} was not found.`);
+  return op;
+}
+
+const prepareUserOperation: Handler = (req, ctx) => {
+  const account = findSmartAccount(ctx.store, req.pathParams.address!);
+  return { status: 201, body: view(ctx, prepare(ctx, account, String(req.body.network), req.body.calls as Call[])) };
+};
+
+const sendUserOperation: Handler = async (req, ctx) => {
+  const account = findSmartAccount(ctx.store, req.pathParams.address!);
+  const op = findOperation(ctx, account, req.pathParams.userOpHash!);
+  return { status: 200, body: view(ctx, await send(ctx, account, op, req.body.signature as Hex)) };
+};
+
+const getUserOperation: Handler = (req, ctx) => {
+  const account = findSmartAccount(ctx.store, req.pathParams.address!);
+  return { status: 200, body: view(ctx, findOperation(ctx, account, req.pathParams.userOpHash!)) };
+};
+
+/** For smart accounts owned by an account of the project: the sandbox signs with the owner's key. */
+const prepareAndSendUserOperation: Handler = async (req, ctx) => {
+  const account = findSmartAccount(ctx.store, req.pathParams.address!);
+  const owner = account.owners.map((o) => evmAccounts(ctx.store).get(o.toLowerCase())).find((r) => r !== undefined);
+  if (!owner) throw apiError("invalid_request", `The owner of ${account.address} is not an account of this project, so the sandbox cannot sign for it; use prepare and send.`);
+  const op = prepare(ctx, account, String(req.body.network), req.body.calls as Call[]);
+  const signature = await evmAccountOf(owner.privateKey).sign({ hash: op.userOpHash });
+  return { status: 200, body: view(ctx, await send(ctx, account, op, signature)) };
+};
+
+export const userOperationHandlers: HandlerMap = { prepareUserOperation, sendUserOperation, getUserOperation, prepareAndSendUserOperation };
