@@ -8,6 +8,7 @@ import { evmSmartAccountHandlers } from "./evm-smart-accounts/accounts.js";
 import { faucetHandlers } from "./faucets/handlers.js";
 import { tokenBalanceHandlers } from "./token-balances/handlers.js";
 import { sqlHandlers } from "./sql/handlers.js";
+import { endUserOperationHandlers } from "./end-users/userOperations.js";
 import { endUserAssetHandlers } from "./end-users/assets.js";
 import { endUserAccountHandlers } from "./end-users/accounts.js";
 import { endUserManagementHandlers } from "./end-users/management.js";
@@ -27,4 +28,5 @@ export const handlers: HandlerMap = {
   ...endUserManagementHandlers,
   ...endUserAccountHandlers,
   ...endUserAssetHandlers,
+  ...endUserOperationHandlers,
 };

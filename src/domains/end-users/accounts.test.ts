@@ -175,3 +175,44 @@ describe("end users move assets", () => {
     expect(op.body.network).toBe("base-sepolia");
   });
 });
+
+describe("user operations for end users' smart accounts (seed 4.1)", () => {
+  async function userWithSmart() {
+    const userId = `uo-${++n}`;
+    const created = await call(sandbox, "POST", "/platform/v2/end-users", { body: { userId, authenticationMethods: [{ type: "email", email: `${userId}@example.com` }], evmAccount: { createSmartAccount: true } }, wallet: true });
+    const token = (await request(sandbox.url).post(`/_sandbox/end-users/${userId}/token`).send({})).body.accessToken as string;
+    return { userId, token, owner: created.body.evmAccounts[0] as string, smart: created.body.evmSmartAccounts[0] as string };
+  }
+  const body = (extra: object = {}) => ({ network: "base-sepolia", calls: [{ to: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", value: "0", data: "0x" }], useCdpPaymaster: true, ...extra });
+
+  it("sends for the end user with their token, and insists on walletSecretId", async () => {
+    const u = await userWithSmart();
+    const missing = await call(sandbox, "POST", `${EW}/${u.userId}/evm/smart-accounts/${u.smart}/send`, { body: body(), ...asUser(u.token) });
+    expect(missing.status).toBe(400);
+    expect(missing.body.errorMessage).toMatch(/walletSecretId/);
+    const res = await call(sandbox, "POST", `${EW}/${u.userId}/evm/smart-accounts/${u.smart}/send`, { body: body({ walletSecretId: "ws-1" }), ...asUser(u.token) });
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe("broadcast");
+    expect(res.body.userOpHash).toMatch(/^0x[0-9a-f]{64}$/);
+    sandbox.clock.advance(4000);
+  });
+
+  it("sends for the developer under a grant on the owner account, and 404s for an unknown smart account", async () => {
+    const u = await userWithSmart();
+    expect((await call(sandbox, "POST", `${EW}/${u.userId}/evm/smart-accounts/${u.smart}/send`, { body: body() })).body.errorType).toBe("delegation_not_found");
+    await grant(u, u.owner, inOneHour());
+    expect((await call(sandbox, "POST", `${EW}/${u.userId}/evm/smart-accounts/${u.smart}/send`, { body: body() })).status).toBe(200);
+    const unknown = await call(sandbox, "POST", `${EW}/${u.userId}/evm/smart-accounts/0x${"12".repeat(20)}/send`, { body: body() });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.errorType).toBe("not_found");
+  });
+
+  it("answers 429 when the project has too many user operations in flight", async () => {
+    const u = await userWithSmart();
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) statuses.push((await call(sandbox, "POST", `${EW}/${u.userId}/evm/smart-accounts/${u.smart}/send`, { body: body({ walletSecretId: "ws-1" }), ...asUser(u.token) })).status);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+    sandbox.clock.advance(4000);
+    expect((await call(sandbox, "POST", `${EW}/${u.userId}/evm/smart-accounts/${u.smart}/send`, { body: body({ walletSecretId: "ws-1" }), ...asUser(u.token) })).status).toBe(200);
+  });
+});

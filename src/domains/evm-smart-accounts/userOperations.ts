@@ -20,7 +20,7 @@ import { findSmartAccount, type SmartAccountRecord } from "./accounts.js";
 /** How long a prepared operation may wait for its signature. */
 const PREPARED_LIFETIME_MS = 15 * 60 * 1000;
 
-interface Call {
+export interface Call {
   to: `0x${string}`;
   value: string;
   data: Hex;
@@ -47,10 +47,20 @@ const policyFacts = (calls: Call[], network: string) => ({
   calls: calls.map((c) => ({ to: c.to, value: BigInt(c.value || "0"), data: c.data })),
 });
 
-function prepare(ctx: HandlerContext, account: SmartAccountRecord, network: string, calls: Call[]): UserOperationRecord {
+/** A smart account as user operations need it (project smart accounts and end users' alike). */
+export type OperatingAccount = Pick<SmartAccountRecord, "address" | "owners" | "policies">;
+
+/** Policy operation names: the project's own, or the end-user variant. */
+export interface PolicyOperations {
+  prepare?: string;
+  send: string;
+}
+const PROJECT_OPERATIONS: PolicyOperations = { prepare: "prepareUserOperation", send: "sendUserOperation" };
+
+export function prepare(ctx: HandlerContext, account: OperatingAccount, network: string, calls: Call[], policy: PolicyOperations = PROJECT_OPERATIONS): UserOperationRecord {
   if (calls.length === 0) throw apiError("invalid_request", "calls must contain at least one call.");
   for (const [i, c] of calls.entries()) if (!/^[0-9]+$/.test(c.value)) throw apiError("invalid_request", `calls[${i}].value must be a decimal amount of wei.`);
-  enforcePolicies(ctx.store, { operation: "prepareUserOperation", accountPolicies: account.policies, facts: policyFacts(calls, network) });
+  if (policy.prepare) enforcePolicies(ctx.store, { operation: policy.prepare, accountPolicies: account.policies, facts: policyFacts(calls, network) });
   const nonce = operations(ctx).filter((o) => o.smartAccount === account.address).length;
   const userOpHash = keccak256(
     encodeAbiParameters(
@@ -65,7 +75,7 @@ function prepare(ctx: HandlerContext, account: SmartAccountRecord, network: stri
 }
 
 /** Checks the owner's signature and executes the calls on the ledger. */
-async function send(ctx: HandlerContext, account: SmartAccountRecord, op: UserOperationRecord, signature: Hex): Promise<UserOperationRecord> {
+export async function send(ctx: HandlerContext, account: OperatingAccount, op: UserOperationRecord, signature: Hex, policy: PolicyOperations = PROJECT_OPERATIONS): Promise<UserOperationRecord> {
   if (op.status !== "pending") throw apiError("invalid_request", `User operation ${op.userOpHash} was already sent (status ${op.status}).`);
   if (ctx.clock.now() > op.expiresAtMs) throw apiError("invalid_request", `User operation ${op.userOpHash} expired before it was signed; prepare it again.`);
   let signer: string;
@@ -77,7 +87,7 @@ async function send(ctx: HandlerContext, account: SmartAccountRecord, op: UserOp
   if (!account.owners.some((o) => o.toLowerCase() === signer.toLowerCase())) {
     throw apiError("invalid_signature", `The signature over userOpHash is by ${signer}, not by the smart account's owner.`);
   }
-  enforcePolicies(ctx.store, { operation: "sendUserOperation", accountPolicies: account.policies, facts: policyFacts(op.calls, op.network) });
+  enforcePolicies(ctx.store, { operation: policy.send, accountPolicies: account.policies, facts: policyFacts(op.calls, op.network) });
   const chainId = chainIdOf(op.network) ?? 0;
   op.calls.forEach((call, index) => {
     applyEvmTransaction(ctx.store, ctx.clock, {
@@ -104,7 +114,12 @@ async function send(ctx: HandlerContext, account: SmartAccountRecord, op: UserOp
   return sent;
 }
 
-function view(ctx: HandlerContext, op: UserOperationRecord) {
+/** Operations sent and not yet included, across the project (the concurrency the platform limits). */
+export function inFlightOperations(ctx: HandlerContext): number {
+  return operations(ctx).filter((o) => o.status === "broadcast" && (o.block ?? 0) > blockNumberAt(o.network, ctx.clock.now())).length;
+}
+
+export function view(ctx: HandlerContext, op: UserOperationRecord) {
   const included = op.status === "broadcast" && op.block !== undefined && op.block <= blockNumberAt(op.network, ctx.clock.now());
   const reverted = included && ledgerTxs(ctx.store).get(op.transactionHash!)?.status === "reverted";
   const status = included ? (reverted ? "failed" : "complete") : op.status;
