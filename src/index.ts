@@ -20,6 +20,7 @@ import { handlers as defaultHandlers } from "./domains/index.js";
 import type { HandlerMap } from "./domains/types.js";
 import { defaultSpecPath } from "./paths.js";
 import type { EndUserAuthenticator } from "./pipeline/authenticate.js";
+import { temporaryWalletKey } from "./domains/end-users/walletSecrets.js";
 import { Journal } from "./pipeline/journal.js";
 import { PLATFORM_PREFIX } from "./pipeline/pipeline.js";
 import type { ScenarioHook } from "./pipeline/scenario.js";
@@ -110,6 +111,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       const check = await checkEndUserToken(endUserTokenSecret, token, clock.now());
       return check.ok ? { projectId: check.claims.projectId, endUserId: check.claims.userId } : undefined;
     }),
+    endUserWalletKey: (projectId, userId, walletSecretId) => temporaryWalletKey(store, projectId, userId, walletSecretId, clock.now()),
     validateResponses: options.validateResponses ?? false,
     log,
     basePath: () => basePath,

@@ -9,6 +9,9 @@ import type { AuthMode } from "../auth/bearer.js";
 import type { SandboxKeys } from "../domains/types.js";
 import { creditBalance } from "./balances.js";
 import { issueEndUserToken } from "../domains/end-users/tokens.js";
+import { issueTemporaryWalletSecret } from "../domains/end-users/walletSecrets.js";
+import { createGrant } from "../domains/end-users/accounts.js";
+import { findEndUser } from "../domains/end-users/model.js";
 import { parseDuration, type Clock } from "../clock.js";
 import { apiError } from "../errors/catalogue.js";
 import { authenticateApiKey } from "../pipeline/authenticate.js";
@@ -50,6 +53,8 @@ export function createAdminRouter(deps: AdminDeps): express.Router {
   const router = express.Router();
   const snapshots = new Snapshots(deps.store, deps.random.fork("snapshots"));
   const correlation = deps.random.fork("admin-correlation");
+  const tokenSecrets = deps.random.fork("end-user-wallet-secrets");
+  const grantIds = deps.random.fork("admin-delegation-grants");
 
   /** Resolves the caller's project from an optional bearer token, parses the body, writes errors the platform's way. */
   const route = (handler: AdminHandler) => async (req: Request, res: Response) => {
@@ -132,8 +137,25 @@ export function createAdminRouter(deps: AdminDeps): express.Router {
     route(async ({ projectId }, req) => {
       const project = projectId ?? deps.projects.defaultProjectId();
       const userId = String(req.params.userId);
-      if (!deps.store.begin(project).collection("endUsers").get(userId)) throw apiError("not_found", `End user ${userId} was not found in this project.`);
-      return { status: 201, body: { userId, ...(await issueEndUserToken(deps.keys.endUserTokenSecret, { userId, projectId: project }, deps.clock.now())) } };
+      const tx = deps.store.begin(project);
+      if (!tx.collection("endUsers").get(userId)) throw apiError("not_found", `End user ${userId} was not found in this project.`);
+      const token = await issueEndUserToken(deps.keys.endUserTokenSecret, { userId, projectId: project }, deps.clock.now());
+      // The end user's client signs X-Wallet-Auth with this and names it in walletSecretId.
+      const secret = issueTemporaryWalletSecret(tx, tokenSecrets, userId, Date.parse(token.expiresAt));
+      await tx.commit();
+      return { status: 201, body: { userId, ...token, ...secret } };
+    }),
+  );
+  // A project-wide delegation grant, as the end user's client makes it in a sign-in flow the REST contract does not cover.
+  router.post(
+    "/end-users/:userId/delegation",
+    route(async ({ projectId, body }, req) => {
+      const project = projectId ?? deps.projects.defaultProjectId();
+      const tx = deps.store.begin(project);
+      const ctx = { keys: deps.keys, clock: deps.clock, random: grantIds, store: tx, project: { id: project, settings: tx.settings() }, log: deps.log };
+      const grant = createGrant(ctx, findEndUser(tx, String(req.params.userId)), undefined, body.expiresAt);
+      await tx.commit();
+      return { status: 201, body: { userId: grant.userId, scope: "project", expiresAt: new Date(grant.expiresAtMs).toISOString() } };
     }),
   );
   router.post("/balances", route(async ({ projectId, body }) => creditBalance(deps, projectId ?? deps.projects.defaultProjectId(), body)));

@@ -48,14 +48,14 @@ export async function verifyWalletAuth(
   body: unknown,
   walletKey: KeyObject | undefined,
   jtis: JtiRegistry,
-  options: { nowSeconds: number },
+  options: { nowSeconds: number; /** Names the expected signer in messages; the project's wallet secret by default. */ signer?: string },
 ): Promise<void> {
   const jwt = decodeJwt(token.trim());
   if (!jwt) throw reject("Malformed X-Wallet-Auth token: a JWT is three base64url parts of JSON objects.");
   const { header, claims } = jwt;
   if (header["alg"] !== "ES256") throw reject(`X-Wallet-Auth must be signed with ES256, got alg ${JSON.stringify(header["alg"])}.`);
   if (walletKey && !signatureValid(jwt, "ES256", walletKey)) {
-    throw reject("X-Wallet-Auth has a bad signature: it was not signed with this project's wallet secret.");
+    throw reject(`X-Wallet-Auth has a bad signature: it was not signed with ${options.signer ?? "this project's wallet secret"}.`);
   }
   const now = options.nowSeconds;
   const iat = claims["iat"];

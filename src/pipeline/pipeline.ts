@@ -23,7 +23,7 @@ import type { Journal } from "./journal.js";
 import { parseBody } from "./body.js";
 import { ProjectLocks } from "./locks.js";
 import type { ScenarioHook } from "./scenario.js";
-import { WalletAuthStage } from "./walletAuth.js";
+import { WalletAuthStage, type EndUserWalletKeyResolver } from "./walletAuth.js";
 import { writeOutgoing } from "./write.js";
 
 export interface PipelineDeps {
@@ -38,6 +38,8 @@ export interface PipelineDeps {
   scenarios: ScenarioHook;
   authMode: AuthMode;
   endUserAuth?: EndUserAuthenticator;
+  /** End users' Temporary Wallet Secrets, for X-Wallet-Auth when they sign themselves. */
+  endUserWalletKey?: EndUserWalletKeyResolver;
   validateResponses: boolean;
   log: (message: string) => void;
 }
@@ -45,7 +47,7 @@ export interface PipelineDeps {
 export const PLATFORM_PREFIX = "/platform";
 
 export function createPipeline(deps: PipelineDeps) {
-  const walletAuth = new WalletAuthStage(deps.projects);
+  const walletAuth = new WalletAuthStage(deps.projects, deps.endUserWalletKey);
   const idempotency = new Idempotency(deps.clock);
   const locks = new ProjectLocks();
   const correlationIds = deps.random.fork("correlation");

@@ -1,27 +1,56 @@
 /**
- * Stage: X-Wallet-Auth on the operations that need it. The token is signed
- * with the project's wallet secret; a project created from an unknown key has
- * no secret the sandbox knows, so only its claims are checked there.
+ * Stage: X-Wallet-Auth on the operations that need it. With an API key the
+ * token is signed with the project's wallet secret (a project created from an
+ * unknown key has no secret the sandbox knows, so only its claims are checked
+ * there). An end user acting with their own access token signs with a
+ * Temporary Wallet Secret and names it in the body's `walletSecretId`.
  */
+import type { KeyObject } from "node:crypto";
 import { createJtiRegistry, verifyWalletAuth, type JtiRegistry } from "../auth/walletAuth.js";
 import { apiError } from "../errors/catalogue.js";
 import type { ProjectRegistry } from "../projects/projects.js";
 import type { Exchange } from "./exchange.js";
 
+/** Resolves an end user's Temporary Wallet Secret to its public key, or says why it cannot be used. */
+export type EndUserWalletKeyResolver = (projectId: string, endUserId: string, walletSecretId: string) => { key: KeyObject } | { problem: string };
+
 export class WalletAuthStage {
   private readonly jtis = new Map<string, JtiRegistry>();
 
-  constructor(private readonly projects: ProjectRegistry) {}
+  constructor(
+    private readonly projects: ProjectRegistry,
+    private readonly endUserWalletKey?: EndUserWalletKeyResolver,
+  ) {}
 
   async check(ex: Exchange): Promise<void> {
     const op = ex.operation!;
     const token = ex.headers["x-wallet-auth"];
-    // End users sign X-Wallet-Auth with their own temporary wallet secrets, which the sandbox does not model.
-    if (op.walletAuth === "none" || ex.auth.kind === "none" || ex.auth.kind === "endUser") return;
+    if (op.walletAuth === "none" || ex.auth.kind === "none") return;
+    if (ex.auth.kind === "endUser") return this.checkEndUser(ex, token);
     if (op.walletAuth === "optional" && token === undefined) return; // the domain decides (e.g. delegated signing)
     if (token === undefined) {
       throw apiError("unauthorized", `Missing X-Wallet-Auth header: ${op.operationId} must be signed with the project's wallet secret.`);
     }
+    await this.verify(ex, token, this.projects.walletKey(ex.projectId!));
+  }
+
+  private async checkEndUser(ex: Exchange, token: string | undefined): Promise<void> {
+    if (!this.endUserWalletKey) return;
+    const op = ex.operation!;
+    const body = ex.body as { walletSecretId?: unknown } | undefined;
+    const walletSecretId = body && typeof body === "object" ? body.walletSecretId : undefined;
+    if (typeof walletSecretId !== "string" || walletSecretId === "") {
+      throw apiError("invalid_request", `walletSecretId is required when the end user signs ${op.operationId} without delegation: the id of the Temporary Wallet Secret that signed X-Wallet-Auth.`);
+    }
+    if (token === undefined) {
+      throw apiError("unauthorized", `Missing X-Wallet-Auth header: an end user signs ${op.operationId} with their Temporary Wallet Secret (${walletSecretId}).`);
+    }
+    const resolved = this.endUserWalletKey(ex.projectId!, ex.auth.endUserId!, walletSecretId);
+    if ("problem" in resolved) throw apiError("unauthorized", resolved.problem);
+    await this.verify(ex, token, resolved.key, `Temporary Wallet Secret ${walletSecretId}`);
+  }
+
+  private async verify(ex: Exchange, token: string, key: KeyObject | undefined, signer?: string): Promise<void> {
     const projectId = ex.projectId!;
     let registry = this.jtis.get(projectId);
     if (!registry) this.jtis.set(projectId, (registry = createJtiRegistry()));
@@ -29,9 +58,9 @@ export class WalletAuthStage {
       token,
       { method: ex.method, host: ex.host, path: ex.fullPath },
       ex.rawBody.length === 0 ? undefined : ex.body,
-      this.projects.walletKey(projectId),
+      key,
       registry,
-      { nowSeconds: Math.floor(Date.now() / 1000) },
+      { nowSeconds: Math.floor(Date.now() / 1000), signer },
     );
   }
 }

@@ -106,58 +106,81 @@ function requireOwnToken(req: HandlerRequest, userId: string): void {
   if (req.auth.kind === "endUser" && req.auth.endUserId !== userId) throw apiError("unauthorized", `The access token belongs to another end user, not ${userId}.`);
 }
 
-const createDelegationForEndUserAccount: Handler = (req, ctx) => {
-  const user = findEndUser(ctx.store, req.pathParams.userId!);
-  requireOwnToken(req, user.userId);
-  const address = req.pathParams.address!;
-  const owns = user.evmAccounts.some((a) => a.address.toLowerCase() === address.toLowerCase()) || user.solanaAccounts.some((a) => a.address === address);
-  if (!owns) throw apiError("not_found", `End user ${user.userId} has no account ${address}.`);
-  const expiresAtMs = Date.parse(String(req.body.expiresAt));
+/**
+ * The account a grant for `address` is about: the address itself, or for a
+ * smart account its owner EOA (the platform scopes such grants to the owner).
+ */
+function grantAddress(user: EndUserRecord, address: string): string {
+  const smart = user.evmSmartAccounts.find((a) => a.address.toLowerCase() === address.toLowerCase());
+  if (smart) return smart.ownerAddresses[0]!;
+  const evm = user.evmAccounts.find((a) => a.address.toLowerCase() === address.toLowerCase());
+  if (evm) return evm.address;
+  if (user.solanaAccounts.some((a) => a.address === address)) return address;
+  throw apiError("not_found", `End user ${user.userId} has no account ${address}.`);
+}
+
+/** Creates a grant after the checks every grant needs; `address` undefined for a project-wide grant. */
+export function createGrant(ctx: HandlerContext, user: EndUserRecord, address: string | undefined, expiresAt: unknown): DelegationGrant {
+  const expiresAtMs = typeof expiresAt === "string" ? Date.parse(expiresAt) : Number.NaN;
+  if (!Number.isFinite(expiresAtMs)) throw apiError("invalid_request", `expiresAt must be an ISO-8601 timestamp, got ${JSON.stringify(expiresAt)}.`);
   if (!(expiresAtMs > ctx.clock.now())) throw apiError("invalid_request", "expiresAt must be in the future.");
   const current = activeGrant(ctx, user.userId);
   if (current) throw apiError("already_exists", `End user ${user.userId} already has an active delegation (until ${new Date(current.expiresAtMs).toISOString()}); revoke it first.`);
   const grant: DelegationGrant = { id: ctx.random.uuid(), userId: user.userId, address, createdAtMs: ctx.clock.now(), expiresAtMs };
   grants(ctx.store).put(grant.id, grant);
-  return { status: 201, body: { expiresAt: new Date(expiresAtMs).toISOString() } };
+  return grant;
+}
+
+const createDelegationForEndUserAccount: Handler = (req, ctx) => {
+  const user = findEndUser(ctx.store, req.pathParams.userId!);
+  requireOwnToken(req, user.userId);
+  const grant = createGrant(ctx, user, grantAddress(user, req.pathParams.address!), req.body.expiresAt);
+  return { status: 201, body: { expiresAt: new Date(grant.expiresAtMs).toISOString() } };
 };
 
-function findActive(ctx: HandlerContext, userId: string, address: string | undefined): DelegationGrant {
-  const grant = grantsOf(ctx, userId).find(
-    (g) => grantState(g, ctx.clock.now()) === "active" && (address === undefined ? g.address === undefined : g.address !== undefined && (g.address.startsWith("0x") ? g.address.toLowerCase() === address.toLowerCase() : g.address === address)),
-  );
-  if (!grant) throw apiError("not_found", `No active delegation for end user ${userId}${address ? ` and ${address}` : ""}.`);
+const isActive = (ctx: HandlerContext) => (g: DelegationGrant) => grantState(g, ctx.clock.now()) === "active";
+
+function activeForAccount(ctx: HandlerContext, user: EndUserRecord, address: string): DelegationGrant {
+  const canonical = grantAddress(user, address);
+  const grant = grantsOf(ctx, user.userId).find((g) => isActive(ctx)(g) && g.address !== undefined && (g.address.startsWith("0x") ? g.address.toLowerCase() === canonical.toLowerCase() : g.address === canonical));
+  if (!grant) throw apiError("not_found", `No active delegation for end user ${user.userId} and ${address}.`);
   return grant;
 }
 
 const getDelegationForEndUserAccount: Handler = (req, ctx) => {
   const user = findEndUser(ctx.store, req.pathParams.userId!);
   requireOwnToken(req, user.userId);
-  const grant = findActive(ctx, user.userId, req.pathParams.address!);
+  const grant = activeForAccount(ctx, user, req.pathParams.address!);
   return { status: 200, body: { expiresAt: new Date(grant.expiresAtMs).toISOString() } };
 };
 
+/** The user's active delegation, whatever its scope (there is at most one). */
 const getDelegationForEndUser: Handler = (req, ctx) => {
   const user = findEndUser(ctx.store, req.pathParams.userId!);
   requireOwnToken(req, user.userId);
-  const grant = findActive(ctx, user.userId, undefined);
+  const grant = grantsOf(ctx, user.userId).find(isActive(ctx));
+  if (!grant) throw apiError("not_found", `End user ${user.userId} has no active delegation.`);
   return { status: 200, body: { expiresAt: new Date(grant.expiresAtMs).toISOString() } };
 };
 
-function revoke(ctx: HandlerContext, grant: DelegationGrant) {
-  grants(ctx.store).put(grant.id, { ...grant, revokedAtMs: ctx.clock.now() });
+function revoke(ctx: HandlerContext, ended: DelegationGrant[]) {
+  for (const grant of ended) grants(ctx.store).put(grant.id, { ...grant, revokedAtMs: ctx.clock.now() });
   return { status: 204 };
 }
 
 const revokeDelegationForEndUserAccount: Handler = (req, ctx) => {
   const user = findEndUser(ctx.store, req.pathParams.userId!);
   requireOwnToken(req, user.userId);
-  return revoke(ctx, findActive(ctx, user.userId, req.pathParams.address!));
+  return revoke(ctx, [activeForAccount(ctx, user, req.pathParams.address!)]);
 };
 
+/** Revokes every active delegation of the user, project-wide and account-scoped. */
 const revokeDelegationForEndUser: Handler = (req, ctx) => {
   const user = findEndUser(ctx.store, req.pathParams.userId!);
   requireOwnToken(req, user.userId);
-  return revoke(ctx, findActive(ctx, user.userId, undefined));
+  const active = grantsOf(ctx, user.userId).filter(isActive(ctx));
+  if (active.length === 0) throw apiError("not_found", `End user ${user.userId} has no active delegation to revoke.`);
+  return revoke(ctx, active);
 };
 
 export const endUserAccountHandlers: HandlerMap = {

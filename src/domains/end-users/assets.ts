@@ -19,6 +19,7 @@ import { enforcePolicies } from "../policies/evaluate.js";
 import type { Handler, HandlerContext, HandlerMap, HandlerRequest } from "../types.js";
 import { assertDelegated } from "./delegation.js";
 import { findEndUser, type EndUserRecord } from "./model.js";
+import { authorizeSmartAccount, sendFromSmartAccount } from "./userOperations.js";
 
 function authorize(req: HandlerRequest, ctx: HandlerContext, user: EndUserRecord, address: string): void {
   if (req.auth.kind === "endUser") {
@@ -39,23 +40,26 @@ const sendEvmAssetWithEndUserAccount: Handler = async (req, ctx) => {
   const user = findEndUser(ctx.store, req.pathParams.userId!);
   const address = req.pathParams.address!;
   const network = String(req.body.network);
-  if (user.evmSmartAccounts.some((a) => a.address.toLowerCase() === address.toLowerCase())) {
-    throw apiError("invalid_request", "Sending assets from an end user's smart account (a user operation) is not simulated by the sandbox yet; send from the EVM account.");
+  if (req.body.useCdpPaymaster === true && req.body.paymasterUrl !== undefined) {
+    throw apiError("invalid_request", "useCdpPaymaster and paymasterUrl cannot be used together; choose one paymaster.");
   }
+  const isSmart = user.evmSmartAccounts.some((a) => a.address.toLowerCase() === address.toLowerCase());
+  const smart = isSmart ? authorizeSmartAccount(req, ctx, user, address) : undefined;
   const account = user.evmAccounts.find((a) => a.address.toLowerCase() === address.toLowerCase());
-  if (!account) throw apiError("not_found", `End user ${user.userId} has no EVM account ${address}.`);
-  authorize(req, ctx, user, address);
+  if (!smart && !account) throw apiError("not_found", `End user ${user.userId} has no EVM account ${address}.`);
+  if (!smart) authorize(req, ctx, user, address);
   const token = evmTokenBySymbol(network, String(req.pathParams.asset));
   if (!token) throw apiError("invalid_request", `${String(req.pathParams.asset).toUpperCase()} is not in the sandbox's token table for ${network}.`);
-  const tx: TransactionSerializable = {
-    type: "eip1559",
-    chainId: chainIdOf(network)!,
-    to: token.address,
-    value: 0n,
-    data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [req.body.to as `0x${string}`, parseAmount(String(req.body.amount), token.decimals)] }),
-  };
-  enforcePolicies(ctx.store, { operation: "sendEndUserEvmAsset", accountPolicies: [], facts: transactionFacts(tx, network) });
-  const transactionHash = await signAndSendEvmTransaction(ctx, account, network, tx);
+  const data = encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [req.body.to as `0x${string}`, parseAmount(String(req.body.amount), token.decimals)] });
+  if (smart) {
+    // From a smart account the transfer is a user operation, its gas paid by the paymaster.
+    const op = await sendFromSmartAccount(ctx, smart, network, [{ to: token.address, value: "0", data }]);
+    return { status: 200, body: { transactionHash: null, userOpHash: op.userOpHash } };
+  }
+  const tx: TransactionSerializable = { type: "eip1559", chainId: chainIdOf(network)!, to: token.address, value: 0n, data };
+  // The asset send is a transaction the platform builds: the sendEndUserEvmTransaction rules govern it.
+  enforcePolicies(ctx.store, { operation: "sendEndUserEvmTransaction", accountPolicies: [], facts: transactionFacts(tx, network) });
+  const transactionHash = await signAndSendEvmTransaction(ctx, account!, network, tx);
   return { status: 200, body: { transactionHash, userOpHash: null } };
 };
 
@@ -72,7 +76,7 @@ const sendSolanaAssetWithEndUserAccount: Handler = (req, ctx) => {
   const amount = parseAmount(String(req.body.amount), token.decimals);
   const transfer = { kind: "spl" as const, from: address, to, toOwner: to, mint: token.mint, authority: address, amount };
   const facts = { accountKeys: [address, to], instructions: [], transfers: [transfer] };
-  enforcePolicies(ctx.store, { operation: "sendEndUserSolAsset", accountPolicies: [], facts: { kind: "solanaTransaction", tx: facts, network } });
+  enforcePolicies(ctx.store, { operation: "sendEndUserSolTransaction", accountPolicies: [], facts: { kind: "solanaTransaction", tx: facts, network } });
   const sponsored = req.body.useCdpSponsor === true;
   const lamports = balanceOf(ctx.store, network, "native", address);
   if (!sponsored && lamports < LAMPORTS_PER_SIGNATURE) throw apiError("insufficient_balance", `${address} has ${lamports} lamports on ${network}; the fee is ${LAMPORTS_PER_SIGNATURE}.`);

@@ -53,7 +53,7 @@ export type OperatingAccount = Pick<SmartAccountRecord, "address" | "owners" | "
 /** Policy operation names: the project's own, or the end-user variant. */
 export interface PolicyOperations {
   prepare?: string;
-  send: string;
+  send?: string;
 }
 const PROJECT_OPERATIONS: PolicyOperations = { prepare: "prepareUserOperation", send: "sendUserOperation" };
 
@@ -87,7 +87,7 @@ export async function send(ctx: HandlerContext, account: OperatingAccount, op: U
   if (!account.owners.some((o) => o.toLowerCase() === signer.toLowerCase())) {
     throw apiError("invalid_signature", `The signature over userOpHash is by ${signer}, not by the smart account's owner.`);
   }
-  enforcePolicies(ctx.store, { operation: policy.send, accountPolicies: account.policies, facts: policyFacts(op.calls, op.network) });
+  if (policy.send) enforcePolicies(ctx.store, { operation: policy.send, accountPolicies: account.policies, facts: policyFacts(op.calls, op.network) });
   const chainId = chainIdOf(op.network) ?? 0;
   op.calls.forEach((call, index) => {
     applyEvmTransaction(ctx.store, ctx.clock, {

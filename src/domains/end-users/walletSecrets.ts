@@ -1,0 +1,48 @@
+/**
+ * Temporary Wallet Secrets: when an end user signs for themself (no
+ * delegation), the platform wants X-Wallet-Auth signed with a short-lived
+ * P-256 key held by the end user's client, and the key's id in the body as
+ * `walletSecretId`. The sandbox issues one with every end-user access token
+ * (`POST /_sandbox/end-users/{userId}/token`) and keeps only its public half,
+ * expiring with the token on the sandbox clock.
+ */
+import { createPublicKey, type KeyObject } from "node:crypto";
+import { generateWalletSecret } from "../../auth/credentials.js";
+import type { Random } from "../../random.js";
+import type { ProjectTx, Store } from "../../store/store.js";
+
+export const TEMPORARY_WALLET_SECRETS = "endUserWalletSecrets";
+
+export interface TemporaryWalletSecret {
+  walletSecretId: string;
+  userId: string;
+  /** base64 DER SPKI of the P-256 public key. */
+  publicKey: string;
+  expiresAtMs: number;
+}
+
+/** Creates a secret for `userId`; the private half is returned once and never kept. */
+export function issueTemporaryWalletSecret(tx: ProjectTx, random: Random, userId: string, expiresAtMs: number): { walletSecretId: string; walletSecret: string } {
+  const { walletSecret, publicKey } = generateWalletSecret(random);
+  const walletSecretId = random.uuid();
+  const record: TemporaryWalletSecret = { walletSecretId, userId, publicKey: publicKey.export({ type: "spki", format: "der" }).toString("base64"), expiresAtMs };
+  const secrets = tx.collection<TemporaryWalletSecret>(TEMPORARY_WALLET_SECRETS);
+  // Expired secrets can never verify anything again: forget them while we are here.
+  for (const old of secrets.filter((s) => s.expiresAtMs < expiresAtMs - 24 * 3600_000)) secrets.delete(old.walletSecretId);
+  secrets.put(walletSecretId, record);
+  return { walletSecretId, walletSecret };
+}
+
+export type TemporaryWalletKey = { key: KeyObject } | { problem: string };
+
+/** The public key an end user's X-Wallet-Auth must verify with, or why there is none. */
+export function temporaryWalletKey(store: Store, projectId: string, userId: string, walletSecretId: string, nowMs: number): TemporaryWalletKey {
+  const record = store.project(projectId)?.data[TEMPORARY_WALLET_SECRETS]?.[walletSecretId] as TemporaryWalletSecret | undefined;
+  if (!record || record.userId !== userId) {
+    return { problem: `walletSecretId ${walletSecretId} is not a Temporary Wallet Secret of end user ${userId}; use the one issued with the access token.` };
+  }
+  if (record.expiresAtMs <= nowMs) {
+    return { problem: `Temporary Wallet Secret ${walletSecretId} expired at ${new Date(record.expiresAtMs).toISOString()}; sign in again for a new one.` };
+  }
+  return { key: createPublicKey({ key: Buffer.from(record.publicKey, "base64"), format: "der", type: "spki" }) };
+}
