@@ -60,6 +60,20 @@ describe("@coinbase/cdp-sdk EVM accounts", () => {
     expect(await recoverTransactionAddress({ serializedTransaction: signedTx as `0x02${string}` })).toBe(account.address);
   });
 
+  it("signs a message and typed data through cdp.evm directly, verifiable with viem", async () => {
+    const account = await cdp.evm.createAccount();
+    const { signature } = await cdp.evm.signMessage({ address: account.address, message: "direct message" });
+    expect(await recoverMessageAddress({ message: "direct message", signature: signature as `0x${string}` })).toBe(account.address);
+    const typed = {
+      domain: { name: "Permit", version: "1", chainId: 84532, verifyingContract: TO },
+      types: { Permit: [{ name: "spender", type: "address" }, { name: "value", type: "uint256" }, { name: "memo", type: "string" }] },
+      primaryType: "Permit" as const,
+      message: { spender: TO, value: 7n, memo: "ünïcode ✓" },
+    };
+    const direct = await cdp.evm.signTypedData({ address: account.address, ...typed });
+    expect(await verifyTypedData({ ...typed, address: account.address, signature: direct.signature as `0x${string}` })).toBe(true);
+  });
+
   it("sends a transaction request and gets its hash", async () => {
     const account = await cdp.evm.createAccount();
     await cdp.evm.requestFaucet({ address: account.address, network: "base-sepolia", token: "eth" });

@@ -53,6 +53,15 @@ describe("@coinbase/cdp-sdk Solana accounts", () => {
     expect((await cdp.solana.listAccounts()).accounts.map((a) => a.address)).toContain(account.address);
   });
 
+  it("renames a Solana account and refuses a taken name", async () => {
+    const account = await cdp.solana.createAccount({ name: "sdk-sol-old" });
+    await cdp.solana.createAccount({ name: "sdk-sol-taken" });
+    const renamed = await cdp.solana.updateAccount({ address: account.address, update: { name: "sdk-sol-new" } });
+    expect(renamed.name).toBe("sdk-sol-new");
+    expect((await cdp.solana.getAccount({ name: "sdk-sol-new" })).address).toBe(account.address);
+    await expect(cdp.solana.updateAccount({ address: account.address, update: { name: "sdk-sol-taken" } })).rejects.toMatchObject({ statusCode: 409, errorType: "already_exists" });
+  });
+
   it("signs a message and a transaction verifiably", async () => {
     const account = await cdp.solana.createAccount();
     const { signature } = await cdp.solana.signMessage({ address: account.address, message: "gm" });
@@ -93,6 +102,27 @@ describe("@coinbase/cdp-sdk smart accounts", () => {
     const again = await cdp.evm.getOrCreateSmartAccount({ name: "sdk-smart", owner });
     expect(again.address).toBe(smart.address);
     expect((await cdp.evm.listSmartAccounts()).accounts.map((a) => a.address)).toContain(smart.address);
+  });
+
+  it("renames a smart account", async () => {
+    const owner = await cdp.evm.createAccount();
+    const smart = await cdp.evm.createSmartAccount({ owner, name: "sdk-smart-old" });
+    const renamed = await cdp.evm.updateSmartAccount({ address: smart.address, owner, update: { name: "sdk-smart-new" } });
+    expect(renamed.name).toBe("sdk-smart-new");
+    expect((await cdp.evm.getSmartAccount({ name: "sdk-smart-new", owner })).address).toBe(smart.address);
+  });
+
+  it("prepares a user operation, and prepares-and-sends one signed by the sandbox owner", async () => {
+    const owner = await cdp.evm.createAccount();
+    const smart = await cdp.evm.createSmartAccount({ owner });
+    const calls = [{ to: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" as const, value: 0n, data: "0x" as const }];
+    const prepared = await cdp.evm.prepareUserOperation({ smartAccount: smart, network: "base-sepolia", calls });
+    expect(prepared.userOpHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(prepared.status).toBe("pending");
+    const sent = await cdp.evm.prepareAndSendUserOperation({ smartAccount: smart, network: "base-sepolia", calls });
+    expect(sent.status).toBe("broadcast");
+    sandbox.clock.advance(4000);
+    expect((await cdp.evm.waitForUserOperation({ smartAccountAddress: smart.address, userOpHash: sent.userOpHash })).status).toBe("complete");
   });
 
   it("sends a user operation through the owner's signature and waits for it to complete", async () => {
