@@ -210,6 +210,37 @@ describe("the developer acts under a delegation grant", () => {
   });
 });
 
+describe("project policies on end users' typed data", () => {
+  it("accepts typed data for a listed verifying contract under an amount, rejects the rest", async () => {
+    const project = await sandbox.createProject("eu-typed-policy");
+    const PERMIT2 = "0x000000000022D473030F116dDEE9F6B43aC78BA3";
+    const types = { Permit: [{ name: "spender", type: "address" }, { name: "amount", type: "uint256" }] };
+    const rules = [
+      {
+        action: "accept",
+        operation: "signEndUserEvmTypedData",
+        criteria: [
+          { type: "evmTypedDataVerifyingContract", addresses: [PERMIT2], operator: "in" },
+          { type: "evmTypedDataField", types: { types, primaryType: "Permit" }, conditions: [{ path: "amount", value: "1000", operator: "<=" }] },
+        ],
+      },
+    ];
+    expect((await call(sandbox, "POST", "/platform/v2/policy-engine/policies", { body: { scope: "project", rules }, credentials: project })).status).toBe(201);
+    const userId = "eu-typed-1";
+    const user = (await call(sandbox, "POST", "/platform/v2/end-users", { body: { userId, authenticationMethods: [{ type: "email", email: "typed@example.com" }] }, wallet: true, credentials: project })).body;
+    const session = await endUserSession(sandbox, userId, project);
+    const sign = (verifyingContract: string, amount: string) =>
+      call(sandbox, "POST", `${EW}/${userId}/evm/sign/typed-data`, {
+        body: { address: user.evmAccounts[0], typedData: { domain: { name: "Permit2", chainId: 84532, verifyingContract }, types: { EIP712Domain: [{ name: "name", type: "string" }, { name: "chainId", type: "uint256" }, { name: "verifyingContract", type: "address" }], ...types }, primaryType: "Permit", message: { spender: PERMIT2, amount } } },
+        ...asUser(session),
+        credentials: project,
+      });
+    expect((await sign(PERMIT2, "999")).status).toBe(200);
+    expect((await sign(PERMIT2, "1001")).body.errorType).toBe("policy_violation");
+    expect((await sign("0x2222222222222222222222222222222222222222", "5")).body.errorType).toBe("policy_violation");
+  });
+});
+
 describe("end users move assets", () => {
   it("sends USDC from the user's EVM account on the ledger, with the user's token", async () => {
     const u = await newUser();

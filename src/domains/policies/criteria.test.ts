@@ -1,7 +1,7 @@
 /**
- * The typed-data criteria govern only the end-user signTypedData operation,
- * which is not served yet; their logic is checked directly here (one holding
- * and one failing case per criterion and operator).
+ * The typed-data criteria govern only the end-user signTypedData operation:
+ * every operator is checked directly here (one holding and one failing case
+ * each); end-users/accounts.test.ts checks them over HTTP.
  */
 import { describe, expect, it } from "vitest";
 import { criterionHolds } from "./criteria.js";
