@@ -103,6 +103,7 @@ describe("creating an order", () => {
     ["a missing email", { email: undefined }, /missing email/],
     ["a phone number not in E.164 form", { phoneNumber: "415-555-0100" }, /E\.164/],
     ["no phone verification at all", { phoneNumberVerifiedAt: undefined }, /phoneNumberVerifiedAt .* or smsVerificationId is required/],
+    ["a verification time that is not a timestamp", { phoneNumberVerifiedAt: "yesterday" }, /phoneNumberVerifiedAt/],
     ["an agreement accepted in the future", { agreementAcceptedAt: "2999-01-01T00:00:00Z" }, /agreementAcceptedAt .* is in the future/],
     ["embedded mode on a project without it", { phoneNumber: undefined, email: undefined }, /embedded mode, which is not enabled/],
   ])("refuses %s with 400 invalid_request", async (_case, overrides, message) => {

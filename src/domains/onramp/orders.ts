@@ -37,6 +37,7 @@ const PAYMENT_LINKS = {
 function timestamp(ctx: HandlerContext, value: string | undefined, field: string): number | undefined {
   if (value === undefined) return undefined;
   const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw apiError("invalid_request", `${field} must be an ISO-8601 timestamp such as 2026-01-31T12:00:00Z, got ${JSON.stringify(value)}.`);
   if (ms > ctx.clock.now() + CLOCK_SKEW_MS) throw apiError("invalid_request", `${field} ${value} is in the future (sandbox time is ${ctx.clock.iso()}).`);
   return ms;
 }

@@ -96,7 +96,8 @@ function mask(record: OnrampVerificationRecord): string {
  */
 export function verifiedFor(ctx: HandlerContext, verificationId: string, channel: "sms" | "email", destination: string, field: string): OnrampVerificationRecord {
   const record = findVerification(ctx, verificationId);
-  if (record.channel !== channel) throw apiError("otp_verification_invalid", `${field} ${verificationId} verified an ${record.channel === "sms" ? "sms" : "email"} destination, not ${channel === "sms" ? "a phone number" : "an email"}.`);
+  const what = (c: "sms" | "email") => (c === "sms" ? "a phone number (sms)" : "an email address");
+  if (record.channel !== channel) throw apiError("otp_verification_invalid", `${field} ${verificationId} verified ${what(record.channel)}, not ${what(channel)}.`);
   if (record.status !== "verified") throw apiError("otp_verification_invalid", `${field} ${verificationId} is not confirmed yet (submit its code first); it cannot back an order.`);
   if (record.destination !== destination) {
     throw apiError("otp_verification_destination_mismatch", `${field} ${verificationId} verified ${record.destination}, but the order is for ${destination}.`);
