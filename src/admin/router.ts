@@ -22,6 +22,7 @@ import type { Journal } from "../pipeline/journal.js";
 import type { ProjectRegistry } from "../projects/projects.js";
 import type { Random } from "../random.js";
 import type { Store } from "../store/store.js";
+import { createOnrampPagesRouter } from "./onramp.js";
 import { Snapshots } from "./snapshots.js";
 import { activateScenario, deactivateScenarios, listScenarios } from "../scenarios/admin.js";
 import type { ScenarioEngine } from "../scenarios/engine.js";
@@ -230,6 +231,23 @@ export function createAdminRouter(deps: AdminDeps): express.Router {
   router.get("/scenarios", route((call) => listScenarios(engine(), call)));
   router.post("/scenarios", route((call) => activateScenario(engine(), call)));
   router.delete("/scenarios", route((call) => deactivateScenarios(engine(), call)));
+
+  // The hosted pages behind the Onramp API's links (session URL, payment links, upgrade page) and the code outbox.
+  router.use(
+    "/onramp",
+    createOnrampPagesRouter({
+      store: deps.store,
+      clock: deps.clock,
+      random: deps.random,
+      log: deps.log,
+      projectOf: async (req) => {
+        if (!req.headers.authorization || deps.authMode === "none") return undefined;
+        const ex = { method: req.method.toUpperCase(), host: req.headers.host ?? "", fullPath: new URL(req.originalUrl, "http://x").pathname } as Exchange;
+        await authenticateApiKey(ex, { mode: deps.authMode, projects: deps.projects }, req.headers.authorization);
+        return ex.projectId;
+      },
+    }),
+  );
 
   router.use(
     route((_call, req) => {

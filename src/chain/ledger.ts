@@ -186,30 +186,52 @@ export function allowanceOf(store: ProjectTx, network: string, contract: string,
   return BigInt(allowances(store).get(`${network}|${contract.toLowerCase()}|${owner.toLowerCase()}|${spender.toLowerCase()}`)?.amount ?? "0");
 }
 
-/** A faucet payout: credits the holder and records a transaction from the faucet, with a Transfer log for tokens. */
-export function faucetPayout(store: ProjectTx, clock: Clock, random: { hex(n: number): string }, network: string, chainId: number, holder: `0x${string}`, asset: string, amount: bigint): LedgerTx {
-  const FAUCET = "0x7E2B7fbC3a2Fb5a64B1e9D7f0c7F1C6dDbC0fA11" as const;
-  const hash = `0x${random.hex(32)}` as Hex;
-  const isNative = assetKey(asset) === NATIVE;
-  credit(store, network, asset, holder, amount);
+/** A payment to a holder from a platform wallet (faucet, onramp delivery), mined in `block`. */
+export interface PayoutInput {
+  hash: Hex;
+  network: string;
+  chainId: number;
+  /** The paying wallet. */
+  from: `0x${string}`;
+  holder: `0x${string}`;
+  /** Token contract, or the native token's address. */
+  asset: string;
+  amount: bigint;
+  block: number;
+  submittedAtMs: number;
+  /** Calldata recorded on the transaction (a token payout's `transfer`, when the caller wants it). */
+  input?: Hex;
+}
+
+/** Credits the holder and records the paying transaction, with a Transfer log for tokens. */
+export function recordPayout(store: ProjectTx, p: PayoutInput): LedgerTx {
+  const isNative = assetKey(p.asset) === NATIVE;
+  credit(store, p.network, p.asset, p.holder, p.amount);
   const record: LedgerTx = {
-    hash,
-    network,
-    chainId,
-    from: FAUCET,
-    to: isNative ? holder : (asset as `0x${string}`),
-    value: isNative ? amount.toString() : "0",
-    input: "0x",
+    hash: p.hash,
+    network: p.network,
+    chainId: p.chainId,
+    from: p.from,
+    to: isNative ? p.holder : (p.asset as `0x${string}`),
+    value: isNative ? p.amount.toString() : "0",
+    input: p.input ?? "0x",
     nonce: 0,
     gas: "21000",
     gasUsed: "21000",
     gasPrice: GAS_PRICE_WEI.toString(),
     type: "eip1559",
-    block: blockNumberAt(network, clock.now()) + 1,
+    block: p.block,
     status: "success",
-    logs: isNative ? [] : [{ address: asset as `0x${string}`, topics: [TRANSFER_TOPIC, topicAddress(FAUCET), topicAddress(holder)], data: encodeAbiParameters([{ type: "uint256" }], [amount]), logIndex: 0 }],
-    submittedAtMs: clock.now(),
+    logs: isNative ? [] : [{ address: p.asset as `0x${string}`, topics: [TRANSFER_TOPIC, topicAddress(p.from), topicAddress(p.holder)], data: encodeAbiParameters([{ type: "uint256" }], [p.amount]), logIndex: 0 }],
+    submittedAtMs: p.submittedAtMs,
   };
-  ledgerTxs(store).put(hash, record);
+  ledgerTxs(store).put(p.hash, record);
   return record;
+}
+
+/** A faucet payout: credits the holder and records a transaction from the faucet, with a Transfer log for tokens. */
+export function faucetPayout(store: ProjectTx, clock: Clock, random: { hex(n: number): string }, network: string, chainId: number, holder: `0x${string}`, asset: string, amount: bigint): LedgerTx {
+  const FAUCET = "0x7E2B7fbC3a2Fb5a64B1e9D7f0c7F1C6dDbC0fA11" as const;
+  const hash = `0x${random.hex(32)}` as Hex;
+  return recordPayout(store, { hash, network, chainId, from: FAUCET, holder, asset, amount, block: blockNumberAt(network, clock.now()) + 1, submittedAtMs: clock.now() });
 }

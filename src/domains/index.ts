@@ -12,6 +12,7 @@ import { endUserOperationHandlers } from "./end-users/userOperations.js";
 import { endUserAssetHandlers } from "./end-users/assets.js";
 import { endUserAccountHandlers } from "./end-users/accounts.js";
 import { endUserManagementHandlers } from "./end-users/management.js";
+import { onrampHandlers } from "./onramp/handlers.js";
 import { policyHandlers } from "./policies/handlers.js";
 import { solanaAccountHandlers } from "./solana-accounts/handlers.js";
 import type { HandlerMap } from "./types.js";
@@ -29,4 +30,5 @@ export const handlers: HandlerMap = {
   ...endUserAccountHandlers,
   ...endUserAssetHandlers,
   ...endUserOperationHandlers,
+  ...onrampHandlers,
 };

@@ -7,6 +7,7 @@
 import type { Request, Response } from "express";
 import type { AuthMode } from "../auth/bearer.js";
 import type { Clock } from "../clock.js";
+import { settleDueDeliveries } from "../chain/deliveries.js";
 import { fallbackResponse } from "../contract/fallback.js";
 import type { OperationIndex } from "../contract/operations.js";
 import { describeProblems, validateRequest, validateResponse } from "../contract/validate.js";
@@ -63,6 +64,8 @@ export function createPipeline(deps: PipelineDeps) {
         const mock = fallbackResponse(op.http, deps.random.fork(`mock/${op.operationId}`), isValid);
         return jsonResponse(mock.status, mock.body, { "x-sandbox-mock": "fallback" });
       }
+      // Payouts due by now (onramp deliveries) land before the operation reads or moves balances.
+      settleDueDeliveries(tx, deps.clock.now());
       const result = await handler(
         { operationId: op.operationId, pathParams: ex.pathParams, query: ex.query, headers: ex.headers, body: ex.body, auth: ex.auth },
         { keys: deps.keys, clock: deps.clock, random: deps.random, store: tx, project: { id: tx.projectId, settings: tx.settings() }, log: deps.log },

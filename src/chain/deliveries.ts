@@ -1,0 +1,79 @@
+/**
+ * Payouts that land on the ledger at a later point of the sandbox clock (an
+ * onramp order's delivery of the purchased asset). There are no timers: a
+ * delivery waits in the project's store until the first request that sees the
+ * clock past its time settles it (`settleDueDeliveries`, run before every
+ * platform operation and every node call), so balances, receipts and the SQL
+ * tables show it from then on, and never before.
+ *
+ * @example
+ *   scheduleDelivery(store, { id: hash, network: "base", asset: usdc, holder, amount: "5000000", atMs, from: HOT_WALLET });
+ *   settleDueDeliveries(store, clock.now()); // credits the holder once atMs has passed
+ */
+import { encodeFunctionData, type Hex } from "viem";
+import { chainIdOf } from "../domains/shared/evmNetworks.js";
+import type { ProjectTx } from "../store/store.js";
+import { blockNumberAt } from "./blocks.js";
+import { credit, recordPayout } from "./ledger.js";
+import { SOLANA_TOKENS, solanaTxs } from "./solanaLedger.js";
+import { NATIVE_TOKEN_ADDRESS } from "./tokens.js";
+
+export interface ScheduledDelivery {
+  /** The delivering transaction: EVM hash, or Solana signature. */
+  id: string;
+  network: string;
+  /** EVM: token contract or NATIVE_TOKEN_ADDRESS. Solana: "native" or the mint. */
+  asset: string;
+  holder: string;
+  /** Smallest unit. */
+  amount: string;
+  /** Sandbox time at which it lands. */
+  atMs: number;
+  /** The paying wallet. */
+  from: string;
+}
+
+export const DELIVERIES_COLLECTION = "ledgerScheduledDeliveries";
+const deliveries = (store: ProjectTx) => store.collection<ScheduledDelivery>(DELIVERIES_COLLECTION);
+
+const transferAbi = [
+  { type: "function", name: "transfer", stateMutability: "nonpayable", inputs: [{ name: "to", type: "address" }, { name: "value", type: "uint256" }], outputs: [{ type: "bool" }] },
+] as const;
+
+export function scheduleDelivery(store: ProjectTx, delivery: ScheduledDelivery): void {
+  deliveries(store).put(delivery.id, delivery);
+}
+
+/** Applies every delivery whose time has come, oldest first; settled ones leave the schedule. */
+export function settleDueDeliveries(store: ProjectTx, nowMs: number): void {
+  const due = deliveries(store).filter((d) => d.atMs <= nowMs);
+  if (due.length === 0) return;
+  for (const d of due.sort((a, b) => a.atMs - b.atMs)) {
+    if (d.network in SOLANA_TOKENS) settleSolana(store, d);
+    else settleEvm(store, d);
+    deliveries(store).delete(d.id);
+  }
+}
+
+function settleEvm(store: ProjectTx, d: ScheduledDelivery): void {
+  const amount = BigInt(d.amount);
+  const isNative = d.asset.toLowerCase() === NATIVE_TOKEN_ADDRESS.toLowerCase();
+  recordPayout(store, {
+    hash: d.id as Hex,
+    network: d.network,
+    chainId: chainIdOf(d.network) ?? 0,
+    from: d.from as `0x${string}`,
+    holder: d.holder as `0x${string}`,
+    asset: d.asset,
+    amount,
+    // mined in the block under way when it landed, so its receipt exists as soon as it is visible
+    block: blockNumberAt(d.network, d.atMs),
+    submittedAtMs: d.atMs,
+    input: isNative ? "0x" : encodeFunctionData({ abi: transferAbi, functionName: "transfer", args: [d.holder as `0x${string}`, amount] }),
+  });
+}
+
+function settleSolana(store: ProjectTx, d: ScheduledDelivery): void {
+  credit(store, d.network, d.asset, d.holder, BigInt(d.amount));
+  solanaTxs(store).put(d.id, { signature: d.id, network: d.network, slot: blockNumberAt(d.network, d.atMs), feePayer: d.from, status: "success", submittedAtMs: d.atMs });
+}
