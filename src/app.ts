@@ -10,6 +10,7 @@ import { createNodeRouter } from "./chain/rpc.js";
 import { authenticateApiKey } from "./pipeline/authenticate.js";
 import type { Exchange } from "./pipeline/exchange.js";
 import { createPipeline, type PipelineDeps } from "./pipeline/pipeline.js";
+import { ProjectLocks } from "./pipeline/locks.js";
 
 export type AppDeps = PipelineDeps & Omit<AdminDeps, "random" | "log"> & { bodyLimit?: string };
 
@@ -20,7 +21,8 @@ export function createApp(deps: AppDeps): express.Express {
   // Bodies are read raw: the pipeline parses JSON itself so that malformed input gets the platform's 400.
   app.use(express.raw({ type: () => true, limit: deps.bodyLimit ?? "5mb" }));
   app.use("/_sandbox", createAdminRouter({ ...deps, random: deps.random, log: deps.log }));
-  const pipeline = createPipeline(deps);
+  const locks = new ProjectLocks(); // one per sandbox: the pipeline and the node both write ledgers
+  const pipeline = createPipeline({ ...deps, locks });
   const correlationIds = deps.random.fork("correlation-outside");
   const send = (res: Response, status: number, out: ReturnType<typeof errorResponse>, correlationId: string) =>
     res.status(status).set({ ...out.headers, "x-correlation-id": correlationId }).send(out.bodyText);
@@ -29,6 +31,7 @@ export function createApp(deps: AppDeps): express.Express {
       store: deps.store,
       projects: deps.projects,
       clock: deps.clock,
+      locks,
       authenticate: async (req) => {
         if (deps.authMode === "none") return deps.projects.defaultProjectId();
         const ex = { method: "GET", host: req.headers.host ?? "", fullPath: new URL(req.originalUrl, "http://x").pathname } as Exchange;

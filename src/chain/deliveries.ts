@@ -12,7 +12,7 @@
  */
 import { encodeFunctionData, type Hex } from "viem";
 import { chainIdOf } from "../domains/shared/evmNetworks.js";
-import type { ProjectTx } from "../store/store.js";
+import type { ProjectTx, Store } from "../store/store.js";
 import { blockNumberAt } from "./blocks.js";
 import { credit, recordPayout } from "./ledger.js";
 import { SOLANA_TOKENS, solanaTxs } from "./solanaLedger.js";
@@ -42,6 +42,14 @@ const transferAbi = [
 
 export function scheduleDelivery(store: ProjectTx, delivery: ScheduledDelivery): void {
   deliveries(store).put(delivery.id, delivery);
+}
+
+/** Whether a project has deliveries to land by `nowMs` (read from committed state, without a transaction). */
+export function hasDueDeliveries(store: Store, projectId: string, nowMs: number): boolean {
+  const scheduled = store.project(projectId)?.data[DELIVERIES_COLLECTION] as Record<string, ScheduledDelivery> | undefined;
+  if (!scheduled) return false;
+  for (const id in scheduled) if (scheduled[id]!.atMs <= nowMs) return true;
+  return false;
 }
 
 /** Applies every delivery whose time has come, oldest first; settled ones leave the schedule. */

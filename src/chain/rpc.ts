@@ -14,6 +14,7 @@ import type { ProjectRegistry } from "../projects/projects.js";
 import type { Store, ProjectTx } from "../store/store.js";
 import { blockNumberAt, blockTimestampOf } from "./blocks.js";
 import { settleDueDeliveries } from "./deliveries.js";
+import type { ProjectLocks } from "../pipeline/locks.js";
 import { allowanceOf, applyEvmTransaction, balanceOf, GAS_PRICE_WEI, holdings, ledgerTxs, type LedgerTx } from "./ledger.js";
 import { isSolanaNetwork, solanaCall, SolanaRpcError } from "./solanaRpc.js";
 import { evmTokenByAddress, NATIVE_TOKEN_ADDRESS } from "./tokens.js";
@@ -24,6 +25,8 @@ export interface NodeDeps {
   clock: Clock;
   /** Resolves the caller's project from its bearer token (throws the platform's 401). */
   authenticate: (req: Request) => Promise<string>;
+  /** The platform pipeline's per-project locks: the node writes the same ledgers (sends, due deliveries). */
+  locks: ProjectLocks;
 }
 
 class RpcError extends Error {
@@ -262,23 +265,27 @@ export function createNodeRouter(deps: NodeDeps): express.Router {
       res.json(reply(null, { error: { code: -32700, message: "parse error" } }));
       return;
     }
-    const tx = deps.store.begin(projectId);
-    settleDueDeliveries(tx, deps.clock.now()); // scheduled payouts (onramp deliveries) that are due show in what the node reports
-    const one = async (message: { id?: unknown; method?: unknown; params?: unknown }) => {
-      if (!message || typeof message.method !== "string") return reply(message?.id, { error: { code: -32600, message: "invalid request" } });
-      try {
-        const params = Array.isArray(message.params) ? message.params : [];
-        const result = solana
-          ? solanaCall(message.method, params, { network, store: tx, clock: deps.clock })
-          : await call(message.method, params, { network, chainId: chainId!, store: tx, clock: deps.clock });
-        return reply(message.id, { result });
-      } catch (error) {
-        if (error instanceof RpcError || error instanceof SolanaRpcError) return reply(message.id, { error: { code: error.code, message: error.message } });
-        return reply(message.id, { error: { code: -32603, message: (error as Error).message } });
-      }
-    };
-    const out = Array.isArray(payload) ? await Promise.all(payload.map(one)) : await one(payload as never);
-    await tx.commit();
+    // Every node call runs under the project's write lock: sends and due deliveries write the ledger.
+    const out = await deps.locks.run(projectId, true, async () => {
+      const tx = deps.store.begin(projectId);
+      settleDueDeliveries(tx, deps.clock.now()); // scheduled payouts (onramp deliveries) that are due show in what the node reports
+      const one = async (message: { id?: unknown; method?: unknown; params?: unknown }) => {
+        if (!message || typeof message.method !== "string") return reply(message?.id, { error: { code: -32600, message: "invalid request" } });
+        try {
+          const params = Array.isArray(message.params) ? message.params : [];
+          const result = solana
+            ? solanaCall(message.method, params, { network, store: tx, clock: deps.clock })
+            : await call(message.method, params, { network, chainId: chainId!, store: tx, clock: deps.clock });
+          return reply(message.id, { result });
+        } catch (error) {
+          if (error instanceof RpcError || error instanceof SolanaRpcError) return reply(message.id, { error: { code: error.code, message: error.message } });
+          return reply(message.id, { error: { code: -32603, message: (error as Error).message } });
+        }
+      };
+      const out = Array.isArray(payload) ? await Promise.all(payload.map(one)) : await one(payload as never);
+      await tx.commit();
+      return out;
+    });
     res.json(out);
   });
   return router;

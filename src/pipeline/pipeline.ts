@@ -7,7 +7,7 @@
 import type { Request, Response } from "express";
 import type { AuthMode } from "../auth/bearer.js";
 import type { Clock } from "../clock.js";
-import { settleDueDeliveries } from "../chain/deliveries.js";
+import { hasDueDeliveries, settleDueDeliveries } from "../chain/deliveries.js";
 import { fallbackResponse } from "../contract/fallback.js";
 import type { OperationIndex } from "../contract/operations.js";
 import { describeProblems, validateRequest, validateResponse } from "../contract/validate.js";
@@ -43,6 +43,8 @@ export interface PipelineDeps {
   endUserWalletKey?: EndUserWalletKeyResolver;
   validateResponses: boolean;
   log: (message: string) => void;
+  /** Shared with the node (JSON-RPC), which writes to the same ledgers. */
+  locks?: ProjectLocks;
 }
 
 export const PLATFORM_PREFIX = "/platform";
@@ -50,7 +52,7 @@ export const PLATFORM_PREFIX = "/platform";
 export function createPipeline(deps: PipelineDeps) {
   const walletAuth = new WalletAuthStage(deps.projects, deps.endUserWalletKey);
   const idempotency = new Idempotency(deps.clock);
-  const locks = new ProjectLocks();
+  const locks = deps.locks ?? new ProjectLocks();
   const correlationIds = deps.random.fork("correlation");
 
   async function carryOut(ex: Exchange, tx: PendingTx): Promise<Outgoing> {
@@ -99,7 +101,10 @@ export function createPipeline(deps: PipelineDeps) {
     const projectId = ex.projectId!;
     return deps.scenarios.around(ex, () =>
       // Writes of one project are serialized, so checks such as "name is unique" hold under concurrency.
-      locks.run(projectId, ex.method !== "GET", () => idempotency.around(ex, deps.store.begin(projectId), (tx) => carryOut(ex, tx))),
+      // A read that lands due deliveries writes too, so it takes the lock like a write.
+      locks.run(projectId, ex.method !== "GET" || hasDueDeliveries(deps.store, projectId, deps.clock.now()), () =>
+        idempotency.around(ex, deps.store.begin(projectId), (tx) => carryOut(ex, tx)),
+      ),
     );
   }
 
