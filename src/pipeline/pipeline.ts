@@ -12,6 +12,7 @@ import type { OperationIndex } from "../contract/operations.js";
 import { describeProblems, validateRequest, validateResponse } from "../contract/validate.js";
 import type { HandlerMap, SandboxKeys } from "../domains/types.js";
 import { apiError } from "../errors/catalogue.js";
+import { errorForProblems } from "../errors/validationCases.js";
 import type { ProjectRegistry } from "../projects/projects.js";
 import type { Random } from "../random.js";
 import type { PendingTx, Store } from "../store/store.js";
@@ -89,7 +90,7 @@ export function createPipeline(deps: PipelineDeps) {
     ex.problems = validateRequest(match.operation.http, ex);
     // With --auth none nobody signs, so the wallet token the contract requires is not asked for either.
     if (deps.authMode === "none") ex.problems = ex.problems.filter((p) => !/x-wallet-auth/i.test(`${p.location} ${p.message}`));
-    if (ex.problems.length > 0) throw apiError("invalid_request", describeProblems(ex.problems));
+    if (ex.problems.length > 0) throw errorForProblems(ex.problems);
 
     const projectId = ex.projectId!;
     return deps.scenarios.around(ex, () =>
