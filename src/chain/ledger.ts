@@ -189,27 +189,38 @@ export function allowanceOf(store: ProjectTx, network: string, contract: string,
 /** A faucet payout: credits the holder and records a transaction from the faucet, with a Transfer log for tokens. */
 export function faucetPayout(store: ProjectTx, clock: Clock, random: { hex(n: number): string }, network: string, chainId: number, holder: `0x${string}`, asset: string, amount: bigint): LedgerTx {
   const FAUCET = "0x7E2B7fbC3a2Fb5a64B1e9D7f0c7F1C6dDbC0fA11" as const;
-  const hash = `0x${random.hex(32)}` as Hex;
-  const isNative = assetKey(asset) === NATIVE;
-  credit(store, network, asset, holder, amount);
+  return payout(store, { network, chainId, from: FAUCET, holder, asset, amount, hash: `0x${random.hex(32)}` as Hex, atMs: clock.now() });
+}
+
+/**
+ * Funds arriving from outside the project's accounts (faucets, custodial
+ * payouts): credits `holder` and records a transaction from `from` at
+ * `atMs`, with a Transfer log for tokens, so receipts and logs show it.
+ */
+export function payout(
+  store: ProjectTx,
+  p: { network: string; chainId: number; from: `0x${string}`; holder: `0x${string}`; asset: string; amount: bigint; hash: Hex; atMs: number },
+): LedgerTx {
+  const isNative = assetKey(p.asset) === NATIVE;
+  credit(store, p.network, p.asset, p.holder, p.amount);
   const record: LedgerTx = {
-    hash,
-    network,
-    chainId,
-    from: FAUCET,
-    to: isNative ? holder : (asset as `0x${string}`),
-    value: isNative ? amount.toString() : "0",
+    hash: p.hash,
+    network: p.network,
+    chainId: p.chainId,
+    from: p.from,
+    to: isNative ? p.holder : (p.asset as `0x${string}`),
+    value: isNative ? p.amount.toString() : "0",
     input: "0x",
     nonce: 0,
     gas: "21000",
     gasUsed: "21000",
     gasPrice: GAS_PRICE_WEI.toString(),
     type: "eip1559",
-    block: blockNumberAt(network, clock.now()) + 1,
+    block: blockNumberAt(p.network, p.atMs) + 1,
     status: "success",
-    logs: isNative ? [] : [{ address: asset as `0x${string}`, topics: [TRANSFER_TOPIC, topicAddress(FAUCET), topicAddress(holder)], data: encodeAbiParameters([{ type: "uint256" }], [amount]), logIndex: 0 }],
-    submittedAtMs: clock.now(),
+    logs: isNative ? [] : [{ address: p.asset as `0x${string}`, topics: [TRANSFER_TOPIC, topicAddress(p.from), topicAddress(p.holder)], data: encodeAbiParameters([{ type: "uint256" }], [p.amount]), logIndex: 0 }],
+    submittedAtMs: p.atMs,
   };
-  ledgerTxs(store).put(hash, record);
+  ledgerTxs(store).put(p.hash, record);
   return record;
 }
