@@ -3,6 +3,7 @@
  * contract that is not listed here is answered by the honest fallback mock.
  */
 import { evmAccountHandlers } from "./evm-accounts/handlers.js";
+import { paymentMethodHandlers } from "./payment-methods/handlers.js";
 import { userOperationHandlers } from "./evm-smart-accounts/userOperations.js";
 import { evmSmartAccountHandlers } from "./evm-smart-accounts/accounts.js";
 import { faucetHandlers } from "./faucets/handlers.js";
@@ -29,4 +30,5 @@ export const handlers: HandlerMap = {
   ...endUserAccountHandlers,
   ...endUserAssetHandlers,
   ...endUserOperationHandlers,
+  ...paymentMethodHandlers,
 };
