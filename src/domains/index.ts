@@ -2,6 +2,7 @@
  * Every real handler of the sandbox, by operationId. An operation of the
  * contract that is not listed here is answered by the honest fallback mock.
  */
+import { customerHandlers } from "./customers/handlers.js";
 import { evmAccountHandlers } from "./evm-accounts/handlers.js";
 import { paymentMethodHandlers } from "./payment-methods/handlers.js";
 import { userOperationHandlers } from "./evm-smart-accounts/userOperations.js";
@@ -30,5 +31,6 @@ export const handlers: HandlerMap = {
   ...endUserAccountHandlers,
   ...endUserAssetHandlers,
   ...endUserOperationHandlers,
+  ...customerHandlers,
   ...paymentMethodHandlers,
 };
