@@ -7,6 +7,7 @@ import { createAdminRouter, type AdminDeps } from "./admin/router.js";
 import { apiError } from "./errors/catalogue.js";
 import { errorResponse } from "./pipeline/errors.js";
 import { createNodeRouter } from "./chain/rpc.js";
+import { settleOnClockChange } from "./domains/index.js";
 import { authenticateApiKey } from "./pipeline/authenticate.js";
 import type { Exchange } from "./pipeline/exchange.js";
 import { createPipeline, type PipelineDeps } from "./pipeline/pipeline.js";
@@ -21,6 +22,8 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(express.raw({ type: () => true, limit: deps.bodyLimit ?? "5mb" }));
   app.use("/_sandbox", createAdminRouter({ ...deps, random: deps.random, log: deps.log }));
   const pipeline = createPipeline(deps);
+  // Time-driven state catches up whenever the sandbox clock is set or advanced.
+  deps.clock.onChange(() => void settleOnClockChange(deps.store, deps.clock.now()).catch((error) => deps.log(`settling on the clock failed: ${error}`)));
   const correlationIds = deps.random.fork("correlation-outside");
   const send = (res: Response, status: number, out: ReturnType<typeof errorResponse>, correlationId: string) =>
     res.status(status).set({ ...out.headers, "x-correlation-id": correlationId }).send(out.bodyText);

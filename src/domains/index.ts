@@ -2,9 +2,12 @@
  * Every real handler of the sandbox, by operationId. An operation of the
  * contract that is not listed here is answered by the honest fallback mock.
  */
+import { accountHandlers } from "./accounts/handlers.js";
 import { customerHandlers } from "./customers/handlers.js";
 import { evmAccountHandlers } from "./evm-accounts/handlers.js";
 import { paymentMethodHandlers } from "./payment-methods/handlers.js";
+import { transferHandlers } from "./transfers/handlers.js";
+import { settleDueTransfers } from "./transfers/settle.js";
 import { userOperationHandlers } from "./evm-smart-accounts/userOperations.js";
 import { evmSmartAccountHandlers } from "./evm-smart-accounts/accounts.js";
 import { faucetHandlers } from "./faucets/handlers.js";
@@ -16,6 +19,7 @@ import { endUserAccountHandlers } from "./end-users/accounts.js";
 import { endUserManagementHandlers } from "./end-users/management.js";
 import { policyHandlers } from "./policies/handlers.js";
 import { solanaAccountHandlers } from "./solana-accounts/handlers.js";
+import type { Store } from "../store/store.js";
 import type { HandlerMap } from "./types.js";
 
 export const handlers: HandlerMap = {
@@ -31,6 +35,22 @@ export const handlers: HandlerMap = {
   ...endUserAccountHandlers,
   ...endUserAssetHandlers,
   ...endUserOperationHandlers,
+  ...accountHandlers,
   ...customerHandlers,
   ...paymentMethodHandlers,
+  ...transferHandlers,
 };
+
+/**
+ * State that moves with the sandbox clock (transfers settling), brought up
+ * to date in every project whenever the clock is set or advanced, so what
+ * other APIs read (balances on the ledger) is settled too. Handlers of the
+ * same areas also settle before they read, for a clock that flows.
+ */
+export async function settleOnClockChange(store: Store, nowMs: number): Promise<void> {
+  for (const project of store.projects()) {
+    const tx = store.begin(project.id);
+    settleDueTransfers(tx, nowMs);
+    if (tx.dirty) await tx.commit();
+  }
+}

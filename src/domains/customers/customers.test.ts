@@ -1,11 +1,13 @@
 /**
  * Customers over HTTP: create, get, list, update by PUT and by the seed's
- * POST, delete; capabilities and requirements following what is submitted.
+ * POST, delete; capabilities and requirements following what is submitted;
+ * and customer_not_authorized arising from a customer's state — resolved by
+ * submitting the due fields and retrying.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
 import { call, withSandbox } from "../../../test/helpers/sandbox.js";
-const P = "/platform/v2";
+import { fundAccount, openAccount, P } from "../../../test/helpers/money.js";
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -137,5 +139,92 @@ describe("customers", () => {
     expect((await call(sandbox, "PUT", `${P}/customers/${id}`, { body: {} })).status).toBe(404);
     expect((await call(sandbox, "DELETE", `${P}/customers/${UNKNOWN}`)).status).toBe(404);
     expect((await call(sandbox, "GET", `${P}/customers/${UNKNOWN}`)).status).toBe(404);
+  });
+});
+
+describe("customer_not_authorized comes from the customer's state", () => {
+  it("refuses an account for a customer without the custody capabilities, then opens it once the due fields are submitted", async () => {
+    const created = await create({ individual: { firstName: "Jane" }, capabilities: { custodyCrypto: { requested: true }, custodyStablecoin: { requested: true }, custodyFiat: { requested: true } } });
+    const id = created.body.customerId;
+    const refused = await call(sandbox, "POST", `${P}/accounts`, { body: { owner: id } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.errorType).toBe("customer_not_authorized");
+    expect(refused.body.unauthorizedCapabilities).toEqual(["custodyCrypto", "custodyFiat", "custodyStablecoin"]);
+    expect(refused.body.errorMessage).toMatch(/lastName \(due\)/);
+
+    const customer = await call(sandbox, "GET", `${P}/customers/${id}`);
+    const due = Object.entries(customer.body.requirements).filter(([, r]) => (r as { status: string }).status === "due").map(([k]) => k);
+    expect(due.sort()).toEqual(["address", "dateOfBirth", "lastName", "ssnLast4", "taxAttestation", "tos"]);
+    await call(sandbox, "PUT", `${P}/customers/${id}`, { body: EVERYTHING });
+
+    const retried = await call(sandbox, "POST", `${P}/accounts`, { body: { owner: id, name: "Jane custody" } });
+    expect(retried.status).toBe(200);
+    expect(retried.body.owner).toBe(id);
+  });
+
+  it("names capabilities never requested, which the developer must request first", async () => {
+    const created = await create({ ...EVERYTHING, capabilities: { custodyCrypto: { requested: true } } });
+    const refused = await call(sandbox, "POST", `${P}/accounts`, { body: { owner: created.body.customerId } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.unauthorizedCapabilities).toEqual(["custodyFiat", "custodyStablecoin"]);
+    expect(refused.body.errorMessage).toMatch(/request custodyFiat, custodyStablecoin/);
+  });
+
+  it("says nothing can be done for a customer whose capabilities are inactive", async () => {
+    const all = { custodyCrypto: { requested: true }, custodyStablecoin: { requested: true }, custodyFiat: { requested: true } };
+    const year = String(new Date(sandbox.clock.now()).getUTCFullYear() - 12);
+    const minor = await create({ ...EVERYTHING, individual: { ...EVERYTHING.individual, dateOfBirth: { day: "1", month: "1", year } }, capabilities: all });
+    const refused = await call(sandbox, "POST", `${P}/accounts`, { body: { owner: minor.body.customerId } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.errorMessage).toMatch(/no action is available/);
+  });
+
+  it("refuses a transfer out of a customer's account until the customer may transfer stablecoins, then lets it through", async () => {
+    const custody = { custodyCrypto: { requested: true }, custodyStablecoin: { requested: true }, custodyFiat: { requested: true } };
+    const customer = await create({ ...EVERYTHING, capabilities: custody });
+    const id = customer.body.customerId;
+    const account = await openAccount(sandbox, { owner: id });
+    await fundAccount(sandbox, account, "usdc", "100");
+    const body = { source: { accountId: account, asset: "usdc" }, target: { email: "friend@example.com", asset: "usdc" }, amount: "10", asset: "usdc", execute: false };
+    const refused = await call(sandbox, "POST", `${P}/transfers`, { body });
+    expect(refused.status).toBe(403);
+    expect(refused.body.unauthorizedCapabilities).toEqual(["transferStablecoin"]);
+    const asked = await call(sandbox, "PUT", `${P}/customers/${id}`, { body: { capabilities: { transferStablecoin: { requested: true } } } });
+    expect(asked.body.capabilities.transferStablecoin.status).toBe("active");
+    const retried = await call(sandbox, "POST", `${P}/transfers`, { body });
+    expect(retried.status).toBe(200);
+    expect(retried.body.status).toBe("quoted");
+  });
+
+  it("checks again at execution: a capability withdrawn after the quote blocks the execute", async () => {
+    const caps = { custodyCrypto: { requested: true }, custodyStablecoin: { requested: true }, custodyFiat: { requested: true }, transferStablecoin: { requested: true } };
+    const customer = await create({ ...EVERYTHING, capabilities: caps });
+    const account = await openAccount(sandbox, { owner: customer.body.customerId });
+    await fundAccount(sandbox, account, "usdc", "100");
+    const quote = await call(sandbox, "POST", `${P}/transfers`, { body: { source: { accountId: account, asset: "usdc" }, target: { email: "friend@example.com", asset: "usdc" }, amount: "10", asset: "usdc", execute: false } });
+    await call(sandbox, "PUT", `${P}/customers/${customer.body.customerId}`, { body: { capabilities: { transferStablecoin: { requested: false } } } });
+    const execute = await call(sandbox, "POST", `${P}/transfers/${quote.body.transferId}/execute`);
+    expect(execute.status).toBe(403);
+    expect(execute.body.unauthorizedCapabilities).toEqual(["transferStablecoin"]);
+    expect((await call(sandbox, "GET", `${P}/transfers/${quote.body.transferId}`)).body.status).toBe("quoted");
+  });
+
+  it("needs the target customer's custody and the source customer's trade capabilities for a conversion into their account", async () => {
+    const holder = await create({ ...EVERYTHING, capabilities: { custodyCrypto: { requested: true }, custodyStablecoin: { requested: true }, custodyFiat: { requested: true } } });
+    const account = await openAccount(sandbox, { owner: holder.body.customerId });
+    const entity = await openAccount(sandbox);
+    await fundAccount(sandbox, entity, "usdc", "100");
+    await fundAccount(sandbox, account, "usdc", "100");
+    const into = await call(sandbox, "POST", `${P}/transfers`, { body: { source: { accountId: entity, asset: "usdc" }, target: { accountId: account, asset: "usdc" }, amount: "5", asset: "usdc", execute: false } });
+    expect(into.status).toBe(200);
+    const convert = await call(sandbox, "POST", `${P}/transfers`, { body: { source: { accountId: account, asset: "usdc" }, target: { accountId: account, asset: "eth" }, amount: "50", asset: "usdc", execute: false } });
+    expect(convert.status).toBe(403);
+    expect(convert.body.unauthorizedCapabilities).toEqual(["tradeCrypto", "tradeStablecoin"]);
+  });
+
+  it("keeps the shipped customer-not-authorized scenario working", async () => {
+    const res = await call(sandbox, "POST", `${P}/accounts`, { body: {}, headers: { "X-Sandbox-Scenario": "customer-not-authorized" } });
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({ errorType: "customer_not_authorized", unauthorizedCapabilities: ["transferCrypto", "transferStablecoin"] });
   });
 });

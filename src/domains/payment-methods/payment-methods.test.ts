@@ -1,12 +1,12 @@
 /**
  * Payment methods over HTTP: every project has the same realistic bank
  * accounts (fedwire, sepa, an expired swift), readable by list and get,
- * with ids stable per project.
+ * with ids stable per project; an expired one cannot receive a transfer.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
 import { call, withSandbox } from "../../../test/helpers/sandbox.js";
-const P = "/platform/v2";
+import { fundAccount, openAccount, P } from "../../../test/helpers/money.js";
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -48,4 +48,13 @@ describe("payment methods", () => {
     expect((await call(sandbox, "GET", `${P}/payment-methods/pm-1`)).status).toBe(400);
   });
 
+  it("answers payment_method_required (402) for a payout to the expired method, naming a usable one", async () => {
+    const methods = (await call(sandbox, "GET", `${P}/payment-methods`)).body.paymentMethods;
+    const account = await openAccount(sandbox);
+    await fundAccount(sandbox, account, "usd", "500");
+    const res = await call(sandbox, "POST", `${P}/transfers`, { body: { source: { accountId: account, asset: "usd" }, target: { paymentMethodId: methods[2].paymentMethodId, asset: "usd" }, amount: "100", asset: "usd", execute: true } });
+    expect(res.status).toBe(402);
+    expect(res.body.errorType).toBe("payment_method_required");
+    expect(res.body.errorMessage).toContain(methods[0].paymentMethodId);
+  });
 });
