@@ -4,6 +4,7 @@
  */
 import { accountHandlers } from "./accounts/handlers.js";
 import { customerHandlers } from "./customers/handlers.js";
+import { depositDestinationHandlers } from "./deposit-destinations/handlers.js";
 import { evmAccountHandlers } from "./evm-accounts/handlers.js";
 import { paymentMethodHandlers } from "./payment-methods/handlers.js";
 import { transferHandlers } from "./transfers/handlers.js";
@@ -39,6 +40,7 @@ export const handlers: HandlerMap = {
   ...customerHandlers,
   ...paymentMethodHandlers,
   ...transferHandlers,
+  ...depositDestinationHandlers,
 };
 
 /**
