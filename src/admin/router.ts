@@ -8,6 +8,7 @@ import express, { type Request, type Response } from "express";
 import type { AuthMode } from "../auth/bearer.js";
 import type { SandboxKeys } from "../domains/types.js";
 import { creditBalance } from "./balances.js";
+import { depositInProject, fundAccountInProject } from "./money.js";
 import { issueEndUserToken } from "../domains/end-users/tokens.js";
 import { issueTemporaryWalletSecret } from "../domains/end-users/walletSecrets.js";
 import { createGrant } from "../domains/end-users/accounts.js";
@@ -160,6 +161,13 @@ export function createAdminRouter(deps: AdminDeps): express.Router {
     }),
   );
   router.post("/balances", route(async ({ projectId, body }) => creditBalance(deps, projectId ?? deps.projects.defaultProjectId(), body)));
+  // Custodial money: balances of accounts, and deposits arriving at deposit destinations.
+  const money = { store: deps.store, clock: deps.clock, random: deps.random.fork("money") };
+  router.post("/accounts/:accountId/fund", route(({ projectId, body }, req) => fundAccountInProject(money, projectId ?? deps.projects.defaultProjectId(), String(req.params.accountId), body)));
+  router.post(
+    "/deposit-destinations/:depositDestinationId/deposit",
+    route(({ projectId, body }, req) => depositInProject(money, projectId ?? deps.projects.defaultProjectId(), String(req.params.depositDestinationId), body)),
+  );
   // The RSA key to encrypt imported private keys with: pass it to the client as `encryptionPublicKey`.
   router.get("/import-key", route(() => ({ body: { publicKeyPem: deps.keys.importKey.publicKeyPem, algorithm: "RSA-OAEP-SHA256" } })));
 

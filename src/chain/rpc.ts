@@ -13,7 +13,7 @@ import { ApiError } from "../errors/catalogue.js";
 import type { ProjectRegistry } from "../projects/projects.js";
 import type { Store, ProjectTx } from "../store/store.js";
 import { blockNumberAt, blockTimestampOf } from "./blocks.js";
-import { settleDueDeliveries } from "./deliveries.js";
+import { settleProject } from "../domains/settle.js";
 import type { ProjectLocks } from "../pipeline/locks.js";
 import { allowanceOf, applyEvmTransaction, balanceOf, GAS_PRICE_WEI, holdings, ledgerTxs, type LedgerTx } from "./ledger.js";
 import { isSolanaNetwork, solanaCall, SolanaRpcError } from "./solanaRpc.js";
@@ -268,7 +268,7 @@ export function createNodeRouter(deps: NodeDeps): express.Router {
     // Every node call runs under the project's write lock: sends and due deliveries write the ledger.
     const out = await deps.locks.run(projectId, true, async () => {
       const tx = deps.store.begin(projectId);
-      settleDueDeliveries(tx, deps.clock.now()); // scheduled payouts (onramp deliveries) that are due show in what the node reports
+      settleProject(tx, deps.clock.now()); // deliveries and transfer payouts that are due show in what the node reports
       const one = async (message: { id?: unknown; method?: unknown; params?: unknown }) => {
         if (!message || typeof message.method !== "string") return reply(message?.id, { error: { code: -32600, message: "invalid request" } });
         try {

@@ -2,7 +2,12 @@
  * Every real handler of the sandbox, by operationId. An operation of the
  * contract that is not listed here is answered by the honest fallback mock.
  */
+import { accountHandlers } from "./accounts/handlers.js";
+import { customerHandlers } from "./customers/handlers.js";
+import { depositDestinationHandlers } from "./deposit-destinations/handlers.js";
 import { evmAccountHandlers } from "./evm-accounts/handlers.js";
+import { paymentMethodHandlers } from "./payment-methods/handlers.js";
+import { transferHandlers } from "./transfers/handlers.js";
 import { userOperationHandlers } from "./evm-smart-accounts/userOperations.js";
 import { evmSmartAccountHandlers } from "./evm-smart-accounts/accounts.js";
 import { faucetHandlers } from "./faucets/handlers.js";
@@ -31,4 +36,10 @@ export const handlers: HandlerMap = {
   ...endUserAssetHandlers,
   ...endUserOperationHandlers,
   ...onrampHandlers,
+  ...accountHandlers,
+  ...customerHandlers,
+  ...paymentMethodHandlers,
+  ...transferHandlers,
+  ...depositDestinationHandlers,
 };
+

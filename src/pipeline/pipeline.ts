@@ -7,12 +7,13 @@
 import type { Request, Response } from "express";
 import type { AuthMode } from "../auth/bearer.js";
 import type { Clock } from "../clock.js";
-import { hasDueDeliveries, settleDueDeliveries } from "../chain/deliveries.js";
+import { hasDueWork, settleProject } from "../domains/settle.js";
 import { fallbackResponse } from "../contract/fallback.js";
 import type { OperationIndex } from "../contract/operations.js";
 import { describeProblems, validateRequest, validateResponse } from "../contract/validate.js";
 import type { HandlerMap, SandboxKeys } from "../domains/types.js";
 import { apiError } from "../errors/catalogue.js";
+import { errorForProblems } from "../errors/validationCases.js";
 import type { ProjectRegistry } from "../projects/projects.js";
 import type { Random } from "../random.js";
 import type { PendingTx, Store } from "../store/store.js";
@@ -66,8 +67,8 @@ export function createPipeline(deps: PipelineDeps) {
         const mock = fallbackResponse(op.http, deps.random.fork(`mock/${op.operationId}`), isValid);
         return jsonResponse(mock.status, mock.body, { "x-sandbox-mock": "fallback" });
       }
-      // Payouts due by now (onramp deliveries) land before the operation reads or moves balances.
-      settleDueDeliveries(tx, deps.clock.now());
+      // What the clock has made due (deliveries, settling transfers) lands before the operation reads or moves balances.
+      settleProject(tx, deps.clock.now());
       const result = await handler(
         { operationId: op.operationId, pathParams: ex.pathParams, query: ex.query, headers: ex.headers, body: ex.body, auth: ex.auth },
         { keys: deps.keys, clock: deps.clock, random: deps.random, store: tx, project: { id: tx.projectId, settings: tx.settings() }, log: deps.log },
@@ -96,13 +97,13 @@ export function createPipeline(deps: PipelineDeps) {
     ex.problems = validateRequest(match.operation.http, ex);
     // With --auth none nobody signs, so the wallet token the contract requires is not asked for either.
     if (deps.authMode === "none") ex.problems = ex.problems.filter((p) => !/x-wallet-auth/i.test(`${p.location} ${p.message}`));
-    if (ex.problems.length > 0) throw apiError("invalid_request", describeProblems(ex.problems));
+    if (ex.problems.length > 0) throw errorForProblems(ex.problems);
 
     const projectId = ex.projectId!;
     return deps.scenarios.around(ex, () =>
       // Writes of one project are serialized, so checks such as "name is unique" hold under concurrency.
-      // A read that lands due deliveries writes too, so it takes the lock like a write.
-      locks.run(projectId, ex.method !== "GET" || hasDueDeliveries(deps.store, projectId, deps.clock.now()), () =>
+      // A read that lands due work writes too, so it takes the lock like a write.
+      locks.run(projectId, ex.method !== "GET" || hasDueWork(deps.store, projectId, deps.clock.now()), () =>
         idempotency.around(ex, deps.store.begin(projectId), (tx) => carryOut(ex, tx)),
       ),
     );

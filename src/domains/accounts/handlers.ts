@@ -1,0 +1,67 @@
+/**
+ * Accounts (custodial): create, get, list by owner and type, balances per
+ * asset. An account created without `owner` belongs to the project's entity;
+ * one owned by a customer needs that customer's custody capabilities.
+ * Transfers due on the sandbox clock are settled before balances are read.
+ */
+import type { RequestBody } from "../../contract/types.js";
+import { apiError } from "../../errors/catalogue.js";
+import { requireCapabilities, needsForAccountCreation } from "../customers/capabilities.js";
+import { customers } from "../customers/model.js";
+import { custodialAsset, knownAssetList } from "../shared/custodialAssets.js";
+import { paginate } from "../shared/pagination.js";
+import { settleDueTransfers } from "../transfers/settle.js";
+import type { Handler, HandlerMap } from "../types.js";
+import { accounts, accountView, balanceView, entityIdOf, findAccount, heldAssets, type AccountRecord } from "./model.js";
+
+const createFoundationAccount: Handler = (req, ctx) => {
+  const body = (req.body ?? {}) as RequestBody<"createFoundationAccount">;
+  const entityId = entityIdOf(ctx.project.id);
+  const owner = body.owner ?? entityId;
+  if (owner.startsWith("entity_") && owner !== entityId) {
+    throw apiError("invalid_request", `owner ${owner} is not this project's entity (${entityId}); omit owner to open an account for the entity.`);
+  }
+  if (owner.startsWith("customer_")) {
+    const customer = customers(ctx.store).get(owner);
+    if (!customer || customer.deleted) throw apiError("invalid_request", `owner ${owner} is not a customer of this project; create it with POST /v2/customers first.`);
+    requireCapabilities(ctx.store, ctx.clock.now(), needsForAccountCreation(owner), "hold an account");
+  }
+  const now = ctx.clock.iso();
+  const record: AccountRecord = { accountId: `account_${ctx.random.uuid()}`, type: "cdp", owner, ...(body.name !== undefined ? { name: body.name } : {}), createdAt: now, updatedAt: now };
+  accounts(ctx.store).put(record.accountId, record);
+  return { status: 200, body: accountView(record) };
+};
+
+const getFoundationAccountById: Handler = (req, ctx) => ({ status: 200, body: accountView(findAccount(ctx.store, req.pathParams.accountId!)) });
+
+/** `owner` takes entity/customer (all of that kind) or exact ids, comma-separated. */
+function ownerFilter(raw: string | string[] | undefined): ((owner: string) => boolean) | undefined {
+  if (raw === undefined) return undefined;
+  const wanted = (Array.isArray(raw) ? raw : [raw]).flatMap((v) => v.split(",")).filter(Boolean);
+  return (owner) => wanted.some((w) => (w === "entity" || w === "customer" ? owner.startsWith(`${w}_`) : owner === w));
+}
+
+const listFoundationAccounts: Handler = (req, ctx) => {
+  const byOwner = ownerFilter(req.query.owner);
+  const type = req.query.type as string | undefined;
+  const matching = accounts(ctx.store).filter((a) => (!byOwner || byOwner(a.owner)) && (!type || a.type === type));
+  const page = paginate(matching, req.query, "accounts");
+  return { status: 200, body: { accounts: page.items.map(accountView), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
+};
+
+const listBalances: Handler = (req, ctx) => {
+  const account = findAccount(ctx.store, req.pathParams.accountId!);
+  settleDueTransfers(ctx.store, ctx.clock.now());
+  const page = paginate(heldAssets(ctx.store, account.accountId), req.query, `balances/${account.accountId}`);
+  return { status: 200, body: { balances: page.items.map((symbol) => balanceView(ctx.store, account.accountId, custodialAsset(symbol)!)), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
+};
+
+const getBalanceByAsset: Handler = (req, ctx) => {
+  const account = findAccount(ctx.store, req.pathParams.accountId!);
+  const asset = custodialAsset(req.pathParams.asset!);
+  if (!asset) throw apiError("not_found", `Accounts hold no asset '${req.pathParams.asset}'; the sandbox's assets are ${knownAssetList()}.`);
+  settleDueTransfers(ctx.store, ctx.clock.now());
+  return { status: 200, body: balanceView(ctx.store, account.accountId, asset) };
+};
+
+export const accountHandlers: HandlerMap = { createFoundationAccount, getFoundationAccountById, listFoundationAccounts, listBalances, getBalanceByAsset };

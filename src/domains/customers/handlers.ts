@@ -1,0 +1,97 @@
+/**
+ * Customers: create, read, list, update (the platform's PUT and the seed's
+ * POST, one behaviour) and delete. Updates merge: capabilities are requested
+ * or withdrawn one by one, `individual` fields replace the ones given, terms
+ * acceptances and tax attestations add up. What they change is seen at once
+ * in `capabilities` and `requirements` (src/domains/customers/model.ts).
+ */
+import type { RequestBody } from "../../contract/types.js";
+import { apiError } from "../../errors/catalogue.js";
+import { paginate } from "../shared/pagination.js";
+import type { Handler, HandlerContext, HandlerMap } from "../types.js";
+import { CAPABILITIES, customers, customerView, findCustomer, isBlocked, TERMS, type CapabilityName, type CustomerRecord, type TosAcceptance } from "./model.js";
+
+type CustomerWrite = RequestBody<"updateCustomerById">;
+
+/** Applies a create or update body to a record; validates everything before the caller stores it. */
+function applyWrite(record: CustomerRecord, body: CustomerWrite, ctx: HandlerContext): CustomerRecord {
+  const next: CustomerRecord = structuredClone(record);
+  for (const [name, input] of Object.entries(body.capabilities ?? {})) {
+    if (input) next.requested[name as CapabilityName] = input.requested;
+  }
+  if (body.individual) {
+    const { address, dateOfBirth, ...rest } = body.individual;
+    next.individual = { ...next.individual, ...rest };
+    if (address) next.individual.address = { ...next.individual.address, ...address };
+    if (dateOfBirth) next.individual.dateOfBirth = { ...dateOfBirth };
+  }
+  for (const acceptance of body.tosAcceptances ?? []) next.tosAcceptances = [...next.tosAcceptances.filter((a) => a.versionId !== acceptance.versionId), checkTos(acceptance)];
+  for (const attestation of body.taxAttestations ?? []) if (!next.taxForms.includes(attestation.form)) next.taxForms.push(attestation.form);
+  if (body.projectIds) next.projectIds = [...new Set(body.projectIds)];
+  next.updatedAt = ctx.clock.iso();
+  return next;
+}
+
+function checkTos(acceptance: TosAcceptance): TosAcceptance {
+  if (acceptance.versionId !== TERMS.versionId) {
+    throw apiError("invalid_request", `tosAcceptances: Terms of Service version '${acceptance.versionId}' is not one a customer is asked to accept; the current version is '${TERMS.versionId}'.`);
+  }
+  if (!TERMS.languages.includes(acceptance.language)) {
+    throw apiError("unsupported_tos_language", `Terms of Service version '${acceptance.versionId}' is not published in language '${acceptance.language}'. Supported languages: ${TERMS.languages.map((l) => `'${l}'`).join(", ")}.`);
+  }
+  return { versionId: acceptance.versionId, language: acceptance.language, acceptedAt: acceptance.acceptedAt };
+}
+
+const createCustomer: Handler = (req, ctx) => {
+  const body = req.body as RequestBody<"createCustomer">;
+  const now = ctx.clock.iso();
+  const blank: CustomerRecord = {
+    customerId: `customer_${ctx.random.uuid()}`,
+    type: "individual",
+    requested: {},
+    individual: {},
+    projectIds: [ctx.project.id],
+    tosAcceptances: [],
+    taxForms: [],
+    createdAt: now,
+    updatedAt: now,
+  };
+  const record = applyWrite(blank, body, ctx);
+  customers(ctx.store).put(record.customerId, record);
+  return { status: 201, body: customerView(record, ctx.clock.now()) };
+};
+
+const getCustomerById: Handler = (req, ctx) => ({ status: 200, body: customerView(findCustomer(ctx.store, req.pathParams.customerId!), ctx.clock.now()) });
+
+const listCustomers: Handler = (req, ctx) => {
+  const live = customers(ctx.store).filter((c) => !c.deleted);
+  const page = paginate(live, req.query, "customers");
+  return { status: 200, body: { customers: page.items.map((c) => customerView(c, ctx.clock.now())), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
+};
+
+const updateCustomerById: Handler = (req, ctx) => {
+  const record = findCustomer(ctx.store, req.pathParams.customerId!);
+  if (isBlocked(record, ctx.clock.now()) && CAPABILITIES.some((c) => record.requested[c])) {
+    throw apiError("forbidden", `Customer ${record.customerId} cannot be modified: its capabilities are permanently inactive (the customer is under 18).`);
+  }
+  const updated = applyWrite(record, (req.body ?? {}) as CustomerWrite, ctx);
+  customers(ctx.store).put(updated.customerId, updated);
+  return { status: 200, body: customerView(updated, ctx.clock.now()) };
+};
+
+/** Idempotent, as the platform's: deleting a deleted customer is 204 again; only an unknown id is 404. */
+const deleteCustomerById: Handler = (req, ctx) => {
+  const record = customers(ctx.store).get(req.pathParams.customerId!);
+  if (!record) throw apiError("not_found", `Customer ${req.pathParams.customerId} was not found in this project.`);
+  if (!record.deleted) customers(ctx.store).put(record.customerId, { ...record, deleted: true, updatedAt: ctx.clock.iso() });
+  return { status: 204 };
+};
+
+export const customerHandlers: HandlerMap = {
+  createCustomer,
+  getCustomerById,
+  listCustomers,
+  updateCustomerById,
+  updateCustomerByIdWithPost: updateCustomerById,
+  deleteCustomerById,
+};

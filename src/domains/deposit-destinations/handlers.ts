@@ -1,0 +1,84 @@
+/**
+ * Deposit destinations: create (crypto address or US bank account), get,
+ * list with the platform's filters. Creating one for a customer's account
+ * needs that customer's custody capabilities (src/domains/customers/capabilities.ts).
+ */
+import type { RequestBody } from "../../contract/types.js";
+import { apiError } from "../../errors/catalogue.js";
+import { accounts, findAccount } from "../accounts/model.js";
+import { needsForDepositDestination, requireCapabilities } from "../customers/capabilities.js";
+import { customers } from "../customers/model.js";
+import { custodialAsset, knownAssetList, NETWORK_ASSETS } from "../shared/custodialAssets.js";
+import { checkMetadata } from "../shared/metadata.js";
+import { paginate } from "../shared/pagination.js";
+import { checkOnchainAddress } from "../transfers/rules.js";
+import type { Handler, HandlerContext, HandlerMap } from "../types.js";
+import { depositDestinations, depositDestinationView, findDepositDestination, newBankAccount, newDepositAddress, type DepositDestinationRecord } from "./model.js";
+
+type Body = RequestBody<"createDepositDestination">;
+type TargetInput = { accountId?: string; asset: string; address?: string; network?: string; destinationTag?: string };
+
+function checkTarget(ctx: HandlerContext, target: TargetInput, accountId: string): DepositDestinationRecord["target"] {
+  if (!custodialAsset(target.asset)) throw apiError("invalid_request", `target.asset ${target.asset} is not an asset accounts hold; they hold ${knownAssetList()}.`);
+  if (target.address !== undefined && target.network !== undefined) {
+    const carried = NETWORK_ASSETS[target.network] ?? [];
+    if (!carried.includes(target.asset)) throw apiError("invalid_request", `target.asset ${target.asset} cannot be forwarded on ${target.network}; it carries ${carried.join(", ")}.`);
+    checkOnchainAddress(target.network, target.address);
+    return target as DepositDestinationRecord["target"];
+  }
+  const creditTo = target.accountId ?? accountId;
+  if (!accounts(ctx.store).get(creditTo)) throw apiError("not_found", `target.accountId ${creditTo} is not an account of this project.`);
+  return { accountId: creditTo, asset: target.asset.toLowerCase() };
+}
+
+const createDepositDestination: Handler = (req, ctx) => {
+  const body = req.body as Body;
+  checkMetadata(body.metadata);
+  const account = findAccount(ctx.store, body.accountId);
+  const type = body.type as "crypto" | "fiat";
+  const fiatInput = type === "fiat" ? (body as { fiat: { currency: "usd"; paymentRail?: "ach" | "fedwire" } }).fiat : undefined;
+  const network = type === "crypto" ? (body as { crypto: { network: string } }).crypto.network : undefined;
+  const target = checkTarget(ctx, (body.target as TargetInput | undefined) ?? { asset: type === "crypto" ? "usdc" : "usd" }, account.accountId);
+  requireCapabilities(ctx.store, ctx.clock.now(), needsForDepositDestination(account.owner, type), `receive ${type} deposits`);
+  const now = ctx.clock.now();
+  const owner = account.owner.startsWith("customer_") ? customers(ctx.store).get(account.owner) : undefined;
+  const beneficiary = [owner?.individual.firstName, owner?.individual.lastName].filter(Boolean).join(" ") || account.name || "CDP Entity";
+  const record: DepositDestinationRecord = {
+    depositDestinationId: `depositDestination_${ctx.random.uuid()}`,
+    accountId: account.accountId,
+    type,
+    ...(network ? { crypto: { network: network as "base", address: newDepositAddress(network, ctx.random) } } : {}),
+    ...(fiatInput ? { fiat: newBankAccount(ctx.random, beneficiary, fiatInput.paymentRail) } : {}),
+    target,
+    ...(body.metadata ? { metadata: body.metadata } : {}),
+    createdAt: new Date(now).toISOString(),
+    updatedAt: new Date(now).toISOString(),
+    createdAtMs: now,
+  };
+  depositDestinations(ctx.store).put(record.depositDestinationId, record);
+  return { status: 201, body: depositDestinationView(record, now) };
+};
+
+const getDepositDestinationById: Handler = (req, ctx) => ({
+  status: 200,
+  body: depositDestinationView(findDepositDestination(ctx.store, req.pathParams.depositDestinationId!), ctx.clock.now()),
+});
+
+const listDepositDestinations: Handler = (req, ctx) => {
+  const q = req.query as Record<string, string | undefined>;
+  const key = (a: string) => (a.startsWith("0x") ? a.toLowerCase() : a);
+  const matching = depositDestinations(ctx.store).filter(
+    (d) =>
+      (!q.accountId || d.accountId === q.accountId) &&
+      (!q.type || d.type === q.type) &&
+      (!q.network || d.crypto?.network === q.network) &&
+      (!q.address || (d.crypto !== undefined && key(d.crypto.address) === key(q.address))),
+  );
+  const page = paginate(matching, req.query, "deposit-destinations");
+  return {
+    status: 200,
+    body: { depositDestinations: page.items.map((d) => depositDestinationView(d, ctx.clock.now())), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) },
+  };
+};
+
+export const depositDestinationHandlers: HandlerMap = { createDepositDestination, getDepositDestinationById, listDepositDestinations };

@@ -1,0 +1,115 @@
+/**
+ * Moving a transfer along its state machine: execution (holds the source
+ * amount and fixes when it settles) and settlement on the sandbox clock
+ * (completed: the hold is spent and the target paid, once; failed: the hold
+ * is released). Settlement runs before every read of transfers or balances
+ * and whenever the sandbox clock is moved, and stamps the times the transfer
+ * was due, so the outcome does not depend on when anyone looks.
+ *
+ * | target                         | settles after (sandbox time) |
+ * |--------------------------------|------------------------------|
+ * | account, email                 | 5 s                          |
+ * | onchain address (ethereum)     | 3 min                        |
+ * | onchain address (other network)| 30 s                         |
+ * | payment method: fedwire / sepa / swift | 30 min / 1 h / 2 h   |
+ */
+import { keccak256, toHex, type Hex } from "viem";
+import { sha512 } from "@noble/hashes/sha2.js";
+import { blockNumberAt } from "../../chain/blocks.js";
+import { credit, recordPayout } from "../../chain/ledger.js";
+import { solanaTxs } from "../../chain/solanaLedger.js";
+import { toBase58 } from "../../crypto/solana.js";
+import type { ProjectTx, Store } from "../../store/store.js";
+import { creditAccount, debitAccount, holdFunds, releaseHold } from "../accounts/model.js";
+import { ledgerTokenOf } from "../shared/custodialAssets.js";
+import { chainIdOf } from "../shared/evmNetworks.js";
+import { FAILURE, transfers, type TransferRecord } from "./model.js";
+import type { Route } from "./quote.js";
+import { recipientProblem } from "./rules.js";
+
+const SECOND = 1000;
+const BANK_DELAY: Record<string, number> = { fedwire: 30 * 60 * SECOND, sepa: 60 * 60 * SECOND, swift: 2 * 60 * 60 * SECOND };
+
+/** The platform's custodial hot wallets, the senders of onchain payouts on the ledger. */
+export const HOT_WALLET = { evm: "0x9bc7A1a8845cd0EFd777CE028C2B828891fC8851" as const, solana: toBase58(sha512(new TextEncoder().encode("cdp-sandbox custodial hot wallet")).slice(0, 32)) };
+
+/** How long a transfer on this route processes before it settles. */
+export function settlementDelay(route: Route): number {
+  if (route.kind === "onchain") return route.network === "ethereum" ? 3 * 60 * SECOND : 30 * SECOND;
+  if (route.kind === "bank") return BANK_DELAY[route.rail]!;
+  return 5 * SECOND;
+}
+
+/** quoted → processing: reserve the source amount when it is available (else the transfer fails when it settles). */
+export function startExecution(store: ProjectTx, t: TransferRecord, nowMs: number): TransferRecord {
+  const iso = new Date(nowMs).toISOString();
+  const held = t.sourceAccountId ? holdFunds(store, t.sourceAccountId, t.sourceAsset, BigInt(t.sourceUnits)) : false;
+  const next: TransferRecord = { ...t, status: "processing", executedAt: iso, updatedAt: iso, held, settlesAtMs: nowMs + t.settleAfterMs };
+  transfers(store).put(next.transferId, next);
+  return next;
+}
+
+/** Settles every processing transfer whose time has come, in the order they became due. */
+/** Whether a processing transfer of the project is due to settle by `nowMs` (committed state, no transaction). */
+export function hasDueTransfers(store: Store, projectId: string, nowMs: number): boolean {
+  const all = store.project(projectId)?.data["transfers"] as Record<string, TransferRecord> | undefined;
+  if (!all) return false;
+  for (const id in all) {
+    const t = all[id]!;
+    if (t.status === "processing" && !t.awaitingTravelRule && t.settlesAtMs !== undefined && t.settlesAtMs <= nowMs) return true;
+  }
+  return false;
+}
+
+export function settleDueTransfers(store: ProjectTx, nowMs: number): void {
+  const due = transfers(store)
+    .filter((t) => t.status === "processing" && !t.awaitingTravelRule && t.settlesAtMs !== undefined && t.settlesAtMs <= nowMs)
+    .sort((a, b) => a.settlesAtMs! - b.settlesAtMs! || a.createdAtMs - b.createdAtMs);
+  for (const t of due) settle(store, t);
+}
+
+function settle(store: ProjectTx, t: TransferRecord): void {
+  const at = new Date(t.settlesAtMs!).toISOString();
+  const units = BigInt(t.sourceUnits);
+  const problem = recipientProblem(store, t.target as { address?: string; network?: string; email?: string });
+  const fail = (reason: string) => {
+    if (t.held && t.sourceAccountId) releaseHold(store, t.sourceAccountId, t.sourceAsset, units);
+    transfers(store).put(t.transferId, { ...t, status: "failed", failureReason: reason, updatedAt: at, held: false });
+  };
+  if (problem) return fail(problem);
+  if (t.sourceAccountId && !debitAccount(store, t.sourceAccountId, t.sourceAsset, units, t.held === true)) return fail(FAILURE.insufficientBalance);
+  const details = deliver(store, t);
+  transfers(store).put(t.transferId, { ...t, status: "completed", completedAt: at, updatedAt: at, held: false, ...(details ? { details } : {}) });
+}
+
+/** Pays the target: an account's balance, or the project's ledger for onchain addresses; emails and banks are outside the sandbox. */
+export function deliver(store: ProjectTx, t: TransferRecord): TransferRecord["details"] | undefined {
+  const units = BigInt(t.targetUnits);
+  if (t.targetAccountId) {
+    creditAccount(store, t.targetAccountId, t.targetAsset, units);
+    return t.details;
+  }
+  const target = t.target as { address?: string; network?: string };
+  if (!target.address || !target.network) return t.details;
+  const hash = onchainHash(store, t, target.network, target.address, units);
+  return { ...t.details, onchainTransactions: [{ transactionHash: hash, network: target.network as "base" }] };
+}
+
+function onchainHash(store: ProjectTx, t: TransferRecord, network: string, address: string, units: bigint): string {
+  const token = ledgerTokenOf(network, t.targetAsset);
+  const atMs = t.settlesAtMs ?? t.createdAtMs;
+  if (network === "solana") {
+    const signature = toBase58(sha512(new TextEncoder().encode(`payout/${t.transferId}`)));
+    if (token) {
+      credit(store, "solana", token.token, address, units);
+      solanaTxs(store).put(signature, { signature, network: "solana", slot: blockNumberAt("solana", atMs) + 1, feePayer: HOT_WALLET.solana, status: "success", submittedAtMs: atMs });
+    }
+    return signature;
+  }
+  const hash = keccak256(toHex(`payout/${t.transferId}`)) as Hex;
+  if (token) {
+    const payout = { network, chainId: chainIdOf(network)!, from: HOT_WALLET.evm, holder: address as `0x${string}`, asset: token.token, amount: units, hash };
+    recordPayout(store, { ...payout, block: blockNumberAt(network, atMs) + 1, submittedAtMs: atMs });
+  }
+  return hash;
+}
