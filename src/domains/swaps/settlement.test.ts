@@ -147,6 +147,27 @@ describe("swap settlement on the ledger", () => {
     expect(await balanceOf(USDC, taker)).toBe(7_000_000n);
   });
 
+  it("reverts calldata whose terms differ from the quote's, a sender other than the taker, and a wrong value", async () => {
+    const taker = await newTaker();
+    await approve(taker, 10_000_000n);
+    const q = await quoteFor(taker);
+    const data = withSignature(q.transaction.data, await signTypedData(taker, q.permit2.eip712));
+    // buyAmount is the sixth word after the selector: ask for one more unit than quoted.
+    const word = 10 + 64 * 5;
+    const greedy = `${data.slice(0, word)}${(BigInt(q.toAmount) + 1n).toString(16).padStart(64, "0")}${data.slice(word + 64)}` as Hex;
+    const tampered = await sendQuote(taker, q, greedy);
+    expect((await mined(tampered)).status).toBe("reverted");
+    expect(await revertReason(tampered)).toContain("differ from the quote");
+    const other = await newTaker();
+    const stolen = await sendQuote(other, q, data);
+    expect((await mined(stolen)).status).toBe("reverted");
+    expect(await revertReason(stolen)).toContain(`only the taker ${taker}`);
+    const paid = await send(taker, { to: q.transaction.to, data, value: 1n });
+    expect((await mined(paid)).status).toBe("reverted");
+    expect(await revertReason(paid)).toContain("value must be 0 wei");
+    expect(await apiBalances(taker)).toMatchObject({ USDC: "10000000" });
+  });
+
   it("reverts once the quote's deadline has passed on the sandbox clock", async () => {
     const taker = await newTaker();
     await approve(taker, 10_000_000n);
