@@ -12,7 +12,7 @@ import type { Clock } from "../clock.js";
 import { apiError } from "../errors/catalogue.js";
 import type { ProjectTx } from "../store/store.js";
 import { blockNumberAt } from "./blocks.js";
-import { isSwapSettler, settleSwap, SWAP_GAS_USED } from "./swapRouter.js";
+import { sandboxContractAt } from "./contracts.js";
 import { evmTokenByAddress, NATIVE_TOKEN_ADDRESS } from "./tokens.js";
 
 export const GAS_PRICE_WEI = 1_000_000n;
@@ -115,8 +115,8 @@ export interface EvmTransactionInput {
 export function applyEvmTransaction(store: ProjectTx, clock: Clock, tx: EvmTransactionInput): LedgerTx {
   const token = tx.to ? evmTokenByAddress(tx.network, tx.to) : undefined;
   const isTokenCall = token !== undefined && token.address !== NATIVE_TOKEN_ADDRESS && tx.input !== "0x";
-  const isSwap = isSwapSettler(tx.to);
-  const gasUsed = isSwap ? SWAP_GAS_USED : isTokenCall ? 52_000n : tx.input && tx.input !== "0x" ? 60_000n : 21_000n;
+  const contract = sandboxContractAt(tx.to);
+  const gasUsed = contract ? contract.gasUsed : isTokenCall ? 52_000n : tx.input && tx.input !== "0x" ? 60_000n : 21_000n;
   const fee = tx.sponsored ? 0n : gasUsed * GAS_PRICE_WEI;
   const native = balanceOf(store, tx.network, NATIVE, tx.from);
   if (native < tx.value + fee) {
@@ -129,9 +129,9 @@ export function applyEvmTransaction(store: ProjectTx, clock: Clock, tx: EvmTrans
   let status: LedgerTx["status"] = "success";
   let revertReason: string | undefined;
   const logs: LedgerLog[] = [];
-  if (isSwap) {
-    // The settler moves the value itself, and only if the swap settles.
-    ({ status, revertReason } = settleSwap(store, clock, tx, logs));
+  if (contract) {
+    // A sandbox contract moves any value itself, and only if its call succeeds.
+    ({ status, revertReason } = contract.call(store, clock, tx, logs));
   } else if (tx.value > 0n) {
     setBalance(store, tx.network, NATIVE, tx.from, balanceOf(store, tx.network, NATIVE, tx.from) - tx.value);
     if (tx.to) credit(store, tx.network, NATIVE, tx.to, tx.value);

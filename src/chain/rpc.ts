@@ -14,9 +14,8 @@ import type { ProjectRegistry } from "../projects/projects.js";
 import type { Store, ProjectTx } from "../store/store.js";
 import { blockNumberAt, blockTimestampOf } from "./blocks.js";
 import { allowanceOf, applyEvmTransaction, balanceOf, GAS_PRICE_WEI, holdings, ledgerTxs, type LedgerTx } from "./ledger.js";
-import { PERMIT2_ADDRESS } from "./permit2.js";
+import { hasSandboxCode } from "./contracts.js";
 import { isSolanaNetwork, solanaCall, SolanaRpcError } from "./solanaRpc.js";
-import { isSwapSettler } from "./swapRouter.js";
 import { evmTokenByAddress, NATIVE_TOKEN_ADDRESS } from "./tokens.js";
 
 export interface NodeDeps {
@@ -124,7 +123,7 @@ async function call(method: string, params: unknown[], ctx: { network: string; c
     }
     case "eth_getCode": {
       const address = String(params[0]);
-      const isContract = (evmTokenByAddress(network, address) && address.toLowerCase() !== NATIVE_TOKEN_ADDRESS.toLowerCase()) || isSwapSettler(address) || address.toLowerCase() === PERMIT2_ADDRESS.toLowerCase();
+      const isContract = (evmTokenByAddress(network, address) && address.toLowerCase() !== NATIVE_TOKEN_ADDRESS.toLowerCase()) || hasSandboxCode(address);
       return isContract ? "0x00" : "0x";
     }
     case "eth_getTransactionByHash": {

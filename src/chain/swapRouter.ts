@@ -55,10 +55,6 @@ const CALL_SIZE = 4 + 9 * 32;
 const isNative = (token: string) => token.toLowerCase() === NATIVE_TOKEN_ADDRESS.toLowerCase();
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
-export function isSwapSettler(address: string | null): boolean {
-  return address !== null && same(address, SWAP_SETTLER_ADDRESS);
-}
-
 /** The calldata of the transaction that settles `quote` (before any Permit2 signature is appended). */
 export function swapCalldata(q: SwapQuoteRecord): Hex {
   return encodeFunctionData({
