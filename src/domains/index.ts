@@ -14,6 +14,7 @@ import { endUserAccountHandlers } from "./end-users/accounts.js";
 import { endUserManagementHandlers } from "./end-users/management.js";
 import { policyHandlers } from "./policies/handlers.js";
 import { solanaAccountHandlers } from "./solana-accounts/handlers.js";
+import { spendPermissionHandlers } from "./spend-permissions/handlers.js";
 import { swapHandlers } from "./swaps/handlers.js";
 import type { HandlerMap } from "./types.js";
 
@@ -31,4 +32,5 @@ export const handlers: HandlerMap = {
   ...endUserAssetHandlers,
   ...endUserOperationHandlers,
   ...swapHandlers,
+  ...spendPermissionHandlers,
 };
