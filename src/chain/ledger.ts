@@ -12,11 +12,12 @@ import type { Clock } from "../clock.js";
 import { apiError } from "../errors/catalogue.js";
 import type { ProjectTx } from "../store/store.js";
 import { blockNumberAt } from "./blocks.js";
+import { sandboxContractAt } from "./contracts.js";
 import { evmTokenByAddress, NATIVE_TOKEN_ADDRESS } from "./tokens.js";
 
 export const GAS_PRICE_WEI = 1_000_000n;
 const NATIVE = "native";
-const TRANSFER_TOPIC = keccak256(toHex("Transfer(address,address,uint256)"));
+export const TRANSFER_TOPIC = keccak256(toHex("Transfer(address,address,uint256)"));
 const APPROVAL_TOPIC = keccak256(toHex("Approval(address,address,uint256)"));
 
 const erc20 = [
@@ -47,6 +48,8 @@ export interface LedgerTx {
   type: string;
   block: number;
   status: "success" | "reverted";
+  /** Why it reverted, when a contract of the sandbox says (the swap settler does). */
+  revertReason?: string;
   logs: LedgerLog[];
   submittedAtMs: number;
 }
@@ -112,7 +115,8 @@ export interface EvmTransactionInput {
 export function applyEvmTransaction(store: ProjectTx, clock: Clock, tx: EvmTransactionInput): LedgerTx {
   const token = tx.to ? evmTokenByAddress(tx.network, tx.to) : undefined;
   const isTokenCall = token !== undefined && token.address !== NATIVE_TOKEN_ADDRESS && tx.input !== "0x";
-  const gasUsed = isTokenCall ? 52_000n : tx.input && tx.input !== "0x" ? 60_000n : 21_000n;
+  const contract = sandboxContractAt(tx.to);
+  const gasUsed = contract ? contract.gasUsed : isTokenCall ? 52_000n : tx.input && tx.input !== "0x" ? 60_000n : 21_000n;
   const fee = tx.sponsored ? 0n : gasUsed * GAS_PRICE_WEI;
   const native = balanceOf(store, tx.network, NATIVE, tx.from);
   if (native < tx.value + fee) {
@@ -123,8 +127,12 @@ export function applyEvmTransaction(store: ProjectTx, clock: Clock, tx: EvmTrans
   }
   setBalance(store, tx.network, NATIVE, tx.from, native - fee);
   let status: LedgerTx["status"] = "success";
+  let revertReason: string | undefined;
   const logs: LedgerLog[] = [];
-  if (tx.value > 0n) {
+  if (contract) {
+    // A sandbox contract moves any value itself, and only if its call succeeds.
+    ({ status, revertReason } = contract.call(store, clock, tx, logs));
+  } else if (tx.value > 0n) {
     setBalance(store, tx.network, NATIVE, tx.from, balanceOf(store, tx.network, NATIVE, tx.from) - tx.value);
     if (tx.to) credit(store, tx.network, NATIVE, tx.to, tx.value);
   }
@@ -144,6 +152,7 @@ export function applyEvmTransaction(store: ProjectTx, clock: Clock, tx: EvmTrans
     type: tx.type,
     block: blockNumberAt(tx.network, clock.now()) + 1,
     status,
+    ...(revertReason ? { revertReason } : {}),
     logs,
     submittedAtMs: clock.now(),
   };
@@ -184,6 +193,10 @@ function applyTokenCall(store: ProjectTx, tx: EvmTransactionInput, contract: `0x
 
 export function allowanceOf(store: ProjectTx, network: string, contract: string, owner: string, spender: string): bigint {
   return BigInt(allowances(store).get(`${network}|${contract.toLowerCase()}|${owner.toLowerCase()}|${spender.toLowerCase()}`)?.amount ?? "0");
+}
+
+export function setAllowance(store: ProjectTx, network: string, contract: string, owner: string, spender: string, amount: bigint): void {
+  allowances(store).put(`${network}|${contract.toLowerCase()}|${owner.toLowerCase()}|${spender.toLowerCase()}`, { amount: amount.toString() });
 }
 
 /** A payment to a holder from a platform wallet (faucet, onramp delivery), mined in `block`. */

@@ -6,7 +6,7 @@
  * `eth_sendRawTransaction` of transactions signed anywhere.
  */
 import express, { type Request, type Response } from "express";
-import { keccak256, parseTransaction, recoverTransactionAddress, toHex, decodeFunctionData, encodeAbiParameters, type Hex } from "viem";
+import { keccak256, parseTransaction, recoverTransactionAddress, toHex, decodeFunctionData, encodeAbiParameters, encodeErrorResult, type Hex } from "viem";
 import type { Clock } from "../clock.js";
 import { chainIdOf } from "../domains/shared/evmNetworks.js";
 import { ApiError } from "../errors/catalogue.js";
@@ -16,6 +16,7 @@ import { blockNumberAt, blockTimestampOf } from "./blocks.js";
 import { settleProject } from "../domains/settle.js";
 import type { ProjectLocks } from "../pipeline/locks.js";
 import { allowanceOf, applyEvmTransaction, balanceOf, GAS_PRICE_WEI, holdings, ledgerTxs, type LedgerTx } from "./ledger.js";
+import { hasSandboxCode } from "./contracts.js";
 import { isSolanaNetwork, solanaCall, SolanaRpcError } from "./solanaRpc.js";
 import { evmTokenByAddress, NATIVE_TOKEN_ADDRESS } from "./tokens.js";
 
@@ -41,6 +42,7 @@ class RpcError extends Error {
 const hex = (n: bigint | number) => toHex(n);
 const blockHash = (network: string, n: number) => keccak256(toHex(`cdp-sandbox:${network}:${n}`));
 const ZERO_BLOOM = `0x${"0".repeat(512)}` as Hex;
+const ERROR_ABI = [{ type: "error", name: "Error", inputs: [{ name: "message", type: "string" }] }] as const;
 
 const erc20Reads = [
   { type: "function", name: "balanceOf", stateMutability: "view", inputs: [{ name: "owner", type: "address" }], outputs: [{ type: "uint256" }] },
@@ -86,6 +88,8 @@ function receiptView(tx: LedgerTx) {
     gasUsed: hex(BigInt(tx.gasUsed)),
     effectiveGasPrice: hex(BigInt(tx.gasPrice)),
     status: tx.status === "success" ? "0x1" : "0x0",
+    // As Besu reports it: the ABI-encoded Error(string) of a contract that said why it reverted.
+    ...(tx.revertReason ? { revertReason: encodeErrorResult({ abi: ERROR_ABI, errorName: "Error", args: [tx.revertReason] }) } : {}),
     type: txView(tx, true).type,
     logsBloom: ZERO_BLOOM,
     logs: tx.logs.map((l) => ({ ...block, address: l.address, topics: l.topics, data: l.data, logIndex: hex(l.logIndex), removed: false })),
@@ -121,8 +125,11 @@ async function call(method: string, params: unknown[], ctx: { network: string; c
       const next = store.collection<{ next: number }>("evmNonces").get(`${String(params[0]).toLowerCase()}:${network}`)?.next ?? 0;
       return hex(next);
     }
-    case "eth_getCode":
-      return evmTokenByAddress(network, String(params[0])) && String(params[0]).toLowerCase() !== NATIVE_TOKEN_ADDRESS.toLowerCase() ? "0x00" : "0x";
+    case "eth_getCode": {
+      const address = String(params[0]);
+      const isContract = (evmTokenByAddress(network, address) && address.toLowerCase() !== NATIVE_TOKEN_ADDRESS.toLowerCase()) || hasSandboxCode(address);
+      return isContract ? "0x00" : "0x";
+    }
     case "eth_getTransactionByHash": {
       const tx = ledgerTxs(store).get(String(params[0]).toLowerCase()) ?? ledgerTxs(store).get(String(params[0]));
       return tx && tx.network === network ? txView(tx, mined(tx)) : null;

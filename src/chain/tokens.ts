@@ -15,13 +15,18 @@ export interface EvmToken {
 }
 
 const ETH: EvmToken = { symbol: "ETH", name: "Ether", address: NATIVE_TOKEN_ADDRESS, decimals: 18 };
+const POL: EvmToken = { symbol: "POL", name: "Polygon Ecosystem Token", address: NATIVE_TOKEN_ADDRESS, decimals: 18 };
+const CBBTC: EvmToken = { symbol: "cbBTC", name: "Coinbase Wrapped BTC", address: "0xcbB7C0000aB88B473b1f5aFd9ef808440eed33Bf", decimals: 8 };
+// Wrapped Ether of the OP Stack chains (Base, Optimism): a predeploy at the same address.
+const OP_WETH: EvmToken = { symbol: "WETH", name: "Wrapped Ether", address: "0x4200000000000000000000000000000000000006", decimals: 18 };
 
 export const EVM_TOKENS: Record<string, EvmToken[]> = {
   base: [
     ETH,
     { symbol: "USDC", name: "USD Coin", address: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", decimals: 6 },
     { symbol: "EURC", name: "EURC", address: "0x60a3E35Cc302bFA44Cb288Bc5a4F316Fdb1adb42", decimals: 6 },
-    { symbol: "cbBTC", name: "Coinbase Wrapped BTC", address: "0xcbB7C0000aB88B473b1f5aFd9ef808440eed33Bf", decimals: 8 },
+    CBBTC,
+    OP_WETH,
   ],
   "base-sepolia": [
     ETH,
@@ -33,7 +38,8 @@ export const EVM_TOKENS: Record<string, EvmToken[]> = {
     ETH,
     { symbol: "USDC", name: "USD Coin", address: "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48", decimals: 6 },
     { symbol: "EURC", name: "EURC", address: "0x1aBaEA1f7C830bD89Acc67eC4af516284b1bC33c", decimals: 6 },
-    { symbol: "cbBTC", name: "Coinbase Wrapped BTC", address: "0xcbB7C0000aB88B473b1f5aFd9ef808440eed33Bf", decimals: 8 },
+    CBBTC,
+    { symbol: "WETH", name: "Wrapped Ether", address: "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2", decimals: 18 },
   ],
   "ethereum-sepolia": [
     ETH,
@@ -42,6 +48,19 @@ export const EVM_TOKENS: Record<string, EvmToken[]> = {
     { symbol: "cbBTC", name: "Coinbase Wrapped BTC", address: "0xcbB7C0000aB88B473b1f5aFd9ef808440eed33Bf", decimals: 8 },
   ],
   "ethereum-hoodi": [ETH],
+  // Swap networks (EvmSwapsNetwork) beyond Base and Ethereum.
+  arbitrum: [
+    ETH,
+    { symbol: "USDC", name: "USD Coin", address: "0xaf88d065e77c8cC2239327C5EDb3A432268e5831", decimals: 6 },
+    CBBTC,
+    { symbol: "WETH", name: "Wrapped Ether", address: "0x82aF49447D8a07e3bd95BD0d56f35241523fBab1", decimals: 18 },
+  ],
+  optimism: [ETH, { symbol: "USDC", name: "USD Coin", address: "0x0b2C639c533813f4Aa9D7837CAf62653d097Ff85", decimals: 6 }, OP_WETH],
+  polygon: [
+    POL,
+    { symbol: "USDC", name: "USD Coin", address: "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359", decimals: 6 },
+    { symbol: "WETH", name: "Wrapped Ether", address: "0x7ceB23fD6bC0adD59E62ac25578270cFf1b9f619", decimals: 18 },
+  ],
 };
 
 export function evmTokensOf(network: string): EvmToken[] {

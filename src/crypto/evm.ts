@@ -4,8 +4,8 @@
  * data and serialized transactions of every type viem parses.
  */
 import { secp256k1 } from "@noble/curves/secp256k1.js";
-import { bytesToHex, getAddress, isAddress, isHex, type Hex } from "viem";
-import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { bytesToHex, getAddress, hexToBytes, isAddress, isHex, type Hex } from "viem";
+import { privateKeyToAccount, publicKeyToAddress, type PrivateKeyAccount } from "viem/accounts";
 import type { Random } from "../random.js";
 
 /** A fresh private key from the injected randomness (valid secp256k1 scalar). */
@@ -30,4 +30,25 @@ export function isValidEvmPrivateKey(raw: Uint8Array): boolean {
 
 export function isHash32(value: string): value is Hex {
   return isHex(value, { strict: true }) && value.length === 66;
+}
+
+/**
+ * The signer of a 65-byte (r, s, v) signature over a 32-byte hash, or undefined
+ * when the signature cannot be recovered. Synchronous (noble, which viem wraps)
+ * so that the ledger can check signatures while it applies a transaction.
+ *
+ * @example recoverEvmSigner(hashTypedData(typedData), signature) // → "0xAbc…"
+ */
+export function recoverEvmSigner(hash: Hex, signature: Hex): `0x${string}` | undefined {
+  if (!isHash32(hash) || !/^0x[0-9a-fA-F]{130}$/.test(signature)) return undefined;
+  const bytes = hexToBytes(signature);
+  const v = bytes[64]!;
+  const bit = v >= 27 ? v - 27 : v;
+  if (bit !== 0 && bit !== 1) return undefined;
+  try {
+    const point = secp256k1.Signature.fromBytes(bytes.slice(0, 64), "compact").addRecoveryBit(bit).recoverPublicKey(hexToBytes(hash));
+    return publicKeyToAddress(bytesToHex(point.toBytes(false)));
+  } catch {
+    return undefined;
+  }
 }

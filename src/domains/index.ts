@@ -20,6 +20,8 @@ import { endUserManagementHandlers } from "./end-users/management.js";
 import { onrampHandlers } from "./onramp/handlers.js";
 import { policyHandlers } from "./policies/handlers.js";
 import { solanaAccountHandlers } from "./solana-accounts/handlers.js";
+import { spendPermissionHandlers } from "./spend-permissions/handlers.js";
+import { swapHandlers } from "./swaps/handlers.js";
 import type { HandlerMap } from "./types.js";
 
 export const handlers: HandlerMap = {
@@ -41,5 +43,6 @@ export const handlers: HandlerMap = {
   ...paymentMethodHandlers,
   ...transferHandlers,
   ...depositDestinationHandlers,
+  ...swapHandlers,
+  ...spendPermissionHandlers,
 };
-

@@ -26,7 +26,7 @@ export interface SmartAccountRecord {
   updatedAt: string;
 }
 
-const smartAccounts = (store: ProjectTx): Collection<SmartAccountRecord> => store.collection<SmartAccountRecord>("evmSmartAccounts");
+export const smartAccounts = (store: ProjectTx): Collection<SmartAccountRecord> => store.collection<SmartAccountRecord>("evmSmartAccounts");
 
 export function smartAccountView(r: SmartAccountRecord) {
   return { address: r.address, owners: r.owners, ...(r.name !== undefined ? { name: r.name } : {}), policies: r.policies, createdAt: r.createdAt, updatedAt: r.updatedAt };

@@ -156,14 +156,21 @@ const getUserOperation: Handler = (req, ctx) => {
   return { status: 200, body: view(ctx, findOperation(ctx, account, req.pathParams.userOpHash!)) };
 };
 
-/** For smart accounts owned by an account of the project: the sandbox signs with the owner's key. */
-const prepareAndSendUserOperation: Handler = async (req, ctx) => {
-  const account = findSmartAccount(ctx.store, req.pathParams.address!);
+/**
+ * Prepares and sends in one step for a smart account owned by an account of the project:
+ * the sandbox signs with the owner's key (prepare-and-send, spend permissions).
+ */
+export async function prepareAndSendAsOwner(ctx: HandlerContext, account: SmartAccountRecord, network: string, calls: Call[]): Promise<UserOperationRecord> {
   const owner = account.owners.map((o) => evmAccounts(ctx.store).get(o.toLowerCase())).find((r) => r !== undefined);
   if (!owner) throw apiError("invalid_request", `The owner of ${account.address} is not an account of this project, so the sandbox cannot sign for it; use prepare and send.`);
-  const op = prepare(ctx, account, String(req.body.network), req.body.calls as Call[]);
+  const op = prepare(ctx, account, network, calls);
   const signature = await evmAccountOf(owner.privateKey).sign({ hash: op.userOpHash });
-  return { status: 200, body: view(ctx, await send(ctx, account, op, signature)) };
+  return send(ctx, account, op, signature);
+}
+
+const prepareAndSendUserOperation: Handler = async (req, ctx) => {
+  const account = findSmartAccount(ctx.store, req.pathParams.address!);
+  return { status: 200, body: view(ctx, await prepareAndSendAsOwner(ctx, account, String(req.body.network), req.body.calls as Call[])) };
 };
 
 export const userOperationHandlers: HandlerMap = { prepareUserOperation, sendUserOperation, getUserOperation, prepareAndSendUserOperation };
