@@ -14,6 +14,7 @@ import { endUserAccountHandlers } from "./end-users/accounts.js";
 import { endUserManagementHandlers } from "./end-users/management.js";
 import { policyHandlers } from "./policies/handlers.js";
 import { solanaAccountHandlers } from "./solana-accounts/handlers.js";
+import { webhookHandlers } from "./webhooks/handlers.js";
 import type { HandlerMap } from "./types.js";
 
 export const handlers: HandlerMap = {
@@ -29,4 +30,5 @@ export const handlers: HandlerMap = {
   ...endUserAccountHandlers,
   ...endUserAssetHandlers,
   ...endUserOperationHandlers,
+  ...webhookHandlers,
 };
