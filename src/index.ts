@@ -31,6 +31,7 @@ import { generateImportKey, importKeyFromPem } from "./crypto/rsaEnvelope.js";
 import { checkEndUserToken } from "./domains/end-users/tokens.js";
 import { ScenarioEngine } from "./scenarios/engine.js";
 import { loadShippedScenarios, resolveStartupScenarios } from "./scenarios/load.js";
+import { startWebhookDispatcher } from "./domains/webhooks/dispatcher.js";
 
 export type { Clock } from "./clock.js";
 export type { ProjectCredentials } from "./projects/projects.js";
@@ -95,6 +96,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   for (const scenario of resolveStartupScenarios(options.scenario ?? [], shipped)) engine.activate(scenario);
 
   let basePath = "";
+  const webhooks = startWebhookDispatcher({ store, clock, wallNow: Date.now, log });
   const app = createApp({
     keys,
     operations,
@@ -113,6 +115,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }),
     endUserWalletKey: (projectId, userId, walletSecretId) => temporaryWalletKey(store, projectId, userId, walletSecretId, clock.now()),
     validateResponses: options.validateResponses ?? false,
+    webhooks,
     log,
     basePath: () => basePath,
     startedAt,
@@ -134,10 +137,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     importKeyPem: importKey.publicKeyPem,
     clock,
     createProject: async (name) => ({ ...(await projects.create(name)), basePath }),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    close: async () => {
+      await webhooks.stop();
+      await new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
         server.close((error) => (error ? reject(error) : resolve()));
-      }),
+      });
+    },
   };
 }

@@ -27,6 +27,8 @@ import { createOnrampPagesRouter } from "./onramp.js";
 import { Snapshots } from "./snapshots.js";
 import { activateScenario, deactivateScenarios, listScenarios } from "../scenarios/admin.js";
 import type { ScenarioEngine } from "../scenarios/engine.js";
+import type { WebhookDispatcher } from "../domains/webhooks/dispatcher.js";
+import { flushWebhooks, listDeliveries, sendTestEvent } from "./webhooks.js";
 
 export interface AdminDeps {
   keys: SandboxKeys;
@@ -40,6 +42,8 @@ export interface AdminDeps {
   startedAt: number;
   /** Present when scenarios are on (always, unless a custom hook replaced the engine). */
   scenarioEngine?: ScenarioEngine;
+  /** Present when the sandbox delivers webhooks (always, from startSandbox). */
+  webhooks?: WebhookDispatcher;
   log: (message: string) => void;
 }
 
@@ -57,6 +61,7 @@ export function createAdminRouter(deps: AdminDeps): express.Router {
   const correlation = deps.random.fork("admin-correlation");
   const tokenSecrets = deps.random.fork("end-user-wallet-secrets");
   const grantIds = deps.random.fork("admin-delegation-grants");
+  const webhookTests = deps.random.fork("admin-webhook-tests");
 
   /** Resolves the caller's project from an optional bearer token, parses the body, writes errors the platform's way. */
   const route = (handler: AdminHandler) => async (req: Request, res: Response) => {
@@ -230,6 +235,13 @@ export function createAdminRouter(deps: AdminDeps): express.Router {
       deps.journal.clear(projectId);
       return { body: { cleared: true } };
     }),
+  );
+
+  router.post("/webhooks/flush", route(({ projectId }) => flushWebhooks(deps, projectId)));
+  router.get("/webhooks/deliveries", route(({ projectId, query }) => listDeliveries(deps, projectId ?? deps.projects.defaultProjectId(), query)));
+  router.post(
+    "/webhooks/:subscriptionId/test",
+    route(({ projectId, body }, req) => sendTestEvent({ ...deps, random: webhookTests }, projectId ?? deps.projects.defaultProjectId(), String(req.params.subscriptionId), body)),
   );
 
   const engine = () => {

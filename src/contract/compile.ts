@@ -15,13 +15,14 @@ import { packageRoot } from "../paths.js";
 /** Keys that carry prose or samples inside schemas; validation never reads them. */
 const PROSE_KEYS = new Set(["description", "summary", "title", "externalDocs", "deprecated"]);
 
-function stripSchemaProse(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(stripSchemaProse);
+function stripSchemaProse(node: unknown, isPropertyMap = false): unknown {
+  if (Array.isArray(node)) return node.map((n) => stripSchemaProse(n));
   if (node === null || typeof node !== "object") return node;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
-    if (PROSE_KEYS.has(key) || key.startsWith("x-") || key === "examples" || key === "example") continue;
-    out[key] = stripSchemaProse(value);
+    // In a `properties` map the keys are field names: a field called `description` or `title` is kept.
+    if (!isPropertyMap && (PROSE_KEYS.has(key) || key.startsWith("x-") || key === "examples" || key === "example")) continue;
+    out[key] = stripSchemaProse(value, !isPropertyMap && key === "properties");
   }
   return out;
 }
@@ -59,7 +60,7 @@ function compactOperation(op: IHttpOperation): IHttpOperation {
 }
 
 /** Part of the cache key: bump it when the compiled form changes. */
-const COMPILER_VERSION = "2";
+const COMPILER_VERSION = "3";
 
 /** How often one $ref may repeat on a path before the expansion stops (accepting anything below). */
 const RECURSION_LIMIT = 3;

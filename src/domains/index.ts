@@ -22,6 +22,7 @@ import { policyHandlers } from "./policies/handlers.js";
 import { solanaAccountHandlers } from "./solana-accounts/handlers.js";
 import { spendPermissionHandlers } from "./spend-permissions/handlers.js";
 import { swapHandlers } from "./swaps/handlers.js";
+import { webhookHandlers } from "./webhooks/handlers.js";
 import type { HandlerMap } from "./types.js";
 
 export const handlers: HandlerMap = {
@@ -45,4 +46,5 @@ export const handlers: HandlerMap = {
   ...depositDestinationHandlers,
   ...swapHandlers,
   ...spendPermissionHandlers,
+  ...webhookHandlers,
 };

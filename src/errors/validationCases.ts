@@ -8,13 +8,17 @@
 import { describeProblems, type Problem } from "../contract/validate.js";
 import { apiError, type ApiError, type ErrorCase } from "./catalogue.js";
 
+/** Only the money-movement operations report these; elsewhere (webhook metadata, say) it stays invalid_request. */
+const MONEY = new Set(["createTransfer", "createDepositDestination"]);
+
 const SPECIFIC: Array<{ test: (p: Problem) => boolean; name: ErrorCase }> = [
   { test: (p) => p.location === "body.metadata" && /more than \d+ properties/.test(p.message), name: "metadata_too_many_entries" },
   { test: (p) => p.location.startsWith("body.metadata.") && /more than \d+ characters/.test(p.message), name: "metadata_value_too_long" },
   { test: (p) => p.location === "body.target.email" && /must match (format|pattern)|more than \d+ characters/.test(p.message), name: "target_email_invalid" },
 ];
 
-export function errorForProblems(problems: Problem[]): ApiError {
+export function errorForProblems(problems: Problem[], operationId: string): ApiError {
+  if (!MONEY.has(operationId)) return apiError("invalid_request", describeProblems(problems));
   for (const { test, name } of SPECIFIC) {
     const matching = problems.filter(test);
     if (matching.length === 0) continue;

@@ -97,7 +97,7 @@ export function createPipeline(deps: PipelineDeps) {
     ex.problems = validateRequest(match.operation.http, ex);
     // With --auth none nobody signs, so the wallet token the contract requires is not asked for either.
     if (deps.authMode === "none") ex.problems = ex.problems.filter((p) => !/x-wallet-auth/i.test(`${p.location} ${p.message}`));
-    if (ex.problems.length > 0) throw errorForProblems(ex.problems);
+    if (ex.problems.length > 0) throw errorForProblems(ex.problems, match.operation.operationId);
 
     const projectId = ex.projectId!;
     return deps.scenarios.around(ex, () =>

@@ -1,0 +1,78 @@
+/**
+ * One delivery attempt: an HTTP POST of the signed JSON body to the target.
+ * Success is any 2xx answer within the timeout; redirects are not followed.
+ * The receiver's answer is kept (status, the first 1,000 characters of the
+ * body, the time it took) for the events list.
+ */
+import http from "node:http";
+import https from "node:https";
+import { performance } from "node:perf_hooks";
+
+export const DELIVERY_TIMEOUT_MS = 15_000;
+const MAX_KEPT_BODY = 1000;
+
+export interface AttemptOutcome {
+  ok: boolean;
+  httpCode?: number;
+  elapsedTimeMs: number;
+  body?: string;
+  errorName?: string;
+}
+
+function errorNameOf(error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case "ECONNREFUSED":
+      return "connection_refused";
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return "dns_failure";
+    case "ETIMEDOUT":
+    case "ESOCKETTIMEDOUT":
+      return "timeout";
+    default:
+      return "connection_error";
+  }
+}
+
+/** Posts `body` to `url`; never throws. `signal` aborts it (the sandbox is closing). */
+export function postDelivery(url: string, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<AttemptOutcome> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (outcome: Omit<AttemptOutcome, "elapsedTimeMs">) => {
+      if (settled) return;
+      settled = true;
+      resolve({ ...outcome, elapsedTimeMs: elapsed() });
+    };
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      finish({ ok: false, errorName: "connection_error", body: `${url} is not a URL` });
+      return;
+    }
+    const client = target.protocol === "https:" ? https : http;
+    const req = client.request(target, { method: "POST", headers: { ...headers, "content-length": String(Buffer.byteLength(body)) }, signal, timeout: DELIVERY_TIMEOUT_MS }, (res) => {
+      const chunks: Buffer[] = [];
+      let kept = 0;
+      res.on("data", (chunk: Buffer) => {
+        if (kept < MAX_KEPT_BODY * 4) chunks.push(chunk);
+        kept += chunk.length;
+      });
+      res.on("error", (error) => finish({ ok: false, httpCode: res.statusCode, errorName: errorNameOf(error) }));
+      res.on("end", () => {
+        const code = res.statusCode ?? 0;
+        const text = Buffer.concat(chunks).toString("utf8").slice(0, MAX_KEPT_BODY);
+        const ok = code >= 200 && code < 300;
+        finish({ ok, httpCode: code, ...(text ? { body: text } : {}), ...(ok ? {} : { errorName: "http_error" }) });
+      });
+    });
+    req.on("timeout", () => {
+      finish({ ok: false, errorName: "timeout", body: `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` });
+      req.destroy();
+    });
+    req.on("error", (error: NodeJS.ErrnoException) => finish({ ok: false, errorName: signal.aborted ? "connection_error" : errorNameOf(error), body: error.message }));
+    req.end(body);
+  });
+}
