@@ -23,6 +23,7 @@ import type { ProjectRegistry } from "../projects/projects.js";
 import type { Random } from "../random.js";
 import type { Store } from "../store/store.js";
 import { Snapshots } from "./snapshots.js";
+import { deleteBundle, putBundle } from "../domains/x402/curation.js";
 import { activateScenario, deactivateScenarios, listScenarios } from "../scenarios/admin.js";
 import type { ScenarioEngine } from "../scenarios/engine.js";
 
@@ -220,6 +221,28 @@ export function createAdminRouter(deps: AdminDeps): express.Router {
     route(({ projectId }) => {
       deps.journal.clear(projectId);
       return { body: { cleared: true } };
+    }),
+  );
+
+  // x402 Bazaar curation: bundles of resources (CDP-curated on the platform).
+  const inProject = async <T>(projectId: string | undefined, work: (tx: ReturnType<Store["begin"]>) => T): Promise<T> => {
+    const tx = deps.store.begin(projectId ?? deps.projects.defaultProjectId());
+    const result = work(tx);
+    await tx.commit();
+    return result;
+  };
+  router.put(
+    "/x402/bundles/:slug",
+    route(async ({ projectId, body }, req) => {
+      const bundle = await inProject(projectId, (tx) => putBundle(tx, deps.clock.now(), String(req.params.slug), body));
+      return { body: { slug: bundle.slug, name: bundle.name, description: bundle.description, resources: bundle.resources } };
+    }),
+  );
+  router.delete(
+    "/x402/bundles/:slug",
+    route(async ({ projectId }, req) => {
+      await inProject(projectId, (tx) => deleteBundle(tx, String(req.params.slug)));
+      return { body: { deleted: String(req.params.slug) } };
     }),
   );
 

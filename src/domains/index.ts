@@ -14,6 +14,8 @@ import { endUserAccountHandlers } from "./end-users/accounts.js";
 import { endUserManagementHandlers } from "./end-users/management.js";
 import { policyHandlers } from "./policies/handlers.js";
 import { solanaAccountHandlers } from "./solana-accounts/handlers.js";
+import { endUserX402Handlers } from "./end-users/x402.js";
+import { x402Handlers } from "./x402/handlers.js";
 import type { HandlerMap } from "./types.js";
 
 export const handlers: HandlerMap = {
@@ -29,4 +31,6 @@ export const handlers: HandlerMap = {
   ...endUserAccountHandlers,
   ...endUserAssetHandlers,
   ...endUserOperationHandlers,
+  ...endUserX402Handlers,
+  ...x402Handlers,
 };
