@@ -12,7 +12,10 @@ type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj | undefined => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : undefined);
 
 // Ajv ships CommonJS; its 2020-12 build is the dialect the extension requires.
-const Ajv2020 = createRequire(import.meta.url)("ajv/dist/2020").default as new (o: object) => { compile(s: object): ((d: unknown) => boolean) & { errors?: Array<{ instancePath: string; message?: string }> } };
+const Ajv2020 = createRequire(import.meta.url)("ajv/dist/2020").default as new (o: object) => {
+  compile(s: object): ((d: unknown) => boolean) & { errors?: Array<{ instancePath: string; message?: string }> };
+  removeSchema(s: object): void;
+};
 const ajv = new Ajv2020({ strict: false, allErrors: false, validateSchema: true });
 
 export type Catalogued = Omit<BazaarResource, "lastUpdatedMs" | "lastCrawledMs" | "active" | "accepts"> & { accepts: Requirements[] };
@@ -67,16 +70,20 @@ export function readBazaarExtension(extension: unknown, resource: unknown, requi
   const info = obj(ext?.info);
   const schema = obj(ext?.schema);
   if (!ext || !info || !schema) return { status: "rejected", rejectedReason: "The bazaar extension needs an info object and the JSON Schema that validates it." };
-  let validate;
+  let problem: string | undefined;
   try {
-    validate = ajv.compile(schema);
+    const validate = ajv.compile(schema);
+    if (!validate(info)) {
+      const first = validate.errors?.[0];
+      problem = `info failed schema validation: ${first?.instancePath || "info"} ${first?.message ?? ""}`.trim();
+    }
   } catch (error) {
-    return { status: "rejected", rejectedReason: `The bazaar extension's schema is not a valid JSON Schema: ${(error as Error).message}` };
+    problem = `The bazaar extension's schema is not a valid JSON Schema 2020-12: ${(error as Error).message}`;
+  } finally {
+    // Each payment brings its own schema: forget it, so the cache stays small and a repeated $id is no clash.
+    ajv.removeSchema(schema);
   }
-  if (!validate(info)) {
-    const first = validate.errors?.[0];
-    return { status: "rejected", rejectedReason: `info failed schema validation: ${first?.instancePath || "info"} ${first?.message ?? ""}`.trim() };
-  }
+  if (problem) return { status: "rejected", rejectedReason: problem };
   const input = obj(info.input);
   const type = input?.type;
   if (type !== "http" && type !== "mcp") return { status: "rejected", rejectedReason: 'info.input.type must be "http" or "mcp".' };

@@ -24,6 +24,7 @@ const bazaar = (description: string) => ({
   info: { input: { type: "http", method: "GET", queryParams: { harbour: "Brest" } }, output: { type: "json", example: { tides: [] } } },
   schema: {
     $schema: "https://json-schema.org/draft/2020-12/schema",
+    $id: "https://tides.example.org/schemas/discovery.json", // servers may name their schema: every payment repeats it
     type: "object",
     properties: { input: { type: "object", properties: { type: { const: "http" }, method: { enum: ["GET"] } }, required: ["type", "method"] }, output: { type: "object" } },
     required: ["input"],

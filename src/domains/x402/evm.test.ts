@@ -157,7 +157,7 @@ describe("verify refuses what the exact scheme does not allow, with the protocol
     const { body } = await payment();
     await expectInvalid({ ...body, paymentPayload: { ...body.paymentPayload, payload: { transaction: "AQAB" } } }, "invalid_payload");
     const permit2 = {
-      signature: body.paymentPayload.payload.signature,
+      signature: (body.paymentPayload.payload as { signature: string }).signature,
       permit2Authorization: { from: MERCHANT, permitted: { token: USDC_BASE_SEPOLIA, amount: "25000" }, spender: MERCHANT, nonce: "1", deadline: "9999999999", witness: { to: MERCHANT, validAfter: "0" } },
     };
     await expectInvalid({ ...body, paymentPayload: { ...body.paymentPayload, payload: permit2 } }, "unsupported_payload_type");
