@@ -96,7 +96,9 @@ export function createPipeline(deps: PipelineDeps) {
     const projectId = ex.projectId!;
     return deps.scenarios.around(ex, () =>
       // Writes of one project are serialized, so checks such as "name is unique" hold under concurrency.
-      locks.run(projectId, ex.method !== "GET", () => idempotency.around(ex, deps.store.begin(projectId), (tx) => carryOut(ex, tx))),
+      locks.run(projectId, ex.method !== "GET" && !deps.handlers[match.operation.operationId]?.outbound, () =>
+        idempotency.around(ex, deps.store.begin(projectId), (tx) => carryOut(ex, tx)),
+      ),
     );
   }
 

@@ -6,7 +6,7 @@
  * `_meta`, where an x402 payment travels). JSON-RPC errors are answered
  * with HTTP 200 and an `error` member, as JSON-RPC over HTTP does.
  */
-import type { Handler, HandlerContext, HandlerMap } from "../types.js";
+import type { Handler, HandlerContext, HandlerMap, HandlerRequest } from "../types.js";
 import { activeResources } from "./bazaar.js";
 import { searchResources } from "./discovery.js";
 import { isLoopbackUrl, probe } from "./probe.js";
@@ -85,7 +85,7 @@ async function dispatch(ctx: HandlerContext, method: string, params: Obj): Promi
   throw new RpcError(-32601, "Method not found");
 }
 
-const postX402DiscoveryMcp: Handler = async (req, ctx) => {
+const postX402DiscoveryMcp: Handler = Object.assign(async (req: HandlerRequest, ctx: HandlerContext) => {
   const { id, method, params } = req.body as { id?: string | number; method: string; params?: Obj };
   // A notification (no id) gets no result, only the acknowledgement.
   if (id === undefined) return { status: 200, body: { jsonrpc: "2.0", id: null } };
@@ -95,6 +95,6 @@ const postX402DiscoveryMcp: Handler = async (req, ctx) => {
     if (!(error instanceof RpcError)) throw error;
     return { status: 200, body: { jsonrpc: "2.0", id, error: { code: error.code, message: error.message } } };
   }
-};
+}, { outbound: true });
 
 export const mcpHandlers: HandlerMap = { postX402DiscoveryMcp };

@@ -47,10 +47,14 @@ beforeAll(async () => {
     } else if (path === "/mcp" && req.method === "POST") {
       let raw = "";
       req.on("data", (c) => (raw += c));
-      req.on("end", () => {
+      req.on("end", async () => {
         const msg = JSON.parse(raw);
         seenMeta.push(msg.params._meta);
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result: { content: [{ type: "text", text: `analysed ${msg.params.arguments.ticker}` }] } }));
+        // An x402 MCP server settles the payment in _meta with its facilitator (here: the sandbox) before answering.
+        const payment = msg.params._meta?.["x402/payment"];
+        const settled = payment ? (await call(sandbox, "POST", "/platform/v2/x402/settle", { body: { x402Version: 2, paymentPayload: payment, paymentRequirements: payment.accepted } })).body : undefined;
+        const result = { content: [{ type: "text", text: `analysed ${msg.params.arguments.ticker}` }], ...(settled ? { _meta: { "x402/payment-response": settled } } : {}) };
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result }));
       });
     } else {
       res.writeHead(200, { "content-type": "application/json" }).end('{"tides":[]}');
@@ -142,9 +146,22 @@ describe("proxy_tool_call", () => {
     expect(listed.body.items).toHaveLength(1);
     const rpc = await call(sandbox, "POST", "/platform/v2/x402/discovery/mcp", {
       anonymous: true,
-      body: { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "proxy_tool_call", arguments: { toolName: "financial_analysis", ticker: "AAPL" }, _meta: { "x402/payment": { x402Version: 2 } } } },
+      body: { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "proxy_tool_call", arguments: { toolName: "financial_analysis", ticker: "AAPL" }, _meta: { "x402/tag": "no payment" } } },
     });
     expect(rpc.body).toEqual({ jsonrpc: "2.0", id: 9, result: { content: [{ type: "text", text: "analysed AAPL" }] } });
-    expect(seenMeta.at(-1)).toEqual({ "x402/payment": { x402Version: 2 } });
+    expect(seenMeta.at(-1)).toEqual({ "x402/tag": "no payment" });
+  });
+
+  it("does not hold the project while the tool's server settles the payment it was sent with the sandbox", async () => {
+    const payer = privateKeyToAccount(generatePrivateKey());
+    await fund(sandbox, { network: "base-sepolia", address: payer.address, token: "USDC", amount: "5000" });
+    const requirements = v2Requirements(MERCHANT, "5000");
+    const payment = v2Body(requirements, await signAuthorization(payer, { to: MERCHANT, value: "5000", nowSeconds: Math.floor(sandbox.clock.now() / 1000) })).paymentPayload;
+    const rpc = await call(sandbox, "POST", "/platform/v2/x402/discovery/mcp", {
+      anonymous: true,
+      body: { jsonrpc: "2.0", id: 10, method: "tools/call", params: { name: "proxy_tool_call", arguments: { toolName: "financial_analysis", ticker: "MSFT" }, _meta: { "x402/payment": payment } } },
+    });
+    expect(rpc.body.result.content[0].text).toBe("analysed MSFT");
+    expect(rpc.body.result._meta["x402/payment-response"]).toMatchObject({ success: true, payer: payer.address });
   });
 });

@@ -6,7 +6,7 @@
  * catalogued, a listed endpoint that no longer answers a valid 402 becomes
  * inactive.
  */
-import type { Handler, HandlerContext, HandlerMap } from "../types.js";
+import type { Handler, HandlerContext, HandlerMap, HandlerRequest } from "../types.js";
 import { catalogue, qualityOf } from "./bazaar.js";
 import { readBazaarExtension, readV1Discovery } from "./bazaarExtension.js";
 import { eip3009Domain } from "./eip3009.js";
@@ -77,7 +77,7 @@ function simulate(a: Obj) {
 const indexView = (ctx: HandlerContext, r: BazaarResource | undefined) =>
   r ? { active: r.active, lastCrawledAt: r.lastCrawledMs === undefined ? null : new Date(r.lastCrawledMs).toISOString(), ...(qualityOf(ctx, r.key) ? { quality: qualityOf(ctx, r.key) } : {}) } : null;
 
-const validateX402Resource: Handler = async (req, ctx) => {
+const validateX402Resource: Handler = Object.assign(async (req: HandlerRequest, ctx: HandlerContext) => {
   const resource = String(req.body.resource);
   const method = String(req.body.method ?? "GET");
   const url = assertReachable(resource, "the resource");
@@ -126,6 +126,6 @@ const validateX402Resource: Handler = async (req, ctx) => {
       index: indexView(ctx, indexed),
     },
   };
-};
+}, { outbound: true });
 
 export const validateHandlers: HandlerMap = { validateX402Resource };
