@@ -228,6 +228,19 @@ describe("signSolanaX402PaymentWithEndUserAccount", () => {
     expect(await usdcOf(payTo)).toBe("120000");
   });
 
+  it("signs a version 1 payment on solana-devnet that settles with the version 1 network name", async () => {
+    const u = await newUser();
+    await fund(sandbox, { network: "solana-devnet", address: u.sol, token: "USDC", amount: "9000" });
+    const payTo = await merchant();
+    const option = { scheme: "exact", network: "solana-devnet", maxAmountRequired: "9000", resource: "https://tides.example.org/v1", description: "Tides", mimeType: "application/json", payTo, maxTimeoutSeconds: 60, asset: USDC_SOLANA_DEVNET, extra: { feePayer } };
+    const res = await sign(u, { paymentRequired: { x402Version: 1, accepts: [option] }, acceptsIndex: 0 });
+    expect(res.status).toBe(200);
+    expect(res.body.paymentPayload).toMatchObject({ x402Version: 1, scheme: "exact", network: "solana-devnet" });
+    const settled = await settle({ x402Version: 1, paymentPayload: res.body.paymentPayload, paymentRequirements: option });
+    expect(settled.body).toMatchObject({ success: true, network: "solana-devnet", payer: u.sol, amount: "9000" });
+    expect(await usdcOf(u.sol)).toBe("0");
+  });
+
   it("answers 422 for an index out of range or an option that is not on Solana, 404 for another account", async () => {
     const u = await newUser();
     const required = paymentRequired(await merchant(), "1000");
