@@ -25,6 +25,7 @@ import type { Random } from "../random.js";
 import type { Store } from "../store/store.js";
 import { createOnrampPagesRouter } from "./onramp.js";
 import { Snapshots } from "./snapshots.js";
+import { deleteBundle, putBundle } from "../domains/x402/curation.js";
 import { activateScenario, deactivateScenarios, listScenarios } from "../scenarios/admin.js";
 import type { ScenarioEngine } from "../scenarios/engine.js";
 import type { WebhookDispatcher } from "../domains/webhooks/dispatcher.js";
@@ -242,6 +243,28 @@ export function createAdminRouter(deps: AdminDeps): express.Router {
   router.post(
     "/webhooks/:subscriptionId/test",
     route(({ projectId, body }, req) => sendTestEvent({ ...deps, random: webhookTests }, projectId ?? deps.projects.defaultProjectId(), String(req.params.subscriptionId), body)),
+  );
+
+  // x402 Bazaar curation: bundles of resources (CDP-curated on the platform).
+  const inProject = async <T>(projectId: string | undefined, work: (tx: ReturnType<Store["begin"]>) => T): Promise<T> => {
+    const tx = deps.store.begin(projectId ?? deps.projects.defaultProjectId());
+    const result = work(tx);
+    await tx.commit();
+    return result;
+  };
+  router.put(
+    "/x402/bundles/:slug",
+    route(async ({ projectId, body }, req) => {
+      const bundle = await inProject(projectId, (tx) => putBundle(tx, deps.clock.now(), String(req.params.slug), body));
+      return { body: { slug: bundle.slug, name: bundle.name, description: bundle.description, resources: bundle.resources } };
+    }),
+  );
+  router.delete(
+    "/x402/bundles/:slug",
+    route(async ({ projectId }, req) => {
+      await inProject(projectId, (tx) => deleteBundle(tx, String(req.params.slug)));
+      return { body: { deleted: String(req.params.slug) } };
+    }),
   );
 
   const engine = () => {

@@ -27,6 +27,24 @@ function stripSchemaProse(node: unknown, isPropertyMap = false): unknown {
   return out;
 }
 
+/**
+ * A nullable schema that also composes (`nullable: true` beside `allOf`, as
+ * the contract writes x402's `paymentRequirements` and `index`) becomes
+ * `type: [T, "null"]` in prism's conversion, yet its `allOf` still demands a
+ * T, so null never validates. Such a node becomes `anyOf: [null, the node]`.
+ */
+function nullableCompositions(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(nullableCompositions);
+  if (node === null || typeof node !== "object") return node;
+  const out = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, nullableCompositions(v)])) as Record<string, unknown>;
+  const types = out.type;
+  if (Array.isArray(types) && types.includes("null") && ("allOf" in out || "oneOf" in out || "anyOf" in out)) {
+    const rest = types.filter((t) => t !== "null");
+    return { anyOf: [{ type: "null" }, { ...out, type: rest.length === 1 ? rest[0] : rest }] };
+  }
+  return out;
+}
+
 interface MediaContent {
   mediaType: string;
   schema?: unknown;
@@ -43,7 +61,7 @@ function compactOperation(op: IHttpOperation): IHttpOperation {
       return {
         id: content.id,
         mediaType: content.mediaType,
-        schema: stripSchemaProse(content.schema),
+        schema: nullableCompositions(stripSchemaProse(content.schema)),
         examples: success ? (content.examples ?? []).map((e) => ({ key: e.key, value: e.value })) : [],
         encodings: [],
       };
@@ -60,7 +78,7 @@ function compactOperation(op: IHttpOperation): IHttpOperation {
 }
 
 /** Part of the cache key: bump it when the compiled form changes. */
-const COMPILER_VERSION = "3";
+const COMPILER_VERSION = "4"; // 3 twice over: prose keys kept as field names, and nullable compositions
 
 /** How often one $ref may repeat on a path before the expansion stops (accepting anything below). */
 const RECURSION_LIMIT = 3;

@@ -23,6 +23,8 @@ import { solanaAccountHandlers } from "./solana-accounts/handlers.js";
 import { spendPermissionHandlers } from "./spend-permissions/handlers.js";
 import { swapHandlers } from "./swaps/handlers.js";
 import { webhookHandlers } from "./webhooks/handlers.js";
+import { endUserX402Handlers } from "./end-users/x402.js";
+import { x402Handlers } from "./x402/handlers.js";
 import type { HandlerMap } from "./types.js";
 
 export const handlers: HandlerMap = {
@@ -47,4 +49,6 @@ export const handlers: HandlerMap = {
   ...swapHandlers,
   ...spendPermissionHandlers,
   ...webhookHandlers,
+  ...endUserX402Handlers,
+  ...x402Handlers,
 };

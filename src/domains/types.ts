@@ -40,7 +40,14 @@ export interface HandlerResult {
   headers?: Record<string, string>;
 }
 
-export type Handler = (request: HandlerRequest, ctx: HandlerContext) => HandlerResult | Promise<HandlerResult>;
+export type Handler = ((request: HandlerRequest, ctx: HandlerContext) => HandlerResult | Promise<HandlerResult>) & {
+  /**
+   * The handler waits on another server (x402 validation, MCP proxy). It does not take the
+   * project's write lock: that server may call back into the sandbox (e.g. settle a payment)
+   * and would otherwise wait for the lock it is holding up.
+   */
+  readonly outbound?: boolean;
+};
 
 /** operationId → handler. */
 export type HandlerMap = Record<string, Handler>;

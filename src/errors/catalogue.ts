@@ -86,6 +86,8 @@ const ENTRIES = {
   already_exists: e(409, "The resource already exists."),
   already_enabled: e(409, "Already enabled."),
   idempotency_error: e(422, "The idempotency key was already used with a different request."),
+  // A well-formed request the operation cannot act on (the platform's 422 invalid_request).
+  unprocessable_request: e(422, "The request cannot be processed as given.", "invalid_request"),
   rate_limit_exceeded: e(429, "Rate limit exceeded."),
   faucet_limit_exceeded: e(429, "Faucet limit exceeded."),
   client_closed_request: e(499, "The client closed the request."),

@@ -67,8 +67,9 @@ export function createPipeline(deps: PipelineDeps) {
         const mock = fallbackResponse(op.http, deps.random.fork(`mock/${op.operationId}`), isValid);
         return jsonResponse(mock.status, mock.body, { "x-sandbox-mock": "fallback" });
       }
-      // What the clock has made due (deliveries, settling transfers) lands before the operation reads or moves balances.
-      settleProject(tx, deps.clock.now());
+      // What the clock has made due (deliveries, settling transfers) lands before the operation reads or moves balances
+      // (not in outbound handlers: they run without the lock that settling needs).
+      if (!handler.outbound) settleProject(tx, deps.clock.now());
       const result = await handler(
         { operationId: op.operationId, pathParams: ex.pathParams, query: ex.query, headers: ex.headers, body: ex.body, auth: ex.auth },
         { keys: deps.keys, clock: deps.clock, random: deps.random, store: tx, project: { id: tx.projectId, settings: tx.settings() }, log: deps.log },
@@ -100,10 +101,12 @@ export function createPipeline(deps: PipelineDeps) {
     if (ex.problems.length > 0) throw errorForProblems(ex.problems, match.operation.operationId);
 
     const projectId = ex.projectId!;
+    const outbound = deps.handlers[match.operation.operationId]?.outbound === true;
     return deps.scenarios.around(ex, () =>
       // Writes of one project are serialized, so checks such as "name is unique" hold under concurrency.
-      // A read that lands due work writes too, so it takes the lock like a write.
-      locks.run(projectId, ex.method !== "GET" || hasDueWork(deps.store, projectId, deps.clock.now()), () =>
+      // A read that lands due work writes too, so it takes the lock like a write. Outbound handlers (which call
+      // servers that may call the sandbox back) never hold it.
+      locks.run(projectId, !outbound && (ex.method !== "GET" || hasDueWork(deps.store, projectId, deps.clock.now())), () =>
         idempotency.around(ex, deps.store.begin(projectId), (tx) => carryOut(ex, tx)),
       ),
     );

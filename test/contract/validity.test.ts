@@ -87,3 +87,13 @@ describe("openapi.yaml", () => {
     expect(warnings).toEqual([]);
   }, 60_000);
 });
+
+describe("admin-openapi.yaml (the /_sandbox API)", () => {
+  it("is valid OpenAPI 3.1", async () => {
+    const admin = parse(readFileSync(join(packageRoot, "admin-openapi.yaml"), "utf8"));
+    const validator = new Validator();
+    const result = await validator.validate(admin);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+});

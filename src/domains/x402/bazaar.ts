@@ -1,0 +1,118 @@
+/**
+ * The Bazaar index of the project: resources catalogued from settlements and
+ * validations, how the discovery operations show them (with usage figures of
+ * the last 30 days of sandbox time, bundle membership and curation), and the
+ * filters of search.
+ */
+import type { HandlerContext } from "../types.js";
+import type { Catalogued } from "./bazaarExtension.js";
+import { bazaarResources, bundles, settlements, type BazaarResource, type Requirements } from "./model.js";
+import { x402Network } from "./networks.js";
+
+const THIRTY_DAYS_MS = 30 * 24 * 3600_000;
+
+const sameRequirementsSlot = (a: Requirements, b: Requirements) =>
+  a.scheme === b.scheme && a.network === b.network && String(a.asset).toLowerCase() === String(b.asset).toLowerCase();
+
+/** Adds or refreshes a resource; the payment options it is seen with replace those of the same scheme, network and asset. */
+export function catalogue(ctx: HandlerContext, entry: Catalogued, crawled: boolean): BazaarResource {
+  const existing = bazaarResources(ctx.store).get(entry.key);
+  const accepts = [...(existing?.accepts ?? [])];
+  for (const r of entry.accepts) {
+    const at = accepts.findIndex((a) => sameRequirementsSlot(a, r));
+    if (at >= 0) accepts[at] = r;
+    else accepts.push(r);
+  }
+  const record: BazaarResource = {
+    ...existing,
+    ...Object.fromEntries(Object.entries(entry).filter(([, v]) => v !== undefined)),
+    accepts,
+    lastUpdatedMs: ctx.clock.now(),
+    lastCrawledMs: crawled ? ctx.clock.now() : existing?.lastCrawledMs,
+    active: true,
+  } as BazaarResource;
+  bazaarResources(ctx.store).put(record.key, record);
+  return record;
+}
+
+/** Usage of a resource over the last 30 days of sandbox time, from its settlements. */
+export function qualityOf(ctx: HandlerContext, key: string) {
+  const since = ctx.clock.now() - THIRTY_DAYS_MS;
+  const paid = settlements(ctx.store).filter((s) => s.resourceKey === key && s.atMs > since);
+  if (paid.length === 0) return undefined;
+  return {
+    l30DaysTotalCalls: paid.length,
+    l30DaysUniquePayers: new Set(paid.map((s) => s.payer)).size,
+    lastCalledAt: new Date(Math.max(...paid.map((s) => s.atMs))).toISOString(),
+  };
+}
+
+/** Bundles a resource belongs to, in slug order; a resource in a bundle is curated. */
+function bundleSlugsOf(ctx: HandlerContext, r: BazaarResource): string[] {
+  return bundles(ctx.store)
+    .list()
+    .filter((b) => b.resources.includes(r.key) || b.resources.includes(r.resource))
+    .map((b) => b.slug)
+    .sort();
+}
+
+export function resourceView(ctx: HandlerContext, r: BazaarResource) {
+  const bundleSlugs = bundleSlugsOf(ctx, r);
+  const view: Record<string, unknown> = {
+    resource: r.resource,
+    description: r.description,
+    type: r.type,
+    x402Version: r.x402Version,
+    lastUpdated: new Date(r.lastUpdatedMs).toISOString(),
+    accepts: r.accepts,
+    extensions: r.extensions,
+    quality: qualityOf(ctx, r.key),
+    serviceName: r.serviceName,
+    tags: r.tags,
+    bundleSlugs: bundleSlugs.length ? bundleSlugs : undefined,
+    iconUrl: r.iconUrl,
+    curated: bundleSlugs.length > 0,
+  };
+  return Object.fromEntries(Object.entries(view).filter(([, v]) => v !== undefined));
+}
+
+/** Active resources, most recently updated first (ties by URL, so pages are stable). */
+export function activeResources(ctx: HandlerContext): BazaarResource[] {
+  return bazaarResources(ctx.store)
+    .filter((r) => r.active)
+    .sort((a, b) => b.lastUpdatedMs - a.lastUpdatedMs || a.key.localeCompare(b.key));
+}
+
+export function isCurated(ctx: HandlerContext, r: BazaarResource): boolean {
+  return bundleSlugsOf(ctx, r).length > 0;
+}
+
+export function bundleSlugsFor(ctx: HandlerContext, r: BazaarResource): string[] {
+  return bundleSlugsOf(ctx, r);
+}
+
+const sameAddress = (a: string, b: string) => (a.startsWith("0x") ? a.toLowerCase() === b.toLowerCase() : a === b);
+
+/** Whether any payment option of the resource pays `payTo`. */
+export const paysTo = (r: BazaarResource, payTo: string) => r.accepts.some((a) => typeof a.payTo === "string" && sameAddress(a.payTo, payTo));
+
+/** Whether an option is on `network`, written as a v1 name or a CAIP-2 id. */
+export function onNetwork(a: Requirements, network: string): boolean {
+  const wanted = x402Network(network);
+  const actual = x402Network(String(a.network));
+  return wanted && actual ? wanted === actual : a.network === network;
+}
+
+/** The option's price in US dollars, for USDC (6 decimals); undefined for assets without a fixed dollar price. */
+export function usdPrice(a: Requirements): number | undefined {
+  const USDC = new Set([
+    "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913",
+    "0x036cbd53842c5426634e7929541ec2318f3dcf7e",
+    "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+    "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU",
+  ]);
+  const asset = String(a.asset);
+  if (!USDC.has(asset.startsWith("0x") ? asset.toLowerCase() : asset)) return undefined;
+  const raw = String(a.amount ?? a.maxAmountRequired ?? "");
+  return /^[0-9]+$/.test(raw) ? Number(raw) / 1e6 : undefined;
+}

@@ -1,0 +1,184 @@
+/**
+ * The `exact` scheme on EVM: an EIP-3009 `transferWithAuthorization` signed
+ * by the payer over the token's own EIP-712 domain, checked the way the token
+ * contract would execute it (signature, recipient, validity window on the
+ * sandbox clock, amount, unused nonce, balance on the ledger), then executed
+ * by the facilitator's transaction with the token's Transfer and
+ * AuthorizationUsed logs.
+ */
+import { encodeAbiParameters, encodeEventTopics, encodeFunctionData, getAddress, isAddress, parseAbi, parseSignature, recoverTypedDataAddress, type Hex } from "viem";
+import { blockNumberAt } from "../../chain/blocks.js";
+import { balanceOf, credit, GAS_PRICE_WEI, ledgerTxs, setBalance, type LedgerTx } from "../../chain/ledger.js";
+import { evmTokenByAddress } from "../../chain/tokens.js";
+import { chainIdOf } from "../shared/evmNetworks.js";
+import type { HandlerContext } from "../types.js";
+import { authorizationKey, usedAuthorizations } from "./model.js";
+import { FACILITATOR_EVM_ADDRESS } from "./networks.js";
+import type { Payment, Rejection } from "./payment.js";
+
+/** EIP-712 domains (name, version) of the tokens that implement EIP-3009, as their contracts report them. */
+const EIP3009_DOMAINS: Record<string, Record<string, { name: string; version: string }>> = {
+  base: { USDC: { name: "USD Coin", version: "2" }, EURC: { name: "EURC", version: "2" } },
+  "base-sepolia": { USDC: { name: "USDC", version: "2" }, EURC: { name: "EURC", version: "2" } },
+};
+
+/** validBefore must leave this much time for the settlement to land, as facilitators require. */
+export const VALID_BEFORE_MARGIN_SECONDS = 6;
+
+const AUTHORIZATION_TYPES = {
+  TransferWithAuthorization: [
+    { name: "from", type: "address" },
+    { name: "to", type: "address" },
+    { name: "value", type: "uint256" },
+    { name: "validAfter", type: "uint256" },
+    { name: "validBefore", type: "uint256" },
+    { name: "nonce", type: "bytes32" },
+  ],
+} as const;
+
+const eip3009Abi = parseAbi([
+  "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)",
+  "event Transfer(address indexed from, address indexed to, uint256 value)",
+  "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)",
+]);
+
+export interface EvmAuthorization {
+  from: `0x${string}`;
+  to: `0x${string}`;
+  value: bigint;
+  validAfter: bigint;
+  validBefore: bigint;
+  nonce: Hex;
+}
+
+export interface EvmPlan {
+  payer: `0x${string}`;
+  token: `0x${string}`;
+  authorization: EvmAuthorization;
+  signature: Hex;
+}
+
+/** The token's EIP-712 domain, when the token is an EIP-3009 token the ledger knows. */
+export function eip3009Domain(network: string, asset: string) {
+  const token = evmTokenByAddress(network, asset);
+  const domain = token && EIP3009_DOMAINS[network]?.[token.symbol];
+  return token && domain ? { token, ...domain } : undefined;
+}
+
+const uint = (v: unknown): bigint | undefined => (typeof v === "string" && /^(0x[0-9a-fA-F]+|[0-9]+)$/.test(v) ? BigInt(v) : undefined);
+
+/** Checks an exact EVM payment against its requirements, on the ledger and the sandbox clock. */
+export async function verifyExactEvm(ctx: HandlerContext, p: Payment): Promise<{ plan: EvmPlan } | { rejection: Rejection }> {
+  const auth = (p.payload.authorization ?? {}) as Record<string, unknown>;
+  const signature = p.payload.signature as Hex | undefined;
+  const no = (reason: string, message: string, payer?: string) => ({ rejection: { reason, message, payer } });
+  if (p.payload.permit2Authorization !== undefined) {
+    return no("unsupported_payload_type", "The sandbox settles exact EVM payments by EIP-3009 transferWithAuthorization only; Permit2 payloads are not simulated.");
+  }
+  if (typeof signature !== "string" || typeof auth.from !== "string" || p.payload.transaction !== undefined) {
+    return no("invalid_payload", `An exact payment on ${p.networkName} carries {signature, authorization}; this payload does not.`);
+  }
+  const payer = getAddress(auth.from);
+  const ledger = p.network.ledger;
+  const domain = eip3009Domain(ledger, p.asset);
+  if (!domain) {
+    return no("invalid_exact_evm_eip3009_not_supported", `${p.asset} is not an EIP-3009 token on ${ledger} in the sandbox's token table (USDC and EURC are).`, payer);
+  }
+  if (typeof p.extra.name === "string" && p.extra.name !== domain.name) {
+    return no("invalid_exact_evm_token_name_mismatch", `extra.name is "${p.extra.name}" but the token's EIP-712 name is "${domain.name}".`, payer);
+  }
+  if (typeof p.extra.version === "string" && p.extra.version !== domain.version) {
+    return no("invalid_exact_evm_token_version_mismatch", `extra.version is "${p.extra.version}" but the token's EIP-712 version is "${domain.version}".`, payer);
+  }
+  const [value, validAfter, validBefore] = [uint(auth.value), uint(auth.validAfter), uint(auth.validBefore)];
+  if (value === undefined || validAfter === undefined || validBefore === undefined || !isAddress(String(auth.to), { strict: false })) {
+    return no("invalid_payload", "authorization.value, validAfter and validBefore must be unsigned integers (decimal or 0x hex) and authorization.to an address.", payer);
+  }
+  const authorization: EvmAuthorization = { from: payer, to: getAddress(String(auth.to)), value, validAfter, validBefore, nonce: String(auth.nonce) as Hex };
+  let signer: string;
+  try {
+    parseSignature(signature);
+    signer = await recoverTypedDataAddress({
+      domain: { name: domain.name, version: domain.version, chainId: chainIdOf(ledger)!, verifyingContract: domain.token.address },
+      types: AUTHORIZATION_TYPES,
+      primaryType: "TransferWithAuthorization",
+      message: authorization,
+      signature,
+    });
+  } catch {
+    return no("invalid_exact_evm_payload_signature", "The signature is not a 65-byte ECDSA signature (smart-wallet ERC-1271/ERC-6492 signatures are not simulated).", payer);
+  }
+  if (signer.toLowerCase() !== payer.toLowerCase()) {
+    return no("invalid_exact_evm_payload_signature", `The TransferWithAuthorization signature over ${domain.token.symbol}'s domain on ${ledger} recovers ${signer}, not ${payer}.`, payer);
+  }
+  if (authorization.to.toLowerCase() !== p.payTo.toLowerCase()) {
+    return no("invalid_exact_evm_payload_recipient_mismatch", `The authorization pays ${authorization.to} but the requirements' payTo is ${p.payTo}.`, payer);
+  }
+  const now = BigInt(Math.floor(ctx.clock.now() / 1000));
+  if (validBefore < now + BigInt(VALID_BEFORE_MARGIN_SECONDS)) {
+    return no("invalid_exact_evm_payload_authorization_valid_before", `validBefore ${validBefore} is not at least ${VALID_BEFORE_MARGIN_SECONDS} s after the sandbox's now (${now}): the authorization has expired.`, payer);
+  }
+  if (validAfter > now) {
+    return no("invalid_exact_evm_payload_authorization_valid_after", `validAfter ${validAfter} is after the sandbox's now (${now}): the authorization is not valid yet.`, payer);
+  }
+  if (value !== p.amount) {
+    const reason = p.x402Version === 1 ? "invalid_exact_evm_payload_authorization_value" : "invalid_exact_evm_payload_authorization_value_mismatch";
+    return no(reason, `The authorization's value is ${value} but the exact scheme needs exactly ${p.amount}.`, payer);
+  }
+  const used = usedAuthorizations(ctx.store).get(authorizationKey(ledger, domain.token.address, payer, authorization.nonce));
+  if (used) return no("invalid_exact_evm_nonce_already_used", `Nonce ${authorization.nonce} of ${payer} was already used by transaction ${used.transaction}.`, payer);
+  const held = balanceOf(ctx.store, ledger, domain.token.address, payer);
+  if (held < value) return no("insufficient_funds", `${payer} holds ${held} of ${domain.token.symbol} (smallest unit) on ${ledger}; the payment needs ${value}.`, payer);
+  return { plan: { payer, token: domain.token.address, authorization, signature } };
+}
+
+const topicsOf = (name: "Transfer" | "AuthorizationUsed", args: Record<string, unknown>) => encodeEventTopics({ abi: eip3009Abi, eventName: name, args } as never) as Hex[];
+
+/**
+ * Executes a verified authorization: the facilitator's transaction calls
+ * transferWithAuthorization, the token moves, the nonce is used. The
+ * platform answers settle once the transaction is mined, so it is recorded
+ * in the current block.
+ */
+export function settleExactEvm(ctx: HandlerContext, ledger: string, plan: EvmPlan): LedgerTx {
+  const { authorization: a, token } = plan;
+  const { v, r, s, yParity } = parseSignature(plan.signature);
+  const input = encodeFunctionData({
+    abi: eip3009Abi,
+    functionName: "transferWithAuthorization",
+    args: [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, Number(v ?? BigInt(27 + (yParity ?? 0))), r, s],
+  });
+  setBalance(ctx.store, ledger, token, a.from, balanceOf(ctx.store, ledger, token, a.from) - a.value);
+  credit(ctx.store, ledger, token, a.to, a.value);
+  const hash = `0x${ctx.random.hex(32)}` as Hex;
+  const nonce = ledgerTxs(ctx.store).filter((t) => t.network === ledger && t.from === FACILITATOR_EVM_ADDRESS).length;
+  const record: LedgerTx = {
+    hash,
+    network: ledger,
+    chainId: chainIdOf(ledger)!,
+    from: FACILITATOR_EVM_ADDRESS,
+    to: token,
+    value: "0",
+    input,
+    nonce,
+    gas: "100000",
+    gasUsed: "62000",
+    gasPrice: GAS_PRICE_WEI.toString(),
+    type: "eip1559",
+    block: blockNumberAt(ledger, ctx.clock.now()),
+    status: "success",
+    logs: [
+      { address: token, topics: topicsOf("AuthorizationUsed", { authorizer: a.from, nonce: a.nonce }), data: "0x", logIndex: 0 },
+      { address: token, topics: topicsOf("Transfer", { from: a.from, to: a.to }), data: encodeAbiParameters([{ type: "uint256" }], [a.value]), logIndex: 1 },
+    ],
+    submittedAtMs: ctx.clock.now(),
+  };
+  ledgerTxs(ctx.store).put(hash, record);
+  usedAuthorizations(ctx.store).put(authorizationKey(ledger, token, a.from, a.nonce), {
+    id: authorizationKey(ledger, token, a.from, a.nonce),
+    network: ledger,
+    transaction: hash,
+    usedAtMs: ctx.clock.now(),
+  });
+  return record;
+}

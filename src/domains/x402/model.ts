@@ -1,0 +1,81 @@
+/**
+ * x402 Facilitator state, per project.
+ *
+ * Payment authorizations: an EIP-3009 authorization (payer, token, nonce) is
+ * unused until a settlement executes it, then used for ever — a second settle
+ * (or a verify) of the same authorization is refused. A Solana payment is
+ * identified by its message: once settled, the same transaction is a
+ * duplicate settlement.
+ *
+ * Settlements: one record per settled payment (transaction, payer, amount,
+ * resource), kept for the Bazaar's usage figures (last 30 days).
+ *
+ * Bazaar resources: discovered when a payment carrying the `bazaar` extension
+ * settles, or when `validateX402Resource` finds a valid 402 with that
+ * extension; active from then on. A later validation that finds the endpoint
+ * broken makes it inactive (hidden from discovery) until a settlement or a
+ * validation succeeds again. Bundles are curated through `/_sandbox`.
+ */
+import type { Collection, ProjectTx } from "../../store/store.js";
+
+/** Requirements as the contract shapes them (version 1 or 2), kept as received. */
+export type Requirements = Record<string, unknown>;
+
+export interface UsedAuthorization {
+  id: string;
+  network: string;
+  transaction: string;
+  usedAtMs: number;
+}
+
+export interface Settlement {
+  /** Transaction hash or signature. */
+  id: string;
+  network: string;
+  payer: string;
+  payTo: string;
+  asset: string;
+  amount: string;
+  /** Bazaar key of the resource paid for, when the payment named one. */
+  resourceKey?: string;
+  /** Solana: hash of the settled message, to refuse duplicates. */
+  messageHash?: string;
+  atMs: number;
+}
+
+export interface BazaarResource {
+  /** The resource URL, with `#tool` for an MCP tool (MCP servers multiplex tools over one URL). */
+  key: string;
+  resource: string;
+  type: "http" | "mcp";
+  tool?: string;
+  x402Version: 1 | 2;
+  description?: string;
+  mimeType?: string;
+  accepts: Requirements[];
+  extensions?: Record<string, unknown>;
+  serviceName?: string;
+  tags?: string[];
+  iconUrl?: string;
+  lastUpdatedMs: number;
+  lastCrawledMs?: number;
+  active: boolean;
+}
+
+export interface Bundle {
+  slug: string;
+  name: string;
+  description?: string;
+  /** Member resource URLs (or keys), in bundle order. */
+  resources: string[];
+  createdAtMs: number;
+}
+
+export const usedAuthorizations = (store: ProjectTx): Collection<UsedAuthorization> => store.collection("x402UsedAuthorizations");
+export const settlements = (store: ProjectTx): Collection<Settlement> => store.collection("x402Settlements");
+export const bazaarResources = (store: ProjectTx): Collection<BazaarResource> => store.collection("x402BazaarResources");
+export const bundles = (store: ProjectTx): Collection<Bundle> => store.collection("x402Bundles");
+
+/** Key of an EIP-3009 authorization: the token contract's `authorizationState(authorizer, nonce)`. */
+export const authorizationKey = (network: string, asset: string, from: string, nonce: string) =>
+  `${network}|${asset.toLowerCase()}|${from.toLowerCase()}|${nonce.toLowerCase()}`;
