@@ -78,7 +78,8 @@ export async function call(sandbox: Sandbox, method: string, path: string, o: Ca
 }
 
 export async function withSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  return startSandbox({ port: 0, ...options });
+  // Every test response is checked against the contract: a mismatch becomes a 500 the test sees.
+  return startSandbox({ port: 0, validateResponses: true, ...options });
 }
 
 /** Credits an address on a project's ledger through the admin API (amount in the smallest unit; native when no token). */
