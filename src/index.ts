@@ -80,18 +80,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const log = options.log ?? (() => undefined);
   const clock = options.clock ?? createClock();
   const random = createRandom(options.seed);
-  const operationsPromise = loadCompiledOperations(options.spec ?? defaultSpecPath);
   const store = await Store.open(options.data);
+  // A new RSA import key is generated on the thread pool while the rest of the start-up runs.
+  const importKeyPending = store.ensureImportKey(generateImportKey);
+  importKeyPending.catch(() => undefined); // awaited below; this only keeps Node from calling it unhandled meanwhile
+  const operations = new OperationIndex(await loadCompiledOperations(options.spec ?? defaultSpecPath));
   const projects = new ProjectRegistry(store, clock, random.fork("projects"));
   const defaultCredentials = await projects.ensureDefault();
-  const importKey = importKeyFromPem((await store.ensureImportKey(generateImportKey)).privateKeyPem);
   const endUserTokenSecret = Buffer.from(await store.ensureEndUserTokenSecret(() => random.fork("end-user-tokens").hex(32)), "hex");
-  const keys = { importKey, endUserTokenSecret };
-  const operations = new OperationIndex(await operationsPromise);
   warmValidator();
   const shipped = loadShippedScenarios(options.scenariosDir);
   const engine = new ScenarioEngine(shipped, clock, random.fork("scenarios"));
   for (const scenario of resolveStartupScenarios(options.scenario ?? [], shipped)) engine.activate(scenario);
+  const importKey = importKeyFromPem((await importKeyPending).privateKeyPem);
+  const keys = { importKey, endUserTokenSecret };
 
   let basePath = "";
   const app = createApp({
