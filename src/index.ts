@@ -15,7 +15,6 @@ import type { AuthMode } from "./auth/bearer.js";
 import { createClock, type Clock } from "./clock.js";
 import { loadCompiledOperations } from "./contract/compile.js";
 import { OperationIndex } from "./contract/operations.js";
-import { warmValidator } from "./contract/validate.js";
 import { handlers as defaultHandlers } from "./domains/index.js";
 import type { HandlerMap } from "./domains/types.js";
 import { defaultSpecPath } from "./paths.js";
@@ -88,7 +87,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const projects = new ProjectRegistry(store, clock, random.fork("projects"));
   const defaultCredentials = await projects.ensureDefault();
   const endUserTokenSecret = Buffer.from(await store.ensureEndUserTokenSecret(() => random.fork("end-user-tokens").hex(32)), "hex");
-  warmValidator();
   const shipped = loadShippedScenarios(options.scenariosDir);
   const engine = new ScenarioEngine(shipped, clock, random.fork("scenarios"));
   for (const scenario of resolveStartupScenarios(options.scenario ?? [], shipped)) engine.activate(scenario);

@@ -7,6 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { IHttpOperation } from "@stoplight/types";
@@ -59,7 +60,7 @@ function compactOperation(op: IHttpOperation): IHttpOperation {
 }
 
 /** Part of the cache key: bump it when the compiled form changes. */
-const COMPILER_VERSION = "2";
+const COMPILER_VERSION = "3";
 
 /** How often one $ref may repeat on a path before the expansion stops (accepting anything below). */
 const RECURSION_LIMIT = 3;
@@ -97,12 +98,46 @@ function expandRecursiveRefs(doc: unknown, node: unknown, stack: string[] = []):
   return Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, expandRecursiveRefs(doc, v, stack)]));
 }
 
+type Option<T> = { _tag: "None" } | { _tag: "Some"; value: T };
+
+/**
+ * The schema prism's validator checks a request body against: it merges
+ * allOf and strips readOnly properties on first use of every operation. Done
+ * here once, with prism's own functions, so the fast request check
+ * (`requestCheck.ts`) applies exactly that schema without loading prism.
+ * `null`: prism checks nothing for this content.
+ */
+function prismInputSchemaMaker(): (schema: unknown) => unknown {
+  const prism = createRequire(createRequire(import.meta.url).resolve("@stoplight/prism-http/dist/validator/index.js"));
+  const mergeAllOf = prism("@stoplight/json-schema-merge-allof") as (schema: unknown, options: object) => unknown;
+  const { stripReadOnlyProperties } = prism("../utils/filterRequiredProperties.js") as { stripReadOnlyProperties: (schema: unknown) => Option<unknown> };
+  return (schema) => {
+    let merged = schema;
+    try {
+      merged = mergeAllOf(schema, { deep: true, ignoreAdditionalProperties: true });
+    } catch {
+      // prism validates against the schema as it is then
+    }
+    const stripped = stripReadOnlyProperties(merged);
+    return stripped._tag === "Some" ? stripped.value : null;
+  };
+}
+
+function addInputSchemas(op: IHttpOperation, inputSchemaOf: (schema: unknown) => unknown): IHttpOperation {
+  for (const content of op.request?.body?.contents ?? []) {
+    // A JSON copy: prism normalizes what it reads from the cache, where no subschema is shared.
+    if (content.schema) (content as unknown as MediaContent).inputSchema = inputSchemaOf(JSON.parse(JSON.stringify(content.schema)));
+  }
+  return op;
+}
+
 export async function compileContract(specPath: string): Promise<IHttpOperation[]> {
   const { getHttpOperationsFromSpec } = await import("@stoplight/prism-http/dist/utils/operations.js");
   const { parse } = await import("yaml");
   const operations = await getHttpOperationsFromSpec(specPath);
   const raw = parse(readFileSync(specPath, "utf8"), { maxAliasCount: -1 }) as unknown;
-  return operations.map((op) => expandRecursiveRefs(raw, compactOperation(op)) as IHttpOperation);
+  const inputSchemaOf = prismInputSchemaMaker();
+  return operations.map((op) => addInputSchemas(expandRecursiveRefs(raw, compactOperation(op)) as IHttpOperation, inputSchemaOf));
 }
 
 function cacheDirs(): string[] {
