@@ -9,7 +9,7 @@
  *   await sandbox.close();
  */
 import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import { createApp } from "./app.js";
 import type { AuthMode } from "./auth/bearer.js";
 import { createClock, type Clock } from "./clock.js";
@@ -117,8 +117,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
 
   const host = options.host ?? "127.0.0.1";
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(options.port ?? 0, host, (error?: Error) => (error ? reject(error) : resolve(s)));
+  const server: Server = createServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
   });
   const { port } = server.address() as AddressInfo;
   const urlHost = host.includes(":") ? `[${host}]` : host === "0.0.0.0" ? "127.0.0.1" : host;
