@@ -60,7 +60,7 @@ function compactOperation(op: IHttpOperation): IHttpOperation {
 }
 
 /** Part of the cache key: bump it when the compiled form changes. */
-const COMPILER_VERSION = "3";
+const COMPILER_VERSION = "4";
 
 /** How often one $ref may repeat on a path before the expansion stops (accepting anything below). */
 const RECURSION_LIMIT = 3;
@@ -144,26 +144,53 @@ function cacheDirs(): string[] {
   return [join(packageRoot, ".contract-cache"), join(tmpdir(), "cdp-sandbox-contract-cache")];
 }
 
+/**
+ * The cache keeps each document in two files: the operations without their
+ * responses (routing and request validation, ~0.5 MB) and the responses
+ * (~2.6 MB), which are read when something first looks at one: a fallback
+ * answer or response validation. Most runs never do, and start faster and
+ * smaller for it.
+ */
+function withLazyResponses(operations: IHttpOperation[], responsesFile: string): IHttpOperation[] {
+  let responses: Array<IHttpOperation["responses"]> | undefined;
+  const load = () => (responses ??= JSON.parse(readFileSync(responsesFile, "utf8")) as Array<IHttpOperation["responses"]>);
+  operations.forEach((op, i) => {
+    Object.defineProperty(op, "responses", {
+      enumerable: true,
+      configurable: true,
+      get: () => load()[i],
+      set: (value: IHttpOperation["responses"]) => Object.defineProperty(op, "responses", { value, writable: true, enumerable: true, configurable: true }),
+    });
+  });
+  return operations;
+}
+
+function writeAtomically(target: string, text: string): void {
+  mkdirSync(dirname(target), { recursive: true });
+  const temp = `${target}.${process.pid}.tmp`;
+  writeFileSync(temp, text);
+  renameSync(temp, target); // atomic: parallel test workers may race here
+}
+
 /** Compiled operations of `specPath`, from the cache when the document is unchanged. */
 export async function loadCompiledOperations(specPath: string): Promise<IHttpOperation[]> {
   const hash = createHash("sha256").update(COMPILER_VERSION).update(readFileSync(specPath)).digest("hex").slice(0, 16);
-  const file = `operations-${hash}.json`;
+  const operationsFile = `operations-${hash}.json`;
+  const responsesFile = `responses-${hash}.json`;
   for (const dir of cacheDirs()) {
     try {
-      return JSON.parse(readFileSync(join(dir, file), "utf8")) as IHttpOperation[];
+      return withLazyResponses(JSON.parse(readFileSync(join(dir, operationsFile), "utf8")) as IHttpOperation[], join(dir, responsesFile));
     } catch {
       // not cached there
     }
   }
   const operations = await compileContract(specPath);
-  const text = JSON.stringify(operations);
+  const requestSides = operations.map(({ responses: _responses, ...rest }) => rest);
   for (const dir of cacheDirs()) {
     try {
-      const target = join(dir, file);
-      mkdirSync(dirname(target), { recursive: true });
-      const temp = `${target}.${process.pid}.tmp`;
-      writeFileSync(temp, text);
-      renameSync(temp, target); // atomic: parallel test workers may race here
+      // Responses first: whoever finds the operations file finds its responses.
+      writeAtomically(join(dir, responsesFile), JSON.stringify(operations.map((op) => op.responses)));
+      writeAtomically(join(dir, operationsFile), JSON.stringify(requestSides));
       break;
     } catch {
       // read-only location; try the next one
