@@ -25,12 +25,30 @@ const generateRsaKeyPair = promisify(generateKeyPair);
  * seconds). Generated off the main thread (0.3–0.5 s of prime search here),
  * so the rest of the start-up runs meanwhile.
  */
-export async function generateImportKey(): Promise<{ publicKeyPem: string; privateKeyPem: string }> {
+async function newImportKey(): Promise<{ publicKeyPem: string; privateKeyPem: string }> {
   const { publicKey, privateKey } = await generateRsaKeyPair("rsa", { modulusLength: 2048 });
   return {
     publicKeyPem: publicKey.export({ type: "spki", format: "pem" }).toString(),
     privateKeyPem: privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
   };
+}
+
+let early: ReturnType<typeof newImportKey> | undefined;
+
+/**
+ * Starts generating an import key right away, for the next `generateImportKey`
+ * (the command calls it before loading everything else, so the key is ready
+ * by the time the store asks; a key kept in `--data` makes it unused).
+ */
+export function pregenerateImportKey(): void {
+  early ??= newImportKey();
+  early.catch(() => undefined); // a failure surfaces where the key is awaited
+}
+
+export function generateImportKey(): Promise<{ publicKeyPem: string; privateKeyPem: string }> {
+  const key = early ?? newImportKey();
+  early = undefined;
+  return key;
 }
 
 export function importKeyFromPem(privateKeyPem: string): ImportKey {
