@@ -3,8 +3,10 @@
  * `npm run bench`: autocannon against (1) a bare Express 5 baseline, (2) an
  * authenticated, validated GET and (3) a wallet-signed, validated POST, all
  * in one run on this machine, with the same connections and duration. Prints
- * req/s, p99 and the ratio to the baseline of the same run, the start-up time
- * and the sandbox's RSS after the runs. A measurement, never a test.
+ * req/s, p99 and the ratio to the baseline of the same run, the CPU time the
+ * server spent per request (steadier than req/s when other work shares the
+ * machine), the start-up time and the sandbox's RSS after the runs. A
+ * measurement, never a test.
  *
  * Every server runs in a child process (the sandbox as users run it,
  * `dist/cli.js`), so none shares its event loop with the load generator.
@@ -122,12 +124,13 @@ function warmUp(opts) {
   );
 }
 
-/** CPU time (user + system) the process has used, in ms: /proc/PID/stat fields 14 and 15, in clock ticks. */
+const CLOCK_TICKS = 100; // USER_HZ on Linux
+
+/** CPU time (user + system, all threads) the process has used, in ms: /proc/PID/stat fields 14 and 15, in clock ticks. */
 function cpuMsOf(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }
-const CLOCK_TICKS = 100; // USER_HZ on Linux
 
 /**
  * A warmed-up run against the server in process `pid`, with the CPU time the
