@@ -4,9 +4,9 @@
  * authenticated, validated GET and (3) a wallet-signed, validated POST, all
  * in one run on this machine, with the same connections and duration. Prints
  * req/s, p99 and the ratio to the baseline of the same run, the CPU time the
- * server spent per request (steadier than req/s when other work shares the
- * machine), the start-up time and the sandbox's RSS after the runs. A
- * measurement, never a test.
+ * server spent per request, in all and on its event loop (steadier than req/s
+ * when other work shares the machine), the start-up time and the sandbox's
+ * RSS after the runs. A measurement, never a test.
  *
  * Every server runs in a child process (the sandbox as users run it,
  * `dist/cli.js`), so none shares its event loop with the load generator.
@@ -132,16 +132,24 @@ function cpuMsOf(pid) {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }
 
+/** The same for the process's main thread alone: the event loop, which bounds throughput when cores are free. */
+function eventLoopMsOf(pid) {
+  const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+
 /**
  * A warmed-up run against the server in process `pid`, with the CPU time the
- * server spent per answered request: unlike req/s, that hardly moves when
- * other work shares the machine.
+ * server spent per answered request, in all and on its event loop: unlike
+ * req/s, these hardly move when other work shares the machine.
  */
 async function measured(pid, opts) {
   await warmUp(opts);
   const cpuBefore = cpuMsOf(pid);
+  const loopBefore = eventLoopMsOf(pid);
   const result = await run(opts);
   result.cpuUsPerRequest = ((cpuMsOf(pid) - cpuBefore) * 1000) / result.requests.total;
+  result.loopUsPerRequest = ((eventLoopMsOf(pid) - loopBefore) * 1000) / result.requests.total;
   return result;
 }
 
@@ -149,7 +157,8 @@ function summary(name, r, baseline) {
   const rps = r.requests.average;
   const ratio = baseline ? ` (${((rps / baseline) * 100).toFixed(0)}% of bare Express)` : "";
   const errors = r.non2xx + r.errors + r.timeouts;
-  return `${name.padEnd(34)} ${rps.toFixed(0).padStart(7)} req/s  p99 ${String(r.latency.p99).padStart(4)} ms  server CPU ${r.cpuUsPerRequest.toFixed(0).padStart(4)} µs/request  non-2xx/errors ${errors}${ratio}`;
+  const cpu = `server CPU ${r.cpuUsPerRequest.toFixed(0).padStart(4)} µs/request (event loop ${r.loopUsPerRequest.toFixed(0).padStart(4)})`;
+  return `${name.padEnd(30)} ${rps.toFixed(0).padStart(6)} req/s  p99 ${String(r.latency.p99).padStart(3)} ms  ${cpu}  non-2xx ${errors}${ratio}`;
 }
 
 function rssOf(pid) {
