@@ -5,6 +5,7 @@ COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY openapi.yaml admin-openapi.yaml ./
 COPY scenarios ./scenarios
+COPY scripts ./scripts
 RUN npm ci && npm pack --pack-destination /tmp && mv /tmp/cdp-sandbox-*.tgz /tmp/cdp-sandbox.tgz
 
 FROM node:20-slim

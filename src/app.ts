@@ -1,11 +1,19 @@
 /**
  * Assembles the sandbox: the /platform pipeline, the /_sandbox admin API, and
  * the error body for everything else. Nothing else happens here.
+ *
+ * /platform requests go straight to the pipeline, past Express: its router
+ * and response helpers cost more CPU per request than authentication,
+ * validation and the handler together (README "Speed"). They still get the
+ * same body reader, and Express keeps the routes as a fallback for request
+ * targets the quick test does not recognise.
  */
+import type { IncomingMessage, ServerResponse } from "node:http";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { createAdminRouter, type AdminDeps } from "./admin/router.js";
 import { apiError } from "./errors/catalogue.js";
 import { errorResponse } from "./pipeline/errors.js";
+import { sendOutgoing } from "./pipeline/write.js";
 import { createNodeRouter } from "./chain/rpc.js";
 import { authenticateApiKey } from "./pipeline/authenticate.js";
 import type { Exchange } from "./pipeline/exchange.js";
@@ -14,18 +22,35 @@ import { ProjectLocks } from "./pipeline/locks.js";
 
 export type AppDeps = PipelineDeps & Omit<AdminDeps, "random" | "log"> & { bodyLimit?: string };
 
-export function createApp(deps: AppDeps): express.Express {
+/** What `http.createServer` takes. */
+export type SandboxListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+const PLATFORM_TARGET = /^\/platform(?:[/?]|$)/i;
+
+export function createApp(deps: AppDeps): SandboxListener {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
   // Bodies are read raw: the pipeline parses JSON itself so that malformed input gets the platform's 400.
-  app.use(express.raw({ type: () => true, limit: deps.bodyLimit ?? "5mb" }));
+  const readBody = express.raw({ type: () => true, limit: deps.bodyLimit ?? "5mb" }) as unknown as (
+    req: IncomingMessage,
+    res: ServerResponse,
+    next: (error?: Error & { status?: number }) => void,
+  ) => void;
+  app.use(readBody);
   app.use("/_sandbox", createAdminRouter({ ...deps, random: deps.random, log: deps.log }));
   const locks = new ProjectLocks(); // one per sandbox: the pipeline and the node both write ledgers
   const pipeline = createPipeline({ ...deps, locks });
   const correlationIds = deps.random.fork("correlation-outside");
-  const send = (res: Response, status: number, out: ReturnType<typeof errorResponse>, correlationId: string) =>
-    res.status(status).set({ ...out.headers, "x-correlation-id": correlationId }).send(out.bodyText);
+  const send = (res: ServerResponse, status: number, out: ReturnType<typeof errorResponse>, correlationId: string) =>
+    sendOutgoing(res, { ...out, status, headers: { ...out.headers, "x-correlation-id": correlationId } });
+  // Errors raised before the pipeline (body too large, broken encoding) are client mistakes, never 500s.
+  const unreadableBody = (error: Error & { status?: number }, res: ServerResponse) => {
+    const status = error.status && error.status >= 400 && error.status < 500 ? error.status : 400;
+    const id = `${correlationIds.hex(8)}-SBX`;
+    const out = errorResponse(apiError("invalid_request", `The request body could not be read: ${error.message}.`), id);
+    send(res, status, out, id);
+  };
   app.use(
     createNodeRouter({
       store: deps.store,
@@ -40,19 +65,24 @@ export function createApp(deps: AppDeps): express.Express {
       },
     }),
   );
-  app.all("/platform", pipeline);
-  app.all("/platform/{*rest}", pipeline);
+  const platform = (req: IncomingMessage, res: ServerResponse) =>
+    pipeline(req, res).catch((error: unknown) => {
+      // The pipeline answers every error itself; this is a failure while writing the answer.
+      deps.log(`could not send the response: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      if (res.headersSent) return void res.destroy();
+      const id = `${correlationIds.hex(8)}-SBX`;
+      send(res, 500, errorResponse(error, id), id);
+    });
+  app.all("/platform", platform);
+  app.all("/platform/{*rest}", platform);
   app.use((req: Request, res: Response) => {
     const id = `${correlationIds.hex(8)}-SBX`;
     const out = errorResponse(apiError("not_found", `Nothing is served at ${req.method} ${req.path}; the API lives under /platform.`), id);
     send(res, out.status, out, id);
   });
-  // Errors raised before the pipeline (body too large, broken encoding) are client mistakes, never 500s.
-  app.use((error: Error & { status?: number; type?: string }, _req: Request, res: Response, _next: NextFunction) => {
-    const status = error.status && error.status >= 400 && error.status < 500 ? error.status : 400;
-    const id = `${correlationIds.hex(8)}-SBX`;
-    const out = errorResponse(apiError("invalid_request", `The request body could not be read: ${error.message}.`), id);
-    send(res, status, out, id);
-  });
-  return app;
+  app.use((error: Error & { status?: number }, _req: Request, res: Response, _next: NextFunction) => unreadableBody(error, res));
+  return (req, res) => {
+    if (!PLATFORM_TARGET.test(req.url ?? "")) return void app(req as Request, res as Response);
+    readBody(req, res, (error) => (error ? unreadableBody(error, res) : void platform(req, res)));
+  };
 }

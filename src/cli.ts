@@ -8,6 +8,7 @@
  *   --seed S  --validate-responses  --scenario NAME_OR_FILE (repeatable)
  * A scenario file that does not check out stops the start with exit code 2.
  */
+import "./cli-early.js"; // first: starts work that runs while the rest loads
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { startSandbox } from "./index.js";

@@ -9,13 +9,12 @@
  *   await sandbox.close();
  */
 import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import { createApp } from "./app.js";
 import type { AuthMode } from "./auth/bearer.js";
 import { createClock, type Clock } from "./clock.js";
 import { loadCompiledOperations } from "./contract/compile.js";
 import { OperationIndex } from "./contract/operations.js";
-import { warmValidator } from "./contract/validate.js";
 import { handlers as defaultHandlers } from "./domains/index.js";
 import type { HandlerMap } from "./domains/types.js";
 import { defaultSpecPath } from "./paths.js";
@@ -82,18 +81,19 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const log = options.log ?? (() => undefined);
   const clock = options.clock ?? createClock();
   const random = createRandom(options.seed);
-  const operationsPromise = loadCompiledOperations(options.spec ?? defaultSpecPath);
   const store = await Store.open(options.data);
+  // A new RSA import key is generated on the thread pool while the rest of the start-up runs.
+  const importKeyPending = store.ensureImportKey(generateImportKey);
+  importKeyPending.catch(() => undefined); // awaited below; this only keeps Node from calling it unhandled meanwhile
+  const operations = new OperationIndex(await loadCompiledOperations(options.spec ?? defaultSpecPath));
   const projects = new ProjectRegistry(store, clock, random.fork("projects"));
   const defaultCredentials = await projects.ensureDefault();
-  const importKey = importKeyFromPem((await store.ensureImportKey(generateImportKey)).privateKeyPem);
   const endUserTokenSecret = Buffer.from(await store.ensureEndUserTokenSecret(() => random.fork("end-user-tokens").hex(32)), "hex");
-  const keys = { importKey, endUserTokenSecret };
-  const operations = new OperationIndex(await operationsPromise);
-  warmValidator();
   const shipped = loadShippedScenarios(options.scenariosDir);
   const engine = new ScenarioEngine(shipped, clock, random.fork("scenarios"));
   for (const scenario of resolveStartupScenarios(options.scenario ?? [], shipped)) engine.activate(scenario);
+  const importKey = importKeyFromPem((await importKeyPending).privateKeyPem);
+  const keys = { importKey, endUserTokenSecret };
 
   let basePath = "";
   const webhooks = startWebhookDispatcher({ store, clock, wallNow: Date.now, log });
@@ -122,8 +122,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
 
   const host = options.host ?? "127.0.0.1";
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(options.port ?? 0, host, (error?: Error) => (error ? reject(error) : resolve(s)));
+  const server: Server = createServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
   });
   const { port } = server.address() as AddressInfo;
   const urlHost = host.includes(":") ? `[${host}]` : host === "0.0.0.0" ? "127.0.0.1" : host;

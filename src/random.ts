@@ -6,8 +6,7 @@
  * @example
  *   const r = createRandom("demo"); r.uuid(); // same value on every run
  */
-import { randomBytes as osRandomBytes } from "node:crypto";
-import { sha256 } from "@noble/hashes/sha2.js";
+import { createHash, randomBytes as osRandomBytes } from "node:crypto";
 
 export interface Random {
   /** `n` random bytes. */
@@ -24,15 +23,14 @@ export interface Random {
   fork(label: string): Random;
 }
 
-const encoder = new TextEncoder();
-
 /** Deterministic stream: SHA-256 in counter mode over the seed. Not for secrets outside the sandbox. */
 function seededBytes(seed: string): (n: number) => Uint8Array {
   let counter = 0;
   let pool = new Uint8Array(0);
   return (n) => {
     while (pool.length < n) {
-      const block = sha256(encoder.encode(`${seed}\u0000${counter++}`));
+      // node:crypto rather than a JS hash: every correlation id draws from here.
+      const block = createHash("sha256").update(`${seed}\u0000${counter++}`, "utf8").digest();
       const next = new Uint8Array(pool.length + block.length);
       next.set(pool);
       next.set(block, pool.length);

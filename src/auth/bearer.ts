@@ -57,7 +57,7 @@ export async function verifyBearer(
   const key = resolveKey(kid);
   if (key) {
     if (key.alg !== alg) throw reject(`The token is signed with ${alg}, but API key ${kid} is an ${key.alg} key.`);
-    if (!signatureValid(jwt, alg, key.publicKey)) throw reject(`Bad signature: the token was not signed by API key ${kid}.`);
+    if (!(await signatureValid(jwt, alg, key.publicKey))) throw reject(`Bad signature: the token was not signed by API key ${kid}.`);
   } else if (options.mode === "strict") {
     throw reject(`Unknown API key ${kid}: it is not known to this sandbox (create a project with it, or start with --auth verify).`);
   }

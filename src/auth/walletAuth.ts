@@ -54,7 +54,7 @@ export async function verifyWalletAuth(
   if (!jwt) throw reject("Malformed X-Wallet-Auth token: a JWT is three base64url parts of JSON objects.");
   const { header, claims } = jwt;
   if (header["alg"] !== "ES256") throw reject(`X-Wallet-Auth must be signed with ES256, got alg ${JSON.stringify(header["alg"])}.`);
-  if (walletKey && !signatureValid(jwt, "ES256", walletKey)) {
+  if (walletKey && !(await signatureValid(jwt, "ES256", walletKey))) {
     throw reject(`X-Wallet-Auth has a bad signature: it was not signed with ${options.signer ?? "this project's wallet secret"}.`);
   }
   const now = options.nowSeconds;

@@ -7,6 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { IHttpOperation } from "@stoplight/types";
@@ -78,7 +79,7 @@ function compactOperation(op: IHttpOperation): IHttpOperation {
 }
 
 /** Part of the cache key: bump it when the compiled form changes. */
-const COMPILER_VERSION = "4"; // 3 twice over: prose keys kept as field names, and nullable compositions
+const COMPILER_VERSION = "5"; // 3 and 4 each landed twice from parallel branches: bump past both
 
 /** How often one $ref may repeat on a path before the expansion stops (accepting anything below). */
 const RECURSION_LIMIT = 3;
@@ -116,38 +117,99 @@ function expandRecursiveRefs(doc: unknown, node: unknown, stack: string[] = []):
   return Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, expandRecursiveRefs(doc, v, stack)]));
 }
 
+type Option<T> = { _tag: "None" } | { _tag: "Some"; value: T };
+
+/**
+ * The schema prism's validator checks a request body against: it merges
+ * allOf and strips readOnly properties on first use of every operation. Done
+ * here once, with prism's own functions, so the fast request check
+ * (`requestCheck.ts`) applies exactly that schema without loading prism.
+ * `null`: prism checks nothing for this content.
+ */
+function prismInputSchemaMaker(): (schema: unknown) => unknown {
+  const prism = createRequire(createRequire(import.meta.url).resolve("@stoplight/prism-http/dist/validator/index.js"));
+  const mergeAllOf = prism("@stoplight/json-schema-merge-allof") as (schema: unknown, options: object) => unknown;
+  const { stripReadOnlyProperties } = prism("../utils/filterRequiredProperties.js") as { stripReadOnlyProperties: (schema: unknown) => Option<unknown> };
+  return (schema) => {
+    let merged = schema;
+    try {
+      merged = mergeAllOf(schema, { deep: true, ignoreAdditionalProperties: true });
+    } catch {
+      // prism validates against the schema as it is then
+    }
+    const stripped = stripReadOnlyProperties(merged);
+    return stripped._tag === "Some" ? stripped.value : null;
+  };
+}
+
+function addInputSchemas(op: IHttpOperation, inputSchemaOf: (schema: unknown) => unknown): IHttpOperation {
+  for (const content of op.request?.body?.contents ?? []) {
+    // A JSON copy: prism normalizes what it reads from the cache, where no subschema is shared.
+    if (content.schema) (content as unknown as MediaContent).inputSchema = inputSchemaOf(JSON.parse(JSON.stringify(content.schema)));
+  }
+  return op;
+}
+
 export async function compileContract(specPath: string): Promise<IHttpOperation[]> {
   const { getHttpOperationsFromSpec } = await import("@stoplight/prism-http/dist/utils/operations.js");
   const { parse } = await import("yaml");
   const operations = await getHttpOperationsFromSpec(specPath);
   const raw = parse(readFileSync(specPath, "utf8"), { maxAliasCount: -1 }) as unknown;
-  return operations.map((op) => expandRecursiveRefs(raw, compactOperation(op)) as IHttpOperation);
+  const inputSchemaOf = prismInputSchemaMaker();
+  return operations.map((op) => addInputSchemas(expandRecursiveRefs(raw, compactOperation(op)) as IHttpOperation, inputSchemaOf));
 }
 
 function cacheDirs(): string[] {
   return [join(packageRoot, ".contract-cache"), join(tmpdir(), "cdp-sandbox-contract-cache")];
 }
 
+/**
+ * The cache keeps each document in two files: the operations without their
+ * responses (routing and request validation, ~0.5 MB) and the responses
+ * (~2.6 MB), which are read when something first looks at one: a fallback
+ * answer or response validation. Most runs never do, and start faster and
+ * smaller for it.
+ */
+function withLazyResponses(operations: IHttpOperation[], responsesFile: string): IHttpOperation[] {
+  let responses: Array<IHttpOperation["responses"]> | undefined;
+  const load = () => (responses ??= JSON.parse(readFileSync(responsesFile, "utf8")) as Array<IHttpOperation["responses"]>);
+  operations.forEach((op, i) => {
+    Object.defineProperty(op, "responses", {
+      enumerable: true,
+      configurable: true,
+      get: () => load()[i],
+      set: (value: IHttpOperation["responses"]) => Object.defineProperty(op, "responses", { value, writable: true, enumerable: true, configurable: true }),
+    });
+  });
+  return operations;
+}
+
+function writeAtomically(target: string, text: string): void {
+  mkdirSync(dirname(target), { recursive: true });
+  const temp = `${target}.${process.pid}.tmp`;
+  writeFileSync(temp, text);
+  renameSync(temp, target); // atomic: parallel test workers may race here
+}
+
 /** Compiled operations of `specPath`, from the cache when the document is unchanged. */
 export async function loadCompiledOperations(specPath: string): Promise<IHttpOperation[]> {
   const hash = createHash("sha256").update(COMPILER_VERSION).update(readFileSync(specPath)).digest("hex").slice(0, 16);
-  const file = `operations-${hash}.json`;
+  const operationsFile = `operations-${hash}.json`;
+  const responsesFile = `responses-${hash}.json`;
   for (const dir of cacheDirs()) {
     try {
-      return JSON.parse(readFileSync(join(dir, file), "utf8")) as IHttpOperation[];
+      return withLazyResponses(JSON.parse(readFileSync(join(dir, operationsFile), "utf8")) as IHttpOperation[], join(dir, responsesFile));
     } catch {
       // not cached there
     }
   }
   const operations = await compileContract(specPath);
-  const text = JSON.stringify(operations);
+  const requestSides = operations.map(({ responses: _responses, ...rest }) => rest);
   for (const dir of cacheDirs()) {
     try {
-      const target = join(dir, file);
-      mkdirSync(dirname(target), { recursive: true });
-      const temp = `${target}.${process.pid}.tmp`;
-      writeFileSync(temp, text);
-      renameSync(temp, target); // atomic: parallel test workers may race here
+      // Responses first: whoever finds the operations file finds its responses.
+      writeAtomically(join(dir, responsesFile), JSON.stringify(operations.map((op) => op.responses)));
+      writeAtomically(join(dir, operationsFile), JSON.stringify(requestSides));
       break;
     } catch {
       // read-only location; try the next one

@@ -1,10 +1,14 @@
 /**
  * Request and response validation against the contract, through prism-http's
- * validator (loaded once; its schemas compile per operation on first use).
- * Diagnostics become one readable message naming each field and the rule it broke.
+ * validator (its schemas compile per operation on first use). Requests first
+ * take the fast path of `requestCheck.ts`, which answers for the valid ones;
+ * prism is loaded on the first request that path does not vouch for (or the
+ * first response checked), and writes every diagnostic. Diagnostics become one
+ * readable message naming each field and the rule it broke.
  */
 import { createRequire } from "node:module";
 import type { IHttpOperation } from "@stoplight/types";
+import { certainlyValid } from "./requestCheck.js";
 
 export interface Problem {
   location: string; // e.g. "body.name", "query.pageSize", "header.x-idempotency-key"
@@ -33,11 +37,6 @@ function prism(): PrismValidator {
   // A plain require of the validator alone: importing the whole prism-http package costs ~1 s more.
   validator ??= createRequire(import.meta.url)("@stoplight/prism-http/dist/validator/index.js") as PrismValidator;
   return validator;
-}
-
-/** Loads the validator ahead of the first request. */
-export function warmValidator(): void {
-  prism();
 }
 
 const ERROR = 0; // DiagnosticSeverity.Error
@@ -71,6 +70,7 @@ export interface RequestShape {
 }
 
 export function validateRequest(op: IHttpOperation, req: RequestShape): Problem[] {
+  if (certainlyValid(op, req)) return [];
   return toProblems(
     prism().validateInput({
       resource: op,

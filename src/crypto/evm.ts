@@ -15,8 +15,23 @@ export function generateEvmPrivateKey(random: Random): Hex {
   return bytesToHex(key);
 }
 
+/**
+ * Accounts by private key. Deriving an account computes its public key (a
+ * secp256k1 multiplication in JS, ~0.9 ms), as much as the signature itself,
+ * so each key's account is derived once. Bounded: the oldest are dropped.
+ */
+const accounts = new Map<Hex, PrivateKeyAccount>();
+const MAX_CACHED_ACCOUNTS = 4096;
+
 export function evmAccountOf(privateKey: Hex): PrivateKeyAccount {
-  return privateKeyToAccount(privateKey);
+  const key = privateKey.toLowerCase() as Hex;
+  let account = accounts.get(key);
+  if (!account) {
+    account = privateKeyToAccount(key);
+    if (accounts.size >= MAX_CACHED_ACCOUNTS) accounts.delete(accounts.keys().next().value!);
+    accounts.set(key, account);
+  }
+  return account;
 }
 
 /** EIP-55 form of an address given in any casing, or undefined when it is not an address. */

@@ -8,7 +8,8 @@
  * that private key, so it publishes its own import key
  * (`GET /_sandbox/import-key`), which users pass as `encryptionPublicKey`.
  */
-import { constants, createPrivateKey, createPublicKey, generateKeyPairSync, privateDecrypt, publicEncrypt, type KeyObject } from "node:crypto";
+import { constants, createPrivateKey, createPublicKey, generateKeyPair, privateDecrypt, publicEncrypt, type KeyObject } from "node:crypto";
+import { promisify } from "node:util";
 import { apiError } from "../errors/catalogue.js";
 
 export interface ImportKey {
@@ -17,13 +18,37 @@ export interface ImportKey {
   privateKey: KeyObject;
 }
 
-/** RSA-2048 is enough for a local sandbox and keeps start-up fast (4096 takes seconds). */
-export function generateImportKey(): { publicKeyPem: string; privateKeyPem: string } {
-  const { publicKey, privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+const generateRsaKeyPair = promisify(generateKeyPair);
+
+/**
+ * RSA-2048 is enough for a local sandbox and keeps start-up fast (4096 takes
+ * seconds). Generated off the main thread (0.3–0.5 s of prime search here),
+ * so the rest of the start-up runs meanwhile.
+ */
+async function newImportKey(): Promise<{ publicKeyPem: string; privateKeyPem: string }> {
+  const { publicKey, privateKey } = await generateRsaKeyPair("rsa", { modulusLength: 2048 });
   return {
     publicKeyPem: publicKey.export({ type: "spki", format: "pem" }).toString(),
     privateKeyPem: privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
   };
+}
+
+let early: ReturnType<typeof newImportKey> | undefined;
+
+/**
+ * Starts generating an import key right away, for the next `generateImportKey`
+ * (the command calls it before loading everything else, so the key is ready
+ * by the time the store asks; a key kept in `--data` makes it unused).
+ */
+export function pregenerateImportKey(): void {
+  early ??= newImportKey();
+  early.catch(() => undefined); // a failure surfaces where the key is awaited
+}
+
+export function generateImportKey(): Promise<{ publicKeyPem: string; privateKeyPem: string }> {
+  const key = early ?? newImportKey();
+  early = undefined;
+  return key;
 }
 
 export function importKeyFromPem(privateKeyPem: string): ImportKey {

@@ -21,6 +21,7 @@ export interface JournalEntry {
 }
 
 const GLOBAL = "*";
+const TRIM_BATCH = 256;
 
 export class Journal {
   private readonly entries = new Map<string, JournalEntry[]>();
@@ -58,13 +59,19 @@ export class Journal {
     let list = this.entries.get(key);
     if (!list) this.entries.set(key, (list = []));
     list.push(entry);
-    if (list.length > this.capacity) list.splice(0, list.length - this.capacity);
+    // Trimmed in batches: dropping one entry per request shifts the whole list every time.
+    if (list.length >= this.capacity + TRIM_BATCH) list.splice(0, list.length - this.capacity);
+  }
+
+  /** The most recent `capacity` entries of one list, oldest first. */
+  private recent(list: JournalEntry[]): JournalEntry[] {
+    return list.slice(Math.max(0, list.length - this.capacity));
   }
 
   /** Oldest first. Without a project: every project's entries, merged by time. */
   list(projectId?: string): JournalEntry[] {
-    if (projectId) return [...(this.entries.get(projectId) ?? [])];
-    return [...this.entries.values()].flat().sort((a, b) => a.time.localeCompare(b.time));
+    if (projectId) return this.recent(this.entries.get(projectId) ?? []);
+    return [...this.entries.values()].flatMap((l) => this.recent(l)).sort((a, b) => a.time.localeCompare(b.time));
   }
 
   clear(projectId?: string): void {

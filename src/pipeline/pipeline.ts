@@ -4,7 +4,7 @@
  * scenario hook → idempotency → handler (or fallback mock) → journal.
  * Any stage may throw a catalogue error; it leaves as the platform's error body.
  */
-import type { Request, Response } from "express";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AuthMode } from "../auth/bearer.js";
 import type { Clock } from "../clock.js";
 import { hasDueWork, settleProject } from "../domains/settle.js";
@@ -123,7 +123,8 @@ export function createPipeline(deps: PipelineDeps) {
     return errorResponse(apiError("internal_server_error", message), ex.correlationId);
   }
 
-  return async function handle(req: Request, res: Response): Promise<void> {
+  /** `req.body`: the raw body as read by app.ts. */
+  return async function handle(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
     const ex = newExchange(req, correlationIds.hex(8));
     try {
       const parsed = parseBody(ex.rawBody, ex.headers["content-type"]);
@@ -139,22 +140,33 @@ export function createPipeline(deps: PipelineDeps) {
   };
 }
 
-function newExchange(req: Request, correlationHex: string): Exchange {
-  const url = new URL(req.originalUrl, "http://sandbox.invalid");
-  const fullPath = url.pathname;
+/** A path the URL parser would leave as it is: no dot segments, backslashes, percent-escapes or other characters to normalize. */
+const PLAIN_PATH = /^\/(?:[A-Za-z0-9_~!$&'()*+,;=:@-]|\.(?!\.?(?:\/|$))|\/(?!\.\.?(?:\/|$)))*$/;
+
+/** Pathname and query of the request target, as `new URL()` reads them (it is only asked when the path is not plain). */
+function splitTarget(target: string): { pathname: string; search: URLSearchParams } {
+  const q = target.indexOf("?");
+  const path = q < 0 ? target : target.slice(0, q);
+  if (PLAIN_PATH.test(path) && !target.includes("#")) return { pathname: path, search: new URLSearchParams(q < 0 ? "" : target.slice(q + 1)) };
+  const url = new URL(target, "http://sandbox.invalid");
+  return { pathname: url.pathname, search: url.searchParams };
+}
+
+function newExchange(req: IncomingMessage & { body?: unknown }, correlationHex: string): Exchange {
+  const { pathname: fullPath, search } = splitTarget(req.url ?? "/");
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
   }
   const query: Record<string, string | string[]> = {};
-  for (const key of new Set(url.searchParams.keys())) {
-    const all = url.searchParams.getAll(key);
-    query[key] = all.length === 1 ? all[0] : all;
+  for (const key of new Set(search.keys())) {
+    const all = search.getAll(key);
+    query[key] = all.length === 1 ? all[0]! : all;
   }
   return {
     correlationId: `${correlationHex}-SBX`,
     receivedAt: Date.now(),
-    method: req.method.toUpperCase(),
+    method: (req.method ?? "GET").toUpperCase(),
     fullPath,
     path: fullPath.startsWith(PLATFORM_PREFIX) ? fullPath.slice(PLATFORM_PREFIX.length) || "/" : fullPath,
     host: headers["host"] ?? "",

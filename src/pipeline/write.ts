@@ -1,11 +1,55 @@
 /**
  * Writes the outgoing response, or carries out a network fault a scenario asked
  * for (reset the connection, hang, close after the headers, truncate the body).
+ * Plain node:http: the /platform path does not go through Express (app.ts), so
+ * `sendOutgoing` does what Express's `res.status().set().send()` did for it.
  */
-import type { Response } from "express";
-import type { Exchange } from "./exchange.js";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Exchange, Outgoing } from "./exchange.js";
 
-export async function writeOutgoing(res: Response, ex: Exchange): Promise<void> {
+const JSON_UTF8 = "application/json; charset=utf-8";
+
+/** The content type with `charset=utf-8` (bodies are always UTF-8 text), parameters sorted, as Express's send set it. */
+export function withUtf8Charset(type: string): string {
+  if (type === JSON_UTF8) return type;
+  const [essence, ...parameters] = type.split(";");
+  const kept = parameters
+    .map((p) => p.trim())
+    .filter((p) => p !== "" && !/^charset\s*=/i.test(p))
+    .map((p) => {
+      const eq = p.indexOf("=");
+      return eq < 0 ? p : `${p.slice(0, eq).trim().toLowerCase()}=${p.slice(eq + 1).trim()}`;
+    });
+  return [essence!.trim().toLowerCase(), ...[...kept, "charset=utf-8"].sort()].join("; ");
+}
+
+/** Status, headers (case-insensitively, later ones win), Content-Length; no body for 204, 205, 304 and HEAD. */
+export function sendOutgoing(res: ServerResponse, out: Outgoing): void {
+  res.statusCode = out.status;
+  for (const name of Object.keys(out.headers)) res.setHeader(name, out.headers[name]!);
+  if (out.bodyText === undefined) {
+    res.end();
+    return;
+  }
+  let body = out.bodyText;
+  const type = res.getHeader("content-type");
+  res.setHeader("content-type", typeof type === "string" ? withUtf8Charset(type) : "text/html; charset=utf-8");
+  if (!res.hasHeader("transfer-encoding")) res.setHeader("content-length", Buffer.byteLength(body));
+  if (out.status === 204 || out.status === 304) {
+    res.removeHeader("content-type");
+    res.removeHeader("content-length");
+    res.removeHeader("transfer-encoding");
+    body = "";
+  } else if (out.status === 205) {
+    res.setHeader("content-length", "0");
+    res.removeHeader("transfer-encoding");
+    body = "";
+  }
+  if ((res.req as IncomingMessage | undefined)?.method === "HEAD") res.end();
+  else res.end(body, "utf8");
+}
+
+export async function writeOutgoing(res: ServerResponse, ex: Exchange): Promise<void> {
   const out = ex.response!;
   const socket = res.socket;
   switch (ex.fault) {
@@ -29,8 +73,6 @@ export async function writeOutgoing(res: Response, ex: Exchange): Promise<void> 
       return;
     }
     default:
-      res.status(out.status).set(out.headers);
-      if (out.bodyText === undefined) res.end();
-      else res.send(out.bodyText);
+      sendOutgoing(res, out);
   }
 }

@@ -56,9 +56,9 @@ export class Store {
   }
 
   /** The sandbox-wide import key, created once and kept with the data. */
-  async ensureImportKey(create: () => { publicKeyPem: string; privateKeyPem: string }): Promise<{ publicKeyPem: string; privateKeyPem: string }> {
+  async ensureImportKey(create: () => Promise<{ publicKeyPem: string; privateKeyPem: string }>): Promise<{ publicKeyPem: string; privateKeyPem: string }> {
     if (!this.db.data.importKey) {
-      this.db.data.importKey = create();
+      this.db.data.importKey = await create();
       await this.save();
     }
     return this.db.data.importKey;

@@ -1,0 +1,88 @@
+/**
+ * The built command (`dist/cli.js`, one bundled file) as users start it: it
+ * prints its start line and import key, answers at once, and still reaches
+ * what it loads only on first use (prism's diagnostics, the fallback faker,
+ * sql.js and its WASM). Skipped until `npm run build` has run.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parse, stringify } from "yaml";
+import { verifyMessage } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Sandbox } from "cdp-sandbox";
+import { defaultSpecPath, packageRoot } from "../../src/paths.js";
+import { call } from "../helpers/sandbox.js";
+
+const cli = join(packageRoot, "dist", "cli.js");
+
+describe.skipIf(!existsSync(cli))("the built cdp-sandbox command", () => {
+  let child: ChildProcess;
+  let output = "";
+  let sandbox: Sandbox;
+
+  beforeAll(async () => {
+    // Every operation of openapi.yaml has a handler: one extra operation, unknown to the sandbox, shows the fallback.
+    const spec = parse(readFileSync(defaultSpecPath, "utf8"), { maxAliasCount: -1 });
+    spec.paths["/v2/sandbox-probe"] = {
+      get: {
+        operationId: "probeFallback",
+        tags: ["Faucets"],
+        summary: "An operation only this test's contract has",
+        responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "object", required: ["ok"], properties: { ok: { type: "boolean" } } } } } } },
+      },
+    };
+    const specFile = join(mkdtempSync(join(tmpdir(), "cdp-sandbox-cli-")), "openapi.yaml");
+    writeFileSync(specFile, stringify(spec));
+    child = spawn(process.execPath, [cli, "--port", "0", "--seed", "cli-start", "--spec", specFile], { stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout!.on("data", (chunk) => (output += chunk));
+    await new Promise<void>((resolve, reject) => {
+      child.once("exit", (code) => reject(new Error(`cdp-sandbox exited with ${code}`)));
+      const poll = setInterval(() => {
+        if (output.includes("-----END PUBLIC KEY-----")) {
+          clearInterval(poll);
+          resolve();
+        }
+      }, 20);
+    });
+    const fields = Object.fromEntries([...output.split("\n")[0]!.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1], m[2]]));
+    const url = new URL(fields.basePath!).origin;
+    sandbox = { url, basePath: fields.basePath, credentials: fields } as unknown as Sandbox;
+  }, 60_000);
+  afterAll(() => void child?.kill("SIGTERM"));
+
+  it("prints its start line and the import key, and answers health", async () => {
+    expect(output).toMatch(/^cdp-sandbox ready basePath=http:\/\/127\.0\.0\.1:\d+\/platform projectId=\S+ apiKeyId=\S+ apiKeySecret=\S+ walletSecret=\S+\n/);
+    expect(output).toContain("-----BEGIN PUBLIC KEY-----");
+    const health = await fetch(`${sandbox.url}/_sandbox/health`);
+    expect(health.status).toBe(200);
+  });
+
+  it("creates an account and signs with its real key", async () => {
+    const account = await call(sandbox, "POST", "/platform/v2/evm/accounts", { body: { name: "cli-start" }, wallet: true });
+    expect(account.status).toBe(201);
+    const signed = await call(sandbox, "POST", `/platform/v2/evm/accounts/${account.body.address}/sign/message`, { body: { message: "hi" }, wallet: true });
+    expect(signed.status).toBe(200);
+    expect(await verifyMessage({ address: account.body.address, message: "hi", signature: signed.body.signature })).toBe(true);
+  });
+
+  it("explains an invalid request with the validator's diagnostics", async () => {
+    const res = await call(sandbox, "POST", "/platform/v2/evm/accounts", { body: { name: "not a valid name!" }, wallet: true });
+    expect(res.status).toBe(400);
+    expect(res.body.errorMessage).toMatch(/body\.name: .*pattern/);
+  });
+
+  it("answers an operation without a handler from the contract", async () => {
+    const res = await call(sandbox, "GET", "/platform/v2/sandbox-probe");
+    expect(res.status).toBe(200);
+    expect(res.headers["x-sandbox-mock"]).toBe("fallback");
+    expect(typeof res.body.ok).toBe("boolean");
+  });
+
+  it("runs SQL over the ledger", async () => {
+    const res = await call(sandbox, "POST", "/platform/v2/data/query/run", { body: { sql: "SELECT count(*) AS n FROM base.blocks" } });
+    expect(res.status).toBe(200);
+    expect(res.body.result).toEqual([{ n: 0 }]);
+  });
+});
