@@ -4,7 +4,8 @@
 // of memory; one tree-shaken file loads in a fraction of that. dist/index.js, the library, stays as tsc wrote it.
 //
 // Left out of the bundle: what the sandbox loads only when needed, by file at run time (prism's validator on the
-// first request it must explain, json-schema-faker on the first fallback, sql.js and its WASM on the first query).
+// first request it must explain, json-schema-faker on the first fallback, sql.js and its WASM on the first query),
+// and the secp256k1 native binding (an addon cannot be bundled).
 import { readFileSync, renameSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -44,7 +45,7 @@ await build({
   input: join(dist, "cli.js"),
   platform: "node",
   plugins: [dedupeIdenticalPackages()],
-  external: [/^@stoplight\/prism-http(\/|$)/, /^json-schema-faker(\/|$)/, /^sql\.js(\/|$)/, /^node:/],
+  external: [/^@stoplight\/prism-http(\/|$)/, /^json-schema-faker(\/|$)/, /^sql\.js(\/|$)/, /^secp256k1(\/|$)/, /^node:/],
   logLevel: "warn",
   output: {
     file: bundled,

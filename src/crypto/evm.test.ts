@@ -1,0 +1,61 @@
+/**
+ * The sandbox's EVM signer (libsecp256k1) against viem's own private-key
+ * account (noble): byte-identical signatures for hashes, messages, typed
+ * data, transactions of every type and EIP-7702 authorizations, each also
+ * recovered to the account's address with viem.
+ */
+import { keccak256, parseEther, recoverAddress, recoverMessageAddress, recoverTransactionAddress, toHex, verifyTypedData } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { verifyAuthorization } from "viem/utils";
+import { describe, expect, it } from "vitest";
+import { evmAccountOf } from "./evm.js";
+
+const TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" as const;
+const typedData = {
+  domain: { name: "Sandbox", version: "1", chainId: 84532, verifyingContract: TO },
+  types: { Order: [{ name: "amount", type: "uint256" }, { name: "owner", type: "address" }, { name: "memo", type: "string" }] },
+  primaryType: "Order" as const,
+  message: { amount: 42n, owner: TO, memo: "ünïcode" },
+};
+const transactions = [
+  { type: "legacy" as const, chainId: 84532, nonce: 1, to: TO, value: parseEther("0.01"), gas: 21000n, gasPrice: 10n ** 9n },
+  { type: "eip2930" as const, chainId: 84532, nonce: 2, to: TO, value: 1n, gas: 30000n, gasPrice: 10n ** 9n, accessList: [{ address: TO, storageKeys: [keccak256(toHex("slot"))] }] },
+  { type: "eip1559" as const, chainId: 8453, nonce: 3, to: TO, value: 0n, data: "0xa9059cbb" as const, gas: 52000n, maxFeePerGas: 10n ** 9n, maxPriorityFeePerGas: 10n ** 8n },
+];
+
+describe("the EVM signer", () => {
+  for (let round = 0; round < 5; round++) {
+    it(`signs exactly as viem's private-key account does (key ${round + 1})`, async () => {
+      const key = generatePrivateKey();
+      const ours = evmAccountOf(key);
+      const viems = privateKeyToAccount(key);
+      expect(ours.address).toBe(viems.address);
+      expect(ours.publicKey).toBe(viems.publicKey);
+
+      const hash = keccak256(toHex(`hash ${round}`));
+      const signedHash = await ours.sign!({ hash });
+      expect(signedHash).toBe(await viems.sign!({ hash }));
+      expect(await recoverAddress({ hash, signature: signedHash })).toBe(viems.address);
+
+      const message = `message ${round}`;
+      const signedMessage = await ours.signMessage({ message });
+      expect(signedMessage).toBe(await viems.signMessage({ message }));
+      expect(await recoverMessageAddress({ message, signature: signedMessage })).toBe(viems.address);
+
+      const signedTyped = await ours.signTypedData(typedData);
+      expect(signedTyped).toBe(await viems.signTypedData(typedData));
+      expect(await verifyTypedData({ ...typedData, address: viems.address, signature: signedTyped })).toBe(true);
+
+      for (const tx of transactions) {
+        const signed = await ours.signTransaction(tx);
+        expect(signed).toBe(await viems.signTransaction(tx));
+        expect(await recoverTransactionAddress({ serializedTransaction: signed })).toBe(viems.address);
+      }
+
+      const authorization = { address: TO, chainId: 84532, nonce: round };
+      const auth = await ours.signAuthorization!(authorization);
+      expect(auth).toEqual(await viems.signAuthorization!(authorization));
+      expect(await verifyAuthorization({ address: viems.address, authorization: auth })).toBe(true);
+    });
+  }
+});
