@@ -49,7 +49,7 @@ describe("the EVM signer", () => {
       for (const tx of transactions) {
         const signed = await ours.signTransaction(tx);
         expect(signed).toBe(await viems.signTransaction(tx));
-        expect(await recoverTransactionAddress({ serializedTransaction: signed })).toBe(viems.address);
+        expect(await recoverTransactionAddress({ serializedTransaction: signed as `0x02${string}` })).toBe(viems.address);
       }
 
       const authorization = { address: TO, chainId: 84532, nonce: round };

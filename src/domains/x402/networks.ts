@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { keccak256, toHex } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { evmAccountOf } from "../../crypto/evm.js";
 import { solanaKeyFromSeed, type SolanaKey } from "../../crypto/solana.js";
 
 export interface X402Network {
@@ -36,8 +36,18 @@ export function x402Network(name: string): X402Network | undefined {
 export const networkNameFor = (network: X402Network, version: number) => (version === 1 ? network.v1 : network.caip2);
 
 // Fixed, public keys: the sandbox's facilitator holds no user funds, so nothing secret hangs on them.
-const EVM_FACILITATOR = privateKeyToAccount(keccak256(toHex("cdp-sandbox:x402-facilitator:evm")));
-const SOLANA_FEE_PAYER: SolanaKey = solanaKeyFromSeed(createHash("sha256").update("cdp-sandbox:x402-facilitator:solana-fee-payer").digest());
+const EVM_FACILITATOR = evmAccountOf(keccak256(toHex("cdp-sandbox:x402-facilitator:evm")));
+// Derived on first use: an ed25519 derivation at module load would cost every start of the sandbox.
+let solanaFeePayer: SolanaKey | undefined;
+const feePayer = () => (solanaFeePayer ??= solanaKeyFromSeed(createHash("sha256").update("cdp-sandbox:x402-facilitator:solana-fee-payer").digest()));
+const SOLANA_FEE_PAYER: SolanaKey = {
+  get address() {
+    return feePayer().address;
+  },
+  get seedHex() {
+    return feePayer().seedHex;
+  },
+};
 
 /** The EVM address that submits settlement transactions (and pays their gas). */
 export const FACILITATOR_EVM_ADDRESS = EVM_FACILITATOR.address;
