@@ -8,8 +8,11 @@
 import { hasDueDeliveries, settleDueDeliveries } from "../chain/deliveries.js";
 import type { ProjectTx, Store } from "../store/store.js";
 import { hasDueTransfers, settleDueTransfers } from "./transfers/settle.js";
+import type { EmitContext } from "./webhooks/emit.js";
 
-export function settleProject(tx: ProjectTx, nowMs: number): void {
+/** `env` gives the step what emitting webhook events needs besides the transaction. */
+export function settleProject(tx: ProjectTx, env: Omit<EmitContext, "store">): void {
+  const nowMs = env.clock.now();
   settleDueDeliveries(tx, nowMs);
   settleDueTransfers(tx, nowMs);
 }
