@@ -1,20 +1,22 @@
 /**
  * State that moves with the sandbox clock on its own: onramp deliveries
- * landing on the ledger, transfers settling to completed or failed. There
- * are no timers: before every platform operation and every node call the
- * project is brought up to date, under the project's write lock when there
- * is something due (`hasDueWork`), so whatever reads next sees it.
+ * landing on the ledger, transfers settling to completed or failed and
+ * quotes expiring. There are no timers: before every platform operation and
+ * every node call the project is brought up to date, under the project's
+ * write lock when there is something due (`hasDueWork`), so whatever reads
+ * next sees it. The webhook events of those transitions are emitted here, in
+ * the same transaction, stamped with the time each transition happened.
  */
 import { hasDueDeliveries, settleDueDeliveries } from "../chain/deliveries.js";
 import type { ProjectTx, Store } from "../store/store.js";
 import { hasDueTransfers, settleDueTransfers } from "./transfers/settle.js";
 import type { EmitContext } from "./webhooks/emit.js";
 
-/** `env` gives the step what emitting webhook events needs besides the transaction. */
 export function settleProject(tx: ProjectTx, env: Omit<EmitContext, "store">): void {
+  const ctx: EmitContext = { store: tx, clock: env.clock, random: env.random };
   const nowMs = env.clock.now();
   settleDueDeliveries(tx, nowMs);
-  settleDueTransfers(tx, nowMs);
+  settleDueTransfers(ctx, nowMs);
 }
 
 /** Cheap check on committed state, so reads with nothing due stay lock-free. */
