@@ -1,7 +1,7 @@
 /**
  * State that moves with the sandbox clock on its own: onramp deliveries
  * landing on the ledger, transfers settling to completed or failed and
- * quotes expiring. There are no timers: before every platform operation and
+ * quotes expiring, onramp orders reaching their next status. There are no timers: before every platform operation and
  * every node call the project is brought up to date, under the project's
  * write lock when there is something due (`hasDueWork`), so whatever reads
  * next sees it. The webhook events of those transitions are emitted here, in
@@ -9,6 +9,7 @@
  */
 import { hasDueDeliveries, settleDueDeliveries } from "../chain/deliveries.js";
 import type { ProjectTx, Store } from "../store/store.js";
+import { announceDueOrders, hasDueOrderAnnouncements } from "./onramp/events.js";
 import { hasDueTransfers, settleDueTransfers } from "./transfers/settle.js";
 import type { EmitContext } from "./webhooks/emit.js";
 
@@ -17,9 +18,10 @@ export function settleProject(tx: ProjectTx, env: Omit<EmitContext, "store">): v
   const nowMs = env.clock.now();
   settleDueDeliveries(tx, nowMs);
   settleDueTransfers(ctx, nowMs);
+  announceDueOrders(ctx, nowMs);
 }
 
 /** Cheap check on committed state, so reads with nothing due stay lock-free. */
 export function hasDueWork(store: Store, projectId: string, nowMs: number): boolean {
-  return hasDueDeliveries(store, projectId, nowMs) || hasDueTransfers(store, projectId, nowMs);
+  return hasDueDeliveries(store, projectId, nowMs) || hasDueTransfers(store, projectId, nowMs) || hasDueOrderAnnouncements(store, projectId, nowMs);
 }
