@@ -9,6 +9,7 @@
  * Retries follow Hook0's built-in backoff on the sandbox clock (3 s, 10 s,
  * 3 min, 30 min, 1 h, 3 h, 5 h, then every 10 h), at most 60 retries.
  */
+import { setMaxListeners } from "node:events";
 import type { Clock } from "../../clock.js";
 import type { Store } from "../../store/store.js";
 import { deliveries, subscriptions, type DeliveryRecord, type SubscriptionRecord } from "./model.js";
@@ -60,6 +61,8 @@ export function startWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher 
   const { store, clock } = deps;
   const inFlight = new Map<string, Promise<void>>();
   const abort = new AbortController();
+  // Every attempt in flight listens to this signal; a pass may start many at once.
+  setMaxListeners(0, abort.signal);
   let running: Promise<void> | undefined;
   let stopped = false;
 
