@@ -16,6 +16,7 @@ import { deliveries, subscriptions, type DeliveryRecord, type SubscriptionRecord
 import { scanActivity } from "./onchain.js";
 import { postDelivery, type AttemptOutcome } from "./send.js";
 import { SIGNATURE_HEADER, signDelivery } from "./signature.js";
+import { WALLET_TRANSACTIONS_COLLECTION } from "./walletEvents.js";
 
 export const RETRY_DELAYS_MS = [3_000, 10_000, 180_000, 1_800_000, 3_600_000, 10_800_000, 18_000_000, 36_000_000];
 export const MAX_RETRIES = 60;
@@ -108,7 +109,9 @@ export function startWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher 
   /** One project: detect activity, then start every due attempt. */
   async function passProject(projectId: string): Promise<void> {
     const data = store.project(projectId)?.data ?? {};
-    if (Object.keys(data["webhookSubscriptions"] ?? {}).length === 0 && Object.keys(data["webhookDeliveries"] ?? {}).length === 0) return;
+    const isEmpty = (name: string) => Object.keys(data[name] ?? {}).length === 0;
+    // Sends waiting for their block are read even without subscriptions, so they do not pile up.
+    if (isEmpty("webhookSubscriptions") && isEmpty("webhookDeliveries") && isEmpty(WALLET_TRANSACTIONS_COLLECTION)) return;
     const tx = store.begin(projectId);
     scanActivity(tx, clock);
     const now = clock.now();
