@@ -6,8 +6,10 @@
  * with `POST /_sandbox/webhooks/flush`).
  *
  * @example
- *   // in a transfers handler, after the transfer is stored:
- *   emitWebhookEvent(ctx, { eventType: "payments.transfers.completed", data: transferView(transfer) });
+ *   // after a grant is stored (a flat body):
+ *   emitWebhookEvent(ctx, { eventType: "wallet.delegation.revoked", data: { delegation_id, user_id, revoked_at: ctx.clock.iso() } });
+ *   // an envelope that repeats the event id:
+ *   emitWebhookEvent(ctx, { eventType, data: (eventId) => ({ eventId, eventType, timestamp, data: { customerId } }) });
  */
 import type { Clock } from "../../clock.js";
 import type { Random } from "../../random.js";
