@@ -56,6 +56,7 @@ export function createApp(deps: AppDeps): SandboxListener {
       store: deps.store,
       projects: deps.projects,
       clock: deps.clock,
+      random: deps.random.fork("node"),
       locks,
       authenticate: async (req) => {
         if (deps.authMode === "none") return deps.projects.defaultProjectId();

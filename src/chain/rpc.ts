@@ -11,6 +11,7 @@ import type { Clock } from "../clock.js";
 import { chainIdOf } from "../domains/shared/evmNetworks.js";
 import { ApiError } from "../errors/catalogue.js";
 import type { ProjectRegistry } from "../projects/projects.js";
+import type { Random } from "../random.js";
 import type { Store, ProjectTx } from "../store/store.js";
 import { blockNumberAt, blockTimestampOf } from "./blocks.js";
 import { settleProject } from "../domains/settle.js";
@@ -24,6 +25,8 @@ export interface NodeDeps {
   store: Store;
   projects: ProjectRegistry;
   clock: Clock;
+  /** For the ids of the webhook events that due transitions emit before a call. */
+  random: Random;
   /** Resolves the caller's project from its bearer token (throws the platform's 401). */
   authenticate: (req: Request) => Promise<string>;
   /** The platform pipeline's per-project locks: the node writes the same ledgers (sends, due deliveries). */
@@ -275,7 +278,7 @@ export function createNodeRouter(deps: NodeDeps): express.Router {
     // Every node call runs under the project's write lock: sends and due deliveries write the ledger.
     const out = await deps.locks.run(projectId, true, async () => {
       const tx = deps.store.begin(projectId);
-      settleProject(tx, deps.clock.now()); // deliveries and transfer payouts that are due show in what the node reports
+      settleProject(tx, { clock: deps.clock, random: deps.random }); // deliveries and transfer payouts that are due show in what the node reports
       const one = async (message: { id?: unknown; method?: unknown; params?: unknown }) => {
         if (!message || typeof message.method !== "string") return reply(message?.id, { error: { code: -32600, message: "invalid request" } });
         try {

@@ -1,20 +1,35 @@
 /**
  * State that moves with the sandbox clock on its own: onramp deliveries
- * landing on the ledger, transfers settling to completed or failed. There
- * are no timers: before every platform operation and every node call the
- * project is brought up to date, under the project's write lock when there
- * is something due (`hasDueWork`), so whatever reads next sees it.
+ * landing on the ledger, transfers settling to completed or failed and
+ * quotes expiring, onramp orders reaching their next status, customers
+ * turning 18. There are no timers: before every platform operation and every
+ * node call the project is brought up to date, under the project's write lock
+ * when there is something due (`hasDueWork`), so whatever reads next sees it.
+ * The webhook events of those transitions are emitted here, in the same
+ * transaction, stamped with the time each transition happened.
  */
 import { hasDueDeliveries, settleDueDeliveries } from "../chain/deliveries.js";
 import type { ProjectTx, Store } from "../store/store.js";
+import { hasDueCustomerReviews, reviewDueCustomers } from "./customers/events.js";
+import { announceDueOrders, hasDueOrderAnnouncements } from "./onramp/events.js";
 import { hasDueTransfers, settleDueTransfers } from "./transfers/settle.js";
+import type { EmitContext } from "./webhooks/emit.js";
 
-export function settleProject(tx: ProjectTx, nowMs: number): void {
+export function settleProject(tx: ProjectTx, env: Omit<EmitContext, "store">): void {
+  const ctx: EmitContext = { store: tx, clock: env.clock, random: env.random };
+  const nowMs = env.clock.now();
   settleDueDeliveries(tx, nowMs);
-  settleDueTransfers(tx, nowMs);
+  settleDueTransfers(ctx, nowMs);
+  announceDueOrders(ctx, nowMs);
+  reviewDueCustomers(ctx, nowMs);
 }
 
 /** Cheap check on committed state, so reads with nothing due stay lock-free. */
 export function hasDueWork(store: Store, projectId: string, nowMs: number): boolean {
-  return hasDueDeliveries(store, projectId, nowMs) || hasDueTransfers(store, projectId, nowMs);
+  return (
+    hasDueDeliveries(store, projectId, nowMs) ||
+    hasDueTransfers(store, projectId, nowMs) ||
+    hasDueOrderAnnouncements(store, projectId, nowMs) ||
+    hasDueCustomerReviews(store, projectId, nowMs)
+  );
 }

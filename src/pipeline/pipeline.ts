@@ -69,7 +69,7 @@ export function createPipeline(deps: PipelineDeps) {
       }
       // What the clock has made due (deliveries, settling transfers) lands before the operation reads or moves balances
       // (not in outbound handlers: they run without the lock that settling needs).
-      if (!handler.outbound) settleProject(tx, deps.clock.now());
+      if (!handler.outbound) settleProject(tx, { clock: deps.clock, random: deps.random });
       const result = await handler(
         { operationId: op.operationId, pathParams: ex.pathParams, query: ex.query, headers: ex.headers, body: ex.body, auth: ex.auth },
         { keys: deps.keys, clock: deps.clock, random: deps.random, store: tx, project: { id: tx.projectId, settings: tx.settings() }, log: deps.log },

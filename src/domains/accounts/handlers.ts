@@ -51,7 +51,7 @@ const listFoundationAccounts: Handler = (req, ctx) => {
 
 const listBalances: Handler = (req, ctx) => {
   const account = findAccount(ctx.store, req.pathParams.accountId!);
-  settleDueTransfers(ctx.store, ctx.clock.now());
+  settleDueTransfers(ctx, ctx.clock.now());
   const page = paginate(heldAssets(ctx.store, account.accountId), req.query, `balances/${account.accountId}`);
   return { status: 200, body: { balances: page.items.map((symbol) => balanceView(ctx.store, account.accountId, custodialAsset(symbol)!)), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
 };
@@ -60,7 +60,7 @@ const getBalanceByAsset: Handler = (req, ctx) => {
   const account = findAccount(ctx.store, req.pathParams.accountId!);
   const asset = custodialAsset(req.pathParams.asset!);
   if (!asset) throw apiError("not_found", `Accounts hold no asset '${req.pathParams.asset}'; the sandbox's assets are ${knownAssetList()}.`);
-  settleDueTransfers(ctx.store, ctx.clock.now());
+  settleDueTransfers(ctx, ctx.clock.now());
   return { status: 200, body: balanceView(ctx.store, account.accountId, asset) };
 };
 

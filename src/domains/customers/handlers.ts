@@ -3,12 +3,14 @@
  * POST, one behaviour) and delete. Updates merge: capabilities are requested
  * or withdrawn one by one, `individual` fields replace the ones given, terms
  * acceptances and tax attestations add up. What they change is seen at once
- * in `capabilities` and `requirements` (src/domains/customers/model.ts).
+ * in `capabilities` and `requirements` (src/domains/customers/model.ts), and
+ * announced by webhook (events.ts).
  */
 import type { RequestBody } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import { paginate } from "../shared/pagination.js";
 import type { Handler, HandlerContext, HandlerMap } from "../types.js";
+import { announceCapabilityChanges, announceDeletion } from "./events.js";
 import { CAPABILITIES, customers, customerView, findCustomer, isBlocked, TERMS, type CapabilityName, type CustomerRecord, type TosAcceptance } from "./model.js";
 
 type CustomerWrite = RequestBody<"updateCustomerById">;
@@ -56,7 +58,7 @@ const createCustomer: Handler = (req, ctx) => {
     createdAt: now,
     updatedAt: now,
   };
-  const record = applyWrite(blank, body, ctx);
+  const record = announceCapabilityChanges(ctx, undefined, applyWrite(blank, body, ctx));
   customers(ctx.store).put(record.customerId, record);
   return { status: 201, body: customerView(record, ctx.clock.now()) };
 };
@@ -74,7 +76,7 @@ const updateCustomerById: Handler = (req, ctx) => {
   if (isBlocked(record, ctx.clock.now()) && CAPABILITIES.some((c) => record.requested[c])) {
     throw apiError("forbidden", `Customer ${record.customerId} cannot be modified: its capabilities are permanently inactive (the customer is under 18).`);
   }
-  const updated = applyWrite(record, (req.body ?? {}) as CustomerWrite, ctx);
+  const updated = announceCapabilityChanges(ctx, record, applyWrite(record, (req.body ?? {}) as CustomerWrite, ctx));
   customers(ctx.store).put(updated.customerId, updated);
   return { status: 200, body: customerView(updated, ctx.clock.now()) };
 };
@@ -83,7 +85,10 @@ const updateCustomerById: Handler = (req, ctx) => {
 const deleteCustomerById: Handler = (req, ctx) => {
   const record = customers(ctx.store).get(req.pathParams.customerId!);
   if (!record) throw apiError("not_found", `Customer ${req.pathParams.customerId} was not found in this project.`);
-  if (!record.deleted) customers(ctx.store).put(record.customerId, { ...record, deleted: true, updatedAt: ctx.clock.iso() });
+  if (!record.deleted) {
+    customers(ctx.store).put(record.customerId, announceCapabilityChanges(ctx, record, { ...record, deleted: true, updatedAt: ctx.clock.iso() }));
+    announceDeletion(ctx, record.customerId);
+  }
   return { status: 204 };
 };
 

@@ -4,8 +4,9 @@
  *   unrequested → (requested) → pending ⇄ active,  and → inactive (final)
  * A requested capability is `pending` while a requirement that blocks it is
  * `due` or `rejected`, and `active` once none is; submitting the fields
- * (update) verifies them at once. `inactive` is final: a customer under 18 on
- * the sandbox clock, or a deleted one. Requirements are keyed by field name,
+ * (update) verifies them at once. `inactive` is final for a deleted customer,
+ * and lasts until a customer under 18 on the sandbox clock turns 18. Every
+ * change of a status is announced by webhook (events.ts). Requirements are keyed by field name,
  * listed only for requested capabilities, and vanish when met — the seed's
  * "requirements.due" are the entries whose status is `due`.
  */
@@ -54,6 +55,10 @@ export interface CustomerRecord {
   deleted?: boolean;
   createdAt: string;
   updatedAt: string;
+  /** Capability statuses as last announced by webhook (events.ts); absent on customers from before webhooks. */
+  announcedCapabilities?: Partial<Record<CapabilityName, CapabilityStatus>>;
+  /** When a status changes with the clock alone (the customer turns 18), so it is announced then. */
+  reviewAtMs?: number;
 }
 
 export const customers = (store: ProjectTx): Collection<CustomerRecord> => store.collection<CustomerRecord>("customers");
@@ -107,6 +112,13 @@ function ageOf(c: CustomerRecord, nowMs: number): number | undefined {
   const [y, m, d] = [Number(dob.year), Number(dob.month), Number(dob.day)];
   const birthdayPassed = now.getUTCMonth() + 1 > m || (now.getUTCMonth() + 1 === m && now.getUTCDate() >= d);
   return now.getUTCFullYear() - y - (birthdayPassed ? 0 : 1);
+}
+
+/** When a customer with a complete date of birth turns 18 (UTC), which unblocks their capabilities. */
+export function adultAtMs(c: CustomerRecord): number | undefined {
+  const dob = c.individual.dateOfBirth;
+  if (!dob?.year || !dob.month || !dob.day) return undefined;
+  return Date.UTC(Number(dob.year) + 18, Number(dob.month) - 1, Number(dob.day));
 }
 
 /** Permanently blocked: nothing the developer submits can help. */

@@ -4,7 +4,8 @@
  * The deposit becomes a transfer (source: the sender, target: the
  * destination's target) that is completed at once — or, for crypto worth
  * $3,000 or more, `processing` until submitDepositTravelRule gives the
- * originator's details.
+ * originator's details. Webhook events: processing, then completed, or
+ * processing and travel_rule_incomplete (src/domains/transfers/events.ts).
  */
 import { keccak256, toHex } from "viem";
 import { sha512 } from "@noble/hashes/sha2.js";
@@ -16,6 +17,7 @@ import { newTransferRecord } from "../transfers/create.js";
 import { transfers, transferView, type TransferRecord } from "../transfers/model.js";
 import { quoteTransfer } from "../transfers/quote.js";
 import { checkOnchainAddress, missingDepositTravelRule, TRAVEL_RULE_THRESHOLD_USD } from "../transfers/rules.js";
+import { emitTransferEvent } from "../transfers/events.js";
 import { deliver } from "../transfers/settle.js";
 import type { HandlerContext } from "../types.js";
 import { findDepositDestination, statusOf } from "./model.js";
@@ -97,10 +99,15 @@ export function simulateDeposit(ctx: Ctx, depositDestinationId: string, input: D
     const statusMessage = `Deposits worth $${TRAVEL_RULE_THRESHOLD_USD.toLocaleString("en-US")} or more need travel-rule details: ${missingDepositTravelRule(undefined).join(", ")}.`;
     const waiting: TransferRecord = { ...held, awaitingTravelRule: true, details: { ...held.details, travelRule: { status: "incomplete", statusMessage } } };
     transfers(ctx.store).put(waiting.transferId, waiting);
+    emitTransferEvent(ctx, "payments.transfers.processing", waiting);
+    emitTransferEvent(ctx, "payments.transfers.travel_rule_incomplete", waiting);
     return transferView(waiting);
   }
   const details = deliver(ctx.store, held);
   const done: TransferRecord = { ...held, status: "completed", completedAt: iso, ...(details ? { details } : {}) };
   transfers(ctx.store).put(done.transferId, done);
+  // The platform reports a deposit as it arrives (processing), then as credited (completed).
+  emitTransferEvent(ctx, "payments.transfers.processing", held);
+  emitTransferEvent(ctx, "payments.transfers.completed", done);
   return transferView(done);
 }

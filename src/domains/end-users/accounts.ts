@@ -13,17 +13,11 @@ import { apiError } from "../../errors/catalogue.js";
 import { parseUnsignedTransaction, signAndSendEvmTransaction, signTransaction, transactionFacts } from "../evm-accounts/signing.js";
 import { enforcePolicies } from "../policies/evaluate.js";
 import type { Handler, HandlerContext, HandlerMap, HandlerRequest } from "../types.js";
-import { activeGrant, assertDelegated, grants, grantsOf, grantState, type DelegationGrant } from "./delegation.js";
+import { emitWebhookEvent } from "../webhooks/emit.js";
+import { emitWalletSend, emitWalletSigned, type WalletActor } from "../webhooks/walletEvents.js";
+import { activeGrant, authorizeAccountUse, delegationIdOf, grants, grantsOf, grantState, type DelegationGrant } from "./delegation.js";
 import { findEndUser, type EndUserRecord } from "./model.js";
 
-/** Who may act: the end user with their own token, or the developer under a delegation. */
-function authorize(req: HandlerRequest, ctx: HandlerContext, user: EndUserRecord, address: string): void {
-  if (req.auth.kind === "endUser") {
-    if (req.auth.endUserId !== user.userId) throw apiError("unauthorized", `The access token belongs to another end user, not ${user.userId}.`);
-    return;
-  }
-  assertDelegated(ctx, user.userId, address);
-}
 
 function evmAccountOfUser(user: EndUserRecord, address: string) {
   const account = user.evmAccounts.find((a) => a.address.toLowerCase() === address.toLowerCase());
@@ -37,33 +31,37 @@ function solanaAccountOfUser(user: EndUserRecord, address: string) {
   return account;
 }
 
-/** Looks the user and account up, checks who is calling, and applies the project's policy. */
-function prepare<T>(req: HandlerRequest, ctx: HandlerContext, find: (u: EndUserRecord, a: string) => T, operation: string, facts: Parameters<typeof enforcePolicies>[1]["facts"]): T {
+/** Looks the user and account up, checks who is calling (the actor the webhook events name), and applies the project's policy. */
+function prepare<T>(req: HandlerRequest, ctx: HandlerContext, find: (u: EndUserRecord, a: string) => T, operation: string, facts: Parameters<typeof enforcePolicies>[1]["facts"]): T & { actor: WalletActor } {
   const user = findEndUser(ctx.store, req.pathParams.userId!);
   const address = String(req.body.address);
   const account = find(user, address);
-  authorize(req, ctx, user, address);
+  const actor = authorizeAccountUse(req, ctx, user.userId, address);
   enforcePolicies(ctx.store, { operation, accountPolicies: [], facts });
-  return account;
+  return { ...account, actor };
 }
 
 const signEvmTransactionWithEndUserAccount: Handler = async (req, ctx) => {
   const tx = parseUnsignedTransaction(String(req.body.transaction));
   const account = prepare(req, ctx, evmAccountOfUser, "signEndUserEvmTransaction", transactionFacts(tx, undefined));
-  return { status: 200, body: { signedTransaction: await signTransaction(account.privateKey, tx) } };
+  const signedTransaction = await signTransaction(account.privateKey, tx);
+  emitWalletSigned(ctx, "wallet.transaction.signed", account.address, account.actor);
+  return { status: 200, body: { signedTransaction } };
 };
 
 const sendEvmTransactionWithEndUserAccount: Handler = async (req, ctx) => {
   const network = String(req.body.network);
   const tx = parseUnsignedTransaction(String(req.body.transaction));
   const account = prepare(req, ctx, evmAccountOfUser, "sendEndUserEvmTransaction", transactionFacts(tx, network));
-  return { status: 200, body: { transactionHash: await signAndSendEvmTransaction(ctx, account, network, tx) } };
+  return { status: 200, body: { transactionHash: await signAndSendEvmTransaction(ctx, account, network, tx, account.actor) } };
 };
 
 const signEvmMessageWithEndUserAccount: Handler = async (req, ctx) => {
   const message = String(req.body.message);
   const account = prepare(req, ctx, evmAccountOfUser, "signEndUserEvmMessage", { kind: "message", message });
-  return { status: 200, body: { signature: await evmAccountOf(account.privateKey).signMessage({ message }) } };
+  const signature = await evmAccountOf(account.privateKey).signMessage({ message });
+  emitWalletSigned(ctx, "wallet.message.signed", account.address, account.actor);
+  return { status: 200, body: { signature } };
 };
 
 const signEvmTypedDataWithEndUserAccount: Handler = async (req, ctx) => {
@@ -71,7 +69,9 @@ const signEvmTypedDataWithEndUserAccount: Handler = async (req, ctx) => {
   const account = prepare(req, ctx, evmAccountOfUser, "signEndUserEvmTypedData", { kind: "typedData", ...typed });
   if (!typed.types[typed.primaryType]) throw apiError("invalid_request", `primaryType ${typed.primaryType} is not defined in types.`);
   try {
-    return { status: 200, body: { signature: await evmAccountOf(account.privateKey).signTypedData(typed as never) } };
+    const signature = await evmAccountOf(account.privateKey).signTypedData(typed as never);
+    emitWalletSigned(ctx, "wallet.typed_data.signed", account.address, account.actor);
+    return { status: 200, body: { signature } };
   } catch (error) {
     throw apiError("invalid_request", `The typed data could not be encoded (EIP-712): ${(error as Error).message.split("\n")[0]}`);
   }
@@ -80,13 +80,17 @@ const signEvmTypedDataWithEndUserAccount: Handler = async (req, ctx) => {
 const signSolanaMessageWithEndUserAccount: Handler = (req, ctx) => {
   const message = String(req.body.message);
   const account = prepare(req, ctx, solanaAccountOfUser, "signEndUserSolMessage", { kind: "message", message });
-  return { status: 200, body: { signature: toBase58(signSolanaBytes(account, new TextEncoder().encode(message))) } };
+  const signature = toBase58(signSolanaBytes(account, new TextEncoder().encode(message)));
+  emitWalletSigned(ctx, "wallet.message.signed", account.address, account.actor);
+  return { status: 200, body: { signature } };
 };
 
 const signSolanaTransactionWithEndUserAccount: Handler = (req, ctx) => {
   const tx = decodeSolanaTransaction(String(req.body.transaction));
   const account = prepare(req, ctx, solanaAccountOfUser, "signEndUserSolTransaction", { kind: "solanaTransaction", tx: readSolanaTransaction(tx) });
-  return { status: 200, body: { signedTransaction: encodeSolanaTransaction(signSolanaTransaction(tx, account)) } };
+  const signedTransaction = encodeSolanaTransaction(signSolanaTransaction(tx, account));
+  emitWalletSigned(ctx, "wallet.transaction.signed", account.address, account.actor);
+  return { status: 200, body: { signedTransaction } };
 };
 
 const sendSolanaTransactionWithEndUserAccount: Handler = (req, ctx) => {
@@ -97,6 +101,7 @@ const sendSolanaTransactionWithEndUserAccount: Handler = (req, ctx) => {
   const payer = Object.keys(signed.signatures)[0]!;
   const signature = toBase58(new Uint8Array(signed.signatures[payer as keyof typeof signed.signatures]!));
   applySolanaTransaction(ctx.store, ctx.clock, network, signature, payer, Object.keys(signed.signatures).length, readSolanaTransaction(tx));
+  emitWalletSend(ctx, { chain: "solana", hash: signature, network, address: account.address, actor: account.actor });
   return { status: 200, body: { transactionSignature: signature } };
 };
 
@@ -128,6 +133,8 @@ export function createGrant(ctx: HandlerContext, user: EndUserRecord, address: s
   if (current) throw apiError("already_exists", `End user ${user.userId} already has an active delegation (until ${new Date(current.expiresAtMs).toISOString()}); revoke it first.`);
   const grant: DelegationGrant = { id: ctx.random.uuid(), userId: user.userId, address, createdAtMs: ctx.clock.now(), expiresAtMs };
   grants(ctx.store).put(grant.id, grant);
+  const data = { delegation_id: delegationIdOf(grant), user_id: grant.userId, expires_at: new Date(expiresAtMs).toISOString(), created_at: new Date(grant.createdAtMs).toISOString() };
+  emitWebhookEvent(ctx, { eventType: "wallet.delegation.created", data });
   return grant;
 }
 
@@ -164,7 +171,10 @@ const getDelegationForEndUser: Handler = (req, ctx) => {
 };
 
 function revoke(ctx: HandlerContext, ended: DelegationGrant[]) {
-  for (const grant of ended) grants(ctx.store).put(grant.id, { ...grant, revokedAtMs: ctx.clock.now() });
+  for (const grant of ended) {
+    grants(ctx.store).put(grant.id, { ...grant, revokedAtMs: ctx.clock.now() });
+    emitWebhookEvent(ctx, { eventType: "wallet.delegation.revoked", data: { delegation_id: delegationIdOf(grant), user_id: grant.userId, revoked_at: ctx.clock.iso() } });
+  }
   return { status: 204 };
 }
 

@@ -17,17 +17,12 @@ import { startEip7702Delegation } from "../evm-accounts/eip7702.js";
 import { signAndSendEvmTransaction, transactionFacts } from "../evm-accounts/signing.js";
 import { enforcePolicies } from "../policies/evaluate.js";
 import type { Handler, HandlerContext, HandlerMap, HandlerRequest } from "../types.js";
-import { assertDelegated } from "./delegation.js";
+import { emitWalletSend } from "../webhooks/walletEvents.js";
+import { authorizeAccountUse } from "./delegation.js";
 import { findEndUser, type EndUserRecord } from "./model.js";
 import { authorizeSmartAccount, sendFromSmartAccount } from "./userOperations.js";
 
-function authorize(req: HandlerRequest, ctx: HandlerContext, user: EndUserRecord, address: string): void {
-  if (req.auth.kind === "endUser") {
-    if (req.auth.endUserId !== user.userId) throw apiError("unauthorized", `The access token belongs to another end user, not ${user.userId}.`);
-    return;
-  }
-  assertDelegated(ctx, user.userId, address);
-}
+const authorize = (req: HandlerRequest, ctx: HandlerContext, user: EndUserRecord, address: string) => authorizeAccountUse(req, ctx, user.userId, address);
 
 function parseAmount(amount: string, decimals: number): bigint {
   if (!/^[0-9]+(\.[0-9]+)?$/.test(amount)) throw apiError("invalid_request", `amount must be a positive decimal number such as "1.5", got "${amount}".`);
@@ -47,7 +42,7 @@ const sendEvmAssetWithEndUserAccount: Handler = async (req, ctx) => {
   const smart = isSmart ? authorizeSmartAccount(req, ctx, user, address) : undefined;
   const account = user.evmAccounts.find((a) => a.address.toLowerCase() === address.toLowerCase());
   if (!smart && !account) throw apiError("not_found", `End user ${user.userId} has no EVM account ${address}.`);
-  if (!smart) authorize(req, ctx, user, address);
+  const actor = smart ? undefined : authorize(req, ctx, user, address);
   const token = evmTokenBySymbol(network, String(req.pathParams.asset));
   if (!token) throw apiError("invalid_request", `${String(req.pathParams.asset).toUpperCase()} is not in the sandbox's token table for ${network}.`);
   const data = encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [req.body.to as `0x${string}`, parseAmount(String(req.body.amount), token.decimals)] });
@@ -59,7 +54,7 @@ const sendEvmAssetWithEndUserAccount: Handler = async (req, ctx) => {
   const tx: TransactionSerializable = { type: "eip1559", chainId: chainIdOf(network)!, to: token.address, value: 0n, data };
   // The asset send is a transaction the platform builds: the sendEndUserEvmTransaction rules govern it.
   enforcePolicies(ctx.store, { operation: "sendEndUserEvmTransaction", accountPolicies: [], facts: transactionFacts(tx, network) });
-  const transactionHash = await signAndSendEvmTransaction(ctx, account!, network, tx);
+  const transactionHash = await signAndSendEvmTransaction(ctx, account!, network, tx, actor);
   return { status: 200, body: { transactionHash, userOpHash: null } };
 };
 
@@ -68,7 +63,7 @@ const sendSolanaAssetWithEndUserAccount: Handler = (req, ctx) => {
   const address = req.pathParams.address!;
   const account = user.solanaAccounts.find((a) => a.address === address);
   if (!account) throw apiError("not_found", `End user ${user.userId} has no Solana account ${address}.`);
-  authorize(req, ctx, user, address);
+  const actor = authorize(req, ctx, user, address);
   const network = String(req.body.network);
   const token = solanaTokenBySymbol(network, String(req.pathParams.asset));
   if (!token) throw apiError("invalid_request", `${String(req.pathParams.asset).toUpperCase()} is not in the sandbox's token table for ${network}.`);
@@ -91,6 +86,7 @@ const sendSolanaAssetWithEndUserAccount: Handler = (req, ctx) => {
   } else {
     applySolanaTransaction(ctx.store, ctx.clock, network, signature, address, 1, facts);
   }
+  emitWalletSend(ctx, { chain: "solana", hash: signature, network, address, actor });
   return { status: 200, body: { transactionSignature: signature } };
 };
 

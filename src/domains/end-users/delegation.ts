@@ -5,6 +5,9 @@
  * {project, user}. A grant is active, then expired (the clock passed
  * expiresAt) or revoked (by the user or the developer). Expired and revoked
  * grants are forgotten after GRANT_RETENTION_MS, so old ones do not pile up.
+ * Creating and revoking a grant send wallet.delegation.created / .revoked
+ * (flat: delegation_id, user_id, expires_at and created_at / revoked_at);
+ * expiry sends nothing, as on the platform, which defines no event for it.
  *
  * Before the developer's API key acts for an end user: delegation_not_enabled
  * (project setting `delegationEnabled: false`), delegation_not_found (no
@@ -13,7 +16,8 @@
  */
 import { apiError } from "../../errors/catalogue.js";
 import type { Collection, ProjectTx } from "../../store/store.js";
-import type { HandlerContext } from "../types.js";
+import type { HandlerContext, HandlerRequest } from "../types.js";
+import type { WalletActor } from "../webhooks/walletEvents.js";
 
 export const GRANT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -53,8 +57,11 @@ export function activeGrant(ctx: HandlerContext, userId: string): DelegationGran
   return grantsOf(ctx, userId).find((g) => grantState(g, ctx.clock.now()) === "active");
 }
 
-/** Throws the delegation error that applies, or returns when the developer may act for `address`. */
-export function assertDelegated(ctx: HandlerContext, userId: string, address: string): void {
+/** How webhook payloads name a grant. */
+export const delegationIdOf = (g: DelegationGrant) => `delegation_${g.id}`;
+
+/** Throws the delegation error that applies, or returns the grant under which the developer may act for `address`. */
+export function assertDelegated(ctx: HandlerContext, userId: string, address: string): DelegationGrant {
   if (ctx.project.settings["delegationEnabled"] === false) {
     throw apiError("delegation_not_enabled", "Delegated signing is not enabled for this project (settings.delegationEnabled is false).");
   }
@@ -68,4 +75,17 @@ export function assertDelegated(ctx: HandlerContext, userId: string, address: st
   if (state === "expired") {
     throw apiError("delegation_expired", `The delegation of end user ${userId} expired at ${new Date(latest.expiresAtMs).toISOString()}.`);
   }
+  return latest;
+}
+
+/**
+ * Who may use an end user's account: the end user with their own token, or the developer
+ * under a delegation grant covering `address`. Returns who acted, as webhook payloads name them.
+ */
+export function authorizeAccountUse(req: HandlerRequest, ctx: HandlerContext, userId: string, address: string): WalletActor {
+  if (req.auth.kind === "endUser") {
+    if (req.auth.endUserId !== userId) throw apiError("unauthorized", `The access token belongs to another end user, not ${userId}.`);
+    return { user_id: userId };
+  }
+  return { user_id: userId, delegation_id: delegationIdOf(assertDelegated(ctx, userId, address)) };
 }

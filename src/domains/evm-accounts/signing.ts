@@ -13,6 +13,7 @@ import { enforcePolicies } from "../policies/evaluate.js";
 import { chainIdOf, networkOfChainId } from "../shared/evmNetworks.js";
 import type { PolicyFacts } from "../policies/facts.js";
 import type { Handler, HandlerContext } from "../types.js";
+import { API_KEY_WALLET, emitWalletSend, emitWalletSigned, type WalletActor } from "../webhooks/walletEvents.js";
 import { findEvmAccount } from "./model.js";
 
 /** Parses an unsigned (or signed: the signature is dropped) serialized transaction, or 400 malformed_transaction. */
@@ -36,6 +37,7 @@ export const signEvmHash: Handler = async (req, ctx) => {
   if (!isHash32(hash)) throw apiError("invalid_request", "hash must be 32 bytes as 0x-prefixed hex (66 characters).");
   enforcePolicies(ctx.store, { operation: "signEvmHash", accountPolicies: record.policies, facts: { kind: "evmHash" } });
   const signature = await evmAccountOf(record.privateKey).sign({ hash });
+  emitWalletSigned(ctx, "wallet.hash.signed", record.address, API_KEY_WALLET);
   return { status: 200, body: { signature } };
 };
 
@@ -44,6 +46,7 @@ export const signEvmMessage: Handler = async (req, ctx) => {
   const message = String(req.body.message);
   enforcePolicies(ctx.store, { operation: "signEvmMessage", accountPolicies: record.policies, facts: { kind: "message", message } });
   const signature = await evmAccountOf(record.privateKey).signMessage({ message });
+  emitWalletSigned(ctx, "wallet.message.signed", record.address, API_KEY_WALLET);
   return { status: 200, body: { signature } };
 };
 
@@ -53,6 +56,7 @@ export const signEvmTypedData: Handler = async (req, ctx) => {
   if (!types[primaryType]) throw apiError("invalid_request", `primaryType ${primaryType} is not defined in types.`);
   try {
     const signature = await evmAccountOf(record.privateKey).signTypedData({ domain, types, primaryType, message } as never);
+    emitWalletSigned(ctx, "wallet.typed_data.signed", record.address, API_KEY_WALLET);
     return { status: 200, body: { signature } };
   } catch (error) {
     throw apiError("invalid_request", `The typed data could not be encoded (EIP-712): ${(error as Error).message.split("\n")[0]}`);
@@ -64,6 +68,7 @@ export const signEvmTransaction: Handler = async (req, ctx) => {
   const tx = parseUnsignedTransaction(String(req.body.transaction));
   enforcePolicies(ctx.store, { operation: "signEvmTransaction", accountPolicies: record.policies, facts: transactionFacts(tx, networkOfChainId(tx.chainId)) });
   const signedTransaction = await signTransaction(record.privateKey, tx);
+  emitWalletSigned(ctx, "wallet.transaction.signed", record.address, API_KEY_WALLET);
   return { status: 200, body: { signedTransaction } };
 };
 
@@ -93,7 +98,8 @@ export const sendEvmTransaction: Handler = async (req, ctx) => {
 };
 
 /**
- * Fills, signs and executes a transaction on the ledger; returns its hash.
+ * Fills, signs and executes a transaction on the ledger; returns its hash. Emits the
+ * send's wallet.transaction.* events for `actor` (walletEvents.ts).
  * The network decides the chain (the official client serializes requests with chainId 1),
  * and RLP cannot tell an omitted field from zero, so zero means "fill it in", as the platform does.
  */
@@ -102,6 +108,7 @@ export async function signAndSendEvmTransaction(
   signer: { address: `0x${string}`; privateKey: Hex },
   network: string,
   tx: TransactionSerializable,
+  actor: WalletActor = API_KEY_WALLET,
 ): Promise<Hex> {
   const chainId = chainIdOf(network)!;
   const nonceKey = `${signer.address.toLowerCase()}:${network}`;
@@ -134,5 +141,6 @@ export async function signAndSendEvmTransaction(
     type: f.type ?? "eip1559",
   });
   nonces.put(nonceKey, { next: Math.max(nonce + 1, nonces.get(nonceKey)?.next ?? 0) });
+  emitWalletSend(ctx, { chain: "evm", hash, network, address: signer.address, actor });
   return hash;
 }

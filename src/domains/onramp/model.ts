@@ -12,7 +12,8 @@
  * button (the sandbox's simulated buyer does so after 15 s); PENDING_PAYMENT
  * is the card payment settling; PROCESSING buys and sends the crypto. On
  * COMPLETED the asset lands at the destination address on the project's
- * ledger, in a transaction whose hash is the order's txHash.
+ * ledger, in a transaction whose hash is the order's txHash. Each status is
+ * announced by webhook once, when the sandbox first sees it reached (events.ts).
  */
 import type { ResponseBody } from "../../contract/types.js";
 import type { ProjectTx } from "../../store/store.js";
@@ -64,6 +65,10 @@ export interface OnrampOrderRecord {
   /** Token of the payment link (`/_sandbox/onramp/…?sessionToken=`). */
   paymentLinkToken: string;
   locale?: string;
+  /** Index in its timeline of the last status announced by webhook (events.ts); absent on orders from before webhooks. */
+  announcedStage?: number;
+  /** When the next status not yet announced begins; absent once the last one is announced. */
+  nextAnnouncementAtMs?: number;
 }
 
 export const onrampOrders = (store: ProjectTx) => store.collection<OnrampOrderRecord>("onrampOrders");

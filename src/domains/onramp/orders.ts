@@ -11,6 +11,7 @@ import type { RequestBody, ResponseBody } from "../../contract/types.js";
 import { toBase58 } from "../../crypto/solana.js";
 import { apiError } from "../../errors/catalogue.js";
 import type { Handler, HandlerContext } from "../types.js";
+import { announceCreatedOrder } from "./events.js";
 import { hostedUrl, pageToken } from "./links.js";
 import { checkGuestLimits } from "./limits.js";
 import { checkDestinationAddress, ledgerAssetOf, offering, quote, quoteView, usdCentsOf } from "./market.js";
@@ -113,7 +114,7 @@ const createOnrampOrder: Handler = (req, ctx) => {
     return { status: 201, body: { order: orderView(order, order.createdAtMs) } satisfies ResponseBody<"createOnrampOrder", 201> };
   }
 
-  onrampOrders(ctx.store).put(order.orderId, order);
+  onrampOrders(ctx.store).put(order.orderId, announceCreatedOrder(ctx, order));
   const landsAt = completionAtMs(order);
   if (landsAt !== undefined) {
     const target = ledgerAssetOf(asset, network);

@@ -9,6 +9,7 @@ import { readSolanaTransaction } from "../../crypto/solanaInstructions.js";
 import { applySolanaTransaction } from "../../chain/solanaLedger.js";
 import { enforcePolicies } from "../policies/evaluate.js";
 import type { Handler } from "../types.js";
+import { API_KEY_WALLET, emitWalletSend, emitWalletSigned } from "../webhooks/walletEvents.js";
 import { findSolanaAccount, solanaAccounts } from "./model.js";
 
 export const signSolanaMessage: Handler = (req, ctx) => {
@@ -16,6 +17,7 @@ export const signSolanaMessage: Handler = (req, ctx) => {
   const message = String(req.body.message);
   enforcePolicies(ctx.store, { operation: "signSolMessage", accountPolicies: record.policies, facts: { kind: "message", message } });
   const signature = signSolanaBytes(record, new TextEncoder().encode(message));
+  emitWalletSigned(ctx, "wallet.message.signed", record.address, API_KEY_WALLET);
   return { status: 200, body: { signature: toBase58(signature) } };
 };
 
@@ -24,6 +26,7 @@ export const signSolanaTransactionHandler: Handler = (req, ctx) => {
   const tx = decodeSolanaTransaction(String(req.body.transaction));
   enforcePolicies(ctx.store, { operation: "signSolTransaction", accountPolicies: record.policies, facts: { kind: "solanaTransaction", tx: readSolanaTransaction(tx) } });
   const signed = signSolanaTransaction(tx, record);
+  emitWalletSigned(ctx, "wallet.transaction.signed", record.address, API_KEY_WALLET);
   return { status: 200, body: { signedTransaction: encodeSolanaTransaction(signed) } };
 };
 
@@ -48,6 +51,9 @@ export const sendSolanaTransaction: Handler = (req, ctx) => {
   }
   const first = signed.signatures[payer as keyof typeof signed.signatures]!;
   const signature = toBase58(new Uint8Array(first));
-  applySolanaTransaction(ctx.store, ctx.clock, String(req.body.network), signature, payer, Object.keys(signed.signatures).length, readSolanaTransaction(tx));
+  const network = String(req.body.network);
+  applySolanaTransaction(ctx.store, ctx.clock, network, signature, payer, Object.keys(signed.signatures).length, readSolanaTransaction(tx));
+  // The fee payer's wallet sends it (a payer outside the project is no wallet of the platform's: no events).
+  if (payerRecord) emitWalletSend(ctx, { chain: "solana", hash: signature, network, address: payer, actor: API_KEY_WALLET });
   return { status: 200, body: { transactionSignature: signature } };
 };

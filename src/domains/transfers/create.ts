@@ -14,6 +14,7 @@ import { custodialAsset, knownAssetList, NETWORK_ASSETS, type CustodialAsset } f
 import { fromUnits, toUnits, usdMicrosOf } from "../shared/decimal.js";
 import { checkMetadata } from "../shared/metadata.js";
 import type { Handler, HandlerContext } from "../types.js";
+import { emitTransferEvent } from "./events.js";
 import { transfers, transferView, type TransferRecord } from "./model.js";
 import { exchangeRateView, feeViews, quoteTransfer, type Quote, type Route } from "./quote.js";
 import { checkOnchainAddress, checkTravelRuleShape, missingOutgoingTravelRule, TRAVEL_RULE_THRESHOLD_USD } from "./rules.js";
@@ -98,7 +99,7 @@ export function newTransferRecord(
 
 export const createTransfer: Handler = (req, ctx) => {
   const body = req.body as Body;
-  settleDueTransfers(ctx.store, ctx.clock.now());
+  settleDueTransfers(ctx, ctx.clock.now());
   checkMetadata(body.metadata);
   checkTravelRuleShape(body.travelRule as Record<string, unknown> | undefined, "travelRule");
   const asset = custodialAsset(body.asset);
@@ -140,7 +141,10 @@ export const createTransfer: Handler = (req, ctx) => {
     const { transferId: _id, status: _status, expiresAt: _expires, createdAt: _created, updatedAt: _updated, ...preview } = transferView(record);
     return { status: 200, body: preview };
   }
+  record.expiryUnnotified = true;
   transfers(ctx.store).put(record.transferId, record);
-  const result = body.execute ? startExecution(ctx.store, record, ctx.clock.now()) : record;
+  // With execute: true the platform quotes first, for a moment: both events are sent.
+  emitTransferEvent(ctx, "payments.transfers.quoted", record);
+  const result = body.execute ? startExecution(ctx, record, ctx.clock.now()) : record;
   return { status: 200, body: transferView(result) };
 };

@@ -12,12 +12,13 @@ import { custodialAsset } from "../shared/custodialAssets.js";
 import { paginate } from "../shared/pagination.js";
 import type { Handler, HandlerMap } from "../types.js";
 import { createTransfer } from "./create.js";
+import { emitTransferEvent } from "./events.js";
 import { findTransfer, transfers, transferView, type TransferRecord } from "./model.js";
 import { checkTravelRuleShape, missingDepositTravelRule } from "./rules.js";
 import { deliver, settleDueTransfers, startExecution } from "./settle.js";
 
 const getTransferById: Handler = (req, ctx) => {
-  settleDueTransfers(ctx.store, ctx.clock.now());
+  settleDueTransfers(ctx, ctx.clock.now());
   return { status: 200, body: transferView(findTransfer(ctx.store, req.pathParams.transferId!)) };
 };
 
@@ -45,7 +46,7 @@ function matchesQuery(t: TransferRecord, q: Record<string, string | undefined>):
 }
 
 const listTransfers: Handler = (req, ctx) => {
-  settleDueTransfers(ctx.store, ctx.clock.now());
+  settleDueTransfers(ctx, ctx.clock.now());
   const q = req.query as Record<string, string | undefined>;
   if (q.accountId && (q.sourceAccountId || q.targetAccountId)) {
     throw apiError("invalid_request", "accountId (source or target) cannot be combined with sourceAccountId or targetAccountId; use one or the other.");
@@ -58,7 +59,7 @@ const listTransfers: Handler = (req, ctx) => {
 
 const executeFundTransfer: Handler = (req, ctx) => {
   const now = ctx.clock.now();
-  settleDueTransfers(ctx.store, now);
+  settleDueTransfers(ctx, now);
   const t = findTransfer(ctx.store, req.pathParams.transferId!);
   if (t.kind === "deposit") throw apiError("invalid_request", `Transfer ${t.transferId} is a deposit; deposits are not executed.`);
   if (t.status !== "quoted") {
@@ -77,7 +78,7 @@ const executeFundTransfer: Handler = (req, ctx) => {
     needsForTransfer({ owner: source?.owner ?? "", cls: cls(t.sourceAsset) }, { owner: target?.owner, cls: cls(t.targetAsset) }, t.sourceAsset !== t.targetAsset),
     "execute this transfer",
   );
-  return { status: 200, body: transferView(startExecution(ctx.store, t, now)) };
+  return { status: 200, body: transferView(startExecution(ctx, t, now)) };
 };
 
 /** Merges a later submission over an earlier one, object by object. */
@@ -91,7 +92,7 @@ function merge(base: Record<string, unknown>, extra: Record<string, unknown>): R
 }
 
 const submitDepositTravelRule: Handler = (req, ctx) => {
-  settleDueTransfers(ctx.store, ctx.clock.now());
+  settleDueTransfers(ctx, ctx.clock.now());
   const t = findTransfer(ctx.store, req.pathParams.transferId!);
   if (!t.awaitingTravelRule) {
     throw apiError("invalid_request", `Transfer ${t.transferId} (${t.kind}, ${t.status}) is not a deposit held for travel-rule information; nothing is needed.`);
@@ -108,13 +109,17 @@ const submitDepositTravelRule: Handler = (req, ctx) => {
   }
   const released: TransferRecord = { ...t, travelRule: info, awaitingTravelRule: false, settlesAtMs: ctx.clock.now() };
   const details = deliver(ctx.store, released);
-  transfers(ctx.store).put(t.transferId, {
+  const completed: TransferRecord = {
     ...released,
     status: "completed",
     completedAt: iso,
     updatedAt: iso,
     details: { ...details, travelRule: { status: "completed" } },
-  });
+  };
+  transfers(ctx.store).put(t.transferId, completed);
+  // The details are complete, then the held deposit is credited: two transitions, two events.
+  emitTransferEvent(ctx, "payments.transfers.travel_rule_completed", completed);
+  emitTransferEvent(ctx, "payments.transfers.completed", completed);
   return { status: 200, body: { status: "completed", missingFields: [] } };
 };
 

@@ -6,7 +6,8 @@
  *   processing ──settlesAt reached on the sandbox clock──→ completed | failed
  *
  * A quote past its expiresAt stays `quoted` (the contract has no expired
- * status) and can no longer be executed (transfer_quote_expired). Executing
+ * status) and can no longer be executed (transfer_quote_expired); its expiry
+ * is announced once (payments.transfers.expired, see events.ts). Executing
  * holds the source amount; settling spends the hold and delivers (completed)
  * or releases it (failed, with failureReason). Deposits (into deposit
  * destinations) are transfers too: completed at once, or `processing` while
@@ -58,6 +59,8 @@ export interface TransferRecord {
   /** Travel-rule details given so far (deposits: what submitDepositTravelRule merged). */
   travelRule?: TravelRuleInfo;
   awaitingTravelRule?: boolean;
+  /** A quote whose expiry has not been announced yet (payments.transfers.expired); cleared on execution or expiry. */
+  expiryUnnotified?: boolean;
 }
 
 export const transfers = (store: ProjectTx): Collection<TransferRecord> => store.collection<TransferRecord>("transfers");

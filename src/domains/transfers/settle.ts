@@ -2,9 +2,10 @@
  * Moving a transfer along its state machine: execution (holds the source
  * amount and fixes when it settles) and settlement on the sandbox clock
  * (completed: the hold is spent and the target paid, once; failed: the hold
- * is released). Settlement runs before every read of transfers or balances
- * and whenever the sandbox clock is moved, and stamps the times the transfer
- * was due, so the outcome does not depend on when anyone looks.
+ * is released), and the expiry of quotes nobody executed. Each transition
+ * sends its webhook event once (events.ts). Settlement runs before every
+ * platform request and node call (src/domains/settle.ts), and stamps the
+ * times the transfer was due, so the outcome does not depend on when anyone looks.
  *
  * | target                         | settles after (sandbox time) |
  * |--------------------------------|------------------------------|
@@ -20,9 +21,11 @@ import { credit, recordPayout } from "../../chain/ledger.js";
 import { solanaTxs } from "../../chain/solanaLedger.js";
 import { toBase58 } from "../../crypto/solana.js";
 import type { ProjectTx, Store } from "../../store/store.js";
+import type { EmitContext } from "../webhooks/emit.js";
 import { creditAccount, debitAccount, holdFunds, releaseHold } from "../accounts/model.js";
 import { ledgerTokenOf } from "../shared/custodialAssets.js";
 import { chainIdOf } from "../shared/evmNetworks.js";
+import { emitTransferEvent } from "./events.js";
 import { FAILURE, transfers, type TransferRecord } from "./model.js";
 import type { Route } from "./quote.js";
 import { recipientProblem } from "./rules.js";
@@ -41,45 +44,63 @@ export function settlementDelay(route: Route): number {
 }
 
 /** quoted → processing: reserve the source amount when it is available (else the transfer fails when it settles). */
-export function startExecution(store: ProjectTx, t: TransferRecord, nowMs: number): TransferRecord {
+export function startExecution(ctx: EmitContext, t: TransferRecord, nowMs: number): TransferRecord {
   const iso = new Date(nowMs).toISOString();
-  const held = t.sourceAccountId ? holdFunds(store, t.sourceAccountId, t.sourceAsset, BigInt(t.sourceUnits)) : false;
-  const next: TransferRecord = { ...t, status: "processing", executedAt: iso, updatedAt: iso, held, settlesAtMs: nowMs + t.settleAfterMs };
-  transfers(store).put(next.transferId, next);
+  const held = t.sourceAccountId ? holdFunds(ctx.store, t.sourceAccountId, t.sourceAsset, BigInt(t.sourceUnits)) : false;
+  const { expiryUnnotified: _executed, ...rest } = t;
+  const next: TransferRecord = { ...rest, status: "processing", executedAt: iso, updatedAt: iso, held, settlesAtMs: nowMs + t.settleAfterMs };
+  transfers(ctx.store).put(next.transferId, next);
+  emitTransferEvent(ctx, "payments.transfers.processing", next, nowMs);
   return next;
 }
 
-/** Settles every processing transfer whose time has come, in the order they became due. */
-/** Whether a processing transfer of the project is due to settle by `nowMs` (committed state, no transaction). */
+const dueToSettle = (t: TransferRecord, nowMs: number) => t.status === "processing" && !t.awaitingTravelRule && t.settlesAtMs !== undefined && t.settlesAtMs <= nowMs;
+const dueToExpire = (t: TransferRecord, nowMs: number) => t.status === "quoted" && t.expiryUnnotified === true && t.expiresAtMs !== undefined && t.expiresAtMs < nowMs;
+
+/** Whether a transfer of the project is due to settle, or a quote to expire, by `nowMs` (committed state, no transaction). */
 export function hasDueTransfers(store: Store, projectId: string, nowMs: number): boolean {
   const all = store.project(projectId)?.data["transfers"] as Record<string, TransferRecord> | undefined;
   if (!all) return false;
-  for (const id in all) {
-    const t = all[id]!;
-    if (t.status === "processing" && !t.awaitingTravelRule && t.settlesAtMs !== undefined && t.settlesAtMs <= nowMs) return true;
-  }
+  for (const id in all) if (dueToSettle(all[id]!, nowMs) || dueToExpire(all[id]!, nowMs)) return true;
   return false;
 }
 
-export function settleDueTransfers(store: ProjectTx, nowMs: number): void {
-  const due = transfers(store)
-    .filter((t) => t.status === "processing" && !t.awaitingTravelRule && t.settlesAtMs !== undefined && t.settlesAtMs <= nowMs)
-    .sort((a, b) => a.settlesAtMs! - b.settlesAtMs! || a.createdAtMs - b.createdAtMs);
-  for (const t of due) settle(store, t);
+/** Settles every processing transfer whose time has come, and notes expired quotes, in the order they became due. */
+export function settleDueTransfers(ctx: EmitContext, nowMs: number): void {
+  const due = transfers(ctx.store)
+    .filter((t) => dueToSettle(t, nowMs) || dueToExpire(t, nowMs))
+    .map((t) => ({ t, atMs: t.status === "quoted" ? t.expiresAtMs! : t.settlesAtMs! }))
+    .sort((a, b) => a.atMs - b.atMs || a.t.createdAtMs - b.t.createdAtMs);
+  for (const { t } of due) {
+    if (t.status === "quoted") expire(ctx, t);
+    else settle(ctx, t);
+  }
 }
 
-function settle(store: ProjectTx, t: TransferRecord): void {
+/** A quote past its expiresAt stays `quoted` (the contract has no expired status); its expiry is announced once. */
+function expire(ctx: EmitContext, t: TransferRecord): void {
+  const { expiryUnnotified: _noted, ...rest } = t;
+  transfers(ctx.store).put(t.transferId, rest);
+  emitTransferEvent(ctx, "payments.transfers.expired", rest, t.expiresAtMs!);
+}
+
+function settle(ctx: EmitContext, t: TransferRecord): void {
+  const { store } = ctx;
   const at = new Date(t.settlesAtMs!).toISOString();
   const units = BigInt(t.sourceUnits);
   const problem = recipientProblem(store, t.target as { address?: string; network?: string; email?: string });
   const fail = (reason: string) => {
     if (t.held && t.sourceAccountId) releaseHold(store, t.sourceAccountId, t.sourceAsset, units);
-    transfers(store).put(t.transferId, { ...t, status: "failed", failureReason: reason, updatedAt: at, held: false });
+    const failed: TransferRecord = { ...t, status: "failed", failureReason: reason, updatedAt: at, held: false };
+    transfers(store).put(t.transferId, failed);
+    emitTransferEvent(ctx, "payments.transfers.failed", failed, t.settlesAtMs);
   };
   if (problem) return fail(problem);
   if (t.sourceAccountId && !debitAccount(store, t.sourceAccountId, t.sourceAsset, units, t.held === true)) return fail(FAILURE.insufficientBalance);
   const details = deliver(store, t);
-  transfers(store).put(t.transferId, { ...t, status: "completed", completedAt: at, updatedAt: at, held: false, ...(details ? { details } : {}) });
+  const completed: TransferRecord = { ...t, status: "completed", completedAt: at, updatedAt: at, held: false, ...(details ? { details } : {}) };
+  transfers(store).put(t.transferId, completed);
+  emitTransferEvent(ctx, "payments.transfers.completed", completed, t.settlesAtMs);
 }
 
 /** Pays the target: an account's balance, or the project's ledger for onchain addresses; emails and banks are outside the sandbox. */

@@ -9,12 +9,14 @@
  * Retries follow Hook0's built-in backoff on the sandbox clock (3 s, 10 s,
  * 3 min, 30 min, 1 h, 3 h, 5 h, then every 10 h), at most 60 retries.
  */
+import { setMaxListeners } from "node:events";
 import type { Clock } from "../../clock.js";
 import type { Store } from "../../store/store.js";
 import { deliveries, subscriptions, type DeliveryRecord, type SubscriptionRecord } from "./model.js";
 import { scanActivity } from "./onchain.js";
 import { postDelivery, type AttemptOutcome } from "./send.js";
 import { SIGNATURE_HEADER, signDelivery } from "./signature.js";
+import { WALLET_TRANSACTIONS_COLLECTION } from "./walletEvents.js";
 
 export const RETRY_DELAYS_MS = [3_000, 10_000, 180_000, 1_800_000, 3_600_000, 10_800_000, 18_000_000, 36_000_000];
 export const MAX_RETRIES = 60;
@@ -60,6 +62,8 @@ export function startWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher 
   const { store, clock } = deps;
   const inFlight = new Map<string, Promise<void>>();
   const abort = new AbortController();
+  // Every attempt in flight listens to this signal; a pass may start many at once.
+  setMaxListeners(0, abort.signal);
   let running: Promise<void> | undefined;
   let stopped = false;
 
@@ -105,7 +109,9 @@ export function startWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher 
   /** One project: detect activity, then start every due attempt. */
   async function passProject(projectId: string): Promise<void> {
     const data = store.project(projectId)?.data ?? {};
-    if (Object.keys(data["webhookSubscriptions"] ?? {}).length === 0 && Object.keys(data["webhookDeliveries"] ?? {}).length === 0) return;
+    const isEmpty = (name: string) => Object.keys(data[name] ?? {}).length === 0;
+    // Sends waiting for their block are read even without subscriptions, so they do not pile up.
+    if (isEmpty("webhookSubscriptions") && isEmpty("webhookDeliveries") && isEmpty(WALLET_TRANSACTIONS_COLLECTION)) return;
     const tx = store.begin(projectId);
     scanActivity(tx, clock);
     const now = clock.now();

@@ -6,17 +6,29 @@
  * with `POST /_sandbox/webhooks/flush`).
  *
  * @example
- *   // in a transfers handler, after the transfer is stored:
- *   emitWebhookEvent(ctx, { eventType: "payments.transfers.completed", data: transferView(transfer) });
+ *   // after a grant is stored (a flat body):
+ *   emitWebhookEvent(ctx, { eventType: "wallet.delegation.revoked", data: { delegation_id, user_id, revoked_at: ctx.clock.iso() } });
+ *   // an envelope that repeats the event id:
+ *   emitWebhookEvent(ctx, { eventType, data: (eventId) => ({ eventId, eventType, timestamp, data: { customerId } }) });
  */
 import type { Clock } from "../../clock.js";
 import type { Random } from "../../random.js";
 import type { ProjectTx } from "../../store/store.js";
 import { deliveries, deliveryId, subscriptions, usesLabels, type DeliveryRecord, type EventType, type SubscriptionRecord } from "./model.js";
 
+/** What emitting needs: the project's transaction, the sandbox clock and randomness (for event ids). */
+export interface EmitContext {
+  store: ProjectTx;
+  clock: Clock;
+  random: Random;
+}
+
 export interface WebhookEvent {
   eventType: EventType;
-  /** The JSON body the receiver gets, exactly (its shape is the event type's documented payload). */
+  /**
+   * The JSON body the receiver gets, exactly (its shape is the event type's documented payload),
+   * or a function of the event id for the payloads that carry it in their envelope.
+   */
   data: unknown;
   /** Only for the activity event types, which subscriptions filter by labels; the platform ignores labels for the others. */
   labels?: Record<string, string>;
@@ -73,12 +85,15 @@ export function queueDelivery(store: ProjectTx, clock: Clock, sub: SubscriptionR
 /**
  * Records `event` for every enabled subscription of the project that takes its
  * type (and, for activity events, whose labels it carries). Returns the event id
- * and the subscriptions it will be delivered to (none is fine: nothing is recorded).
+ * and the subscriptions it will be delivered to. With none, nothing is recorded
+ * and no id is drawn (so emitting costs a project without subscriptions nothing,
+ * and does not move the seeded id stream).
  */
-export function emitWebhookEvent(ctx: { store: ProjectTx; clock: Clock; random: Random }, event: WebhookEvent): { eventId: string; subscriptionIds: string[] } {
-  const eventId = event.eventId ?? ctx.random.uuid();
+export function emitWebhookEvent(ctx: EmitContext, event: WebhookEvent): { eventId?: string; subscriptionIds: string[] } {
   const targets = subscriptions(ctx.store).filter((sub) => subscriptionWants(sub, event.eventType, event.labels));
-  const payload = JSON.stringify(event.data);
+  if (targets.length === 0) return { subscriptionIds: [] };
+  const eventId = event.eventId ?? ctx.random.uuid();
+  const payload = JSON.stringify(typeof event.data === "function" ? (event.data as (id: string) => unknown)(eventId) : event.data);
   for (const sub of targets) queueDelivery(ctx.store, ctx.clock, sub, event.eventType, eventId, payload);
   return { eventId, subscriptionIds: targets.map((s) => s.subscriptionId) };
 }

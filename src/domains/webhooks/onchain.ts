@@ -5,6 +5,8 @@
  * subscriptions whose labels it carries. A block counts once the sandbox
  * clock has reached it; each subscription reads the ledger from where it
  * was created (or last enabled), so it never sees blocks from before.
+ * Sends made through wallet operations get their `wallet.transaction.confirmed`
+ * (or `.failed`) here too, once their block is mined.
  */
 import { createHash } from "node:crypto";
 import { decodeEventLog, erc20Abi, getAddress, type Hex } from "viem";
@@ -12,9 +14,12 @@ import { blockNumberAt, blockTimestampOf } from "../../chain/blocks.js";
 import { ledgerTxs, type LedgerLog, type LedgerTx } from "../../chain/ledger.js";
 import type { Clock } from "../../clock.js";
 import type { ProjectTx } from "../../store/store.js";
-import { labelsMatch, queueDelivery } from "./emit.js";
+import { solanaTxs } from "../../chain/solanaLedger.js";
+import { derivedUuid } from "../shared/derivedId.js";
+import { labelsMatch, queueDelivery, subscriptionWants } from "./emit.js";
 import { deliveries, deliveryId, scanCursors, subscriptions, usesLabels, type EventType, type SubscriptionRecord } from "./model.js";
 import { ACTIVITY_NETWORKS, activityNetworkOf } from "./rules.js";
+import { walletOutcomePayload, watchedWalletTransactions } from "./walletEvents.js";
 
 const SIGNATURES: Record<string, string> = {
   Transfer: "Transfer(address,address,uint256)",
@@ -129,9 +134,44 @@ export function startScanAt(store: ProjectTx, clock: Clock, sub: Pick<Subscripti
   else scanCursors(store).put(sub.subscriptionId, { subscriptionId: sub.subscriptionId, network, block: blockNumberAt(network, clock.now()) });
 }
 
-/** Reads newly mined blocks for every enabled activity subscription and queues their events. Returns how many were queued. */
-export function scanActivity(store: ProjectTx, clock: Clock): number {
+/**
+ * Sends waiting for their block (walletEvents.ts): once it is mined, each enabled
+ * subscription taking the outcome gets `.confirmed` (or `.failed` when the
+ * transaction reverted), stamped with the block's time; then the send is forgotten.
+ * The event id derives from the transaction, so it is the same in every subscription.
+ */
+export function confirmWalletTransactions(store: ProjectTx, clock: Clock): number {
   let queued = 0;
+  for (const sent of watchedWalletTransactions(store).list()) {
+    const key = `${sent.network}|${sent.hash}`;
+    const mined = sent.chain === "evm" ? ledgerTxs(store).get(sent.hash as Hex) : undefined;
+    const landed = sent.chain === "solana" ? solanaTxs(store).get(sent.hash) : undefined;
+    const block = mined?.block ?? landed?.slot;
+    if (block === undefined) {
+      watchedWalletTransactions(store).delete(key); // gone from the ledger (project reset or restored)
+      continue;
+    }
+    if (blockNumberAt(sent.network, clock.now()) < block) continue;
+    const outcome = mined?.status === "reverted" || landed?.status === "failed" ? "failed" : "confirmed";
+    const eventType: EventType = `wallet.transaction.${outcome}`;
+    const eventId = derivedUuid(`webhook-event|${store.projectId}|${eventType}|${key}`);
+    const payload = JSON.stringify(walletOutcomePayload(sent, outcome, new Date(blockTimestampOf(sent.network, block)).toISOString()));
+    for (const sub of subscriptions(store).filter((s) => subscriptionWants(s, eventType, undefined))) {
+      if (deliveries(store).get(deliveryId(sub.subscriptionId, eventId))) continue;
+      queueDelivery(store, clock, sub, eventType, eventId, payload);
+      queued++;
+    }
+    watchedWalletTransactions(store).delete(key);
+  }
+  return queued;
+}
+
+/**
+ * Reads newly mined blocks: the events of sends whose block is mined, and for every
+ * enabled activity subscription, the logs it wants. Returns how many deliveries were queued.
+ */
+export function scanActivity(store: ProjectTx, clock: Clock): number {
+  let queued = confirmWalletTransactions(store, clock);
   for (const sub of subscriptions(store).filter((s) => s.isEnabled && s.eventTypes.some(usesLabels))) {
     const network = activityNetworkOf(sub);
     const cursor = scanCursors(store).get(sub.subscriptionId);
