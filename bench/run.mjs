@@ -29,6 +29,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const STARTS = Number(process.env.BENCH_STARTS ?? 3);
+/** BENCH_CPU_PROF=DIR: the sandbox writes a V8 CPU profile of its runs there (open it in Chrome DevTools). */
+const PROFILE = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
 const WARMUP_REQUESTS = 500;
 /** Above any rate this machine reaches: a wallet token's jti may be used once, so a run must never run out. */
 const tokensPerRun = DURATION * 8000 + WARMUP_REQUESTS;
@@ -97,7 +99,7 @@ const mint = (n, make) => Promise.all(Array.from({ length: n }, make));
  */
 async function timeStart() {
   const t0 = performance.now();
-  const { child, fields } = await spawnServer([join(root, "dist/cli.js"), "--port", "0", "--seed", "bench"]);
+  const { child, fields } = await spawnServer([join(root, "dist/cli.js"), "--port", "0", "--seed", "bench"], PROFILE);
   const ready = performance.now() - t0;
   const url = new URL(fields.basePath).origin;
   const health = await fetch(`${url}/_sandbox/health`);
