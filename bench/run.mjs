@@ -8,8 +8,9 @@
  * when other work shares the machine), the start-up time and the sandbox's
  * RSS after the runs. A measurement, never a test.
  *
- * Every server runs in a child process (the sandbox as users run it,
- * `dist/cli.js`), so none shares its event loop with the load generator.
+ * Every server runs in a child process (the sandbox as `npm start` runs it:
+ * `dist/cli.js` with the same Node flags), so none shares its event loop with
+ * the load generator.
  * Tokens are minted right before each run (bearer tokens live 120 s, wallet
  * tokens 60 s), more than the run can send; each run is preceded by a short
  * warm-up that is not counted. Run `npm run build` first.
@@ -32,6 +33,8 @@ const STARTS = Number(process.env.BENCH_STARTS ?? 3);
 /** BENCH_CPU_PROF=DIR: the sandbox writes a V8 CPU profile of its runs there (open it in Chrome DevTools). */
 const PROFILE = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
 const WARMUP_REQUESTS = 500;
+/** The Node flags `npm start` runs the sandbox with (package.json), so the figures are those of the shipped command. */
+const START_FLAGS = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).scripts.start.split(" ").filter((a) => a.startsWith("--"));
 /** Above any rate this machine reaches: a wallet token's jti may be used once, so a run must never run out. */
 const tokensPerRun = DURATION * 8000 + WARMUP_REQUESTS;
 if (DURATION > 50) throw new Error("BENCH_SECONDS must be at most 50: wallet tokens minted before a run expire after 60 s (+30 s leeway)");
@@ -99,7 +102,7 @@ const mint = (n, make) => Promise.all(Array.from({ length: n }, make));
  */
 async function timeStart() {
   const t0 = performance.now();
-  const { child, fields } = await spawnServer([join(root, "dist/cli.js"), "--port", "0", "--seed", "bench"], PROFILE);
+  const { child, fields } = await spawnServer([join(root, "dist/cli.js"), "--port", "0", "--seed", "bench"], [...START_FLAGS, ...PROFILE]);
   const ready = performance.now() - t0;
   const url = new URL(fields.basePath).origin;
   const health = await fetch(`${url}/_sandbox/health`);

@@ -3,13 +3,16 @@
  * general JOSE library on the hot path, and the formats here are fixed:
  * EdDSA over Ed25519 and ES256 with raw r‖s signatures).
  */
-import { webcrypto, type KeyObject } from "node:crypto";
+import type { KeyObject } from "node:crypto";
+import { verifyOffLoop } from "./verifyThread.js";
 
 export interface DecodedJwt {
   header: Record<string, unknown>;
   claims: Record<string, unknown>;
-  signingInput: Buffer;
-  signature: Buffer;
+  /** `<header>.<payload>` as received: what the signature covers. */
+  signingInput: string;
+  /** The signature part, base64url. */
+  signature: string;
 }
 
 /** Undefined when the token is not three base64url parts of JSON objects. */
@@ -22,7 +25,7 @@ export function decodeJwt(token: string): DecodedJwt | undefined {
     const header = JSON.parse(Buffer.from(h, "base64url").toString("utf8")) as unknown;
     const claims = JSON.parse(Buffer.from(p, "base64url").toString("utf8")) as unknown;
     if (!isRecord(header) || !isRecord(claims)) return undefined;
-    return { header, claims, signingInput: Buffer.from(`${h}.${p}`, "ascii"), signature: Buffer.from(s, "base64url") };
+    return { header, claims, signingInput: token.slice(0, h.length + 1 + p.length), signature: s };
   } catch {
     return undefined;
   }
@@ -32,35 +35,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-const ALGORITHMS = {
-  EdDSA: { key: { name: "Ed25519" }, verify: { name: "Ed25519" } },
-  ES256: { key: { name: "ECDSA", namedCurve: "P-256" }, verify: { name: "ECDSA", hash: "SHA-256" } },
-} as const;
-
-/** Each public key imported into WebCrypto once. */
-const cryptoKeys = new WeakMap<KeyObject, Promise<webcrypto.CryptoKey>>();
-
-function cryptoKeyOf(key: KeyObject, alg: "EdDSA" | "ES256"): Promise<webcrypto.CryptoKey> {
-  let imported = cryptoKeys.get(key);
-  if (!imported) {
-    imported = webcrypto.subtle.importKey("spki", key.export({ type: "spki", format: "der" }), ALGORITHMS[alg].key, false, ["verify"]);
-    cryptoKeys.set(key, imported);
-  }
-  return imported;
-}
-
-/**
- * Through WebCrypto, which verifies on the libuv thread pool: the check
- * (0.1–0.2 ms of curve arithmetic, the largest single cost of a request)
- * leaves the event loop free for other requests meanwhile.
- */
-export async function signatureValid(jwt: DecodedJwt, alg: "EdDSA" | "ES256", key: KeyObject): Promise<boolean> {
-  if (alg === "ES256" && jwt.signature.length !== 64) return false;
-  try {
-    return await webcrypto.subtle.verify(ALGORITHMS[alg].verify, await cryptoKeyOf(key, alg), jwt.signature, jwt.signingInput);
-  } catch {
-    return false; // a key of another type, or a signature of the wrong size
-  }
+/** Checked off the event loop (verifyThread.ts): the largest single cost of a request. */
+export function signatureValid(jwt: DecodedJwt, alg: "EdDSA" | "ES256", key: KeyObject): Promise<boolean> {
+  return verifyOffLoop(alg, key, jwt.signingInput, jwt.signature);
 }
 
 export interface RequestTarget {
