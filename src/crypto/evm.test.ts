@@ -41,6 +41,10 @@ describe("the EVM signer", () => {
       const signedMessage = await ours.signMessage({ message });
       expect(signedMessage).toBe(await viems.signMessage({ message }));
       expect(await recoverMessageAddress({ message, signature: signedMessage })).toBe(viems.address);
+      // Multi-byte UTF-8 (the prefix counts bytes, not characters), an empty message, and raw bytes as hex and as an array.
+      for (const other of ["ünïcode ✓ 𝄞", "", { raw: toHex(`raw ${round}`) }, { raw: new TextEncoder().encode(`bytes ${round}`) }]) {
+        expect(await ours.signMessage({ message: other })).toBe(await viems.signMessage({ message: other }));
+      }
 
       const signedTyped = await ours.signTypedData(typedData);
       expect(signedTyped).toBe(await viems.signTypedData(typedData));

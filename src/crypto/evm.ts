@@ -10,19 +10,19 @@
  */
 import { createRequire } from "node:module";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
+import { keccak_256 } from "@noble/hashes/sha3.js";
 import {
   bytesToHex,
   getAddress,
-  hashMessage,
   hashTypedData,
   hexToBytes,
   isAddress,
   isHex,
   keccak256,
-  serializeSignature,
   serializeTransaction,
   type Hex,
   type Signature,
+  type SignableMessage,
 } from "viem";
 import { publicKeyToAddress, toAccount, type PrivateKeyAccount } from "viem/accounts";
 import { hashAuthorization } from "viem/utils";
@@ -41,6 +41,23 @@ function signHash(hash: Hex, key: Uint8Array): Signature {
   return { r: bytesToHex(signature.subarray(0, 32)), s: bytesToHex(signature.subarray(32)), v: recid ? 28n : 27n, yParity: recid };
 }
 
+/**
+ * The 65-byte r‖s‖v signature (v 27 or 28) as hex, as viem's serializeSignature
+ * writes it, straight from the binding's bytes (serializeSignature goes
+ * through bigints; this is on the path of every signing request).
+ */
+function signHashSerialized(hash: Uint8Array, key: Uint8Array): Hex {
+  const { signature, recid } = native.ecdsaSign(hash, key);
+  return `0x${Buffer.from(signature.buffer, signature.byteOffset, 64).toString("hex")}${recid ? "1c" : "1b"}`;
+}
+
+/** EIP-191 personal-message hash, as viem's hashMessage computes it, over bytes rather than hex. */
+function personalMessageHash(message: SignableMessage): Uint8Array {
+  const bytes =
+    typeof message === "string" ? Buffer.from(message, "utf8") : typeof message.raw === "string" ? hexToBytes(message.raw) : message.raw;
+  return keccak_256(Buffer.concat([Buffer.from(`\x19Ethereum Signed Message:\n${bytes.length}`, "utf8"), bytes]));
+}
+
 /** viem's private-key account, signing through libsecp256k1. */
 function accountOf(privateKey: Hex): PrivateKeyAccount {
   const key = hexToBytes(privateKey);
@@ -48,7 +65,7 @@ function accountOf(privateKey: Hex): PrivateKeyAccount {
   const account = toAccount({
     address: publicKeyToAddress(publicKey),
     async sign({ hash }) {
-      return serializeSignature(signHash(hash, key));
+      return signHashSerialized(hexToBytes(hash), key);
     },
     async signAuthorization(authorization) {
       const address = authorization.contractAddress ?? authorization.address;
@@ -56,7 +73,7 @@ function accountOf(privateKey: Hex): PrivateKeyAccount {
       return { address, chainId, nonce, ...signHash(hashAuthorization({ address, chainId, nonce }), key) };
     },
     async signMessage({ message }) {
-      return serializeSignature(signHash(hashMessage(message), key));
+      return signHashSerialized(personalMessageHash(message), key);
     },
     async signTransaction(transaction, { serializer = serializeTransaction } = {}) {
       // EIP-4844: the payload body is signed without the sidecars (the network wrapper), as viem does.
@@ -64,7 +81,7 @@ function accountOf(privateKey: Hex): PrivateKeyAccount {
       return serializer(transaction, signHash(keccak256(await serializer(signable)), key));
     },
     async signTypedData(typedData) {
-      return serializeSignature(signHash(hashTypedData(typedData), key));
+      return signHashSerialized(hexToBytes(hashTypedData(typedData)), key);
     },
   });
   return { ...account, publicKey, source: "privateKey" } as PrivateKeyAccount;
