@@ -1,7 +1,8 @@
 import { generateKeyPairSync, type KeyObject } from "node:crypto";
+import { createRequire } from "node:module";
 import { SignJWT, CompactSign } from "jose";
 import { afterAll, describe, expect, it } from "vitest";
-import { VerifyThread, verifyNow, type SignatureAlg } from "./verifyThread.js";
+import { VerifyThread, sodiumPath, verifyNow, type SignatureAlg } from "./verifyThread.js";
 
 const ed = generateKeyPairSync("ed25519");
 const p256 = generateKeyPairSync("ec", { namedCurve: "P-256" });
@@ -77,5 +78,16 @@ describe("signature checks off the event loop", () => {
     const jws = await new CompactSign(payload).setProtectedHeader({ alg: "EdDSA" }).sign(ed.privateKey);
     const dot = jws.lastIndexOf(".");
     expect(verifyNow("EdDSA", ed.publicKey, jws.slice(0, dot), jws.slice(dot + 1))).toBe(true);
+  });
+
+  it("has libsodium's binding for Ed25519 on this platform, agreeing with jose", async () => {
+    const path = sodiumPath();
+    expect(path).toBeDefined();
+    const sodium = createRequire(import.meta.url)(path!) as { crypto_sign_verify_detached(sig: Buffer, msg: Buffer, pk: Buffer): boolean };
+    const e = await token("EdDSA", ed.privateKey, { sodium: true });
+    const raw = ed.publicKey.export({ format: "der", type: "spki" }).subarray(12);
+    const input = Buffer.from(e.signingInput, "latin1");
+    expect(sodium.crypto_sign_verify_detached(Buffer.from(e.signature, "base64url"), input, raw)).toBe(true);
+    expect(sodium.crypto_sign_verify_detached(Buffer.from(tampered(e.signature), "base64url"), input, raw)).toBe(false);
   });
 });
