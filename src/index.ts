@@ -12,6 +12,7 @@ import type { AddressInfo } from "node:net";
 import { createServer, type Server } from "node:http";
 import { createApp } from "./app.js";
 import type { AuthMode } from "./auth/bearer.js";
+import { warmVerifyThread } from "./auth/verifyThread.js";
 import { createClock, type Clock } from "./clock.js";
 import { loadCompiledOperations } from "./contract/compile.js";
 import { OperationIndex } from "./contract/operations.js";
@@ -78,6 +79,8 @@ export interface Sandbox {
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const startedAt = Date.now();
+  // The thread that checks token signatures boots while the rest of the start-up runs.
+  if ((options.auth ?? "verify") !== "none") warmVerifyThread();
   const log = options.log ?? (() => undefined);
   const clock = options.clock ?? createClock();
   const random = createRandom(options.seed);

@@ -118,6 +118,15 @@ export class VerifyThread {
     });
   }
 
+  /** Boots the thread now, so that the first request does not wait for it. */
+  warm(): void {
+    try {
+      this.worker ??= this.start();
+    } catch {
+      // checks will be done on the event loop
+    }
+  }
+
   /** Stops the thread; checks still pending are done on the event loop. A later check starts a new thread. */
   async close(): Promise<void> {
     const worker = this.worker;
@@ -153,6 +162,11 @@ export class VerifyThread {
 
 /** One per process: every sandbox in it shares the thread, which holds nothing but public keys. */
 const shared = new VerifyThread();
+
+/** Boots the shared thread (~50 ms on its own thread) while the caller's start-up goes on. */
+export function warmVerifyThread(): void {
+  shared.warm();
+}
 
 /** Resolves true when `signature` (base64url) is valid for `signingInput` under `key`. */
 export function verifyOffLoop(alg: SignatureAlg, key: KeyObject, signingInput: string, signature: string): Promise<boolean> {
