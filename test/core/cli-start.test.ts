@@ -5,7 +5,7 @@
  * sql.js and its WASM). Skipped until `npm run build` has run.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
@@ -20,6 +20,7 @@ const cli = join(packageRoot, "dist", "cli.js");
 describe.skipIf(!existsSync(cli))("the built cdp-sandbox command", () => {
   let child: ChildProcess;
   let output = "";
+  let specDir: string | undefined;
   let sandbox: Sandbox;
 
   beforeAll(async () => {
@@ -33,7 +34,8 @@ describe.skipIf(!existsSync(cli))("the built cdp-sandbox command", () => {
         responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "object", required: ["ok"], properties: { ok: { type: "boolean" } } } } } } },
       },
     };
-    const specFile = join(mkdtempSync(join(tmpdir(), "cdp-sandbox-cli-")), "openapi.yaml");
+    specDir = mkdtempSync(join(tmpdir(), "cdp-sandbox-cli-"));
+    const specFile = join(specDir, "openapi.yaml");
     writeFileSync(specFile, stringify(spec));
     child = spawn(process.execPath, [cli, "--port", "0", "--seed", "cli-start", "--spec", specFile], { stdio: ["ignore", "pipe", "pipe"] });
     child.stdout!.on("data", (chunk) => (output += chunk));
@@ -50,7 +52,10 @@ describe.skipIf(!existsSync(cli))("the built cdp-sandbox command", () => {
     const url = new URL(fields.basePath!).origin;
     sandbox = { url, basePath: fields.basePath, credentials: fields } as unknown as Sandbox;
   }, 60_000);
-  afterAll(() => void child?.kill("SIGTERM"));
+  afterAll(() => {
+    child?.kill("SIGTERM");
+    if (specDir) rmSync(specDir, { recursive: true, force: true });
+  });
 
   it("prints its start line and the import key, and answers health", async () => {
     expect(output).toMatch(/^cdp-sandbox ready basePath=http:\/\/127\.0\.0\.1:\d+\/platform projectId=\S+ apiKeyId=\S+ apiKeySecret=\S+ walletSecret=\S+\n/);

@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
 import { call, withSandbox } from "../helpers/sandbox.js";
 import { recordingHandlers } from "../helpers/handlers.js";
@@ -74,7 +74,9 @@ describe("projects are isolated", () => {
 
 describe("state in a file", () => {
   it("survives a restart, credentials included", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "cdp-sandbox-")), "state.json");
+    const dir = mkdtempSync(join(tmpdir(), "cdp-sandbox-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, "state.json");
     const first = await withSandbox({ data: file, handlers: recordingHandlers() });
     const created = await call(first, "POST", CREATE, { body: { name: "persisted" }, wallet: true });
     expect(created.status).toBe(201);

@@ -4,10 +4,10 @@
  * (npm ci builds it through `prepare`).
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { packageRoot } from "../../src/paths.js";
 
 const cli = join(packageRoot, "dist", "cli.js");
@@ -15,6 +15,7 @@ const cli = join(packageRoot, "dist", "cli.js");
 describe.skipIf(!existsSync(cli))("cdp-sandbox --scenario FILE", () => {
   it("exits with code 2 and names file, line and field of a broken scenario", () => {
     const dir = mkdtempSync(join(tmpdir(), "cdp-sandbox-scenario-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, "broken.yaml");
     writeFileSync(file, ["name: broken", "rules:", "  - error: rate_limit_exceeded", "  - error: no_such_error_case", ""].join("\n"));
     const result = spawnSync(process.execPath, [cli, "--port", "0", "--scenario", file], { encoding: "utf8", timeout: 30_000 });
