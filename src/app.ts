@@ -20,7 +20,7 @@ import type { Exchange } from "./pipeline/exchange.js";
 import { createPipeline, type PipelineDeps } from "./pipeline/pipeline.js";
 import { ProjectLocks } from "./pipeline/locks.js";
 
-export type AppDeps = PipelineDeps & Omit<AdminDeps, "random" | "log"> & { bodyLimit?: string };
+export type AppDeps = PipelineDeps & Omit<AdminDeps, "random" | "log" | "locks"> & { bodyLimit?: string };
 
 /** What `http.createServer` takes. */
 export type SandboxListener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -38,8 +38,8 @@ export function createApp(deps: AppDeps): SandboxListener {
     next: (error?: Error & { status?: number }) => void,
   ) => void;
   app.use(readBody);
-  app.use("/_sandbox", createAdminRouter({ ...deps, random: deps.random, log: deps.log }));
-  const locks = new ProjectLocks(); // one per sandbox: the pipeline and the node both write ledgers
+  const locks = new ProjectLocks(); // one per sandbox: the pipeline, the node and the admin API all write ledgers
+  app.use("/_sandbox", createAdminRouter({ ...deps, locks, random: deps.random, log: deps.log }));
   const pipeline = createPipeline({ ...deps, locks });
   const correlationIds = deps.random.fork("correlation-outside");
   const send = (res: ServerResponse, status: number, out: ReturnType<typeof errorResponse>, correlationId: string) =>

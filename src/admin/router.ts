@@ -20,6 +20,7 @@ import { parseBody } from "../pipeline/body.js";
 import { errorResponse } from "../pipeline/errors.js";
 import type { Exchange } from "../pipeline/exchange.js";
 import type { Journal } from "../pipeline/journal.js";
+import type { ProjectLocks } from "../pipeline/locks.js";
 import type { ProjectRegistry } from "../projects/projects.js";
 import type { Random } from "../random.js";
 import type { Store } from "../store/store.js";
@@ -46,6 +47,8 @@ export interface AdminDeps {
   /** Present when the sandbox delivers webhooks (always, from startSandbox). */
   webhooks?: WebhookDispatcher;
   log: (message: string) => void;
+  /** The sandbox's per-project write locks, shared with the pipeline and the node. */
+  locks: ProjectLocks;
 }
 
 interface AdminCall {
@@ -84,6 +87,18 @@ export function createAdminRouter(deps: AdminDeps): express.Router {
       res.status(out.status).set(out.headers).set("x-correlation-id", correlationId).send(out.bodyText);
     }
   };
+
+  /**
+   * For calls that write a project's state: the handler runs holding that
+   * project's write lock (the caller's, else the default project's), so it
+   * cannot interleave with a platform request or node call changing the same
+   * records between their read and their commit.
+   */
+  const writing = (handler: AdminHandler): AdminHandler => (call, req) =>
+    deps.locks.run(call.projectId ?? deps.projects.defaultProjectId(), true, async () => handler(call, req));
+  /** For calls that replace whole projects (reset, restore): the locks of every project in scope. */
+  const replacing = (handler: AdminHandler): AdminHandler => (call, req) =>
+    deps.locks.runExclusive(call.projectId ? [call.projectId] : deps.store.projects().map((p) => p.id), async () => handler(call, req));
 
   const clockView = () => ({ now: deps.clock.iso(), frozen: deps.clock.frozen, offsetMs: deps.clock.now() - Date.now() });
 
@@ -142,7 +157,7 @@ export function createAdminRouter(deps: AdminDeps): express.Router {
   // End-user access tokens for testing the endUserAuth operations (the platform's come from its sign-in flows).
   router.post(
     "/end-users/:userId/token",
-    route(async ({ projectId }, req) => {
+    route(writing(async ({ projectId }, req) => {
       const project = projectId ?? deps.projects.defaultProjectId();
       const userId = String(req.params.userId);
       const tx = deps.store.begin(project);
@@ -152,27 +167,27 @@ export function createAdminRouter(deps: AdminDeps): express.Router {
       const secret = issueTemporaryWalletSecret(tx, tokenSecrets, userId, Date.parse(token.expiresAt));
       await tx.commit();
       return { status: 201, body: { userId, ...token, ...secret } };
-    }),
+    })),
   );
   // A project-wide delegation grant, as the end user's client makes it in a sign-in flow the REST contract does not cover.
   router.post(
     "/end-users/:userId/delegation",
-    route(async ({ projectId, body }, req) => {
+    route(writing(async ({ projectId, body }, req) => {
       const project = projectId ?? deps.projects.defaultProjectId();
       const tx = deps.store.begin(project);
       const ctx = { keys: deps.keys, clock: deps.clock, random: grantIds, store: tx, project: { id: project, settings: tx.settings() }, log: deps.log };
       const grant = createGrant(ctx, findEndUser(tx, String(req.params.userId)), undefined, body.expiresAt);
       await tx.commit();
       return { status: 201, body: { userId: grant.userId, scope: "project", expiresAt: new Date(grant.expiresAtMs).toISOString() } };
-    }),
+    })),
   );
-  router.post("/balances", route(async ({ projectId, body }) => creditBalance(deps, projectId ?? deps.projects.defaultProjectId(), body)));
+  router.post("/balances", route(writing(async ({ projectId, body }) => creditBalance(deps, projectId ?? deps.projects.defaultProjectId(), body))));
   // Custodial money: balances of accounts, and deposits arriving at deposit destinations.
   const money = { store: deps.store, clock: deps.clock, random: deps.random.fork("money") };
-  router.post("/accounts/:accountId/fund", route(({ projectId, body }, req) => fundAccountInProject(money, projectId ?? deps.projects.defaultProjectId(), String(req.params.accountId), body)));
+  router.post("/accounts/:accountId/fund", route(writing(({ projectId, body }, req) => fundAccountInProject(money, projectId ?? deps.projects.defaultProjectId(), String(req.params.accountId), body))));
   router.post(
     "/deposit-destinations/:depositDestinationId/deposit",
-    route(({ projectId, body }, req) => depositInProject(money, projectId ?? deps.projects.defaultProjectId(), String(req.params.depositDestinationId), body)),
+    route(writing(({ projectId, body }, req) => depositInProject(money, projectId ?? deps.projects.defaultProjectId(), String(req.params.depositDestinationId), body))),
   );
   // The RSA key to encrypt imported private keys with: pass it to the client as `encryptionPublicKey`.
   router.get("/import-key", route(() => ({ body: { publicKeyPem: deps.keys.importKey.publicKeyPem, algorithm: "RSA-OAEP-SHA256" } })));
@@ -205,13 +220,13 @@ export function createAdminRouter(deps: AdminDeps): express.Router {
 
   router.post(
     "/reset",
-    route(async ({ projectId }) => {
+    route(replacing(async ({ projectId }) => {
       const targets = projectId ? [deps.store.project(projectId)!] : deps.store.projects();
       for (const project of targets) project.data = {};
       await deps.store.save();
       if (!projectId) deps.journal.clear();
       return { body: { reset: projectId ? "project" : "all", projectId } };
-    }),
+    })),
   );
 
   router.post(
@@ -221,12 +236,12 @@ export function createAdminRouter(deps: AdminDeps): express.Router {
 
   router.post(
     "/snapshots/:snapshotId/restore",
-    route(async ({ projectId }, req) => {
+    route(replacing(async ({ projectId }, req) => {
       const id = String(req.params.snapshotId);
       if (!(await snapshots.restore(id, projectId))) throw apiError("not_found", `Snapshot ${id} was not found in this scope.`);
       deps.projects.reindex();
       return { body: { restored: id } };
-    }),
+    })),
   );
 
   router.get("/requests", route(({ projectId }) => ({ body: { requests: deps.journal.list(projectId) } })));
@@ -242,6 +257,7 @@ export function createAdminRouter(deps: AdminDeps): express.Router {
   router.get("/webhooks/deliveries", route(({ projectId, query }) => listDeliveries(deps, projectId ?? deps.projects.defaultProjectId(), query)));
   router.post(
     "/webhooks/:subscriptionId/test",
+    // Not under the project's lock: it waits for the delivery, and the receiver may call the sandbox back.
     route(({ projectId, body }, req) => sendTestEvent({ ...deps, random: webhookTests }, projectId ?? deps.projects.defaultProjectId(), String(req.params.subscriptionId), body)),
   );
 
@@ -254,17 +270,17 @@ export function createAdminRouter(deps: AdminDeps): express.Router {
   };
   router.put(
     "/x402/bundles/:slug",
-    route(async ({ projectId, body }, req) => {
+    route(writing(async ({ projectId, body }, req) => {
       const bundle = await inProject(projectId, (tx) => putBundle(tx, deps.clock.now(), String(req.params.slug), body));
       return { body: { slug: bundle.slug, name: bundle.name, description: bundle.description, resources: bundle.resources } };
-    }),
+    })),
   );
   router.delete(
     "/x402/bundles/:slug",
-    route(async ({ projectId }, req) => {
+    route(writing(async ({ projectId }, req) => {
       await inProject(projectId, (tx) => deleteBundle(tx, String(req.params.slug)));
       return { body: { deleted: String(req.params.slug) } };
-    }),
+    })),
   );
 
   const engine = () => {

@@ -17,4 +17,15 @@ export class ProjectLocks {
       if (this.tails.get(projectId) === current) this.tails.delete(projectId);
     }
   }
+
+  /**
+   * Runs `task` holding the write locks of every project given (a reset or a
+   * snapshot restore replaces several projects' state at once). Taken one by
+   * one in sorted order, so two such calls cannot wait on each other.
+   */
+  runExclusive<T>(projectIds: readonly string[], task: () => Promise<T>): Promise<T> {
+    const ids = [...new Set(projectIds)].sort();
+    const acquire = (i: number): Promise<T> => (i === ids.length ? task() : this.run(ids[i]!, true, () => acquire(i + 1)));
+    return acquire(0);
+  }
 }

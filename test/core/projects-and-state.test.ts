@@ -3,8 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { call, withSandbox } from "../helpers/sandbox.js";
+import { call, fund, withSandbox } from "../helpers/sandbox.js";
 import { recordingHandlers } from "../helpers/handlers.js";
+import { balanceOf, setBalance } from "../../src/chain/ledger.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../src/chain/tokens.js";
 
 const CREATE = "/platform/v2/evm/accounts";
 
@@ -127,5 +129,66 @@ describe("the clock", () => {
     await call(sandbox, "POST", "/_sandbox/clock", { anonymous: true, body: { advance: "30d" } });
     const res = await call(sandbox, "GET", CREATE);
     expect(res.status).toBe(200);
+  });
+});
+
+describe("admin writes and platform requests in flight", () => {
+  const HOLDER = "0x000000000000000000000000000000000000dEaD";
+  /** The handler below signals `entered` and waits for `release`; each test arms a fresh pair. */
+  let entered: () => void = () => undefined;
+  let gate: Promise<void> = Promise.resolve();
+  function arm() {
+    let release!: () => void;
+    gate = new Promise<void>((resolve) => (release = resolve));
+    const inHandler = new Promise<void>((resolve) => (entered = resolve));
+    return { inHandler, release };
+  }
+  /** Unlocked, the admin call would be answered at once; locked, it is still waiting when this resolves. */
+  const stillWaiting = (admin: Promise<unknown>) =>
+    Promise.race([admin.then(() => "admin answered"), new Promise((r) => setTimeout(() => r("admin waiting"), 250))]);
+
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    sandbox = await withSandbox({
+      handlers: {
+        // Reads a balance, waits, then writes it back lowered by 50: a read-check-write spanning an await, as real handlers have.
+        createEvmAccount: async (_req, ctx) => {
+          const before = balanceOf(ctx.store, "base-sepolia", NATIVE_TOKEN_ADDRESS, HOLDER);
+          entered();
+          await gate;
+          setBalance(ctx.store, "base-sepolia", NATIVE_TOKEN_ADDRESS, HOLDER, before - 50n);
+          return { status: 201, body: { address: HOLDER, createdAt: ctx.clock.iso(), updatedAt: ctx.clock.iso() } };
+        },
+      },
+    });
+  });
+  afterAll(() => sandbox.close());
+
+  it("a credit through /_sandbox/balances waits for the project's write in flight, so neither is lost", async () => {
+    await fund(sandbox, { network: "base-sepolia", address: HOLDER, amount: "1000" });
+    const { inHandler, release } = arm();
+    const platform = call(sandbox, "POST", CREATE, { body: { name: "slow" }, wallet: true }).then((r) => r);
+    await inHandler;
+    const admin = call(sandbox, "POST", "/_sandbox/balances", { body: { network: "base-sepolia", address: HOLDER, amount: "100" } }).then((r) => r);
+    expect(await stillWaiting(admin)).toBe("admin waiting");
+    release();
+    expect((await platform).status).toBe(201);
+    const credited = await admin;
+    expect(credited.status).toBe(200);
+    expect(credited.body.balance).toBe("1050");
+    expect((await fund(sandbox, { network: "base-sepolia", address: HOLDER, amount: "0" })).balance).toBe("1050");
+  });
+
+  it("a reset waits for the project's write in flight, and nothing of that write survives it", async () => {
+    await fund(sandbox, { network: "base-sepolia", address: HOLDER, amount: "500" });
+    const { inHandler, release } = arm();
+    const platform = call(sandbox, "POST", CREATE, { body: { name: "slow" }, wallet: true }).then((r) => r);
+    await inHandler;
+    const reset = call(sandbox, "POST", "/_sandbox/reset", { body: {} }).then((r) => r);
+    expect(await stillWaiting(reset)).toBe("admin waiting");
+    release();
+    expect((await platform).status).toBe(201);
+    expect((await reset).body).toMatchObject({ reset: "project" });
+    expect((await fund(sandbox, { network: "base-sepolia", address: HOLDER, amount: "0" })).balance).toBe("0");
   });
 });
