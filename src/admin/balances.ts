@@ -5,7 +5,7 @@
  * token's smallest unit.
  */
 import { balanceOf, credit } from "../chain/ledger.js";
-import { evmTokenByAddress, evmTokenBySymbol, NATIVE_TOKEN_ADDRESS } from "../chain/tokens.js";
+import { evmTokenByAddress, evmTokenBySymbol, nativeTokenOf } from "../chain/tokens.js";
 import { apiError } from "../errors/catalogue.js";
 import type { Store } from "../store/store.js";
 import { EVM_NETWORKS } from "../domains/shared/evmNetworks.js";
@@ -33,7 +33,7 @@ export async function creditBalance(deps: { store: Store }, projectId: string, b
   if (typeof address !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(address)) throw apiError("invalid_request", "address must be a 0x-prefixed 20-byte hex address.");
   if (typeof amount !== "string" || !/^[0-9]+$/.test(amount)) throw apiError("invalid_request", 'amount must be a string of digits in the smallest unit, e.g. "1000000000000000000" for 1 ETH.');
   const asset =
-    token === undefined ? { address: NATIVE_TOKEN_ADDRESS, symbol: "ETH", decimals: 18 }
+    token === undefined ? nativeTokenOf(network)
     : typeof token === "string" ? (evmTokenBySymbol(network, token) ?? evmTokenByAddress(network, token)) : undefined;
   if (!asset) throw apiError("invalid_request", `token ${String(token)} is not in the sandbox's token table for ${network}.`);
   const tx = deps.store.begin(projectId);

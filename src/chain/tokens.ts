@@ -16,6 +16,7 @@ export interface EvmToken {
 
 const ETH: EvmToken = { symbol: "ETH", name: "Ether", address: NATIVE_TOKEN_ADDRESS, decimals: 18 };
 const POL: EvmToken = { symbol: "POL", name: "Polygon Ecosystem Token", address: NATIVE_TOKEN_ADDRESS, decimals: 18 };
+const AVAX: EvmToken = { symbol: "AVAX", name: "Avalanche", address: NATIVE_TOKEN_ADDRESS, decimals: 18 };
 const CBBTC: EvmToken = { symbol: "cbBTC", name: "Coinbase Wrapped BTC", address: "0xcbB7C0000aB88B473b1f5aFd9ef808440eed33Bf", decimals: 8 };
 // Wrapped Ether of the OP Stack chains (Base, Optimism): a predeploy at the same address.
 const OP_WETH: EvmToken = { symbol: "WETH", name: "Wrapped Ether", address: "0x4200000000000000000000000000000000000006", decimals: 18 };
@@ -56,6 +57,7 @@ export const EVM_TOKENS: Record<string, EvmToken[]> = {
     { symbol: "WETH", name: "Wrapped Ether", address: "0x82aF49447D8a07e3bd95BD0d56f35241523fBab1", decimals: 18 },
   ],
   optimism: [ETH, { symbol: "USDC", name: "USD Coin", address: "0x0b2C639c533813f4Aa9D7837CAf62653d097Ff85", decimals: 6 }, OP_WETH],
+  avalanche: [AVAX, { symbol: "USDC", name: "USD Coin", address: "0xB97EF9Ef8734C71904D8002F8b6Bc66Dd9c48a6E", decimals: 6 }],
   polygon: [
     POL,
     { symbol: "USDC", name: "USD Coin", address: "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359", decimals: 6 },
@@ -63,12 +65,18 @@ export const EVM_TOKENS: Record<string, EvmToken[]> = {
   ],
 };
 
+/** Networks not listed (World Chain, Arbitrum Sepolia) have ETH as their native token and no others in the table. */
 export function evmTokensOf(network: string): EvmToken[] {
   return EVM_TOKENS[network] ?? [ETH];
 }
 
 export function evmTokenBySymbol(network: string, symbol: string): EvmToken | undefined {
   return evmTokensOf(network).find((t) => t.symbol.toLowerCase() === symbol.toLowerCase());
+}
+
+/** The network's native token: ETH, or POL on Polygon and AVAX on Avalanche. */
+export function nativeTokenOf(network: string): EvmToken {
+  return evmTokenByAddress(network, NATIVE_TOKEN_ADDRESS) ?? ETH;
 }
 
 export function evmTokenByAddress(network: string, address: string): EvmToken | undefined {
