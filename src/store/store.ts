@@ -27,6 +27,11 @@ export interface ProjectTx {
   collection<T>(name: string): Collection<T>;
   /** The project's settings as committed (read-only here; changed through the admin API). */
   settings(): Readonly<Record<string, unknown>>;
+  /**
+   * Marks this point of the transaction; calling the function returned undoes
+   * every write made after it (a reverted batch of calls inside one request).
+   */
+  savepoint(): () => void;
 }
 
 export class Store {
@@ -155,6 +160,15 @@ export class PendingTx implements ProjectTx {
       filter: (predicate) => [...current().values()].filter(predicate).map((v) => structuredClone(v)),
       put: (id, record) => void writes().set(id, structuredClone(record)),
       delete: (id) => void writes().set(id, DELETED),
+    };
+  }
+
+  savepoint(): () => void {
+    // Values in `pending` are never mutated in place (put stores a fresh copy), so copying the maps is enough.
+    const saved = [...this.pending].map(([name, writes]) => [name, new Map(writes)] as const);
+    return () => {
+      this.pending.clear();
+      for (const [name, writes] of saved) this.pending.set(name, new Map(writes));
     };
   }
 

@@ -39,6 +39,43 @@ describe("user operations", () => {
     expect(again.status).toBe(400);
   });
 
+  it("runs its calls as one batch: when one reverts, the operation fails and none of them moved funds", async () => {
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const smart = (await call(sandbox, "POST", "/platform/v2/evm/smart-accounts", { body: { owners: [owner.address] } })).body.address;
+    await fund(sandbox, { network: "base-sepolia", address: smart, token: "USDC", amount: "3000000" });
+    await fund(sandbox, { network: "base-sepolia", address: smart, amount: "1000" });
+    const first = privateKeyToAccount(generatePrivateKey()).address;
+    const second = privateKeyToAccount(generatePrivateKey()).address;
+    const transfer = (to: string, amount: bigint) => encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [to as Hex, amount] });
+    const base = `/platform/v2/evm/smart-accounts/${smart}/user-operations`;
+    const calls = [
+      { to: USDC, value: "0", data: transfer(first, 1_000_000n) },
+      { to: first, value: "400", data: "0x" },
+      { to: USDC, value: "0", data: transfer(second, 5_000_000n) }, // more USDC than is left: reverts
+    ];
+    const prepared = await call(sandbox, "POST", base, { body: { network: "base-sepolia", calls } });
+    expect(prepared.status).toBe(201);
+    const sent = await call(sandbox, "POST", `${base}/${prepared.body.userOpHash}/send`, { body: { signature: await owner.sign({ hash: prepared.body.userOpHash as Hex }) } });
+    expect(sent.status).toBe(200);
+    sandbox.clock.advance(4000);
+    const done = await call(sandbox, "GET", `${base}/${prepared.body.userOpHash}`);
+    expect(done.body.status).toBe("failed");
+    const balancesOf = async (address: string) =>
+      Object.fromEntries(
+        ((await call(sandbox, "GET", `/platform/v2/evm/token-balances/base-sepolia/${address}`)).body.balances as Array<{ token: { symbol: string }; amount: { amount: string } }>).map((b) => [b.token.symbol, b.amount.amount]),
+      );
+    expect(await balancesOf(smart)).toEqual({ ETH: "1000", USDC: "3000000" });
+    expect(await balancesOf(first)).toEqual({});
+    expect(await balancesOf(second)).toEqual({});
+
+    // The same first two calls alone complete, and both take effect.
+    const ok = await call(sandbox, "POST", base, { body: { network: "base-sepolia", calls: calls.slice(0, 2) } });
+    await call(sandbox, "POST", `${base}/${ok.body.userOpHash}/send`, { body: { signature: await owner.sign({ hash: ok.body.userOpHash as Hex }) } });
+    sandbox.clock.advance(4000);
+    expect((await call(sandbox, "GET", `${base}/${ok.body.userOpHash}`)).body.status).toBe("complete");
+    expect(await balancesOf(first)).toEqual({ ETH: "400", USDC: "1000000" });
+  });
+
   it("prepares and sends in one call for a smart account owned by a project account", async () => {
     const owner = (await call(sandbox, "POST", "/platform/v2/evm/accounts", { body: {}, wallet: true })).body.address;
     const smart = (await call(sandbox, "POST", "/platform/v2/evm/smart-accounts", { body: { owners: [owner] } })).body.address;

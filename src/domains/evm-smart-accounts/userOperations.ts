@@ -89,9 +89,13 @@ export async function send(ctx: HandlerContext, account: OperatingAccount, op: U
   }
   if (policy.send) enforcePolicies(ctx.store, { operation: policy.send, accountPolicies: account.policies, facts: policyFacts(op.calls, op.network) });
   const chainId = chainIdOf(op.network) ?? 0;
-  op.calls.forEach((call, index) => {
-    applyEvmTransaction(ctx.store, ctx.clock, {
-      hash: keccak256(encodeAbiParameters([{ type: "bytes32" }, { type: "uint256" }], [op.userOpHash, BigInt(index)])),
+  const callHash = (index: number) => keccak256(encodeAbiParameters([{ type: "bytes32" }, { type: "uint256" }], [op.userOpHash, BigInt(index)]));
+  const transactionHash = callHash(0);
+  // The calls run as one batch, as the smart account's executeBatch does: when one reverts, none of them happened.
+  const undo = ctx.store.savepoint();
+  for (const [index, call] of op.calls.entries()) {
+    const applied = applyEvmTransaction(ctx.store, ctx.clock, {
+      hash: callHash(index),
       network: op.network,
       chainId,
       from: account.address,
@@ -103,11 +107,17 @@ export async function send(ctx: HandlerContext, account: OperatingAccount, op: U
       type: "eip1559",
       sponsored: true,
     });
-  });
+    if (applied.status === "reverted") {
+      undo();
+      const reason = `call ${index} of ${op.calls.length} reverted${applied.revertReason ? `: ${applied.revertReason}` : ""}; the batch was undone`;
+      ledgerTxs(ctx.store).put(transactionHash, { ...applied, hash: transactionHash, logs: [], revertReason: reason });
+      break;
+    }
+  }
   const sent: UserOperationRecord = {
     ...op,
     status: "broadcast",
-    transactionHash: keccak256(encodeAbiParameters([{ type: "bytes32" }, { type: "uint256" }], [op.userOpHash, 0n])),
+    transactionHash,
     block: blockNumberAt(op.network, ctx.clock.now()) + 1,
   };
   operations(ctx).put(op.userOpHash, sent);
