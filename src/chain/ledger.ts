@@ -90,6 +90,14 @@ export function holdings(store: ProjectTx, network: string, holder: string): Arr
     .map((b) => [b.asset, BigInt(b.amount)]);
 }
 
+/** What all holders on a network hold of one asset together (a token's supply on the sandbox's ledger). */
+export function totalHeld(store: ProjectTx, network: string, asset: string): bigint {
+  const key = assetKey(asset);
+  return balances(store)
+    .filter((b) => b.network === network && b.asset === key)
+    .reduce((sum, b) => sum + BigInt(b.amount), 0n);
+}
+
 const topicAddress = (a: string) => pad(a.toLowerCase() as Hex, { size: 32 });
 
 export interface EvmTransactionInput {

@@ -296,7 +296,17 @@ export function createNodeRouter(deps: NodeDeps): express.Router {
       await tx.commit();
       return out;
     });
-    res.json(out);
+    res.type("application/json").send(stringifyWithBigInts(out));
   });
   return router;
+}
+
+/**
+ * JSON with bigints written as plain integers, as the Solana RPC writes its
+ * u64 fields (a rent-exempt account's rentEpoch is 2^64 − 1, beyond a double).
+ */
+export function stringifyWithBigInts(value: unknown): string {
+  const marker = "\u0000bigint:";
+  const text = JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? `${marker}${v}` : v));
+  return text.replace(/"\\u0000bigint:(-?\d+)"/g, "$1");
 }

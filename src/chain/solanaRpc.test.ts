@@ -14,6 +14,8 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
   type Blockhash,
 } from "@solana/kit";
+import { fetchMint } from "@solana-program/token";
+import { fetchEncodedAccount } from "@solana/kit";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
@@ -75,6 +77,32 @@ describe("Solana JSON-RPC on the ledger", () => {
     expect(status.result.value[0]).toMatchObject({ err: null, confirmationStatus: "finalized" });
     expect((await rpcCall("getBalance", [to])).result.value).toBe(250000);
     expect((await rpcCall("getBalance", [owner])).result.value).toBe(1000000 - 250000 - 5000);
+  });
+
+  it("describes the network's USDC mint to the SPL Token program's own client, its supply being what the ledger holds", async () => {
+    const rpc = createSolanaRpc(url);
+    const holder = getAddressDecoder().decode(ed25519.getPublicKey(randomBytes(32)));
+    const before = await fetchMint(rpc, toAddress("4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU"));
+    await fund(sandbox, { network: "solana-devnet", address: holder, token: "USDC", amount: "2500000" });
+    const mint = await fetchMint(rpc, toAddress("4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU"));
+    expect(mint.programAddress).toBe("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
+    expect(mint.data).toMatchObject({ decimals: 6, isInitialized: true, freezeAuthority: { __option: "None" }, mintAuthority: { __option: "Some" } });
+    expect(mint.data.supply - before.data.supply).toBe(2500000n);
+    const base58 = await rpcCall("getAccountInfo", ["4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU", { encoding: "base58" }]);
+    expect(base58.result.value).toMatchObject({ owner: "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA", space: 82, executable: false, data: [expect.any(String), "base58"] });
+  });
+
+  it("shows a funded wallet as a System account and an unfunded address as absent", async () => {
+    const rpc = createSolanaRpc(url);
+    const funded = getAddressDecoder().decode(ed25519.getPublicKey(randomBytes(32)));
+    await fund(sandbox, { network: "solana-devnet", address: funded, amount: "777" });
+    const account = await fetchEncodedAccount(rpc, toAddress(funded));
+    expect(account).toMatchObject({ exists: true, programAddress: "11111111111111111111111111111111", lamports: 777n, executable: false });
+    expect(account.exists && account.data.length).toBe(0);
+    const absent = await fetchEncodedAccount(rpc, toAddress(getAddressDecoder().decode(ed25519.getPublicKey(randomBytes(32)))));
+    expect(absent.exists).toBe(false);
+    const parsed = await rpcCall("getAccountInfo", [funded, { encoding: "jsonParsed" }]);
+    expect(parsed.error).toMatchObject({ code: -32602, message: expect.stringContaining("base64 or base58") });
   });
 
   it("refuses a transaction with a bad signature and an unknown method", async () => {

@@ -1,8 +1,8 @@
 /**
  * A Solana JSON-RPC subset on the project's ledger, at /rpc/v1/{solana|solana-devnet}/{token}:
- * getBalance, getLatestBlockhash, getSignatureStatuses, getTokenAccountBalance,
- * sendTransaction (fully signed; signatures are checked), getGenesisHash,
- * getSlot, getBlockHeight, getHealth.
+ * getAccountInfo, getBalance, getLatestBlockhash, getSignatureStatuses,
+ * getTokenAccountBalance, sendTransaction (fully signed; signatures are
+ * checked), getGenesisHash, getSlot, getBlockHeight, getHealth.
  */
 import { createHash } from "node:crypto";
 import { ed25519 } from "@noble/curves/ed25519.js";
@@ -13,8 +13,8 @@ import { readSolanaTransaction } from "../crypto/solanaInstructions.js";
 import { ApiError } from "../errors/catalogue.js";
 import type { ProjectTx } from "../store/store.js";
 import { blockNumberAt } from "./blocks.js";
-import { balanceOf, holdings } from "./ledger.js";
-import { applySolanaTransaction, SOLANA_TOKENS, solanaTokenByMint, solanaTxs } from "./solanaLedger.js";
+import { balanceOf, holdings, totalHeld } from "./ledger.js";
+import { applySolanaTransaction, SOL, SOLANA_TOKENS, solanaTokenByMint, solanaTxs } from "./solanaLedger.js";
 
 export class SolanaRpcError extends Error {
   constructor(
@@ -28,6 +28,58 @@ export class SolanaRpcError extends Error {
 const GENESIS: Record<string, string> = { solana: "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", "solana-devnet": "EtWTRABZaYq6iMfeYKouRu166VU2xqa1" };
 
 export const isSolanaNetwork = (network: string) => network in SOLANA_TOKENS;
+
+const SYSTEM_PROGRAM = "11111111111111111111111111111111";
+const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
+/** What a u64 rentEpoch of "rent exempt forever" reads as in JSON, as the real RPC writes it. */
+const RENT_EXEMPT_EPOCH = 18446744073709551615n;
+/** Rent-exempt minimum of an 82-byte mint account. */
+const MINT_ACCOUNT_LAMPORTS = 1_461_600;
+/** The sandbox's stand-in mint authority: any fixed key (the real ones belong to the issuers). */
+const SANDBOX_MINT_AUTHORITY = createHash("sha256").update("cdp-sandbox:mint-authority").digest();
+
+/** An SPL Token mint account's 82 bytes: authority option and key, supply, decimals, initialized, no freeze authority. */
+function mintAccountData(supply: bigint, decimals: number): Buffer {
+  const data = Buffer.alloc(82);
+  data.writeUInt32LE(1, 0);
+  SANDBOX_MINT_AUTHORITY.copy(data, 4);
+  data.writeBigUInt64LE(supply, 36);
+  data.writeUInt8(decimals, 44);
+  data.writeUInt8(1, 45);
+  return data; // freeze authority option (46..49) and key (50..81) stay zero: none
+}
+
+/**
+ * The accounts the ledger can describe: the token mints of the network
+ * (owned by the SPL Token program, supply = what the ledger holds) and
+ * wallets holding SOL (owned by the System program, no data). Anything else
+ * does not exist here, as an unfunded address does not on chain.
+ */
+function accountInfo(store: ProjectTx, network: string, address: string, encoding = "base64") {
+  if (encoding !== "base64" && encoding !== "base58") {
+    throw new SolanaRpcError(-32602, `Invalid params: the sandbox answers getAccountInfo with encoding base64 or base58, not ${encoding}.`);
+  }
+  const token = solanaTokenByMint(network, address);
+  let owner: string;
+  let data: Buffer;
+  let lamports: number;
+  if (token && token.mint !== SOL.mint) {
+    const supply = totalHeld(store, network, token.mint);
+    [owner, data, lamports] = [TOKEN_PROGRAM, mintAccountData(supply, token.decimals), MINT_ACCOUNT_LAMPORTS];
+  } else {
+    const balance = balanceOf(store, network, "native", address);
+    if (balance === 0n) return null;
+    [owner, data, lamports] = [SYSTEM_PROGRAM, Buffer.alloc(0), Number(balance)];
+  }
+  return {
+    data: [encoding === "base58" ? toBase58(new Uint8Array(data)) : data.toString("base64"), encoding],
+    executable: false,
+    lamports,
+    owner,
+    rentEpoch: RENT_EXEMPT_EPOCH,
+    space: data.length,
+  };
+}
 
 export function solanaCall(method: string, params: unknown[], ctx: { network: string; store: ProjectTx; clock: Clock }): unknown {
   const { network, store, clock } = ctx;
@@ -43,6 +95,8 @@ export function solanaCall(method: string, params: unknown[], ctx: { network: st
       return slot;
     case "getBalance":
       return { context, value: Number(balanceOf(store, network, "native", String(params[0]))) };
+    case "getAccountInfo":
+      return { context, value: accountInfo(store, network, String(params[0]), (params[1] as { encoding?: string } | undefined)?.encoding) };
     case "getLatestBlockhash":
       return {
         context,

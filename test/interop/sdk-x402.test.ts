@@ -3,8 +3,11 @@
  * `createCdpFacilitatorClient` accepts a `baseUrl`, so supported/verify/
  * settle go through it; an EVM account's `signX402Payment` (signing through
  * the sandbox) and the protocol's own client (@x402/evm with a viem key)
- * both make payments the facilitator settles; the public discovery
- * functions read the Bazaar the settlement fed.
+ * both make payments the facilitator settles; a Solana account's
+ * `signX402Payment` reads the mint from the sandbox's Solana RPC (named in
+ * CDP_X402_RPC_URLS, as users point it at their own node) and makes a
+ * payment the facilitator settles; the public discovery functions read the
+ * Bazaar the settlement fed.
  */
 import { CdpClient, listX402DiscoveryMerchant, listX402DiscoveryResources, searchX402Resources } from "@coinbase/cdp-sdk";
 import { createCdpFacilitatorClient } from "@coinbase/cdp-sdk/x402";
@@ -14,8 +17,9 @@ import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
-import { fund } from "../helpers/sandbox.js";
-import { USDC_BASE_SEPOLIA, v2Requirements } from "../helpers/x402.js";
+import { call, fund, hostOf } from "../helpers/sandbox.js";
+import { mintBearer } from "../helpers/tokens.js";
+import { USDC_BASE_SEPOLIA, USDC_SOLANA_DEVNET, v2Requirements } from "../helpers/x402.js";
 
 let sandbox: Sandbox;
 let cdp: CdpClient;
@@ -83,5 +87,40 @@ describe("cdp.evm accounts pay with signX402Payment", () => {
     expect(found.resources.map((r) => r.resource)).toContain("https://harbour.example.org/tides");
     const merchant = await listX402DiscoveryMerchant({ payTo: MERCHANT });
     expect(merchant.resources.length).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe("cdp.solana accounts pay with signX402Payment", () => {
+  const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
+  const saved = process.env.CDP_X402_RPC_URLS;
+  afterAll(() => {
+    if (saved === undefined) delete process.env.CDP_X402_RPC_URLS;
+    else process.env.CDP_X402_RPC_URLS = saved;
+  });
+
+  it("reads the mint from the sandbox's Solana RPC and signs a payment the facilitator settles", async () => {
+    const path = "/apikeys/v1/tokens/active";
+    const bearer = await mintBearer(sandbox.credentials.apiKeyId, sandbox.credentials.apiKeySecret, { method: "GET", host: hostOf(sandbox), path });
+    const nodeToken = ((await (await fetch(`${sandbox.url}${path}`, { headers: { authorization: `Bearer ${bearer}` } })).json()) as { id: string }).id;
+    process.env.CDP_X402_RPC_URLS = JSON.stringify({ [DEVNET]: `${sandbox.url}/rpc/v1/solana-devnet/${nodeToken}` });
+
+    const account = await cdp.solana.createAccount();
+    await fund(sandbox, { network: "solana-devnet", address: account.address, token: "USDC", amount: "1000000" });
+    const feePayer = (await call(sandbox, "GET", "/platform/v2/x402/supported")).body.signers["solana:*"][0];
+    const merchant = (await cdp.solana.createAccount()).address;
+    const requirements = { scheme: "exact", network: DEVNET, asset: USDC_SOLANA_DEVNET, amount: "300000", payTo: merchant, maxTimeoutSeconds: 60, extra: { feePayer } };
+    const required = {
+      x402Version: 2,
+      error: "Payment required",
+      resource: { url: "https://harbour.example.org/buoys", description: "Buoy readings", mimeType: "application/json" },
+      accepts: [requirements],
+    } as unknown as PaymentRequired;
+
+    const payload = await account.signX402Payment(required, 0);
+    expect(payload).toMatchObject({ x402Version: 2, accepted: requirements, payload: { transaction: expect.any(String) } });
+    expect(await facilitator.verify(payload, required.accepts[0]!)).toMatchObject({ isValid: true, payer: account.address });
+    expect(await facilitator.settle(payload, required.accepts[0]!)).toMatchObject({ success: true, payer: account.address, network: DEVNET });
+    const balances = (await call(sandbox, "GET", `/platform/v2/solana/token-balances/solana-devnet/${merchant}`)).body.balances;
+    expect(balances.find((b: { token: { mintAddress: string } }) => b.token.mintAddress === USDC_SOLANA_DEVNET).amount.amount).toBe("300000");
   });
 });
