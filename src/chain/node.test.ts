@@ -125,6 +125,23 @@ describe("the simulated chain", () => {
     expect(await client.readContract({ address: USDC, abi: erc20Abi, functionName: "balanceOf", args: [address] })).toBe(3_000_000n);
   });
 
+  it("estimates gas by running the transaction and undoing it: the ledger's gas, reverts and shortfalls as a node reports them", async () => {
+    const from = privateKeyToAccount(generatePrivateKey()).address;
+    await fund(sandbox, { network: "base-sepolia", address: from, amount: "1000000000" });
+    await fund(sandbox, { network: "base-sepolia", address: from, token: "USDC", amount: "5000000" });
+    const transfer = (amount: bigint) => encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [TO, amount] });
+    expect(await client.estimateGas({ account: from, to: TO, value: 1000n })).toBe(21_000n);
+    expect(await client.estimateGas({ account: from, to: USDC, data: transfer(1_000_000n) })).toBe(52_000n);
+    await expect(client.estimateGas({ account: from, to: USDC, data: transfer(9_000_000n) })).rejects.toThrow(/execution reverted/);
+    await expect(client.estimateGas({ account: from, to: TO, value: 10n ** 18n })).rejects.toThrow(/insufficient funds/);
+    // Nothing of the simulations stayed: balances and the nonce are as funded.
+    expect(await client.getBalance({ address: from })).toBe(1_000_000_000n);
+    expect(await client.readContract({ address: USDC, abi: erc20Abi, functionName: "balanceOf", args: [from] })).toBe(5_000_000n);
+    expect(await client.getTransactionCount({ address: from })).toBe(0);
+    const bad = await request(sandbox.url).post(new URL(client.transport.url!).pathname).send({ jsonrpc: "2.0", id: 1, method: "eth_estimateGas", params: [{ from: "0x12", to: TO }] });
+    expect(bad.body.error).toMatchObject({ code: -32602, message: expect.stringContaining("invalid from") });
+  });
+
   it("applies eth_sendRawTransaction from any key", async () => {
     const key = generatePrivateKey();
     const outsider = privateKeyToAccount(key);

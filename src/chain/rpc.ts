@@ -99,6 +99,57 @@ function receiptView(tx: LedgerTx) {
   };
 }
 
+const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000" as const;
+const ESTIMATE_HASH = keccak256(toHex("cdp-sandbox:eth_estimateGas"));
+
+/**
+ * Runs the transaction on the ledger and undoes it, as a node simulates it:
+ * the gas the ledger would burn, or the revert a send would meet (error 3,
+ * "execution reverted", as geth answers) and the shortfall of a value the
+ * sender does not have. Gas itself is not charged, as a node estimates
+ * without the sender paying for it.
+ */
+function estimateGas(request: unknown, ctx: { network: string; chainId: number; store: ProjectTx; clock: Clock }): bigint {
+  const req = (request ?? {}) as { from?: unknown; to?: unknown; data?: Hex; input?: Hex; value?: string };
+  const address = (field: "from" | "to"): `0x${string}` | undefined => {
+    const v = req[field];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(v)) throw new RpcError(-32602, `invalid ${field} ${JSON.stringify(v)}: a 0x-prefixed 20-byte address`);
+    return v as `0x${string}`;
+  };
+  const from = address("from") ?? ZERO_ADDRESS;
+  const to = address("to") ?? null;
+  let value: bigint;
+  try {
+    value = BigInt(req.value ?? 0);
+  } catch {
+    throw new RpcError(-32602, `invalid value ${JSON.stringify(req.value)}: a hex quantity`);
+  }
+  const undo = ctx.store.savepoint();
+  try {
+    const applied = applyEvmTransaction(ctx.store, ctx.clock, {
+      hash: ESTIMATE_HASH,
+      network: ctx.network,
+      chainId: ctx.chainId,
+      from,
+      to,
+      value,
+      input: req.data ?? req.input ?? "0x",
+      nonce: 0,
+      gas: 30_000_000n,
+      type: "eip1559",
+      sponsored: true,
+    });
+    if (applied.status === "reverted") throw new RpcError(3, `execution reverted${applied.revertReason ? `: ${applied.revertReason}` : ""}`);
+    return BigInt(applied.gasUsed);
+  } catch (error) {
+    if (error instanceof ApiError) throw new RpcError(-32000, `insufficient funds for transfer: ${error.message}`);
+    throw error;
+  } finally {
+    undo();
+  }
+}
+
 async function call(method: string, params: unknown[], ctx: { network: string; chainId: number; store: ProjectTx; clock: Clock }): Promise<unknown> {
   const { network, store, clock } = ctx;
   const now = blockNumberAt(network, clock.now());
@@ -114,10 +165,8 @@ async function call(method: string, params: unknown[], ctx: { network: string; c
       return hex(GAS_PRICE_WEI);
     case "eth_maxPriorityFeePerGas":
       return "0x0";
-    case "eth_estimateGas": {
-      const [tx] = params as [{ data?: string; input?: string }];
-      return hex((tx?.data ?? tx?.input ?? "0x") === "0x" ? 21_000 : 60_000);
-    }
+    case "eth_estimateGas":
+      return hex(estimateGas(params[0], ctx));
     case "eth_feeHistory": {
       const count = Number(params[0] ?? 1);
       return { oldestBlock: hex(Math.max(0, now - count + 1)), baseFeePerGas: Array(count + 1).fill(hex(GAS_PRICE_WEI)), gasUsedRatio: Array(count).fill(0.5), reward: Array(count).fill(["0x0"]) };
