@@ -2,7 +2,7 @@ import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import { createRequire } from "node:module";
 import { SignJWT, CompactSign } from "jose";
 import { afterAll, describe, expect, it } from "vitest";
-import { VerifyThread, sodiumPath, verifyNow, type SignatureAlg } from "./verifyThread.js";
+import { MAX_THREAD_KEYS, VerifyThread, sodiumPath, verifyNow, type SignatureAlg } from "./verifyThread.js";
 
 const ed = generateKeyPairSync("ed25519");
 const p256 = generateKeyPairSync("ec", { namedCurve: "P-256" });
@@ -90,4 +90,24 @@ describe("signature checks off the event loop", () => {
     expect(sodium.crypto_sign_verify_detached(Buffer.from(e.signature, "base64url"), input, raw)).toBe(true);
     expect(sodium.crypto_sign_verify_detached(Buffer.from(tampered(e.signature), "base64url"), input, raw)).toBe(false);
   });
+
+  it("keeps at most MAX_THREAD_KEYS keys on the thread, and still checks with a key it forgot", async () => {
+    thread.warm();
+    const started = thread.threadsStarted;
+    const pairs = Array.from({ length: MAX_THREAD_KEYS + 20 }, () => generateKeyPairSync("ec", { namedCurve: "P-256" }));
+    const tokens = await Promise.all(pairs.map((p, i) => token("ES256", p.privateKey, { i })));
+    const results = await Promise.all(pairs.map((p, i) => thread.check("ES256", p.publicKey, tokens[i]!.signingInput, tokens[i]!.signature)));
+    expect(results.every(Boolean)).toBe(true);
+    expect(thread.keysHeld).toBeLessThanOrEqual(MAX_THREAD_KEYS + 1);
+    // The first keys were forgotten; using one again sends it again, and the check still holds both ways.
+    expect(await thread.check("ES256", pairs[0]!.publicKey, tokens[0]!.signingInput, tokens[0]!.signature)).toBe(true);
+    expect(await thread.check("ES256", pairs[0]!.publicKey, tokens[1]!.signingInput, tokens[1]!.signature)).toBe(false);
+    // Newest first: every key the thread should still hold is used before any forgotten one comes back.
+    const newestFirst = pairs.map((p, i) => ({ key: p.publicKey, ...tokens[i]! })).reverse();
+    const again = await Promise.all(newestFirst.map((t) => thread.check("ES256", t.key, t.signingInput, t.signature)));
+    expect(again.every(Boolean)).toBe(true);
+    // A thread that died on a missing key would have answered through the fallback; the next check would start another.
+    expect(await thread.check("ES256", pairs[0]!.publicKey, tokens[0]!.signingInput, tokens[0]!.signature)).toBe(true);
+    expect(thread.threadsStarted).toBe(started); // the same thread throughout: no key went missing on it
+  }, 30_000);
 });

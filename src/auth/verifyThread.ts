@@ -27,6 +27,9 @@ import { Worker } from "node:worker_threads";
 
 export type SignatureAlg = "EdDSA" | "ES256";
 
+/** Keys the thread keeps at most (API keys, wallet secrets, end users' Temporary Wallet Secrets). */
+export const MAX_THREAD_KEYS = 1024;
+
 /** The check itself; the helper thread runs the same steps (THREAD_SOURCE). */
 export function verifyNow(alg: SignatureAlg, key: KeyObject, signingInput: string, signature: string): boolean {
   const input = Buffer.from(signingInput, "latin1");
@@ -42,7 +45,8 @@ export function verifyNow(alg: SignatureAlg, key: KeyObject, signingInput: strin
 /**
  * The helper thread's program. A key arrives once, as base64 SPKI DER with
  * its number, in the first check that uses it; a check is
- * [keyNumber, alg, signingInput, signature, keyDer?] and its answer a boolean.
+ * [keyNumber, alg, signingInput, signature, keyDer?, forgetKeyNumber?] and its
+ * answer a boolean.
  * Strings, not Buffers, cross the thread boundary: a pooled Buffer would be
  * copied with its whole 8 KB pool.
  */
@@ -54,7 +58,8 @@ try { sodium = workerData.sodiumPath ? require(workerData.sodiumPath) : null; } 
 // An Ed25519 SPKI is this 12-byte header and the 32-byte key.
 const ED25519_SPKI_HEADER = "302a300506032b6570032100";
 const keys = new Map();
-parentPort.on("message", ([n, alg, signingInput, signature, der]) => {
+parentPort.on("message", ([n, alg, signingInput, signature, der, forget]) => {
+  if (forget !== undefined) keys.delete(forget);
   if (der) {
     const bytes = Buffer.from(der, "base64");
     const raw = bytes.length === 44 && bytes.subarray(0, 12).toString("hex") === ED25519_SPKI_HEADER ? bytes.subarray(12) : null;
@@ -96,6 +101,12 @@ export class VerifyThread {
   private pending: Check[] = [];
   private keyNumbers = new WeakMap<KeyObject, number>();
   private nextKeyNumber = 0;
+  /**
+   * The keys the thread holds, oldest first. Every end user's sign-in brings a
+   * Temporary Wallet Secret of its own, so the thread forgets the oldest key
+   * past MAX_THREAD_KEYS (sent again if it is used again).
+   */
+  private threadKeys = new Map<number, WeakRef<KeyObject>>();
 
   check(alg: SignatureAlg, key: KeyObject, signingInput: string, signature: string): Promise<boolean> {
     let worker: Worker;
@@ -106,17 +117,36 @@ export class VerifyThread {
     }
     return new Promise((resolve) => {
       let n = this.keyNumbers.get(key);
-      let der: string | undefined;
+      let message: unknown[];
       if (n === undefined) {
         n = this.nextKeyNumber++;
         this.keyNumbers.set(key, n);
-        der = key.export({ type: "spki", format: "der" }).toString("base64");
+        this.threadKeys.set(n, new WeakRef(key));
+        message = [n, alg, signingInput, signature, key.export({ type: "spki", format: "der" }).toString("base64"), this.forgetOldestKey()];
+      } else {
+        message = [n, alg, signingInput, signature];
       }
       if (this.pending.length === 0) worker.ref();
       this.pending.push({ alg, key, signingInput, signature, resolve });
-      worker.postMessage(der === undefined ? [n, alg, signingInput, signature] : [n, alg, signingInput, signature, der]);
+      worker.postMessage(message);
     });
   }
+
+  /** The key number the thread may drop once it holds more than MAX_THREAD_KEYS, or undefined. */
+  private forgetOldestKey(): number | undefined {
+    if (this.threadKeys.size <= MAX_THREAD_KEYS) return undefined;
+    const [oldest, ref] = this.threadKeys.entries().next().value!;
+    this.threadKeys.delete(oldest);
+    const key = ref.deref();
+    if (key) this.keyNumbers.delete(key);
+    return oldest;
+  }
+
+  /** How many keys the thread holds, and how many threads were started: a thread that dies is replaced (for tests). */
+  get keysHeld(): number {
+    return this.threadKeys.size;
+  }
+  threadsStarted = 0;
 
   /** Boots the thread now, so that the first request does not wait for it. */
   warm(): void {
@@ -139,12 +169,14 @@ export class VerifyThread {
     if (this.worker !== worker) return;
     this.worker = undefined;
     this.keyNumbers = new WeakMap();
+    this.threadKeys = new Map();
     const pending = this.pending;
     this.pending = [];
     for (const c of pending) c.resolve(verifyNow(c.alg, c.key, c.signingInput, c.signature));
   }
 
   private start(): Worker {
+    this.threadsStarted++;
     const worker = new Worker(THREAD_SOURCE, { eval: true, workerData: { sodiumPath: sodiumPath() }, resourceLimits: { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 2 } });
     worker.unref();
     worker.on("message", (valid: boolean) => {

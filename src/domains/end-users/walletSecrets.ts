@@ -44,5 +44,22 @@ export function temporaryWalletKey(store: Store, projectId: string, userId: stri
   if (record.expiresAtMs <= nowMs) {
     return { problem: `Temporary Wallet Secret ${walletSecretId} expired at ${new Date(record.expiresAtMs).toISOString()}; sign in again for a new one.` };
   }
-  return { key: createPublicKey({ key: Buffer.from(record.publicKey, "base64"), format: "der", type: "spki" }) };
+  return { key: publicKeyOf(record.publicKey) };
+}
+
+/**
+ * One KeyObject per secret, not one per request: the signature thread keeps
+ * each key it is sent (auth/verifyThread.ts). Bounded: the oldest are dropped.
+ */
+const keyObjects = new Map<string, KeyObject>();
+const MAX_CACHED_KEYS = 1024;
+
+function publicKeyOf(spkiBase64: string): KeyObject {
+  let key = keyObjects.get(spkiBase64);
+  if (!key) {
+    key = createPublicKey({ key: Buffer.from(spkiBase64, "base64"), format: "der", type: "spki" });
+    if (keyObjects.size >= MAX_CACHED_KEYS) keyObjects.delete(keyObjects.keys().next().value!);
+    keyObjects.set(spkiBase64, key);
+  }
+  return key;
 }
