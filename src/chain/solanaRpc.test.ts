@@ -103,6 +103,12 @@ describe("Solana JSON-RPC on the ledger", () => {
     expect(absent.exists).toBe(false);
     const parsed = await rpcCall("getAccountInfo", [funded, { encoding: "jsonParsed" }]);
     expect(parsed.error).toMatchObject({ code: -32602, message: expect.stringContaining("base64 or base58") });
+    expect((await rpcCall("getAccountInfo", ["0xnot-base58"])).error).toMatchObject({ code: -32602, message: expect.stringContaining("not a base-58 account address") });
+    // Beyond 2^53 lamports the answer stays exact: integers are written as the RPC writes u64s.
+    const whale = getAddressDecoder().decode(ed25519.getPublicKey(randomBytes(32)));
+    await fund(sandbox, { network: "solana-devnet", address: whale, amount: "9007199254740993" });
+    expect(await fetchEncodedAccount(rpc, toAddress(whale))).toMatchObject({ exists: true, lamports: 9007199254740993n });
+    expect((await rpc.getBalance(toAddress(whale)).send()).value).toBe(9007199254740993n);
   });
 
   it("refuses a transaction with a bad signature and an unknown method", async () => {

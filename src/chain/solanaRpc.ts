@@ -31,10 +31,11 @@ export const isSolanaNetwork = (network: string) => network in SOLANA_TOKENS;
 
 const SYSTEM_PROGRAM = "11111111111111111111111111111111";
 const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
-/** What a u64 rentEpoch of "rent exempt forever" reads as in JSON, as the real RPC writes it. */
-const RENT_EXEMPT_EPOCH = 18446744073709551615n;
+const U64_MAX = 2n ** 64n - 1n;
+/** A rent-exempt account's rentEpoch, u64::MAX, written as the JSON integer the real RPC writes. */
+const RENT_EXEMPT_EPOCH = U64_MAX;
 /** Rent-exempt minimum of an 82-byte mint account. */
-const MINT_ACCOUNT_LAMPORTS = 1_461_600;
+const MINT_ACCOUNT_LAMPORTS = 1_461_600n;
 /** The sandbox's stand-in mint authority: any fixed key (the real ones belong to the issuers). */
 const SANDBOX_MINT_AUTHORITY = createHash("sha256").update("cdp-sandbox:mint-authority").digest();
 
@@ -43,7 +44,7 @@ function mintAccountData(supply: bigint, decimals: number): Buffer {
   const data = Buffer.alloc(82);
   data.writeUInt32LE(1, 0);
   SANDBOX_MINT_AUTHORITY.copy(data, 4);
-  data.writeBigUInt64LE(supply, 36);
+  data.writeBigUInt64LE(supply < U64_MAX ? supply : U64_MAX, 36); // a mint's supply is a u64; the ledger's sums are not bounded
   data.writeUInt8(decimals, 44);
   data.writeUInt8(1, 45);
   return data; // freeze authority option (46..49) and key (50..81) stay zero: none
@@ -59,17 +60,18 @@ function accountInfo(store: ProjectTx, network: string, address: string, encodin
   if (encoding !== "base64" && encoding !== "base58") {
     throw new SolanaRpcError(-32602, `Invalid params: the sandbox answers getAccountInfo with encoding base64 or base58, not ${encoding}.`);
   }
+  if (!/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(address)) throw new SolanaRpcError(-32602, `Invalid param: ${JSON.stringify(address)} is not a base-58 account address.`);
   const token = solanaTokenByMint(network, address);
   let owner: string;
   let data: Buffer;
-  let lamports: number;
+  let lamports: bigint;
   if (token && token.mint !== SOL.mint) {
     const supply = totalHeld(store, network, token.mint);
     [owner, data, lamports] = [TOKEN_PROGRAM, mintAccountData(supply, token.decimals), MINT_ACCOUNT_LAMPORTS];
   } else {
     const balance = balanceOf(store, network, "native", address);
     if (balance === 0n) return null;
-    [owner, data, lamports] = [SYSTEM_PROGRAM, Buffer.alloc(0), Number(balance)];
+    [owner, data, lamports] = [SYSTEM_PROGRAM, Buffer.alloc(0), balance];
   }
   return {
     data: [encoding === "base58" ? toBase58(new Uint8Array(data)) : data.toString("base64"), encoding],
@@ -94,7 +96,7 @@ export function solanaCall(method: string, params: unknown[], ctx: { network: st
     case "getBlockHeight":
       return slot;
     case "getBalance":
-      return { context, value: Number(balanceOf(store, network, "native", String(params[0]))) };
+      return { context, value: balanceOf(store, network, "native", String(params[0])) };
     case "getAccountInfo":
       return { context, value: accountInfo(store, network, String(params[0]), (params[1] as { encoding?: string } | undefined)?.encoding) };
     case "getLatestBlockhash":
