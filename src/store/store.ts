@@ -133,14 +133,25 @@ export class PendingTx implements ProjectTx {
       if (!w) this.pending.set(name, (w = new Map()));
       return w;
     };
-    const current = (): Map<string, T> => {
-      const merged = new Map<string, T>(Object.entries(committed()));
-      for (const [id, value] of this.pending.get(name) ?? []) {
-        if (value === DELETED) merged.delete(id);
-        else merged.set(id, value as T);
+    const pending = this.pending;
+    /**
+     * The records as this transaction sees them, in the order a merged map
+     * would give (committed order, pending writes in place, new ones last),
+     * without building one: a find over a large collection reads, not copies.
+     */
+    function* current(): Generator<T> {
+      const c = committed();
+      const w = pending.get(name);
+      for (const id of Object.keys(c)) {
+        if (w?.has(id)) {
+          const v = w.get(id);
+          if (v !== DELETED) yield v as T;
+        } else {
+          yield c[id]!;
+        }
       }
-      return merged;
-    };
+      if (w) for (const [id, v] of w) if (v !== DELETED && !Object.hasOwn(c, id)) yield v as T;
+    }
     // Reads hand out copies so that a handler mutating a record cannot change committed state.
     return {
       get: (id) => {
@@ -152,12 +163,16 @@ export class PendingTx implements ProjectTx {
         const v = committed()[id];
         return v === undefined ? undefined : structuredClone(v);
       },
-      list: () => [...current().values()].map((v) => structuredClone(v)),
+      list: () => Array.from(current(), (v) => structuredClone(v)),
       find: (predicate) => {
-        for (const v of current().values()) if (predicate(v)) return structuredClone(v);
+        for (const v of current()) if (predicate(v)) return structuredClone(v);
         return undefined;
       },
-      filter: (predicate) => [...current().values()].filter(predicate).map((v) => structuredClone(v)),
+      filter: (predicate) => {
+        const found: T[] = [];
+        for (const v of current()) if (predicate(v)) found.push(structuredClone(v));
+        return found;
+      },
       put: (id, record) => void writes().set(id, structuredClone(record)),
       delete: (id) => void writes().set(id, DELETED),
     };

@@ -1,0 +1,80 @@
+/**
+ * A transaction's view of a project: pending writes shadow committed records
+ * in place, new ones come last, deletions hide; reads are copies; a savepoint
+ * undoes what came after it; nothing reaches the project before commit.
+ */
+import { beforeEach, describe, expect, it } from "vitest";
+import { Store } from "./store.js";
+
+interface Rec {
+  id: string;
+  n: number;
+}
+
+let store: Store;
+beforeEach(async () => {
+  store = await Store.open();
+  await store.putProject({ id: "p", name: "p", createdAt: "2026-01-01T00:00:00.000Z", settings: {}, apiKeys: [], data: {} });
+  const seed = store.begin("p");
+  for (const id of ["a", "b", "c"]) seed.collection<Rec>("recs").put(id, { id, n: 1 });
+  await seed.commit();
+});
+
+const ids = (recs: Rec[]) => recs.map((r) => `${r.id}${r.n}`);
+
+describe("a transaction's view", () => {
+  it("shows pending writes in place, new records last and deletions hidden, in list, find and filter alike", () => {
+    const tx = store.begin("p");
+    const recs = tx.collection<Rec>("recs");
+    recs.put("d", { id: "d", n: 1 });
+    recs.put("b", { id: "b", n: 2 });
+    recs.delete("a");
+    expect(ids(recs.list())).toEqual(["b2", "c1", "d1"]);
+    expect(recs.find((r) => r.n === 2)).toEqual({ id: "b", n: 2 });
+    expect(recs.find((r) => r.id === "a")).toBeUndefined();
+    expect(ids(recs.filter((r) => r.n === 1))).toEqual(["c1", "d1"]);
+    // Deleting a record that is new in this transaction hides it too.
+    recs.delete("d");
+    expect(ids(recs.list())).toEqual(["b2", "c1"]);
+    // Nothing of it is committed yet.
+    expect(ids(store.begin("p").collection<Rec>("recs").list())).toEqual(["a1", "b1", "c1"]);
+  });
+
+  it("hands out copies: changing what a read returned changes nothing stored", async () => {
+    const tx = store.begin("p");
+    const recs = tx.collection<Rec>("recs");
+    recs.list()[0]!.n = 99;
+    recs.find((r) => r.id === "b")!.n = 99;
+    recs.filter(() => true)[2]!.n = 99;
+    recs.get("a")!.n = 99;
+    await tx.commit();
+    expect(ids(store.begin("p").collection<Rec>("recs").list())).toEqual(["a1", "b1", "c1"]);
+  });
+
+  it("undoes every write made after a savepoint, and keeps those made before it", async () => {
+    const tx = store.begin("p");
+    const recs = tx.collection<Rec>("recs");
+    recs.put("a", { id: "a", n: 2 });
+    const undo = tx.savepoint();
+    recs.put("a", { id: "a", n: 3 });
+    recs.put("e", { id: "e", n: 1 });
+    recs.delete("c");
+    tx.collection<Rec>("others").put("x", { id: "x", n: 1 });
+    undo();
+    expect(ids(recs.list())).toEqual(["a2", "b1", "c1"]);
+    expect(tx.collection<Rec>("others").list()).toEqual([]);
+    await tx.commit();
+    expect(ids(store.begin("p").collection<Rec>("recs").list())).toEqual(["a2", "b1", "c1"]);
+  });
+
+  it("commits pending writes at once, and a discarded transaction leaves nothing", async () => {
+    const dropped = store.begin("p");
+    dropped.collection<Rec>("recs").put("z", { id: "z", n: 1 });
+    dropped.discard();
+    await dropped.commit();
+    const tx = store.begin("p");
+    tx.collection<Rec>("recs").delete("b");
+    await tx.commit();
+    expect(ids(store.begin("p").collection<Rec>("recs").list())).toEqual(["a1", "c1"]);
+  });
+});
