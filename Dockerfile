@@ -19,5 +19,5 @@ RUN npm init -y >/dev/null && npm install --omit=dev --ignore-scripts /tmp/cdp-s
 USER sandbox
 EXPOSE 8080
 # Inside a container the sandbox must listen beyond loopback to be reachable; publish the port to localhost only.
-CMD ["node", "--max-semi-space-size=4", "node_modules/cdp-sandbox/dist/cli.js", "--host", "0.0.0.0", "--port", "8080"]
+CMD ["node", "--max-semi-space-size=2", "node_modules/cdp-sandbox/dist/cli.js", "--host", "0.0.0.0", "--port", "8080"]
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s CMD node -e "fetch('http://127.0.0.1:8080/_sandbox/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"

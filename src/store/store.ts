@@ -133,25 +133,23 @@ export class PendingTx implements ProjectTx {
       if (!w) this.pending.set(name, (w = new Map()));
       return w;
     };
-    const pending = this.pending;
     /**
      * The records as this transaction sees them, in the order a merged map
-     * would give (committed order, pending writes in place, new ones last),
-     * without building one: a find over a large collection reads, not copies.
+     * gives (committed order, pending writes in place, new ones last). Most
+     * reads come before any write to the collection: then the committed
+     * values are the view, with no map to build.
      */
-    function* current(): Generator<T> {
+    const current = (): T[] => {
       const c = committed();
-      const w = pending.get(name);
-      for (const id of Object.keys(c)) {
-        if (w?.has(id)) {
-          const v = w.get(id);
-          if (v !== DELETED) yield v as T;
-        } else {
-          yield c[id]!;
-        }
+      const w = this.pending.get(name);
+      if (!w || w.size === 0) return Object.values(c);
+      const merged = new Map<string, T>(Object.entries(c));
+      for (const [id, value] of w) {
+        if (value === DELETED) merged.delete(id);
+        else merged.set(id, value as T);
       }
-      if (w) for (const [id, v] of w) if (v !== DELETED && !Object.hasOwn(c, id)) yield v as T;
-    }
+      return [...merged.values()];
+    };
     // Reads hand out copies so that a handler mutating a record cannot change committed state.
     return {
       get: (id) => {
@@ -163,7 +161,7 @@ export class PendingTx implements ProjectTx {
         const v = committed()[id];
         return v === undefined ? undefined : structuredClone(v);
       },
-      list: () => Array.from(current(), (v) => structuredClone(v)),
+      list: () => current().map((v) => structuredClone(v)),
       find: (predicate) => {
         for (const v of current()) if (predicate(v)) return structuredClone(v);
         return undefined;
