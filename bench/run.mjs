@@ -34,7 +34,9 @@ const STARTS = Number(process.env.BENCH_STARTS ?? 3);
 const PROFILE = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
 const WARMUP_REQUESTS = 500;
 /** The Node flags `npm start` runs the sandbox with (package.json), so the figures are those of the shipped command. */
-const START_FLAGS = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).scripts.start.split(" ").filter((a) => a.startsWith("--"));
+const START_FLAGS = JSON.parse(readFileSync(join(root, "package.json"), "utf8"))
+  .scripts.start.split(" ")
+  .filter((a) => a.startsWith("--"));
 /** Above any rate this machine reaches: a wallet token's jti may be used once, so a run must never run out. */
 const tokensPerRun = DURATION * 8000 + WARMUP_REQUESTS;
 if (DURATION > 50) throw new Error("BENCH_SECONDS must be at most 50: wallet tokens minted before a run expire after 60 s (+30 s leeway)");
@@ -69,14 +71,21 @@ async function bearerFactory(apiKeyId, apiKeySecret) {
     const now = Math.floor(Date.now() / 1000);
     return new SignJWT({ sub: apiKeyId, iss: "cdp", uris: [`${method} ${host}${path}`] })
       .setProtectedHeader({ alg: "EdDSA", kid: apiKeyId, typ: "JWT", nonce: randomBytes(16).toString("hex") })
-      .setIssuedAt(now).setNotBefore(now).setExpirationTime(now + 120)
+      .setIssuedAt(now)
+      .setNotBefore(now)
+      .setExpirationTime(now + 120)
       .sign(key);
   };
 }
 
 function sortKeys(v) {
   if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === "object") return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])]));
+  if (v && typeof v === "object")
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sortKeys(v[k])]),
+    );
   return v;
 }
 
@@ -84,10 +93,14 @@ async function walletFactory(walletSecret) {
   const key = await importPKCS8(`-----BEGIN PRIVATE KEY-----\n${walletSecret}\n-----END PRIVATE KEY-----`, "ES256");
   return (method, host, path, body) => {
     const now = Math.floor(Date.now() / 1000);
-    const reqHash = createHash("sha256").update(JSON.stringify(sortKeys(body))).digest("hex");
+    const reqHash = createHash("sha256")
+      .update(JSON.stringify(sortKeys(body)))
+      .digest("hex");
     return new SignJWT({ uris: [`${method} ${host}${path}`], reqHash })
       .setProtectedHeader({ alg: "ES256", typ: "JWT" })
-      .setIssuedAt(now).setNotBefore(now).setJti(randomBytes(16).toString("hex"))
+      .setIssuedAt(now)
+      .setNotBefore(now)
+      .setJti(randomBytes(16).toString("hex"))
       .sign(key);
   };
 }
@@ -226,7 +239,10 @@ const postResult = await measured(sandbox.child.pid, {
       body: JSON.stringify(postBody),
       setupRequest: (req) => {
         const i = p++;
-        return { ...req, headers: { ...req.headers, "content-type": "application/json", authorization: `Bearer ${postTokens[i]}`, "x-wallet-auth": walletTokens[i] } };
+        return {
+          ...req,
+          headers: { ...req.headers, "content-type": "application/json", authorization: `Bearer ${postTokens[i]}`, "x-wallet-auth": walletTokens[i] },
+        };
       },
     },
   ],
@@ -235,10 +251,14 @@ const rss = rssOf(sandbox.child.pid);
 await stop(sandbox.child);
 
 const base = bareResult.requests.average;
-console.log(`\ncdp-sandbox benchmark: ${DURATION} s per run, ${CONNECTIONS} connections, node ${process.version}, ${cpus().length} CPUs, load average ${loadBefore.toFixed(2)} before / ${loadavg()[0].toFixed(2)} after`);
+console.log(
+  `\ncdp-sandbox benchmark: ${DURATION} s per run, ${CONNECTIONS} connections, node ${process.version}, ${cpus().length} CPUs, load average ${loadBefore.toFixed(2)} before / ${loadavg()[0].toFixed(2)} after`,
+);
 console.log(summary("bare Express 5 GET (baseline)", bareResult));
 console.log(summary("authenticated, validated GET", getResult, base));
 console.log(summary("wallet-signed, validated POST", postResult, base));
 const ms = (key) => `${median(starts.map((s) => s[key])).toFixed(0)} ms`;
-console.log(`start-up (median of ${STARTS}): ready line ${ms("ready")}, first GET /_sandbox/health ${ms("healthMs")}, first authenticated GET /platform ${ms("platformMs")}`);
+console.log(
+  `start-up (median of ${STARTS}): ready line ${ms("ready")}, first GET /_sandbox/health ${ms("healthMs")}, first authenticated GET /platform ${ms("platformMs")}`,
+);
 console.log(`sandbox RSS: ${rssIdle.toFixed(0)} MB after start-up, ${rss.toFixed(0)} MB after the runs`);

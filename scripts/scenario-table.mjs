@@ -31,7 +31,9 @@ function clientReport(rule) {
 const cell = (text) => String(text ?? "").replace(/\|/g, "\\|");
 console.log("| scenario | effect | one request only | official client reports | what a client should do |");
 console.log("|---|---|---|---|---|");
-for (const file of readdirSync(join(root, "scenarios")).filter((f) => f.endsWith(".yaml")).sort()) {
+for (const file of readdirSync(join(root, "scenarios"))
+  .filter((f) => f.endsWith(".yaml"))
+  .sort()) {
   const text = readFileSync(join(root, "scenarios", file), "utf8");
   const advice = text.match(/^#\s*(.*)$/m)?.[1] ?? "";
   const doc = parse(text);

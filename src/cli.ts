@@ -72,7 +72,7 @@ async function main(): Promise<void> {
   });
   const { basePath, apiKeyId, apiKeySecret, walletSecret, projectId } = sandbox.credentials;
   const credentialsFile = get("credentials-file");
-  if (credentialsFile) writeFileSync(credentialsFile, JSON.stringify({ basePath, apiKeyId, apiKeySecret, walletSecret, projectId }, null, 2) + "\n");
+  if (credentialsFile) writeFileSync(credentialsFile, `${JSON.stringify({ basePath, apiKeyId, apiKeySecret, walletSecret, projectId }, null, 2)}\n`);
   process.stdout.write(
     `cdp-sandbox ready basePath=${basePath} projectId=${projectId} apiKeyId=${apiKeyId} apiKeySecret=${apiKeySecret} walletSecret=${walletSecret}\n`,
   );

@@ -30,7 +30,9 @@ export function createClock(wallNow: () => number = Date.now): Clock {
   let frozenAt: number | undefined;
   const listeners = new Set<() => void>();
   const base = () => (frozenAt === undefined ? wallNow() : frozenAt);
-  const changed = () => listeners.forEach((l) => l());
+  const changed = () => {
+    for (const l of listeners) l();
+  };
   return {
     now: () => base() + offset,
     iso: () => new Date(base() + offset).toISOString(),

@@ -112,10 +112,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     scenarios: options.scenarios ?? engine,
     scenarioEngine: options.scenarios ? undefined : engine,
     authMode: options.auth ?? "verify",
-    endUserAuth: options.endUserAuth ?? (async (token) => {
-      const check = await checkEndUserToken(endUserTokenSecret, token, clock.now());
-      return check.ok ? { projectId: check.claims.projectId, endUserId: check.claims.userId } : undefined;
-    }),
+    endUserAuth:
+      options.endUserAuth ??
+      (async (token) => {
+        const check = await checkEndUserToken(endUserTokenSecret, token, clock.now());
+        return check.ok ? { projectId: check.claims.projectId, endUserId: check.claims.userId } : undefined;
+      }),
     endUserWalletKey: (projectId, userId, walletSecretId) => temporaryWalletKey(store, projectId, userId, walletSecretId, clock.now()),
     validateResponses: options.validateResponses ?? false,
     webhooks,

@@ -64,7 +64,11 @@ export function normalize(doc, node, stack = []) {
     if (PROSE.has(key) || key.startsWith("x-")) continue;
     let value = node[key];
     if (key === "properties" || key === "patternProperties" || key === "$defs") {
-      value = Object.fromEntries(Object.keys(value).sort().map((k) => [k, normalize(doc, value[k], stack)]));
+      value = Object.fromEntries(
+        Object.keys(value)
+          .sort()
+          .map((k) => [k, normalize(doc, value[k], stack)]),
+      );
     } else if (UNORDERED.has(key) && Array.isArray(value)) {
       value = [...value].map((v) => normalize(doc, v, stack)).sort((a, b) => (canon(a) < canon(b) ? -1 : canon(a) > canon(b) ? 1 : 0));
     } else if (ALTERNATIVES.has(key) && Array.isArray(value)) {
@@ -174,7 +178,7 @@ export function diffFacts(expected, actual, path = "", out = [], limit = 200) {
     return out;
   }
   if (Array.isArray(expected) && Array.isArray(actual) && expected.length === actual.length) {
-    expected.forEach((e, i) => diffFacts(e, actual[i], `${path}[${i}]`, out, limit));
+    for (const [i, e] of expected.entries()) diffFacts(e, actual[i], `${path}[${i}]`, out, limit);
     return out;
   }
   out.push(`${path}: reference ${short(expected)} / ours ${short(actual)}`);

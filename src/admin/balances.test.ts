@@ -27,7 +27,11 @@ describe("funding through the admin API", () => {
   });
 
   it("credits a named token of the table, by symbol or by contract address", async () => {
-    expect(await fund(sandbox, { network: "avalanche", address: HOLDER, amount: "5", token: "usdc" })).toMatchObject({ token: "USDC", decimals: 6, balance: "5" });
+    expect(await fund(sandbox, { network: "avalanche", address: HOLDER, amount: "5", token: "usdc" })).toMatchObject({
+      token: "USDC",
+      decimals: 6,
+      balance: "5",
+    });
     const byAddress = await fund(sandbox, { network: "avalanche", address: HOLDER, amount: "5", token: "0xb97ef9ef8734c71904d8002f8b6bc66dd9c48a6e" });
     expect(byAddress).toMatchObject({ token: "USDC", contractAddress: "0xB97EF9Ef8734C71904D8002F8b6Bc66Dd9c48a6E", balance: "10" });
   });

@@ -12,8 +12,10 @@ import { EVM_NETWORKS } from "../domains/shared/evmNetworks.js";
 import { SOL, SOLANA_TOKENS, solanaTokenByMint, solanaTokenBySymbol } from "../chain/solanaLedger.js";
 
 async function creditSolana(deps: { store: Store }, projectId: string, network: string, address: unknown, token: unknown, amount: unknown) {
-  if (typeof address !== "string" || !/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(address)) throw apiError("invalid_request", "address must be a base-58 Solana address.");
-  if (typeof amount !== "string" || !/^[0-9]+$/.test(amount)) throw apiError("invalid_request", 'amount must be a string of digits in the smallest unit (lamports for SOL).');
+  if (typeof address !== "string" || !/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(address))
+    throw apiError("invalid_request", "address must be a base-58 Solana address.");
+  if (typeof amount !== "string" || !/^[0-9]+$/.test(amount))
+    throw apiError("invalid_request", "amount must be a string of digits in the smallest unit (lamports for SOL).");
   const asset = token === undefined ? SOL : typeof token === "string" ? (solanaTokenBySymbol(network, token) ?? solanaTokenByMint(network, token)) : undefined;
   if (!asset) throw apiError("invalid_request", `token ${String(token)} is not in the sandbox's token table for ${network}.`);
   const key = asset === SOL ? "native" : asset.mint;
@@ -30,15 +32,23 @@ export async function creditBalance(deps: { store: Store }, projectId: string, b
   if (typeof network !== "string" || !(network in EVM_NETWORKS)) {
     throw apiError("invalid_request", `network must be one of ${[...Object.keys(EVM_NETWORKS), ...Object.keys(SOLANA_TOKENS)].join(", ")}.`);
   }
-  if (typeof address !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(address)) throw apiError("invalid_request", "address must be a 0x-prefixed 20-byte hex address.");
-  if (typeof amount !== "string" || !/^[0-9]+$/.test(amount)) throw apiError("invalid_request", 'amount must be a string of digits in the smallest unit, e.g. "1000000000000000000" for 1 ETH.');
+  if (typeof address !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(address))
+    throw apiError("invalid_request", "address must be a 0x-prefixed 20-byte hex address.");
+  if (typeof amount !== "string" || !/^[0-9]+$/.test(amount))
+    throw apiError("invalid_request", 'amount must be a string of digits in the smallest unit, e.g. "1000000000000000000" for 1 ETH.');
   const asset =
-    token === undefined ? nativeTokenOf(network)
-    : typeof token === "string" ? (evmTokenBySymbol(network, token) ?? evmTokenByAddress(network, token)) : undefined;
+    token === undefined
+      ? nativeTokenOf(network)
+      : typeof token === "string"
+        ? (evmTokenBySymbol(network, token) ?? evmTokenByAddress(network, token))
+        : undefined;
   if (!asset) throw apiError("invalid_request", `token ${String(token)} is not in the sandbox's token table for ${network}.`);
   const tx = deps.store.begin(projectId);
   credit(tx, network, asset.address, address, BigInt(amount));
   const balance = balanceOf(tx, network, asset.address, address);
   await tx.commit();
-  return { status: 200, body: { network, address, token: asset.symbol, contractAddress: asset.address, decimals: asset.decimals, balance: balance.toString() } };
+  return {
+    status: 200,
+    body: { network, address, token: asset.symbol, contractAddress: asset.address, decimals: asset.decimals, balance: balance.toString() },
+  };
 }

@@ -14,7 +14,15 @@
  */
 import express, { type Request, type Response } from "express";
 import type { Clock } from "../clock.js";
-import { issuedPage, openOnrampPage, openPaymentLink, openUpgradePage, submitUpgradePage, verificationOutbox, type PageKind } from "../domains/onramp/hostedPages.js";
+import {
+  issuedPage,
+  openOnrampPage,
+  openPaymentLink,
+  openUpgradePage,
+  submitUpgradePage,
+  verificationOutbox,
+  type PageKind,
+} from "../domains/onramp/hostedPages.js";
 import { apiError } from "../errors/catalogue.js";
 import { parseBody } from "../pipeline/body.js";
 import { errorResponse } from "../pipeline/errors.js";
@@ -77,9 +85,13 @@ export function createOnrampPagesRouter(deps: OnrampPagesDeps): express.Router {
     return result;
   }
 
-  router.get("/buy", (req, res) => answer(req, res, TITLES.buy, () => onIssuer("buy", req, (tx, token) => openOnrampPage({ store: tx, clock: deps.clock }, token))));
+  router.get("/buy", (req, res) =>
+    answer(req, res, TITLES.buy, () => onIssuer("buy", req, (tx, token) => openOnrampPage({ store: tx, clock: deps.clock }, token))),
+  );
   for (const kind of ["apple-pay", "google-pay", "embedded"] as const) {
-    router.get(`/${kind}`, (req, res) => answer(req, res, TITLES[kind], () => onIssuer(kind, req, (tx, token) => openPaymentLink({ store: tx, clock: deps.clock }, kind, token))));
+    router.get(`/${kind}`, (req, res) =>
+      answer(req, res, TITLES[kind], () => onIssuer(kind, req, (tx, token) => openPaymentLink({ store: tx, clock: deps.clock }, kind, token))),
+    );
   }
   router.get("/limits-upgrade", (req, res) =>
     answer(req, res, TITLES["limits-upgrade"], () => onIssuer("limits-upgrade", req, (tx, token) => openUpgradePage({ store: tx, clock: deps.clock }, token))),
@@ -87,7 +99,11 @@ export function createOnrampPagesRouter(deps: OnrampPagesDeps): express.Router {
   router.post("/limits-upgrade", (req, res) =>
     answer(req, res, TITLES["limits-upgrade"], async () => {
       const body = parseBody(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0), req.headers["content-type"]);
-      if (typeof body !== "object" || body === null || Array.isArray(body)) throw apiError("invalid_request", 'Send the buyer\'s fields as JSON: {"ssnLast4": "5678", "dateOfBirth": {"day": "15", "month": "08", "year": "1990"}}.');
+      if (typeof body !== "object" || body === null || Array.isArray(body))
+        throw apiError(
+          "invalid_request",
+          'Send the buyer\'s fields as JSON: {"ssnLast4": "5678", "dateOfBirth": {"day": "15", "month": "08", "year": "1990"}}.',
+        );
       return onIssuer("limits-upgrade", req, (tx, token) => submitUpgradePage({ store: tx, clock: deps.clock }, token, body as Record<string, unknown>));
     }),
   );

@@ -81,7 +81,10 @@ export function createAdminRouter(deps: AdminDeps): express.Router {
         projectId = ex.projectId;
       }
       const result = await handler({ projectId, body, query: req.query as Record<string, unknown> }, req);
-      res.status(result.status ?? 200).set("x-correlation-id", correlationId).json(result.body);
+      res
+        .status(result.status ?? 200)
+        .set("x-correlation-id", correlationId)
+        .json(result.body);
     } catch (error) {
       const out = errorResponse(error, correlationId, deps.log);
       res.status(out.status).set(out.headers).set("x-correlation-id", correlationId).send(out.bodyText);
@@ -94,11 +97,15 @@ export function createAdminRouter(deps: AdminDeps): express.Router {
    * cannot interleave with a platform request or node call changing the same
    * records between their read and their commit.
    */
-  const writing = (handler: AdminHandler): AdminHandler => (call, req) =>
-    deps.locks.run(call.projectId ?? deps.projects.defaultProjectId(), true, async () => handler(call, req));
+  const writing =
+    (handler: AdminHandler): AdminHandler =>
+    (call, req) =>
+      deps.locks.run(call.projectId ?? deps.projects.defaultProjectId(), true, async () => handler(call, req));
   /** For calls that replace whole projects (reset, restore): the locks of every project in scope. */
-  const replacing = (handler: AdminHandler): AdminHandler => (call, req) =>
-    deps.locks.runExclusive(call.projectId ? [call.projectId] : deps.store.projects().map((p) => p.id), async () => handler(call, req));
+  const replacing =
+    (handler: AdminHandler): AdminHandler =>
+    (call, req) =>
+      deps.locks.runExclusive(call.projectId ? [call.projectId] : deps.store.projects().map((p) => p.id), async () => handler(call, req));
 
   const clockView = () => ({ now: deps.clock.iso(), frozen: deps.clock.frozen, offsetMs: deps.clock.now() - Date.now() });
 
@@ -114,7 +121,7 @@ export function createAdminRouter(deps: AdminDeps): express.Router {
         if (body[field] !== undefined && typeof body[field] !== "string") throw apiError("invalid_request", `${field} must be a string.`);
       }
       const { name, apiKeyId, apiKeySecret, walletSecret } = body as Record<string, string | undefined>;
-      let credentials;
+      let credentials: Awaited<ReturnType<typeof deps.projects.create>>;
       try {
         credentials = await deps.projects.create(name, { apiKeyId, apiKeySecret, walletSecret });
       } catch (error) {
@@ -145,59 +152,78 @@ export function createAdminRouter(deps: AdminDeps): express.Router {
       const project = visibleProject(call, String(req.params.projectId));
       const settings = call.body.settings;
       if (typeof settings !== "object" || settings === null || Array.isArray(settings)) {
-        throw apiError("invalid_request", "settings must be an object, e.g. {\"settings\": {\"delegationEnabled\": true}}.");
+        throw apiError("invalid_request", 'settings must be an object, e.g. {"settings": {"delegationEnabled": true}}.');
       }
       const updated = await deps.projects.updateSettings(project.id, settings as Record<string, unknown>);
       return { body: { projectId: project.id, name: project.name, createdAt: project.createdAt, settings: updated!.settings } };
     }),
   );
 
-  router.get("/clock", route(() => ({ body: clockView() })));
+  router.get(
+    "/clock",
+    route(() => ({ body: clockView() })),
+  );
   // Funds on any network, mainnets included (where there is no faucet): the ledger is the sandbox's to set.
   // End-user access tokens for testing the endUserAuth operations (the platform's come from its sign-in flows).
   router.post(
     "/end-users/:userId/token",
-    route(writing(async ({ projectId }, req) => {
-      const project = projectId ?? deps.projects.defaultProjectId();
-      const userId = String(req.params.userId);
-      const tx = deps.store.begin(project);
-      if (!tx.collection("endUsers").get(userId)) throw apiError("not_found", `End user ${userId} was not found in this project.`);
-      const token = await issueEndUserToken(deps.keys.endUserTokenSecret, { userId, projectId: project }, deps.clock.now());
-      // The end user's client signs X-Wallet-Auth with this and names it in walletSecretId.
-      const secret = issueTemporaryWalletSecret(tx, tokenSecrets, userId, Date.parse(token.expiresAt));
-      await tx.commit();
-      return { status: 201, body: { userId, ...token, ...secret } };
-    })),
+    route(
+      writing(async ({ projectId }, req) => {
+        const project = projectId ?? deps.projects.defaultProjectId();
+        const userId = String(req.params.userId);
+        const tx = deps.store.begin(project);
+        if (!tx.collection("endUsers").get(userId)) throw apiError("not_found", `End user ${userId} was not found in this project.`);
+        const token = await issueEndUserToken(deps.keys.endUserTokenSecret, { userId, projectId: project }, deps.clock.now());
+        // The end user's client signs X-Wallet-Auth with this and names it in walletSecretId.
+        const secret = issueTemporaryWalletSecret(tx, tokenSecrets, userId, Date.parse(token.expiresAt));
+        await tx.commit();
+        return { status: 201, body: { userId, ...token, ...secret } };
+      }),
+    ),
   );
   // A project-wide delegation grant, as the end user's client makes it in a sign-in flow the REST contract does not cover.
   router.post(
     "/end-users/:userId/delegation",
-    route(writing(async ({ projectId, body }, req) => {
-      const project = projectId ?? deps.projects.defaultProjectId();
-      const tx = deps.store.begin(project);
-      const ctx = { keys: deps.keys, clock: deps.clock, random: grantIds, store: tx, project: { id: project, settings: tx.settings() }, log: deps.log };
-      const grant = createGrant(ctx, findEndUser(tx, String(req.params.userId)), undefined, body.expiresAt);
-      await tx.commit();
-      return { status: 201, body: { userId: grant.userId, scope: "project", expiresAt: new Date(grant.expiresAtMs).toISOString() } };
-    })),
+    route(
+      writing(async ({ projectId, body }, req) => {
+        const project = projectId ?? deps.projects.defaultProjectId();
+        const tx = deps.store.begin(project);
+        const ctx = { keys: deps.keys, clock: deps.clock, random: grantIds, store: tx, project: { id: project, settings: tx.settings() }, log: deps.log };
+        const grant = createGrant(ctx, findEndUser(tx, String(req.params.userId)), undefined, body.expiresAt);
+        await tx.commit();
+        return { status: 201, body: { userId: grant.userId, scope: "project", expiresAt: new Date(grant.expiresAtMs).toISOString() } };
+      }),
+    ),
   );
   router.post("/balances", route(writing(async ({ projectId, body }) => creditBalance(deps, projectId ?? deps.projects.defaultProjectId(), body))));
   // Custodial money: balances of accounts, and deposits arriving at deposit destinations.
   const money = { store: deps.store, clock: deps.clock, random: deps.random.fork("money") };
-  router.post("/accounts/:accountId/fund", route(writing(({ projectId, body }, req) => fundAccountInProject(money, projectId ?? deps.projects.defaultProjectId(), String(req.params.accountId), body))));
+  router.post(
+    "/accounts/:accountId/fund",
+    route(
+      writing(({ projectId, body }, req) => fundAccountInProject(money, projectId ?? deps.projects.defaultProjectId(), String(req.params.accountId), body)),
+    ),
+  );
   router.post(
     "/deposit-destinations/:depositDestinationId/deposit",
-    route(writing(({ projectId, body }, req) => depositInProject(money, projectId ?? deps.projects.defaultProjectId(), String(req.params.depositDestinationId), body))),
+    route(
+      writing(({ projectId, body }, req) =>
+        depositInProject(money, projectId ?? deps.projects.defaultProjectId(), String(req.params.depositDestinationId), body),
+      ),
+    ),
   );
   // The RSA key to encrypt imported private keys with: pass it to the client as `encryptionPublicKey`.
-  router.get("/import-key", route(() => ({ body: { publicKeyPem: deps.keys.importKey.publicKeyPem, algorithm: "RSA-OAEP-SHA256" } })));
+  router.get(
+    "/import-key",
+    route(() => ({ body: { publicKeyPem: deps.keys.importKey.publicKeyPem, algorithm: "RSA-OAEP-SHA256" } })),
+  );
 
   router.post(
     "/clock",
     route(({ body }) => {
       const { set, advance, freeze } = body;
       if (set === undefined && advance === undefined && freeze === undefined) {
-        throw apiError("invalid_request", "Give one of set (ISO timestamp), advance (duration such as \"15m\") or freeze (boolean).");
+        throw apiError("invalid_request", 'Give one of set (ISO timestamp), advance (duration such as "15m") or freeze (boolean).');
       }
       let target: number | undefined;
       let step: number | undefined;
@@ -207,7 +233,8 @@ export function createAdminRouter(deps: AdminDeps): express.Router {
       }
       if (advance !== undefined) {
         step = typeof advance === "string" || typeof advance === "number" ? parseDuration(advance) : undefined;
-        if (step === undefined) throw apiError("invalid_request", `advance must be a duration such as "15m", "1h30m" or a number of ms, got ${JSON.stringify(advance)}.`);
+        if (step === undefined)
+          throw apiError("invalid_request", `advance must be a duration such as "15m", "1h30m" or a number of ms, got ${JSON.stringify(advance)}.`);
       }
       if (freeze !== undefined && typeof freeze !== "boolean") throw apiError("invalid_request", "freeze must be true or false.");
       // validate everything first, then change the clock once per field
@@ -220,13 +247,15 @@ export function createAdminRouter(deps: AdminDeps): express.Router {
 
   router.post(
     "/reset",
-    route(replacing(async ({ projectId }) => {
-      const targets = projectId ? [deps.store.project(projectId)!] : deps.store.projects();
-      for (const project of targets) project.data = {};
-      await deps.store.save();
-      if (!projectId) deps.journal.clear();
-      return { body: { reset: projectId ? "project" : "all", projectId } };
-    })),
+    route(
+      replacing(async ({ projectId }) => {
+        const targets = projectId ? [deps.store.project(projectId)!] : deps.store.projects();
+        for (const project of targets) project.data = {};
+        await deps.store.save();
+        if (!projectId) deps.journal.clear();
+        return { body: { reset: projectId ? "project" : "all", projectId } };
+      }),
+    ),
   );
 
   router.post(
@@ -236,15 +265,20 @@ export function createAdminRouter(deps: AdminDeps): express.Router {
 
   router.post(
     "/snapshots/:snapshotId/restore",
-    route(replacing(async ({ projectId }, req) => {
-      const id = String(req.params.snapshotId);
-      if (!(await snapshots.restore(id, projectId))) throw apiError("not_found", `Snapshot ${id} was not found in this scope.`);
-      deps.projects.reindex();
-      return { body: { restored: id } };
-    })),
+    route(
+      replacing(async ({ projectId }, req) => {
+        const id = String(req.params.snapshotId);
+        if (!(await snapshots.restore(id, projectId))) throw apiError("not_found", `Snapshot ${id} was not found in this scope.`);
+        deps.projects.reindex();
+        return { body: { restored: id } };
+      }),
+    ),
   );
 
-  router.get("/requests", route(({ projectId }) => ({ body: { requests: deps.journal.list(projectId) } })));
+  router.get(
+    "/requests",
+    route(({ projectId }) => ({ body: { requests: deps.journal.list(projectId) } })),
+  );
   router.delete(
     "/requests",
     route(({ projectId }) => {
@@ -253,12 +287,20 @@ export function createAdminRouter(deps: AdminDeps): express.Router {
     }),
   );
 
-  router.post("/webhooks/flush", route(({ projectId }) => flushWebhooks(deps, projectId)));
-  router.get("/webhooks/deliveries", route(({ projectId, query }) => listDeliveries(deps, projectId ?? deps.projects.defaultProjectId(), query)));
+  router.post(
+    "/webhooks/flush",
+    route(({ projectId }) => flushWebhooks(deps, projectId)),
+  );
+  router.get(
+    "/webhooks/deliveries",
+    route(({ projectId, query }) => listDeliveries(deps, projectId ?? deps.projects.defaultProjectId(), query)),
+  );
   router.post(
     "/webhooks/:subscriptionId/test",
     // Not under the project's lock: it waits for the delivery, and the receiver may call the sandbox back.
-    route(({ projectId, body }, req) => sendTestEvent({ ...deps, random: webhookTests }, projectId ?? deps.projects.defaultProjectId(), String(req.params.subscriptionId), body)),
+    route(({ projectId, body }, req) =>
+      sendTestEvent({ ...deps, random: webhookTests }, projectId ?? deps.projects.defaultProjectId(), String(req.params.subscriptionId), body),
+    ),
   );
 
   // x402 Bazaar curation: bundles of resources (CDP-curated on the platform).
@@ -270,26 +312,39 @@ export function createAdminRouter(deps: AdminDeps): express.Router {
   };
   router.put(
     "/x402/bundles/:slug",
-    route(writing(async ({ projectId, body }, req) => {
-      const bundle = await inProject(projectId, (tx) => putBundle(tx, deps.clock.now(), String(req.params.slug), body));
-      return { body: { slug: bundle.slug, name: bundle.name, description: bundle.description, resources: bundle.resources } };
-    })),
+    route(
+      writing(async ({ projectId, body }, req) => {
+        const bundle = await inProject(projectId, (tx) => putBundle(tx, deps.clock.now(), String(req.params.slug), body));
+        return { body: { slug: bundle.slug, name: bundle.name, description: bundle.description, resources: bundle.resources } };
+      }),
+    ),
   );
   router.delete(
     "/x402/bundles/:slug",
-    route(writing(async ({ projectId }, req) => {
-      await inProject(projectId, (tx) => deleteBundle(tx, String(req.params.slug)));
-      return { body: { deleted: String(req.params.slug) } };
-    })),
+    route(
+      writing(async ({ projectId }, req) => {
+        await inProject(projectId, (tx) => deleteBundle(tx, String(req.params.slug)));
+        return { body: { deleted: String(req.params.slug) } };
+      }),
+    ),
   );
 
   const engine = () => {
     if (!deps.scenarioEngine) throw apiError("not_found", "Scenarios are not available in this sandbox (a custom scenario hook is installed).");
     return deps.scenarioEngine;
   };
-  router.get("/scenarios", route((call) => listScenarios(engine(), call)));
-  router.post("/scenarios", route((call) => activateScenario(engine(), call)));
-  router.delete("/scenarios", route((call) => deactivateScenarios(engine(), call)));
+  router.get(
+    "/scenarios",
+    route((call) => listScenarios(engine(), call)),
+  );
+  router.post(
+    "/scenarios",
+    route((call) => activateScenario(engine(), call)),
+  );
+  router.delete(
+    "/scenarios",
+    route((call) => deactivateScenarios(engine(), call)),
+  );
 
   // The hosted pages behind the Onramp API's links (session URL, payment links, upgrade page) and the code outbox.
   router.use(

@@ -18,7 +18,16 @@ import type { Random } from "../random.js";
 import type { Store } from "../store/store.js";
 import type { WebhookDispatcher } from "../domains/webhooks/dispatcher.js";
 import { queueDelivery } from "../domains/webhooks/emit.js";
-import { deliveries, deliveryId, eventView, findSubscription, isEventType, usesLabels, type DeliveryRecord, type EventType } from "../domains/webhooks/model.js";
+import {
+  deliveries,
+  deliveryId,
+  eventView,
+  findSubscription,
+  isEventType,
+  usesLabels,
+  type DeliveryRecord,
+  type EventType,
+} from "../domains/webhooks/model.js";
 import { activityPayload, type ActivityFacts } from "../domains/webhooks/onchain.js";
 import { ACTIVITY_NETWORKS } from "../domains/webhooks/rules.js";
 import { getAddress, keccak256, toHex } from "viem";
@@ -40,13 +49,16 @@ export async function flushWebhooks(deps: WebhookAdminDeps, projectId: string | 
 
 /** A Transfer-shaped log made from the subscription's labels: it is a sample, not a ledger transaction. */
 function sampleFacts(labels: Record<string, string>, clock: Clock, random: Random): ActivityFacts {
-  const platformNetwork = labels["network"] ?? "base-sepolia";
+  const platformNetwork = labels.network ?? "base-sepolia";
   const network = ACTIVITY_NETWORKS[platformNetwork] ?? "base-sepolia";
-  const address = (label: string, fallback: () => string) => (labels[label] !== undefined && /^0x[0-9a-fA-F]{40}$/.test(labels[label]!) ? getAddress(labels[label]!) : fallback());
+  const address = (label: string, fallback: () => string) =>
+    labels[label] !== undefined && /^0x[0-9a-fA-F]{40}$/.test(labels[label]!) ? getAddress(labels[label]!) : fallback();
   const randomAddress = () => getAddress(`0x${random.hex(20)}`);
-  const eventName = labels["event_name"] ?? "Transfer";
-  const parameters: Record<string, string> = eventName === "Transfer" ? { from: address("params.from", randomAddress), to: address("params.to", randomAddress), value: "1000000" } : {};
-  for (const [k, v] of Object.entries(labels)) if (k.startsWith("params.")) parameters[k.slice("params.".length)] = /^0x[0-9a-fA-F]{40}$/.test(v) ? getAddress(v) : v;
+  const eventName = labels.event_name ?? "Transfer";
+  const parameters: Record<string, string> =
+    eventName === "Transfer" ? { from: address("params.from", randomAddress), to: address("params.to", randomAddress), value: "1000000" } : {};
+  for (const [k, v] of Object.entries(labels))
+    if (k.startsWith("params.")) parameters[k.slice("params.".length)] = /^0x[0-9a-fA-F]{40}$/.test(v) ? getAddress(v) : v;
   const contractAddress = address("contract_address", () => evmTokenBySymbol(network, "USDC")!.address);
   const block = blockNumberAt(network, clock.now());
   return {
@@ -54,7 +66,7 @@ function sampleFacts(labels: Record<string, string>, clock: Clock, random: Rando
     blockNumber: block,
     blockTimestamp: new Date(blockTimestampOf(network, block)).toISOString().replace(/\.\d{3}Z$/, "Z"),
     transactionHash: `0x${random.hex(32)}`,
-    transactionFrom: address("transaction_from", () => parameters["from"] ?? randomAddress()),
+    transactionFrom: address("transaction_from", () => parameters.from ?? randomAddress()),
     transactionTo: address("transaction_to", () => contractAddress),
     logIndex: 0,
     contractAddress,
@@ -68,7 +80,8 @@ export async function sendTestEvent(deps: WebhookAdminDeps & { random: Random },
   const webhooks = dispatcher(deps);
   const tx = deps.store.begin(projectId);
   const sub = findSubscription(tx, subscriptionId);
-  if (!sub.isEnabled) throw apiError("invalid_request", `Webhook subscription ${subscriptionId} is disabled and receives nothing; enable it (isEnabled: true) first.`);
+  if (!sub.isEnabled)
+    throw apiError("invalid_request", `Webhook subscription ${subscriptionId} is disabled and receives nothing; enable it (isEnabled: true) first.`);
   const eventType = body.eventType ?? sub.eventTypes[0];
   if (typeof eventType !== "string" || !isEventType(eventType) || !sub.eventTypes.includes(eventType)) {
     throw apiError("invalid_request", `eventType must be one of the subscription's event types: ${sub.eventTypes.join(", ")}.`);
@@ -76,7 +89,11 @@ export async function sendTestEvent(deps: WebhookAdminDeps & { random: Random },
   const eventId = deps.random.uuid();
   let data = body.data;
   if (data === undefined) {
-    if (!usesLabels(eventType)) throw apiError("invalid_request", `Give the payload to send as data: the sandbox builds sample payloads only for onchain.activity.detected and wallet.activity.detected.`);
+    if (!usesLabels(eventType))
+      throw apiError(
+        "invalid_request",
+        `Give the payload to send as data: the sandbox builds sample payloads only for onchain.activity.detected and wallet.activity.detected.`,
+      );
     data = activityPayload(eventType as EventType, eventId, sampleFacts(sub.labels ?? {}, deps.clock, deps.random));
   }
   queueDelivery(tx, deps.clock, sub, eventType, eventId, JSON.stringify(data));
@@ -98,7 +115,14 @@ function deliveryDetail(d: DeliveryRecord) {
 }
 
 export function listDeliveries(deps: WebhookAdminDeps, projectId: string, query: Record<string, unknown>) {
-  const subscriptionId = typeof query["subscriptionId"] === "string" ? query["subscriptionId"] : undefined;
+  const subscriptionId = typeof query.subscriptionId === "string" ? query.subscriptionId : undefined;
   const all = deliveries(deps.store.begin(projectId)).filter((d) => subscriptionId === undefined || d.subscriptionId === subscriptionId);
-  return { body: { deliveries: all.reverse().sort((a, b) => b.createdAtMs - a.createdAtMs).map(deliveryDetail) } };
+  return {
+    body: {
+      deliveries: all
+        .reverse()
+        .sort((a, b) => b.createdAtMs - a.createdAtMs)
+        .map(deliveryDetail),
+    },
+  };
 }

@@ -40,19 +40,19 @@ export async function verifyBearer(
   options: BearerOptions,
 ): Promise<BearerResult> {
   const leeway = options.leewaySeconds ?? DEFAULT_LEEWAY_SECONDS;
-  if (authorization === undefined || authorization.trim() === "") throw reject("Missing Authorization header: expected \"Bearer <JWT>\".");
+  if (authorization === undefined || authorization.trim() === "") throw reject('Missing Authorization header: expected "Bearer <JWT>".');
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  if (!match) throw reject("Malformed Authorization header: expected \"Bearer <JWT>\".");
+  if (!match) throw reject('Malformed Authorization header: expected "Bearer <JWT>".');
   const jwt = decodeJwt(match[1]!);
   if (!jwt) throw reject("Malformed token: a JWT is three base64url parts of JSON objects.");
 
   const { header, claims } = jwt;
-  const alg = header["alg"];
+  const alg = header.alg;
   if (alg !== "EdDSA" && alg !== "ES256") throw reject(`Unsupported alg ${JSON.stringify(alg)}: tokens must be signed with EdDSA or ES256.`);
-  const kid = header["kid"];
+  const kid = header.kid;
   if (typeof kid !== "string" || kid === "") throw reject("Malformed token: the header has no kid (the API key id).");
-  if (claims["sub"] !== kid) throw reject(`The sub claim (${JSON.stringify(claims["sub"])}) must equal the kid header (${kid}).`);
-  if (claims["iss"] !== "cdp") throw reject(`The iss claim must be "cdp", got ${JSON.stringify(claims["iss"])}.`);
+  if (claims.sub !== kid) throw reject(`The sub claim (${JSON.stringify(claims.sub)}) must equal the kid header (${kid}).`);
+  if (claims.iss !== "cdp") throw reject(`The iss claim must be "cdp", got ${JSON.stringify(claims.iss)}.`);
 
   const key = resolveKey(kid);
   if (key) {

@@ -55,7 +55,7 @@ export interface RequestTarget {
  * basePath, and an `http://` prefix on the host (its /apikeys call).
  */
 export function urisMismatch(claims: Record<string, unknown>, target: RequestTarget): string | undefined {
-  const uris = claims["uris"];
+  const uris = claims.uris;
   if (!Array.isArray(uris) || typeof uris[0] !== "string") return "the uris claim is missing or not an array of strings";
   const uri = uris[0];
   const space = uri.indexOf(" ");

@@ -178,7 +178,11 @@ export class VerifyThread {
 
   private start(): Worker {
     this.threadsStarted++;
-    const worker = new Worker(THREAD_SOURCE, { eval: true, workerData: { sodiumPath: sodiumPath() }, resourceLimits: { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 2 } });
+    const worker = new Worker(THREAD_SOURCE, {
+      eval: true,
+      workerData: { sodiumPath: sodiumPath() },
+      resourceLimits: { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 2 },
+    });
     worker.unref();
     worker.on("message", (valid: boolean) => {
       if (this.worker !== worker) return; // closed: its checks were already answered

@@ -48,40 +48,40 @@ export async function verifyWalletAuth(
   body: unknown,
   walletKey: KeyObject | undefined,
   jtis: JtiRegistry,
-  options: { nowSeconds: number; /** Names the expected signer in messages; the project's wallet secret by default. */ signer?: string },
+  options: { nowSeconds: number /** Names the expected signer in messages; the project's wallet secret by default. */; signer?: string },
 ): Promise<void> {
   const jwt = decodeJwt(token.trim());
   if (!jwt) throw reject("Malformed X-Wallet-Auth token: a JWT is three base64url parts of JSON objects.");
   const { header, claims } = jwt;
-  if (header["alg"] !== "ES256") throw reject(`X-Wallet-Auth must be signed with ES256, got alg ${JSON.stringify(header["alg"])}.`);
+  if (header.alg !== "ES256") throw reject(`X-Wallet-Auth must be signed with ES256, got alg ${JSON.stringify(header.alg)}.`);
   if (walletKey && !(await signatureValid(jwt, "ES256", walletKey))) {
     throw reject(`X-Wallet-Auth has a bad signature: it was not signed with ${options.signer ?? "this project's wallet secret"}.`);
   }
   const now = options.nowSeconds;
-  const iat = claims["iat"];
+  const iat = claims.iat;
   if (typeof iat !== "number") throw reject("Malformed X-Wallet-Auth token: the iat claim must be a number (seconds).");
   if (iat - LEEWAY_SECONDS > now) throw reject(`X-Wallet-Auth not yet valid: iat ${iat} is in the future (now ${now}).`);
   if (now - iat > WALLET_TOKEN_MAX_AGE_SECONDS + LEEWAY_SECONDS) {
     throw reject(`X-Wallet-Auth expired: it was issued at ${iat}, more than ${WALLET_TOKEN_MAX_AGE_SECONDS} s ago.`);
   }
-  const nbf = claims["nbf"];
+  const nbf = claims.nbf;
   if (typeof nbf === "number" && nbf - LEEWAY_SECONDS > now) throw reject(`X-Wallet-Auth not yet valid: nbf ${nbf} is in the future.`);
 
   const mismatch = urisMismatch(claims, target);
   if (mismatch) throw reject(`X-Wallet-Auth: ${mismatch}`);
 
-  const reqHash = claims["reqHash"];
+  const reqHash = claims.reqHash;
   if (reqHash !== undefined) {
     if (typeof reqHash !== "string") throw reject("X-Wallet-Auth: the reqHash claim must be a hex string.");
     if (body === undefined || reqHash.toLowerCase() !== reqHashOf(body)) {
       throw reject("X-Wallet-Auth: reqHash does not match the request body (SHA-256 of the body's JSON with keys sorted).");
     }
-  } else if (claims["req"] !== undefined && body !== undefined) {
+  } else if (claims.req !== undefined && body !== undefined) {
     // Older clients put the sorted body itself in a `req` claim.
-    if (canonicalJson(claims["req"]) !== canonicalJson(body)) throw reject("X-Wallet-Auth: the req claim does not match the request body.");
+    if (canonicalJson(claims.req) !== canonicalJson(body)) throw reject("X-Wallet-Auth: the req claim does not match the request body.");
   }
 
-  const jti = claims["jti"];
+  const jti = claims.jti;
   if (typeof jti !== "string" || jti === "") throw reject("Malformed X-Wallet-Auth token: the jti claim is missing.");
   if (!jtis.claim(jti, now)) throw reject(`X-Wallet-Auth replayed: jti ${jti} was already used.`);
 }

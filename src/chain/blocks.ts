@@ -9,7 +9,7 @@ export const BLOCK_TIME_MS: Record<string, number> = {
   base: 2000,
   "base-sepolia": 2000,
   optimism: 2000,
-  "world": 2000,
+  world: 2000,
   "world-sepolia": 2000,
   arbitrum: 250,
   "arbitrum-sepolia": 250,

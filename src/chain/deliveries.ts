@@ -37,7 +37,16 @@ export const DELIVERIES_COLLECTION = "ledgerScheduledDeliveries";
 const deliveries = (store: ProjectTx) => store.collection<ScheduledDelivery>(DELIVERIES_COLLECTION);
 
 const transferAbi = [
-  { type: "function", name: "transfer", stateMutability: "nonpayable", inputs: [{ name: "to", type: "address" }, { name: "value", type: "uint256" }], outputs: [{ type: "bool" }] },
+  {
+    type: "function",
+    name: "transfer",
+    stateMutability: "nonpayable",
+    inputs: [
+      { name: "to", type: "address" },
+      { name: "value", type: "uint256" },
+    ],
+    outputs: [{ type: "bool" }],
+  },
 ] as const;
 
 export function scheduleDelivery(store: ProjectTx, delivery: ScheduledDelivery): void {
@@ -83,5 +92,12 @@ function settleEvm(store: ProjectTx, d: ScheduledDelivery): void {
 
 function settleSolana(store: ProjectTx, d: ScheduledDelivery): void {
   credit(store, d.network, d.asset, d.holder, BigInt(d.amount));
-  solanaTxs(store).put(d.id, { signature: d.id, network: d.network, slot: blockNumberAt(d.network, d.atMs), feePayer: d.from, status: "success", submittedAtMs: d.atMs });
+  solanaTxs(store).put(d.id, {
+    signature: d.id,
+    network: d.network,
+    slot: blockNumberAt(d.network, d.atMs),
+    feePayer: d.from,
+    status: "success",
+    submittedAtMs: d.atMs,
+  });
 }

@@ -47,10 +47,13 @@ describe("the ledger conserves value", () => {
       const kind = random.int(4);
       const amount = BigInt(random.int(30_000_000));
       const input: Hex =
-        kind === 0 ? "0x"
-        : kind === 1 ? encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [to, amount] })
-        : kind === 2 ? encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [to, amount] })
-        : encodeFunctionData({ abi: erc20Abi, functionName: "transferFrom", args: [holders[random.int(holders.length)]!, to, amount] });
+        kind === 0
+          ? "0x"
+          : kind === 1
+            ? encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [to, amount] })
+            : kind === 2
+              ? encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [to, amount] })
+              : encodeFunctionData({ abi: erc20Abi, functionName: "transferFrom", args: [holders[random.int(holders.length)]!, to, amount] });
       const value = kind === 0 ? amount * 10n ** 6n : 0n;
       const before = balanceOf(tx, NETWORK, "native", from);
       try {

@@ -21,9 +21,37 @@ export const TRANSFER_TOPIC = keccak256(toHex("Transfer(address,address,uint256)
 const APPROVAL_TOPIC = keccak256(toHex("Approval(address,address,uint256)"));
 
 const erc20 = [
-  { type: "function", name: "transfer", stateMutability: "nonpayable", inputs: [{ name: "to", type: "address" }, { name: "value", type: "uint256" }], outputs: [{ type: "bool" }] },
-  { type: "function", name: "transferFrom", stateMutability: "nonpayable", inputs: [{ name: "from", type: "address" }, { name: "to", type: "address" }, { name: "value", type: "uint256" }], outputs: [{ type: "bool" }] },
-  { type: "function", name: "approve", stateMutability: "nonpayable", inputs: [{ name: "spender", type: "address" }, { name: "value", type: "uint256" }], outputs: [{ type: "bool" }] },
+  {
+    type: "function",
+    name: "transfer",
+    stateMutability: "nonpayable",
+    inputs: [
+      { name: "to", type: "address" },
+      { name: "value", type: "uint256" },
+    ],
+    outputs: [{ type: "bool" }],
+  },
+  {
+    type: "function",
+    name: "transferFrom",
+    stateMutability: "nonpayable",
+    inputs: [
+      { name: "from", type: "address" },
+      { name: "to", type: "address" },
+      { name: "value", type: "uint256" },
+    ],
+    outputs: [{ type: "bool" }],
+  },
+  {
+    type: "function",
+    name: "approve",
+    stateMutability: "nonpayable",
+    inputs: [
+      { name: "spender", type: "address" },
+      { name: "value", type: "uint256" },
+    ],
+    outputs: [{ type: "bool" }],
+  },
 ] as const;
 
 export interface LedgerLog {
@@ -176,15 +204,19 @@ function applyTokenCall(store: ProjectTx, tx: EvmTransactionInput, contract: `0x
     return false; // not a call this token understands: it reverts
   }
   const log = (topic: Hex, a: string, b: string, amount: bigint) =>
-    logs.push({ address: contract, topics: [topic, topicAddress(a), topicAddress(b)], data: encodeAbiParameters([{ type: "uint256" }], [amount]), logIndex: logs.length });
+    logs.push({
+      address: contract,
+      topics: [topic, topicAddress(a), topicAddress(b)],
+      data: encodeAbiParameters([{ type: "uint256" }], [amount]),
+      logIndex: logs.length,
+    });
   if (call.functionName === "approve") {
     const [spender, amount] = call.args as [string, bigint];
     allowances(store).put(`${tx.network}|${contract.toLowerCase()}|${tx.from.toLowerCase()}|${spender.toLowerCase()}`, { amount: amount.toString() });
     log(APPROVAL_TOPIC, tx.from, spender, amount);
     return true;
   }
-  const [from, to, amount] =
-    call.functionName === "transfer" ? [tx.from, ...(call.args as [string, bigint])] : (call.args as [string, string, bigint]);
+  const [from, to, amount] = call.functionName === "transfer" ? [tx.from, ...(call.args as [string, bigint])] : (call.args as [string, string, bigint]);
   if (call.functionName === "transferFrom") {
     const key = `${tx.network}|${contract.toLowerCase()}|${from.toLowerCase()}|${tx.from.toLowerCase()}`;
     const allowed = BigInt(allowances(store).get(key)?.amount ?? "0");
@@ -243,7 +275,16 @@ export function recordPayout(store: ProjectTx, p: PayoutInput): LedgerTx {
     type: "eip1559",
     block: p.block,
     status: "success",
-    logs: isNative ? [] : [{ address: p.asset as `0x${string}`, topics: [TRANSFER_TOPIC, topicAddress(p.from), topicAddress(p.holder)], data: encodeAbiParameters([{ type: "uint256" }], [p.amount]), logIndex: 0 }],
+    logs: isNative
+      ? []
+      : [
+          {
+            address: p.asset as `0x${string}`,
+            topics: [TRANSFER_TOPIC, topicAddress(p.from), topicAddress(p.holder)],
+            data: encodeAbiParameters([{ type: "uint256" }], [p.amount]),
+            logIndex: 0,
+          },
+        ],
     submittedAtMs: p.submittedAtMs,
   };
   ledgerTxs(store).put(p.hash, record);
@@ -251,8 +292,27 @@ export function recordPayout(store: ProjectTx, p: PayoutInput): LedgerTx {
 }
 
 /** A faucet payout: credits the holder and records a transaction from the faucet, with a Transfer log for tokens. */
-export function faucetPayout(store: ProjectTx, clock: Clock, random: { hex(n: number): string }, network: string, chainId: number, holder: `0x${string}`, asset: string, amount: bigint): LedgerTx {
+export function faucetPayout(
+  store: ProjectTx,
+  clock: Clock,
+  random: { hex(n: number): string },
+  network: string,
+  chainId: number,
+  holder: `0x${string}`,
+  asset: string,
+  amount: bigint,
+): LedgerTx {
   const FAUCET = "0x7E2B7fbC3a2Fb5a64B1e9D7f0c7F1C6dDbC0fA11" as const;
   const hash = `0x${random.hex(32)}` as Hex;
-  return recordPayout(store, { hash, network, chainId, from: FAUCET, holder, asset, amount, block: blockNumberAt(network, clock.now()) + 1, submittedAtMs: clock.now() });
+  return recordPayout(store, {
+    hash,
+    network,
+    chainId,
+    from: FAUCET,
+    holder,
+    asset,
+    amount,
+    block: blockNumberAt(network, clock.now()) + 1,
+    submittedAtMs: clock.now(),
+  });
 }

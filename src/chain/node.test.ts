@@ -39,7 +39,10 @@ describe("the simulated chain", () => {
     await call(sandbox, "POST", "/platform/v2/evm/faucet", { body: { network: "base-sepolia", address, token: "usdc" } });
     const balances = await call(sandbox, "GET", `/platform/v2/evm/token-balances/base-sepolia/${address}`);
     expect(balances.body.balances).toEqual([
-      { amount: { amount: "100000000000000", decimals: 18 }, token: { network: "base-sepolia", contractAddress: "0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE", symbol: "ETH", name: "Ether" } },
+      {
+        amount: { amount: "100000000000000", decimals: 18 },
+        token: { network: "base-sepolia", contractAddress: "0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE", symbol: "ETH", name: "Ether" },
+      },
       { amount: { amount: "1000000", decimals: 6 }, token: { network: "base-sepolia", contractAddress: USDC, symbol: "USDC", name: "USD Coin" } },
     ]);
     expect(await client.getBalance({ address })).toBe(100000000000000n);
@@ -53,7 +56,9 @@ describe("the simulated chain", () => {
     const address = await newAccount();
     await fund(sandbox, { network: "base-sepolia", address, token: "USDC", amount: "42" });
     const data = await call(sandbox, "GET", `/platform/v2/data/evm/token-balances/base-sepolia/${address}`);
-    expect(data.body.balances).toEqual([{ amount: { amount: "42", decimals: 6 }, token: { network: "base-sepolia", contractAddress: USDC, symbol: "USDC", name: "USD Coin" } }]);
+    expect(data.body.balances).toEqual([
+      { amount: { amount: "42", decimals: 6 }, token: { network: "base-sepolia", contractAddress: USDC, symbol: "USDC", name: "USD Coin" } },
+    ]);
     const owned = await call(sandbox, "GET", `/platform/v2/data/evm/token-ownership/base-sepolia/${address}`);
     expect(owned.body).toEqual({ accountAddress: address, tokenAddresses: [USDC], totalCount: 1 });
   });
@@ -67,7 +72,8 @@ describe("the simulated chain", () => {
 
   it("limits faucet claims per address per day, and resets after 24 h of sandbox time", async () => {
     const address = await newAccount();
-    for (let i = 0; i < 10; i++) expect((await call(sandbox, "POST", "/platform/v2/evm/faucet", { body: { network: "base-sepolia", address, token: "eurc" } })).status).toBe(200);
+    for (let i = 0; i < 10; i++)
+      expect((await call(sandbox, "POST", "/platform/v2/evm/faucet", { body: { network: "base-sepolia", address, token: "eurc" } })).status).toBe(200);
     const refused = await call(sandbox, "POST", "/platform/v2/evm/faucet", { body: { network: "base-sepolia", address, token: "eurc" } });
     expect(refused.status).toBe(429);
     expect(refused.body.errorType).toBe("faucet_limit_exceeded");
@@ -111,7 +117,15 @@ describe("the simulated chain", () => {
     await fund(sandbox, { network: "base-sepolia", address, token: "USDC", amount: "5000000" });
     const send = (amount: bigint) =>
       call(sandbox, "POST", `/platform/v2/evm/accounts/${address}/send/transaction`, {
-        body: { network: "base-sepolia", transaction: serializeTransaction({ type: "eip1559", chainId: 84532, to: USDC, data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [TO, amount] }) }) },
+        body: {
+          network: "base-sepolia",
+          transaction: serializeTransaction({
+            type: "eip1559",
+            chainId: 84532,
+            to: USDC,
+            data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [TO, amount] }),
+          }),
+        },
         wallet: true,
       });
     const ok = (await send(2_000_000n)).body.transactionHash;
@@ -138,7 +152,9 @@ describe("the simulated chain", () => {
     expect(await client.getBalance({ address: from })).toBe(1_000_000_000n);
     expect(await client.readContract({ address: USDC, abi: erc20Abi, functionName: "balanceOf", args: [from] })).toBe(5_000_000n);
     expect(await client.getTransactionCount({ address: from })).toBe(0);
-    const bad = await request(sandbox.url).post(new URL(client.transport.url!).pathname).send({ jsonrpc: "2.0", id: 1, method: "eth_estimateGas", params: [{ from: "0x12", to: TO }] });
+    const bad = await request(sandbox.url)
+      .post(new URL(client.transport.url!).pathname)
+      .send({ jsonrpc: "2.0", id: 1, method: "eth_estimateGas", params: [{ from: "0x12", to: TO }] });
     expect(bad.body.error).toMatchObject({ code: -32602, message: expect.stringContaining("invalid from") });
   });
 
@@ -146,7 +162,16 @@ describe("the simulated chain", () => {
     const key = generatePrivateKey();
     const outsider = privateKeyToAccount(key);
     await fund(sandbox, { network: "base-sepolia", address: outsider.address, amount: parseEther("1").toString() });
-    const signed = await outsider.signTransaction({ type: "eip1559", chainId: 84532, nonce: 0, to: TO, value: 12345n, gas: 21000n, maxFeePerGas: 10n ** 9n, maxPriorityFeePerGas: 0n });
+    const signed = await outsider.signTransaction({
+      type: "eip1559",
+      chainId: 84532,
+      nonce: 0,
+      to: TO,
+      value: 12345n,
+      gas: 21000n,
+      maxFeePerGas: 10n ** 9n,
+      maxPriorityFeePerGas: 0n,
+    });
     const hash = await client.sendRawTransaction({ serializedTransaction: signed });
     sandbox.clock.advance(4000);
     expect((await client.getTransactionReceipt({ hash })).status).toBe("success");
@@ -158,16 +183,37 @@ describe("the simulated chain", () => {
     await fund(sandbox, { network: "base-sepolia", address, amount: "7" });
     await fund(sandbox, { network: "base-sepolia", address, token: "USDC", amount: "42" });
     const path = new URL((client.transport as { url?: string }).url ?? "", "http://x").pathname;
-    const res = await request(sandbox.url).post(path).set("content-type", "application/json").send(JSON.stringify({ jsonrpc: "2.0", id: 7, method: "cdp_listBalances", params: [{ address, pageSize: 1 }] }));
-    expect(res.body.result).toEqual({ balances: [{ asset: { id: "eth", type: "native", groupId: "eth", decimals: 18 }, value: 7, valueStr: "7" }], nextPageToken: "1", totalCount: 2 });
-    const next = await request(sandbox.url).post(path).set("content-type", "application/json").send(JSON.stringify({ jsonrpc: "2.0", id: 8, method: "cdp_listBalances", params: [{ address, pageToken: "1" }] }));
+    const res = await request(sandbox.url)
+      .post(path)
+      .set("content-type", "application/json")
+      .send(JSON.stringify({ jsonrpc: "2.0", id: 7, method: "cdp_listBalances", params: [{ address, pageSize: 1 }] }));
+    expect(res.body.result).toEqual({
+      balances: [{ asset: { id: "eth", type: "native", groupId: "eth", decimals: 18 }, value: 7, valueStr: "7" }],
+      nextPageToken: "1",
+      totalCount: 2,
+    });
+    const next = await request(sandbox.url)
+      .post(path)
+      .set("content-type", "application/json")
+      .send(JSON.stringify({ jsonrpc: "2.0", id: 8, method: "cdp_listBalances", params: [{ address, pageToken: "1" }] }));
     expect(next.body.result.balances[0]).toMatchObject({ asset: { type: "erc20", groupId: "usdc", decimals: 6 }, valueStr: "42" });
   });
 
   it("answers unknown methods with JSON-RPC error -32601, batches too", async () => {
     const path = new URL((client.transport as { url?: string }).url ?? "", "http://x").pathname;
-    const res = await request(sandbox.url).post(path).set("content-type", "application/json").send(JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "eth_chainId" }, { jsonrpc: "2.0", id: 2, method: "eth_mine" }]));
-    expect(res.body).toEqual([{ jsonrpc: "2.0", id: 1, result: "0x14a34" }, { jsonrpc: "2.0", id: 2, error: { code: -32601, message: expect.stringContaining("eth_mine") } }]);
+    const res = await request(sandbox.url)
+      .post(path)
+      .set("content-type", "application/json")
+      .send(
+        JSON.stringify([
+          { jsonrpc: "2.0", id: 1, method: "eth_chainId" },
+          { jsonrpc: "2.0", id: 2, method: "eth_mine" },
+        ]),
+      );
+    expect(res.body).toEqual([
+      { jsonrpc: "2.0", id: 1, result: "0x14a34" },
+      { jsonrpc: "2.0", id: 2, error: { code: -32601, message: expect.stringContaining("eth_mine") } },
+    ]);
   });
 
   it("conserves value across many random transfers (up to burnt gas)", async () => {
@@ -179,7 +225,16 @@ describe("the simulated chain", () => {
       const from = i % 5;
       const to = (i * 7 + 3) % 5;
       const value = BigInt((i * 7919) % 100000) * 10n ** 12n;
-      const signed = await accounts[from]!.signTransaction({ type: "eip1559", chainId: 84532, nonce: nonces[from]!, to: accounts[to]!.address, value, gas: 21000n, maxFeePerGas: 10n ** 9n, maxPriorityFeePerGas: 0n });
+      const signed = await accounts[from]!.signTransaction({
+        type: "eip1559",
+        chainId: 84532,
+        nonce: nonces[from]!,
+        to: accounts[to]!.address,
+        value,
+        gas: 21000n,
+        maxFeePerGas: 10n ** 9n,
+        maxPriorityFeePerGas: 0n,
+      });
       await client.sendRawTransaction({ serializedTransaction: signed });
       nonces[from]!++;
       burnt += 21000n * 1_000_000n;

@@ -49,7 +49,16 @@ const ERROR_ABI = [{ type: "error", name: "Error", inputs: [{ name: "message", t
 
 const erc20Reads = [
   { type: "function", name: "balanceOf", stateMutability: "view", inputs: [{ name: "owner", type: "address" }], outputs: [{ type: "uint256" }] },
-  { type: "function", name: "allowance", stateMutability: "view", inputs: [{ name: "owner", type: "address" }, { name: "spender", type: "address" }], outputs: [{ type: "uint256" }] },
+  {
+    type: "function",
+    name: "allowance",
+    stateMutability: "view",
+    inputs: [
+      { name: "owner", type: "address" },
+      { name: "spender", type: "address" },
+    ],
+    outputs: [{ type: "uint256" }],
+  },
   { type: "function", name: "decimals", stateMutability: "view", inputs: [], outputs: [{ type: "uint8" }] },
   { type: "function", name: "symbol", stateMutability: "view", inputs: [], outputs: [{ type: "string" }] },
   { type: "function", name: "name", stateMutability: "view", inputs: [], outputs: [{ type: "string" }] },
@@ -114,7 +123,8 @@ function estimateGas(request: unknown, ctx: { network: string; chainId: number; 
   const address = (field: "from" | "to"): `0x${string}` | undefined => {
     const v = req[field];
     if (v === undefined || v === null) return undefined;
-    if (typeof v !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(v)) throw new RpcError(-32602, `invalid ${field} ${JSON.stringify(v)}: a 0x-prefixed 20-byte address`);
+    if (typeof v !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(v))
+      throw new RpcError(-32602, `invalid ${field} ${JSON.stringify(v)}: a 0x-prefixed 20-byte address`);
     return v as `0x${string}`;
   };
   const from = address("from") ?? ZERO_ADDRESS;
@@ -169,7 +179,12 @@ async function call(method: string, params: unknown[], ctx: { network: string; c
       return hex(estimateGas(params[0], ctx));
     case "eth_feeHistory": {
       const count = Number(params[0] ?? 1);
-      return { oldestBlock: hex(Math.max(0, now - count + 1)), baseFeePerGas: Array(count + 1).fill(hex(GAS_PRICE_WEI)), gasUsedRatio: Array(count).fill(0.5), reward: Array(count).fill(["0x0"]) };
+      return {
+        oldestBlock: hex(Math.max(0, now - count + 1)),
+        baseFeePerGas: Array(count + 1).fill(hex(GAS_PRICE_WEI)),
+        gasUsedRatio: Array(count).fill(0.5),
+        reward: Array(count).fill(["0x0"]),
+      };
     }
     case "eth_getBalance":
       return hex(balanceOf(store, network, NATIVE_TOKEN_ADDRESS, String(params[0])));
@@ -193,7 +208,14 @@ async function call(method: string, params: unknown[], ctx: { network: string; c
     case "eth_getBlockByNumber":
     case "eth_getBlockByHash": {
       const tag = String(params[0]);
-      const n = method === "eth_getBlockByHash" ? now : tag === "latest" || tag === "pending" || tag === "safe" || tag === "finalized" ? now : tag === "earliest" ? 0 : Number(BigInt(tag));
+      const n =
+        method === "eth_getBlockByHash"
+          ? now
+          : tag === "latest" || tag === "pending" || tag === "safe" || tag === "finalized"
+            ? now
+            : tag === "earliest"
+              ? 0
+              : Number(BigInt(tag));
       if (n > now) return null;
       const txs = ledgerTxs(store).filter((t) => t.network === network && t.block === n);
       return {
@@ -240,12 +262,16 @@ async function call(method: string, params: unknown[], ctx: { network: string; c
     case "cdp_listBalances": {
       // The platform's balance listing on the node (seed 4.4): params [{ address, pageToken?, pageSize? }].
       const [query] = params as [{ address?: unknown; pageToken?: unknown; pageSize?: unknown }];
-      if (!query || typeof query.address !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(query.address)) throw new RpcError(-32602, "params[0].address must be a 0x address");
+      if (!query || typeof query.address !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(query.address))
+        throw new RpcError(-32602, "params[0].address must be a 0x address");
       const rows = holdings(store, network, query.address)
         .map(([asset, amount]) => {
           const token = asset === "native" ? undefined : evmTokenByAddress(network, asset);
           return {
-            asset: asset === "native" ? { id: "eth", type: "native", groupId: "eth", decimals: 18 } : { id: asset, type: "erc20", groupId: (token?.symbol ?? asset).toLowerCase(), decimals: token?.decimals ?? 18 },
+            asset:
+              asset === "native"
+                ? { id: "eth", type: "native", groupId: "eth", decimals: 18 }
+                : { id: asset, type: "erc20", groupId: (token?.symbol ?? asset).toLowerCase(), decimals: token?.decimals ?? 18 },
             value: Number(amount),
             valueStr: amount.toString(),
           };
@@ -266,7 +292,8 @@ async function call(method: string, params: unknown[], ctx: { network: string; c
       } catch (error) {
         throw new RpcError(-32602, `invalid raw transaction: ${(error as Error).message.split("\n")[0]}`);
       }
-      if (parsed.chainId !== undefined && parsed.chainId !== ctx.chainId) throw new RpcError(-32000, `chain id ${parsed.chainId} does not match ${network} (${ctx.chainId})`);
+      if (parsed.chainId !== undefined && parsed.chainId !== ctx.chainId)
+        throw new RpcError(-32000, `chain id ${parsed.chainId} does not match ${network} (${ctx.chainId})`);
       const hash = keccak256(raw);
       const nonces = store.collection<{ next: number }>("evmNonces");
       const key = `${from.toLowerCase()}:${network}`;
@@ -314,7 +341,14 @@ export function createNodeRouter(deps: NodeDeps): express.Router {
     const projectId = String(req.params.token);
     const reply = (id: unknown, body: object) => ({ jsonrpc: "2.0", id: id ?? null, ...body });
     if ((chainId === undefined && !solana) || !deps.store.project(projectId)) {
-      res.status(404).json(reply(null, { error: { code: -32001, message: chainId === undefined ? `unknown network ${network}` : "unknown node token; get one from GET /apikeys/v1/tokens/active" } }));
+      res.status(404).json(
+        reply(null, {
+          error: {
+            code: -32001,
+            message: chainId === undefined ? `unknown network ${network}` : "unknown node token; get one from GET /apikeys/v1/tokens/active",
+          },
+        }),
+      );
       return;
     }
     let payload: unknown;

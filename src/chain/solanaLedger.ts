@@ -28,7 +28,8 @@ export const SOLANA_TOKENS: Record<string, SolanaToken[]> = {
 };
 
 export const solanaTokenByMint = (network: string, mint: string) => (SOLANA_TOKENS[network] ?? []).find((t) => t.mint === mint);
-export const solanaTokenBySymbol = (network: string, symbol: string) => (SOLANA_TOKENS[network] ?? []).find((t) => t.symbol.toLowerCase() === symbol.toLowerCase());
+export const solanaTokenBySymbol = (network: string, symbol: string) =>
+  (SOLANA_TOKENS[network] ?? []).find((t) => t.symbol.toLowerCase() === symbol.toLowerCase());
 
 export interface SolanaLedgerTx {
   signature: string;
@@ -42,7 +43,15 @@ export interface SolanaLedgerTx {
 export const solanaTxs = (store: ProjectTx) => store.collection<SolanaLedgerTx>("solanaLedgerTxs");
 
 /** Applies a sent transaction: refused (nothing changes) when the fee payer cannot pay fees and transfers. */
-export function applySolanaTransaction(store: ProjectTx, clock: Clock, network: string, signature: string, feePayer: string, signatures: number, facts: SolanaTransactionFacts): SolanaLedgerTx {
+export function applySolanaTransaction(
+  store: ProjectTx,
+  clock: Clock,
+  network: string,
+  signature: string,
+  feePayer: string,
+  signatures: number,
+  facts: SolanaTransactionFacts,
+): SolanaLedgerTx {
   const fee = LAMPORTS_PER_SIGNATURE * BigInt(Math.max(1, signatures));
   const payerLamports = balanceOf(store, network, "native", feePayer);
   if (payerLamports < fee) throw apiError("insufficient_balance", `${feePayer} has ${payerLamports} lamports on ${network}; the fee is ${fee}.`);
@@ -52,7 +61,10 @@ export function applySolanaTransaction(store: ProjectTx, clock: Clock, network: 
     const from = t.kind === "sol" ? t.from : (t.authority ?? t.from);
     const held = balanceOf(store, network, asset, from);
     if (held < t.amount) {
-      throw apiError("insufficient_balance", `${from} has ${held} of ${t.kind === "sol" ? "lamports" : `token ${asset}`} on ${network}; the transaction moves ${t.amount}.`);
+      throw apiError(
+        "insufficient_balance",
+        `${from} has ${held} of ${t.kind === "sol" ? "lamports" : `token ${asset}`} on ${network}; the transaction moves ${t.amount}.`,
+      );
     }
     setBalance(store, network, asset, from, held - t.amount);
     credit(store, network, asset, t.kind === "sol" ? t.to : (t.toOwner ?? t.to), t.amount);

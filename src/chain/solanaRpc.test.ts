@@ -34,7 +34,10 @@ beforeAll(async () => {
 afterAll(() => sandbox.close());
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON-RPC answers are checked field by field below
-const rpcCall = (method: string, params: unknown[]): Promise<any> => fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) }).then((r) => r.json());
+const rpcCall = (method: string, params: unknown[]): Promise<any> =>
+  fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) }).then((r) =>
+    r.json(),
+  );
 
 function signedTransfer(seed: Uint8Array, to: string, lamports: bigint, blockhash: string): string {
   const payer = getAddressDecoder().decode(ed25519.getPublicKey(seed));
@@ -45,7 +48,18 @@ function signedTransfer(seed: Uint8Array, to: string, lamports: bigint, blockhas
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayer(toAddress(payer), m),
     (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash as Blockhash, lastValidBlockHeight: 1000n }, m),
-    (m) => appendTransactionMessageInstruction({ programAddress: toAddress("11111111111111111111111111111111"), accounts: [{ address: toAddress(payer), role: 3 }, { address: toAddress(to), role: 1 }], data: new Uint8Array(data) }, m),
+    (m) =>
+      appendTransactionMessageInstruction(
+        {
+          programAddress: toAddress("11111111111111111111111111111111"),
+          accounts: [
+            { address: toAddress(payer), role: 3 },
+            { address: toAddress(to), role: 1 },
+          ],
+          data: new Uint8Array(data),
+        },
+        m,
+      ),
   );
   const tx = compileTransaction(message);
   const signature = ed25519.sign(new Uint8Array(tx.messageBytes), seed);
@@ -89,7 +103,12 @@ describe("Solana JSON-RPC on the ledger", () => {
     expect(mint.data).toMatchObject({ decimals: 6, isInitialized: true, freezeAuthority: { __option: "None" }, mintAuthority: { __option: "Some" } });
     expect(mint.data.supply - before.data.supply).toBe(2500000n);
     const base58 = await rpcCall("getAccountInfo", ["4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU", { encoding: "base58" }]);
-    expect(base58.result.value).toMatchObject({ owner: "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA", space: 82, executable: false, data: [expect.any(String), "base58"] });
+    expect(base58.result.value).toMatchObject({
+      owner: "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA",
+      space: 82,
+      executable: false,
+      data: [expect.any(String), "base58"],
+    });
   });
 
   it("shows a funded wallet as a System account and an unfunded address as absent", async () => {
@@ -103,7 +122,10 @@ describe("Solana JSON-RPC on the ledger", () => {
     expect(absent.exists).toBe(false);
     const parsed = await rpcCall("getAccountInfo", [funded, { encoding: "jsonParsed" }]);
     expect(parsed.error).toMatchObject({ code: -32602, message: expect.stringContaining("base64 or base58") });
-    expect((await rpcCall("getAccountInfo", ["0xnot-base58"])).error).toMatchObject({ code: -32602, message: expect.stringContaining("not a base-58 account address") });
+    expect((await rpcCall("getAccountInfo", ["0xnot-base58"])).error).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining("not a base-58 account address"),
+    });
     // Beyond 2^53 lamports the answer stays exact: integers are written as the RPC writes u64s.
     const whale = getAddressDecoder().decode(ed25519.getPublicKey(randomBytes(32)));
     await fund(sandbox, { network: "solana-devnet", address: whale, amount: "9007199254740993" });

@@ -60,7 +60,8 @@ function accountInfo(store: ProjectTx, network: string, address: string, encodin
   if (encoding !== "base64" && encoding !== "base58") {
     throw new SolanaRpcError(-32602, `Invalid params: the sandbox answers getAccountInfo with encoding base64 or base58, not ${encoding}.`);
   }
-  if (!/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(address)) throw new SolanaRpcError(-32602, `Invalid param: ${JSON.stringify(address)} is not a base-58 account address.`);
+  if (!/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(address))
+    throw new SolanaRpcError(-32602, `Invalid param: ${JSON.stringify(address)} is not a base-58 account address.`);
   const token = solanaTokenByMint(network, address);
   let owner: string;
   let data: Buffer;
@@ -129,7 +130,7 @@ export function solanaCall(method: string, params: unknown[], ctx: { network: st
     case "sendTransaction": {
       const [wire, options] = params as [string, { encoding?: string } | undefined];
       const base64 = options?.encoding === "base58" ? Buffer.from(getBase58Encoder().encode(wire)).toString("base64") : String(wire);
-      let tx;
+      let tx: ReturnType<typeof decodeSolanaTransaction>;
       try {
         tx = decodeSolanaTransaction(base64);
       } catch (error) {

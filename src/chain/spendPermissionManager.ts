@@ -30,7 +30,15 @@ const SPEND_PERMISSION = {
     { name: "extraData", type: "bytes" },
   ],
 } as const;
-const PERIOD_SPEND = { type: "tuple", name: "periodSpend", components: [{ name: "start", type: "uint48" }, { name: "end", type: "uint48" }, { name: "spend", type: "uint160" }] } as const;
+const PERIOD_SPEND = {
+  type: "tuple",
+  name: "periodSpend",
+  components: [
+    { name: "start", type: "uint48" },
+    { name: "end", type: "uint48" },
+    { name: "spend", type: "uint160" },
+  ],
+} as const;
 
 const managerAbi = [
   { type: "function", name: "approve", stateMutability: "nonpayable", inputs: [SPEND_PERMISSION], outputs: [{ type: "bool" }] },
@@ -41,14 +49,44 @@ const managerAbi = [
   {
     type: "event",
     name: "SpendPermissionUsed",
-    inputs: [{ name: "hash", type: "bytes32", indexed: true }, { name: "account", type: "address", indexed: true }, { name: "spender", type: "address", indexed: true }, { name: "token", type: "address" }, PERIOD_SPEND],
+    inputs: [
+      { name: "hash", type: "bytes32", indexed: true },
+      { name: "account", type: "address", indexed: true },
+      { name: "spender", type: "address", indexed: true },
+      { name: "token", type: "address" },
+      PERIOD_SPEND,
+    ],
   },
 ] as const;
 
-type Struct = { account: `0x${string}`; spender: `0x${string}`; token: `0x${string}`; allowance: bigint; period: number; start: number; end: number; salt: bigint; extraData: Hex };
+type Struct = {
+  account: `0x${string}`;
+  spender: `0x${string}`;
+  token: `0x${string}`;
+  allowance: bigint;
+  period: number;
+  start: number;
+  end: number;
+  salt: bigint;
+  extraData: Hex;
+};
 
-const toStruct = (p: SpendPermissionTerms): Struct => ({ ...p, allowance: BigInt(p.allowance), period: Number(p.period), start: Number(p.start), end: Number(p.end), salt: BigInt(p.salt) });
-const toTerms = (s: Struct): SpendPermissionTerms => ({ ...s, allowance: s.allowance.toString(), period: String(s.period), start: String(s.start), end: String(s.end), salt: s.salt.toString() });
+const toStruct = (p: SpendPermissionTerms): Struct => ({
+  ...p,
+  allowance: BigInt(p.allowance),
+  period: Number(p.period),
+  start: Number(p.start),
+  end: Number(p.end),
+  salt: BigInt(p.salt),
+});
+const toTerms = (s: Struct): SpendPermissionTerms => ({
+  ...s,
+  allowance: s.allowance.toString(),
+  period: String(s.period),
+  start: String(s.start),
+  end: String(s.end),
+  salt: s.salt.toString(),
+});
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 /** SpendPermissionManager.getHash: the EIP-712 hash of the permission on `chainId`. */
@@ -82,10 +120,16 @@ export function callSpendPermissionManager(store: ProjectTx, clock: Clock, tx: E
   const record = spendPermissions(store).get(key);
   const now = Math.floor(clock.now() / 1000);
   const event = (name: "SpendPermissionApproved" | "SpendPermissionRevoked") =>
-    logs.push({ address: SPEND_PERMISSION_MANAGER_ADDRESS, topics: encodeEventTopics({ abi: managerAbi, eventName: name, args: { hash } }) as Hex[], data: encodeAbiParameters([SPEND_PERMISSION], [toStruct(permission)]), logIndex: logs.length });
+    logs.push({
+      address: SPEND_PERMISSION_MANAGER_ADDRESS,
+      topics: encodeEventTopics({ abi: managerAbi, eventName: name, args: { hash } }) as Hex[],
+      data: encodeAbiParameters([SPEND_PERMISSION], [toStruct(permission)]),
+      logIndex: logs.length,
+    });
 
   if (call.functionName === "approve" || call.functionName === "revoke") {
-    if (!same(tx.from, permission.account)) return revert(`InvalidSender(${tx.from}, ${permission.account}): only the account may ${call.functionName} its permission`);
+    if (!same(tx.from, permission.account))
+      return revert(`InvalidSender(${tx.from}, ${permission.account}): only the account may ${call.functionName} its permission`);
     if (call.functionName === "revoke") {
       const iso = new Date(clock.now()).toISOString();
       spendPermissions(store).put(key, { ...(record ?? { network: tx.network, permissionHash: hash, permission }), revokedAt: record?.revokedAt ?? iso });
@@ -113,7 +157,10 @@ export function callSpendPermissionManager(store: ProjectTx, clock: Clock, tx: E
   if (now >= end) return revert(`AfterSpendPermissionEnd(${now}, ${end})`);
   const period = currentPeriod(record, now);
   const total = BigInt(period.spend) + value;
-  if (total > BigInt(permission.allowance)) return revert(`ExceededSpendPermission(${total}, ${permission.allowance}): this period (until ${period.end}) allows ${BigInt(permission.allowance) - BigInt(period.spend)} more`);
+  if (total > BigInt(permission.allowance))
+    return revert(
+      `ExceededSpendPermission(${total}, ${permission.allowance}): this period (until ${period.end}) allows ${BigInt(permission.allowance) - BigInt(period.spend)} more`,
+    );
   const native = same(permission.token, NATIVE_TOKEN_ADDRESS);
   const asset = native ? "native" : permission.token;
   const held = balanceOf(store, tx.network, asset, permission.account);
@@ -125,13 +172,22 @@ export function callSpendPermissionManager(store: ProjectTx, clock: Clock, tx: E
   credit(store, tx.network, asset, permission.spender, value);
   logs.push({
     address: SPEND_PERMISSION_MANAGER_ADDRESS,
-    topics: encodeEventTopics({ abi: managerAbi, eventName: "SpendPermissionUsed", args: { hash, account: permission.account, spender: permission.spender } }) as Hex[],
+    topics: encodeEventTopics({
+      abi: managerAbi,
+      eventName: "SpendPermissionUsed",
+      args: { hash, account: permission.account, spender: permission.spender },
+    }) as Hex[],
     data: encodeAbiParameters([{ type: "address" }, PERIOD_SPEND], [permission.token, { start: used.start, end: used.end, spend: total }]),
     logIndex: logs.length,
   });
   if (!native) {
     const topic = (a: string) => pad(a.toLowerCase() as Hex, { size: 32 });
-    logs.push({ address: permission.token, topics: [TRANSFER_TOPIC, topic(permission.account), topic(permission.spender)], data: encodeAbiParameters([{ type: "uint256" }], [value]), logIndex: logs.length });
+    logs.push({
+      address: permission.token,
+      topics: [TRANSFER_TOPIC, topic(permission.account), topic(permission.spender)],
+      data: encodeAbiParameters([{ type: "uint256" }], [value]),
+      logIndex: logs.length,
+    });
   }
   return { status: "success" };
 }

@@ -60,7 +60,17 @@ export function swapCalldata(q: SwapQuoteRecord): Hex {
   return encodeFunctionData({
     abi: settlerAbi,
     functionName: "swap",
-    args: [q.quoteId, q.taker, q.fromToken, BigInt(q.fromAmount), q.toToken, BigInt(q.toAmount), BigInt(q.minToAmount), BigInt(q.permitNonce ?? "0"), BigInt(q.deadline)],
+    args: [
+      q.quoteId,
+      q.taker,
+      q.fromToken,
+      BigInt(q.fromAmount),
+      q.toToken,
+      BigInt(q.toAmount),
+      BigInt(q.minToAmount),
+      BigInt(q.permitNonce ?? "0"),
+      BigInt(q.deadline),
+    ],
   });
 }
 
@@ -87,12 +97,19 @@ export function settleSwap(store: ProjectTx, clock: Clock, tx: EvmTransactionInp
   if (!quote || quote.network !== tx.network) return revert(`unknown quote ${quoteId} on ${tx.network}`);
   if (quote.status === "settled") return revert(`quote ${quoteId} was already settled by ${quote.settledBy}`);
   const matches =
-    same(taker, quote.taker) && same(sellToken, quote.fromToken) && sellAmount === BigInt(quote.fromAmount) && same(buyToken, quote.toToken) &&
-    buyAmount === BigInt(quote.toAmount) && minBuyAmount === BigInt(quote.minToAmount) && permitNonce === BigInt(quote.permitNonce ?? "0") && deadline === BigInt(quote.deadline);
+    same(taker, quote.taker) &&
+    same(sellToken, quote.fromToken) &&
+    sellAmount === BigInt(quote.fromAmount) &&
+    same(buyToken, quote.toToken) &&
+    buyAmount === BigInt(quote.toAmount) &&
+    minBuyAmount === BigInt(quote.minToAmount) &&
+    permitNonce === BigInt(quote.permitNonce ?? "0") &&
+    deadline === BigInt(quote.deadline);
   if (!matches) return revert("the call's terms differ from the quote's");
   if (!same(tx.from, quote.taker)) return revert(`only the taker ${quote.taker} may settle this quote, not ${tx.from}`);
   if (Math.floor(clock.now() / 1000) > quote.deadline) return revert(`quote expired at ${new Date(quote.deadline * 1000).toISOString()}`);
-  if (isNative(quote.fromToken) ? tx.value !== sellAmount : tx.value !== 0n) return revert(`the transaction's value must be ${isNative(quote.fromToken) ? sellAmount : 0n} wei`);
+  if (isNative(quote.fromToken) ? tx.value !== sellAmount : tx.value !== 0n)
+    return revert(`the transaction's value must be ${isNative(quote.fromToken) ? sellAmount : 0n} wei`);
   if (!isNative(quote.fromToken)) {
     const problem = checkPermit(store, tx, quote, sellAmount);
     if (problem) return revert(problem);
@@ -101,7 +118,14 @@ export function settleSwap(store: ProjectTx, clock: Clock, tx: EvmTransactionInp
   if (isNative(quote.fromToken)) {
     setBalance(store, tx.network, "native", tx.from, balanceOf(store, tx.network, "native", tx.from) - sellAmount);
   } else {
-    setAllowance(store, tx.network, quote.fromToken, quote.taker, PERMIT2_ADDRESS, allowanceOf(store, tx.network, quote.fromToken, quote.taker, PERMIT2_ADDRESS) - sellAmount);
+    setAllowance(
+      store,
+      tx.network,
+      quote.fromToken,
+      quote.taker,
+      PERMIT2_ADDRESS,
+      allowanceOf(store, tx.network, quote.fromToken, quote.taker, PERMIT2_ADDRESS) - sellAmount,
+    );
     setBalance(store, tx.network, quote.fromToken, quote.taker, balanceOf(store, tx.network, quote.fromToken, quote.taker) - sellAmount);
     logs.push(transferLog(quote.fromToken, quote.taker, SWAP_LIQUIDITY_POOL, sellAmount, logs.length));
   }
@@ -121,9 +145,11 @@ function checkPermit(store: ProjectTx, tx: EvmTransactionInput, quote: SwapQuote
   const valid = owners
     ? isValidSmartWalletSignature({ owners, chainId: quote.chainId, wallet: quote.taker, hash: quote.permitHash!, signature })
     : same(recoverEvmSigner(quote.permitHash!, signature) ?? "", quote.taker);
-  if (!valid) return `Permit2: invalid signature; the PermitTransferFrom must be signed by the taker ${quote.taker}${owners ? " (ERC-1271: an owner of the smart account, wrapped)" : ""}`;
+  if (!valid)
+    return `Permit2: invalid signature; the PermitTransferFrom must be signed by the taker ${quote.taker}${owners ? " (ERC-1271: an owner of the smart account, wrapped)" : ""}`;
   const allowed = allowanceOf(store, tx.network, quote.fromToken, quote.taker, PERMIT2_ADDRESS);
-  if (allowed < amount) return `TRANSFER_FROM_FAILED: the taker allows Permit2 ${allowed} of ${quote.fromToken}, needs ${amount}; approve ${PERMIT2_ADDRESS} first`;
+  if (allowed < amount)
+    return `TRANSFER_FROM_FAILED: the taker allows Permit2 ${allowed} of ${quote.fromToken}, needs ${amount}; approve ${PERMIT2_ADDRESS} first`;
   const held = balanceOf(store, tx.network, quote.fromToken, quote.taker);
   if (held < amount) return `TRANSFER_FROM_FAILED: the taker holds ${held} of ${quote.fromToken}, needs ${amount}`;
   return undefined;

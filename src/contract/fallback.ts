@@ -20,14 +20,14 @@ interface Jsf {
 
 /** The faker is a process-wide singleton, so its options are set before every use. */
 const FAKER_OPTIONS = {
-      alwaysFakeOptionals: true,
-      failOnInvalidTypes: false,
-      failOnInvalidFormat: false,
-      ignoreMissingRefs: true,
-      useExamplesValue: true,
-      useDefaultValue: true,
-      maxItems: 3,
-      maxLength: null,
+  alwaysFakeOptionals: true,
+  failOnInvalidTypes: false,
+  failOnInvalidFormat: false,
+  ignoreMissingRefs: true,
+  useExamplesValue: true,
+  useDefaultValue: true,
+  maxItems: 3,
+  maxLength: null,
 };
 
 let jsf: Jsf | undefined;
@@ -45,8 +45,7 @@ function successResponse(op: IHttpOperation) {
   return success[0];
 }
 
-const isRecursiveRef = (node: unknown): boolean =>
-  typeof node === "object" && node !== null && typeof (node as { $ref?: unknown }).$ref === "string";
+const isRecursiveRef = (node: unknown): boolean => typeof node === "object" && node !== null && typeof (node as { $ref?: unknown }).$ref === "string";
 
 /**
  * prism leaves recursive schemas (e.g. ABI parameter components) as $refs into
@@ -60,8 +59,8 @@ export function pruneRecursion(node: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
     if (key === "items" && isRecursiveRef(value)) {
-      out["items"] = { type: "string" };
-      out["maxItems"] = 0;
+      out.items = { type: "string" };
+      out.maxItems = 0;
       continue;
     }
     if (key === "properties" && value && typeof value === "object") {
@@ -76,7 +75,7 @@ export function pruneRecursion(node: unknown): unknown {
     if (isRecursiveRef(value)) continue;
     out[key] = pruneRecursion(value);
   }
-  if (out["maxItems"] === 0) delete out["minItems"];
+  if (out.maxItems === 0) delete out.minItems;
   return out;
 }
 
@@ -96,9 +95,7 @@ export function fallbackResponse(op: IHttpOperation, random: Random, isValid: Bo
   const status = Number(response.code);
   const content = (response.contents ?? []).find((c) => /json/.test(c.mediaType)) ?? response.contents?.[0];
   if (!content) return { status, body: undefined };
-  const example = (content.examples ?? []).find((e) => "value" in e && (e as { value?: unknown }).value !== undefined) as
-    | { value: unknown }
-    | undefined;
+  const example = (content.examples ?? []).find((e) => "value" in e && (e as { value?: unknown }).value !== undefined) as { value: unknown } | undefined;
   if (example && isValid(status, example.value)) return { status, body: structuredClone(example.value) };
   if (!content.schema) return { status, body: {} };
   const generator = faker();

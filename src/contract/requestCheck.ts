@@ -211,9 +211,8 @@ function bodyValid(check: BodyCheck | null, req: CheckedRequest, headers: Record
     if (mediaType !== undefined && !check.contents.some((c) => !c.mediaType || mediaTypeMatches(mediaType!, c.mediaType))) return false;
   }
   if (req.body === undefined || req.body === null || !check) return true;
-  const content =
-    (mediaType === undefined ? undefined : check.contents.find((c) => mediaTypeMatches(mediaType!, c.mediaType))) ?? check.contents[0];
-  if (!content || !content.validate) return true;
+  const content = (mediaType === undefined ? undefined : check.contents.find((c) => mediaTypeMatches(mediaType!, c.mediaType))) ?? check.contents[0];
+  if (!content?.validate) return true;
   if (mediaType === "application/x-www-form-urlencoded" || mediaType?.startsWith("multipart/")) return false;
   return content.validate(req.body);
 }

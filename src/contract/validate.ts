@@ -84,7 +84,8 @@ export function validateResponse(op: IHttpOperation, res: { status: number; head
   // prism only warns about a status the operation does not declare; for a success that is a sandbox defect.
   // (Errors the platform may answer anywhere — 401, 429, 5xx — are not all declared on every operation.)
   const declared = op.responses.some((r) => r.code === String(res.status) || r.code.toUpperCase() === `${String(res.status)[0]}XX`);
-  if (!declared && res.status < 400) return [{ location: "status", message: `${res.status} is not a status the contract declares for ${op.iid ?? op.id}`, code: "undeclared-status" }];
+  if (!declared && res.status < 400)
+    return [{ location: "status", message: `${res.status} is not a status the contract declares for ${op.iid ?? op.id}`, code: "undeclared-status" }];
   return toProblems(prism().validateOutput({ resource: op, element: { statusCode: res.status, headers: res.headers, body: res.body } }));
 }
 

@@ -13,14 +13,39 @@ import { evmAccountOf } from "./evm.js";
 const TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" as const;
 const typedData = {
   domain: { name: "Sandbox", version: "1", chainId: 84532, verifyingContract: TO },
-  types: { Order: [{ name: "amount", type: "uint256" }, { name: "owner", type: "address" }, { name: "memo", type: "string" }] },
+  types: {
+    Order: [
+      { name: "amount", type: "uint256" },
+      { name: "owner", type: "address" },
+      { name: "memo", type: "string" },
+    ],
+  },
   primaryType: "Order" as const,
   message: { amount: 42n, owner: TO, memo: "ünïcode" },
 };
 const transactions = [
   { type: "legacy" as const, chainId: 84532, nonce: 1, to: TO, value: parseEther("0.01"), gas: 21000n, gasPrice: 10n ** 9n },
-  { type: "eip2930" as const, chainId: 84532, nonce: 2, to: TO, value: 1n, gas: 30000n, gasPrice: 10n ** 9n, accessList: [{ address: TO, storageKeys: [keccak256(toHex("slot"))] }] },
-  { type: "eip1559" as const, chainId: 8453, nonce: 3, to: TO, value: 0n, data: "0xa9059cbb" as const, gas: 52000n, maxFeePerGas: 10n ** 9n, maxPriorityFeePerGas: 10n ** 8n },
+  {
+    type: "eip2930" as const,
+    chainId: 84532,
+    nonce: 2,
+    to: TO,
+    value: 1n,
+    gas: 30000n,
+    gasPrice: 10n ** 9n,
+    accessList: [{ address: TO, storageKeys: [keccak256(toHex("slot"))] }],
+  },
+  {
+    type: "eip1559" as const,
+    chainId: 8453,
+    nonce: 3,
+    to: TO,
+    value: 0n,
+    data: "0xa9059cbb" as const,
+    gas: 52000n,
+    maxFeePerGas: 10n ** 9n,
+    maxPriorityFeePerGas: 10n ** 8n,
+  },
 ];
 
 describe("the EVM signer", () => {

@@ -53,8 +53,7 @@ function signHashSerialized(hash: Uint8Array, key: Uint8Array): Hex {
 
 /** EIP-191 personal-message hash, as viem's hashMessage computes it, over bytes rather than hex. */
 function personalMessageHash(message: SignableMessage): Uint8Array {
-  const bytes =
-    typeof message === "string" ? Buffer.from(message, "utf8") : typeof message.raw === "string" ? hexToBytes(message.raw) : message.raw;
+  const bytes = typeof message === "string" ? Buffer.from(message, "utf8") : typeof message.raw === "string" ? hexToBytes(message.raw) : message.raw;
   return keccak_256(Buffer.concat([Buffer.from(`\x19Ethereum Signed Message:\n${bytes.length}`, "utf8"), bytes]));
 }
 

@@ -59,7 +59,10 @@ export function importKeyFromPem(privateKeyPem: string): ImportKey {
 /** The raw key inside `encryptedPrivateKey`, or 400 saying how to encrypt it so the sandbox can read it. */
 export function openImportEnvelope(importKey: ImportKey, encryptedPrivateKey: string): Buffer {
   try {
-    return privateDecrypt({ key: importKey.privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" }, Buffer.from(encryptedPrivateKey, "base64"));
+    return privateDecrypt(
+      { key: importKey.privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" },
+      Buffer.from(encryptedPrivateKey, "base64"),
+    );
   } catch {
     throw apiError(
       "invalid_request",

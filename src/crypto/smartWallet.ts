@@ -9,7 +9,15 @@
 import { decodeAbiParameters, hashTypedData, type Hex } from "viem";
 import { recoverEvmSigner } from "./evm.js";
 
-const SIGNATURE_WRAPPER = [{ type: "tuple", components: [{ name: "ownerIndex", type: "uint8" }, { name: "signatureData", type: "bytes" }] }] as const;
+const SIGNATURE_WRAPPER = [
+  {
+    type: "tuple",
+    components: [
+      { name: "ownerIndex", type: "uint8" },
+      { name: "signatureData", type: "bytes" },
+    ],
+  },
+] as const;
 
 /** The hash a wallet owner signs for `hash` (CoinbaseSmartWallet.replaySafeHash). */
 export function replaySafeHash(hash: Hex, chainId: number, wallet: `0x${string}`): Hex {

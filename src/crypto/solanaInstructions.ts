@@ -62,10 +62,26 @@ export function readSolanaTransaction(tx: Transaction): SolanaTransactionFacts {
     if ((ix.programId === TOKEN_PROGRAM || ix.programId === TOKEN_2022_PROGRAM) && d.length >= 9) {
       if (d[0] === 3 && ix.accounts.length >= 3) {
         const to = ix.accounts[1]!;
-        transfers.push({ kind: "spl", from: ix.accounts[0]!, to, toOwner: ataOwners.get(to)?.owner, mint: ataOwners.get(to)?.mint, authority: ix.accounts[2], amount: u64(d, 1) });
+        transfers.push({
+          kind: "spl",
+          from: ix.accounts[0]!,
+          to,
+          toOwner: ataOwners.get(to)?.owner,
+          mint: ataOwners.get(to)?.mint,
+          authority: ix.accounts[2],
+          amount: u64(d, 1),
+        });
       } else if (d[0] === 12 && ix.accounts.length >= 4) {
         const to = ix.accounts[2]!;
-        transfers.push({ kind: "spl", from: ix.accounts[0]!, to, toOwner: ataOwners.get(to)?.owner, mint: ix.accounts[1]!, authority: ix.accounts[3], amount: u64(d, 1) });
+        transfers.push({
+          kind: "spl",
+          from: ix.accounts[0]!,
+          to,
+          toOwner: ataOwners.get(to)?.owner,
+          mint: ix.accounts[1]!,
+          authority: ix.accounts[3],
+          amount: u64(d, 1),
+        });
       }
     }
   }

@@ -107,7 +107,7 @@ export const catalogue: Record<ErrorCase, CatalogueEntry> = Object.fromEntries(
 ) as Record<ErrorCase, CatalogueEntry>;
 
 export function isErrorCase(name: string): name is ErrorCase {
-  return Object.prototype.hasOwnProperty.call(catalogue, name);
+  return Object.hasOwn(catalogue, name);
 }
 
 /** Where the platform documents an error type. */

@@ -22,7 +22,7 @@ export interface AuthDeps {
 export async function authenticate(ex: Exchange, deps: AuthDeps): Promise<void> {
   const op = ex.operation!;
   const schemes = new Set(op.security.flat());
-  const authorization = ex.headers["authorization"];
+  const authorization = ex.headers.authorization;
   if (schemes.has("unauthenticated") && !authorization) {
     ex.projectId = deps.projects.defaultProjectId();
     ex.auth = { kind: "none", verified: false };
@@ -50,12 +50,10 @@ export async function authenticate(ex: Exchange, deps: AuthDeps): Promise<void> 
 
 /** Also used by the admin API, whose calls may carry a bearer token to scope them to a project. */
 export async function authenticateApiKey(ex: Exchange, deps: AuthDeps, authorization: string | undefined): Promise<void> {
-  const result = await verifyBearer(
-    authorization,
-    { method: ex.method, host: ex.host, path: ex.fullPath },
-    (kid) => deps.projects.apiKey(kid),
-    { mode: deps.mode, nowSeconds: Math.floor(Date.now() / 1000) },
-  );
+  const result = await verifyBearer(authorization, { method: ex.method, host: ex.host, path: ex.fullPath }, (kid) => deps.projects.apiKey(kid), {
+    mode: deps.mode,
+    nowSeconds: Math.floor(Date.now() / 1000),
+  });
   const projectId = deps.projects.projectOfKey(result.keyId) ?? (await deps.projects.adoptUnknownKey(result.keyId));
   ex.projectId = projectId;
   ex.auth = { kind: "apiKey", keyId: result.keyId, verified: result.verified };

@@ -57,7 +57,10 @@ export class Journal {
 
   private push(key: string, entry: JournalEntry): void {
     let list = this.entries.get(key);
-    if (!list) this.entries.set(key, (list = []));
+    if (!list) {
+      list = [];
+      this.entries.set(key, list);
+    }
     list.push(entry);
     // Trimmed in batches: dropping one entry per request shifts the whole list every time.
     if (list.length >= this.capacity + TRIM_BATCH) list.splice(0, list.length - this.capacity);

@@ -169,7 +169,7 @@ function newExchange(req: IncomingMessage & { body?: unknown }, correlationHex: 
     method: (req.method ?? "GET").toUpperCase(),
     fullPath,
     path: fullPath.startsWith(PLATFORM_PREFIX) ? fullPath.slice(PLATFORM_PREFIX.length) || "/" : fullPath,
-    host: headers["host"] ?? "",
+    host: headers.host ?? "",
     query,
     headers,
     rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),

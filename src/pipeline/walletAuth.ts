@@ -40,10 +40,16 @@ export class WalletAuthStage {
     const body = ex.body as { walletSecretId?: unknown } | undefined;
     const walletSecretId = body && typeof body === "object" ? body.walletSecretId : undefined;
     if (typeof walletSecretId !== "string" || walletSecretId === "") {
-      throw apiError("invalid_request", `walletSecretId is required when the end user signs ${op.operationId} without delegation: the id of the Temporary Wallet Secret that signed X-Wallet-Auth.`);
+      throw apiError(
+        "invalid_request",
+        `walletSecretId is required when the end user signs ${op.operationId} without delegation: the id of the Temporary Wallet Secret that signed X-Wallet-Auth.`,
+      );
     }
     if (token === undefined) {
-      throw apiError("unauthorized", `Missing X-Wallet-Auth header: an end user signs ${op.operationId} with their Temporary Wallet Secret (${walletSecretId}).`);
+      throw apiError(
+        "unauthorized",
+        `Missing X-Wallet-Auth header: an end user signs ${op.operationId} with their Temporary Wallet Secret (${walletSecretId}).`,
+      );
     }
     const resolved = this.endUserWalletKey(ex.projectId!, ex.auth.endUserId!, walletSecretId);
     if ("problem" in resolved) throw apiError("unauthorized", resolved.problem);
@@ -53,14 +59,13 @@ export class WalletAuthStage {
   private async verify(ex: Exchange, token: string, key: KeyObject | undefined, signer?: string): Promise<void> {
     const projectId = ex.projectId!;
     let registry = this.jtis.get(projectId);
-    if (!registry) this.jtis.set(projectId, (registry = createJtiRegistry()));
-    await verifyWalletAuth(
-      token,
-      { method: ex.method, host: ex.host, path: ex.fullPath },
-      ex.rawBody.length === 0 ? undefined : ex.body,
-      key,
-      registry,
-      { nowSeconds: Math.floor(Date.now() / 1000), signer },
-    );
+    if (!registry) {
+      registry = createJtiRegistry();
+      this.jtis.set(projectId, registry);
+    }
+    await verifyWalletAuth(token, { method: ex.method, host: ex.host, path: ex.fullPath }, ex.rawBody.length === 0 ? undefined : ex.body, key, registry, {
+      nowSeconds: Math.floor(Date.now() / 1000),
+      signer,
+    });
   }
 }

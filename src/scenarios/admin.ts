@@ -16,7 +16,7 @@ export interface ScenarioAdminCall {
 }
 
 export function activateScenario(engine: ScenarioEngine, { projectId, body }: ScenarioAdminCall) {
-  let scenario;
+  let scenario: ReturnType<typeof parseInlineScenario> | undefined;
   if (typeof body.name === "string" && body.scenario === undefined) {
     scenario = engine.find(body.name);
     if (!scenario) throw apiError("not_found", `No scenario is named '${body.name}'; GET /_sandbox/scenarios lists the available ones.`);

@@ -118,7 +118,10 @@ export class ScenarioEngine implements ScenarioHook {
     const out: Activation[] = [];
     const names = ex.headers["x-sandbox-scenario"];
     if (names) {
-      for (const name of names.split(",").map((n) => n.trim()).filter(Boolean)) {
+      for (const name of names
+        .split(",")
+        .map((n) => n.trim())
+        .filter(Boolean)) {
         const scenario = this.shipped.get(name);
         if (!scenario) throw apiError("invalid_request", `X-Sandbox-Scenario names no known scenario '${name}'; GET /_sandbox/scenarios lists them.`);
         out.push(activate(scenario)); // fresh counters: a header flag is about this one request

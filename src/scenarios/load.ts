@@ -14,7 +14,9 @@ const SCENARIO_FILE = /\.(ya?ml|json)$/;
 export function loadShippedScenarios(dir: string = scenariosDir): Map<string, Scenario> {
   const byName = new Map<string, Scenario>();
   if (!existsSync(dir)) return byName;
-  for (const file of readdirSync(dir).filter((f) => SCENARIO_FILE.test(f)).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => SCENARIO_FILE.test(f))
+    .sort()) {
     const scenario = parseScenarioFile(join(dir, file));
     const existing = byName.get(scenario.name);
     if (existing) throw new ScenarioError(`${join(dir, file)}: scenario name '${scenario.name}' is already used by ${existing.source}`);

@@ -25,9 +25,9 @@ const WHEN_KEYS = new Set(["nth", "times", "after", "probability"]);
 function globToRegExp(glob: string): RegExp {
   const escaped = glob
     .split("/")
-    .map((seg) => (seg === "**" ? "\u0000" : seg.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^/]*")))
+    .map((seg) => (seg === "**" ? "**" : seg.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^/]*")))
     .join("/")
-    .replace(/\/?\u0000/g, "(?:/.*)?");
+    .replace(/\/?\*\*/g, "(?:/.*)?");
   return new RegExp(`^${escaped}/?$`);
 }
 
@@ -40,7 +40,8 @@ export function checkScenario(value: unknown, source: string, where: Where): Sce
   };
   if (!isObject(value)) fail([], "a scenario must be an object with name and rules");
   const v = value as Record<string, unknown>;
-  for (const key of Object.keys(v)) if (!["name", "description", "rules"].includes(key)) fail([key], `unknown field '${key}' (expected name, description, rules)`);
+  for (const key of Object.keys(v))
+    if (!["name", "description", "rules"].includes(key)) fail([key], `unknown field '${key}' (expected name, description, rules)`);
   if (typeof v.name !== "string" || !/^[a-z0-9][a-z0-9-]*$/.test(v.name)) fail(["name"], "name must be lowercase letters, digits and hyphens");
   if (!Array.isArray(v.rules) || v.rules.length === 0) fail(["rules"], "rules must be a non-empty list");
   const rules = (v.rules as unknown[]).map((r, i) => checkRule(r, `${v.name as string}#${i + 1}`, fail, i));
@@ -77,7 +78,8 @@ function checkRule(value: unknown, defaultName: string, failAt: (p: Array<string
       rule.match.projectId = m.project as string;
     }
     if (m.headers !== undefined) {
-      if (!isObject(m.headers) || !Object.values(m.headers).every((h) => typeof h === "string")) fail(["match", "headers"], "headers must map names to string values");
+      if (!isObject(m.headers) || !Object.values(m.headers).every((h) => typeof h === "string"))
+        fail(["match", "headers"], "headers must map names to string values");
       rule.match.headers = Object.fromEntries(Object.entries(m.headers as Record<string, string>).map(([k, h]) => [k.toLowerCase(), h]));
     }
     if (m.body !== undefined) {
@@ -92,12 +94,14 @@ function checkRule(value: unknown, defaultName: string, failAt: (p: Array<string
     for (const key of Object.keys(w)) if (!WHEN_KEYS.has(key)) fail(["when", key], `unknown field '${key}' (expected nth, times, after, probability)`);
     for (const key of ["nth", "times", "after"] as const) {
       if (w[key] !== undefined) {
-        if (!Number.isInteger(w[key]) || (w[key] as number) < (key === "after" ? 0 : 1)) fail(["when", key], `${key} must be a whole number${key === "after" ? "" : " of at least 1"}`);
+        if (!Number.isInteger(w[key]) || (w[key] as number) < (key === "after" ? 0 : 1))
+          fail(["when", key], `${key} must be a whole number${key === "after" ? "" : " of at least 1"}`);
         rule.when[key] = w[key] as number;
       }
     }
     if (w.probability !== undefined) {
-      if (typeof w.probability !== "number" || w.probability < 0 || w.probability > 1) fail(["when", "probability"], "probability must be a number from 0 to 1");
+      if (typeof w.probability !== "number" || w.probability < 0 || w.probability > 1)
+        fail(["when", "probability"], "probability must be a number from 0 to 1");
       rule.when.probability = w.probability as number;
     }
   }
@@ -107,7 +111,8 @@ function checkRule(value: unknown, defaultName: string, failAt: (p: Array<string
     rule.error = r.error as string;
   }
   if (r.status !== undefined) {
-    if (!Number.isInteger(r.status) || (r.status as number) < 400 || (r.status as number) > 599) fail(["status"], "status must be an HTTP error status (400-599)");
+    if (!Number.isInteger(r.status) || (r.status as number) < 400 || (r.status as number) > 599)
+      fail(["status"], "status must be an HTTP error status (400-599)");
     rule.status = r.status as number;
   }
   if (r.message !== undefined) {
@@ -124,7 +129,8 @@ function checkRule(value: unknown, defaultName: string, failAt: (p: Array<string
   }
   if (r.raw !== undefined) {
     const raw = r.raw as Record<string, unknown>;
-    if (!isObject(raw) || !Number.isInteger(raw.status) || typeof raw.body !== "string") fail(["raw"], "raw needs status (integer) and body (string), and may give contentType");
+    if (!isObject(raw) || !Number.isInteger(raw.status) || typeof raw.body !== "string")
+      fail(["raw"], "raw needs status (integer) and body (string), and may give contentType");
     rule.raw = { status: raw.status as number, body: raw.body as string, contentType: typeof raw.contentType === "string" ? raw.contentType : "text/plain" };
   }
   if (r.delay !== undefined) {

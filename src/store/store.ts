@@ -130,7 +130,10 @@ export class PendingTx implements ProjectTx {
     const committed = () => (this.project.data[name] ?? {}) as Record<string, T>;
     const writes = () => {
       let w = this.pending.get(name);
-      if (!w) this.pending.set(name, (w = new Map()));
+      if (!w) {
+        w = new Map();
+        this.pending.set(name, w);
+      }
       return w;
     };
     /**
@@ -189,7 +192,8 @@ export class PendingTx implements ProjectTx {
   async commit(): Promise<void> {
     if (this.pending.size === 0) return;
     for (const [name, writes] of this.pending) {
-      const target = (this.project.data[name] ??= {});
+      this.project.data[name] ??= {};
+      const target = this.project.data[name];
       for (const [id, value] of writes) {
         if (value === DELETED) delete target[id];
         else target[id] = value;

@@ -18,7 +18,7 @@ const addFormats = require("ajv-formats").default;
 const specPath = join(packageRoot, "openapi.yaml");
 const doc = parse(readFileSync(specPath, "utf8"), { maxAliasCount: -1 });
 
-const escape = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
+const escapePointer = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
 
 /** OpenAPI 3.0's `nullable`, which the platform's schemas still use, in JSON Schema 2020-12 terms. */
 function withNullAsType(node: unknown): unknown {
@@ -49,10 +49,14 @@ describe("openapi.yaml", () => {
       const validate = ajv.getSchema(`https://cdp-sandbox.local/openapi#${pointer}`) ?? ajv.compile({ $ref: `https://cdp-sandbox.local/openapi#${pointer}` });
       if (!validate(value)) problems.push(`${where}: ${ajv.errorsText(validate.errors)}`);
     };
-    const media = (base: string, content: Record<string, { schema?: unknown; example?: unknown; examples?: Record<string, { value?: unknown }> }> | undefined, where: string) => {
+    const media = (
+      base: string,
+      content: Record<string, { schema?: unknown; example?: unknown; examples?: Record<string, { value?: unknown }> }> | undefined,
+      where: string,
+    ) => {
       for (const [type, m] of Object.entries(content ?? {})) {
         if (!m.schema) continue;
-        const pointer = `${base}/content/${escape(type)}/schema`;
+        const pointer = `${base}/content/${escapePointer(type)}/schema`;
         if (m.example !== undefined) check(pointer, m.example, `${where} ${type} example`);
         for (const [name, e] of Object.entries(m.examples ?? {})) if (e.value !== undefined) check(pointer, e.value, `${where} ${type} examples.${name}`);
       }
@@ -60,7 +64,7 @@ describe("openapi.yaml", () => {
     for (const [path, item] of Object.entries(doc.paths ?? {}) as Array<[string, Record<string, any>]>) {
       for (const [method, op] of Object.entries(item)) {
         if (!op?.operationId) continue;
-        const base = `/paths/${escape(path)}/${method}`;
+        const base = `/paths/${escapePointer(path)}/${method}`;
         if (op.requestBody?.content) media(`${base}/requestBody`, op.requestBody.content, `${op.operationId} request`);
         for (const [status, response] of Object.entries(op.responses ?? {}) as Array<[string, any]>) {
           if (response.content) media(`${base}/responses/${status}`, response.content, `${op.operationId} ${status}`);
@@ -68,7 +72,7 @@ describe("openapi.yaml", () => {
       }
     }
     for (const [name, schema] of Object.entries(doc.components?.schemas ?? {}) as Array<[string, any]>) {
-      if (schema.example !== undefined) check(`/components/schemas/${escape(name)}`, schema.example, `schema ${name} example`);
+      if (schema.example !== undefined) check(`/components/schemas/${escapePointer(name)}`, schema.example, `schema ${name} example`);
     }
     expect(problems).toEqual([]);
   });

@@ -31,7 +31,12 @@ describe.skipIf(!existsSync(cli))("the built cdp-sandbox command", () => {
         operationId: "probeFallback",
         tags: ["Faucets"],
         summary: "An operation only this test's contract has",
-        responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "object", required: ["ok"], properties: { ok: { type: "boolean" } } } } } } },
+        responses: {
+          "200": {
+            description: "ok",
+            content: { "application/json": { schema: { type: "object", required: ["ok"], properties: { ok: { type: "boolean" } } } } },
+          },
+        },
       },
     };
     specDir = mkdtempSync(join(tmpdir(), "cdp-sandbox-cli-"));

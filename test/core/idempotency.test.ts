@@ -53,7 +53,12 @@ describe("X-Idempotency-Key", () => {
   it("keeps keys per project", async () => {
     const other = await sandbox.createProject("idem-other");
     const mine = await create("key-shared-1", { name: "idem-f" });
-    const theirs = await call(sandbox, "POST", CREATE, { credentials: other, body: { name: "idem-f" }, wallet: true, headers: { "X-Idempotency-Key": "key-shared-1" } });
+    const theirs = await call(sandbox, "POST", CREATE, {
+      credentials: other,
+      body: { name: "idem-f" },
+      wallet: true,
+      headers: { "X-Idempotency-Key": "key-shared-1" },
+    });
     expect(theirs.status).toBe(201);
     expect(theirs.body.address).not.toBe(mine.body.address);
   });

@@ -8,7 +8,7 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 
-function expectErrorBody(res: { headers: any; body: any }, status: number, errorType: string) {
+function expectErrorBody(res: { headers: any; body: any }, _status: number, errorType: string) {
   expect(res.headers["content-type"]).toMatch(/^application\/json/);
   expect(res.body).toMatchObject({ errorType, errorMessage: expect.any(String), correlationId: expect.any(String), errorLink: expect.any(String) });
   expect(res.body.correlationId).toBe(res.headers["x-correlation-id"]);

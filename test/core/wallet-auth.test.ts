@@ -93,7 +93,10 @@ describe("X-Wallet-Auth", () => {
   });
 
   it("rejects a token signed for another path", async () => {
-    const res = await call(sandbox, "POST", CREATE, { body: { name: "path-1" }, wallet: { override: { claims: { uris: ["POST x/platform/v2/solana/accounts"] } } } });
+    const res = await call(sandbox, "POST", CREATE, {
+      body: { name: "path-1" },
+      wallet: { override: { claims: { uris: ["POST x/platform/v2/solana/accounts"] } } },
+    });
     expect(res.status).toBe(401);
     expect(res.body.errorMessage).toMatch(/uris|host|path/i);
   });

@@ -41,7 +41,9 @@ export const getOrder = (sandbox: Sandbox, orderId: string, credentials?: Creden
 /** Opens a hosted page the way a browser or webview would (no credentials). */
 export const openPage = (url: string, accept = "application/json") => {
   const u = new URL(url);
-  return request(u.origin).get(u.pathname + u.search).set("Accept", accept);
+  return request(u.origin)
+    .get(u.pathname + u.search)
+    .set("Accept", accept);
 };
 
 /** The one-time code the sandbox "sent" for a verification. */

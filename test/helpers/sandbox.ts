@@ -53,7 +53,10 @@ export async function call(sandbox: Sandbox, method: string, path: string, o: Ca
     req = req.set("Authorization", `Bearer ${o.endUser.accessToken}`);
     if (o.wallet !== false) {
       const w = typeof o.wallet === "object" ? o.wallet : {};
-      req = req.set("X-Wallet-Auth", await mintWalletAuth(o.endUser.walletSecret, { ...target, body: JSON.parse(JSON.stringify(body ?? null)) ?? undefined, ...w }));
+      req = req.set(
+        "X-Wallet-Auth",
+        await mintWalletAuth(o.endUser.walletSecret, { ...target, body: JSON.parse(JSON.stringify(body ?? null)) ?? undefined, ...w }),
+      );
     }
   } else if (!o.anonymous) {
     const token = await mintBearer(creds.apiKeyId, creds.apiKeySecret, {

@@ -59,7 +59,9 @@ export async function mintWalletAuth(walletSecret: string, o: MintOptions & { bo
   const claims: Record<string, unknown> = { uris: [`${o.method} ${o.host}${o.path}`] };
   const hasBody = o.body && typeof o.body === "object" && Object.values(o.body).some((v) => v !== undefined);
   if (hasBody && o.withReqHash !== false) {
-    claims.reqHash = createHash("sha256").update(JSON.stringify(sortKeys(o.body))).digest("hex");
+    claims.reqHash = createHash("sha256")
+      .update(JSON.stringify(sortKeys(o.body)))
+      .digest("hex");
   }
   return new SignJWT({ ...claims, ...o.override?.claims })
     .setProtectedHeader({ alg: "ES256", typ: "JWT", ...o.override?.header })

@@ -34,8 +34,15 @@ export async function flush(sandbox: Sandbox): Promise<void> {
 
 /** Whether a delivery carries a valid X-Hook0-Signature for `secret`. */
 export function signedWith(r: Received, secret: string): boolean {
-  const parts = Object.fromEntries(String(r.headers["x-hook0-signature"]).split(",").map((p) => p.split("=") as [string, string]));
-  const values = parts.h!.split(" ").map((n) => String(r.headers[n] ?? "")).join(".");
+  const parts = Object.fromEntries(
+    String(r.headers["x-hook0-signature"])
+      .split(",")
+      .map((p) => p.split("=") as [string, string]),
+  );
+  const values = parts
+    .h!.split(" ")
+    .map((n) => String(r.headers[n] ?? ""))
+    .join(".");
   const expected = createHmac("sha256", secret).update(`${parts.t}.${parts.h}.${values}.${r.rawBody}`).digest();
   const given = Buffer.from(parts.v1 ?? "", "hex");
   return given.length === expected.length && timingSafeEqual(expected, given);
@@ -62,8 +69,17 @@ export async function deliveredTo(sandbox: Sandbox, receiver: Receiver, sub: Sub
  * /_sandbox/webhooks/deliveries). The dispatcher sends a pass's deliveries concurrently,
  * so arrival order at the receiver is not the emission order.
  */
-export async function emitted(sandbox: Sandbox, sub: Subscription, credentials?: Credentials): Promise<Array<{ eventId: string; eventTypeName: string; status: string }>> {
-  const res = await call(sandbox, "GET", `/_sandbox/webhooks/deliveries?subscriptionId=${sub.subscriptionId}`, credentials ? { credentials } : { anonymous: true });
+export async function emitted(
+  sandbox: Sandbox,
+  sub: Subscription,
+  credentials?: Credentials,
+): Promise<Array<{ eventId: string; eventTypeName: string; status: string }>> {
+  const res = await call(
+    sandbox,
+    "GET",
+    `/_sandbox/webhooks/deliveries?subscriptionId=${sub.subscriptionId}`,
+    credentials ? { credentials } : { anonymous: true },
+  );
   if (res.status !== 200) throw new Error(`deliveries failed: ${res.status} ${res.text}`);
   return [...res.body.deliveries].reverse();
 }

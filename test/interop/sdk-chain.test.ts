@@ -52,7 +52,10 @@ describe("@coinbase/cdp-sdk on the simulated chain", () => {
 
   it("sends a transaction and rejects one it cannot pay for", async () => {
     const account = await cdp.evm.createAccount();
-    await expect(cdp.evm.sendTransaction({ address: account.address, network: "base-sepolia", transaction: { to: TO, value: 1n } })).rejects.toMatchObject({ statusCode: 400, errorType: "insufficient_balance" });
+    await expect(cdp.evm.sendTransaction({ address: account.address, network: "base-sepolia", transaction: { to: TO, value: 1n } })).rejects.toMatchObject({
+      statusCode: 400,
+      errorType: "insufficient_balance",
+    });
     await account.requestFaucet({ network: "base-sepolia", token: "eth" });
     const { transactionHash } = await cdp.evm.sendTransaction({ address: account.address, network: "base-sepolia", transaction: { to: TO, value: 1000n } });
     expect(transactionHash).toMatch(/^0x[0-9a-f]{64}$/);

@@ -57,15 +57,30 @@ function solanaTransfer(from: string, to: string, lamports: number): string {
   const message = pipe(
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayer(toAddress(from), m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: "4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi" as Blockhash, lastValidBlockHeight: 100n }, m),
-    (m) => appendTransactionMessageInstruction({ programAddress: toAddress("11111111111111111111111111111111"), accounts: [{ address: toAddress(from), role: 3 }, { address: toAddress(to), role: 1 }], data }, m),
+    (m) =>
+      setTransactionMessageLifetimeUsingBlockhash({ blockhash: "4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi" as Blockhash, lastValidBlockHeight: 100n }, m),
+    (m) =>
+      appendTransactionMessageInstruction(
+        {
+          programAddress: toAddress("11111111111111111111111111111111"),
+          accounts: [
+            { address: toAddress(from), role: 3 },
+            { address: toAddress(to), role: 1 },
+          ],
+          data,
+        },
+        m,
+      ),
   );
   return Buffer.from(getTransactionEncoder().encode(compileTransaction(message))).toString("base64");
 }
 
 describe("@coinbase/cdp-sdk end-user management", () => {
   it("creates, gets, lists and adds accounts", async () => {
-    const user = await cdp.endUser.createEndUser({ authenticationMethods: [{ type: "email", email: "sdk@example.com" }], evmAccount: { createSmartAccount: true } });
+    const user = await cdp.endUser.createEndUser({
+      authenticationMethods: [{ type: "email", email: "sdk@example.com" }],
+      evmAccount: { createSmartAccount: true },
+    });
     expect(user.evmAccounts).toHaveLength(1);
     expect(user.evmSmartAccounts).toHaveLength(1);
     expect((await cdp.endUser.getEndUser({ userId: user.userId })).userId).toBe(user.userId);
@@ -82,7 +97,12 @@ describe("@coinbase/cdp-sdk end-user management", () => {
 
   it("imports an end user with the sandbox's encryptionPublicKey", async () => {
     const key = generatePrivateKey();
-    const user = await cdp.endUser.importEndUser({ authenticationMethods: [{ type: "email", email: "imported@example.com" }], privateKey: key, keyType: "evm", encryptionPublicKey: sandbox.importKeyPem });
+    const user = await cdp.endUser.importEndUser({
+      authenticationMethods: [{ type: "email", email: "imported@example.com" }],
+      privateKey: key,
+      keyType: "evm",
+      encryptionPublicKey: sandbox.importKeyPem,
+    });
     expect(user.evmAccounts).toEqual([privateKeyToAccount(key).address]);
   });
 
@@ -93,7 +113,11 @@ describe("@coinbase/cdp-sdk end-user management", () => {
     expect(validated.userId).toBe(user.userId);
     await expect(cdp.endUser.validateAccessToken({ accessToken: "not-a-token" })).rejects.toMatchObject({ statusCode: 400, errorType: "invalid_request" });
     const other = await sandbox.createProject("foreign-tokens");
-    await call(sandbox, "POST", "/platform/v2/end-users", { body: { userId: "foreign-1", authenticationMethods: [{ type: "email", email: "f@example.com" }] }, wallet: true, credentials: other });
+    await call(sandbox, "POST", "/platform/v2/end-users", {
+      body: { userId: "foreign-1", authenticationMethods: [{ type: "email", email: "f@example.com" }] },
+      wallet: true,
+      credentials: other,
+    });
     const foreign = await endUserSession(sandbox, "foreign-1", other);
     await expect(cdp.endUser.validateAccessToken({ accessToken: foreign.accessToken })).rejects.toMatchObject({ statusCode: 401, errorType: "unauthorized" });
   });
@@ -103,7 +127,10 @@ describe("@coinbase/cdp-sdk acting for end users under delegation", () => {
   it("signs EVM messages, transactions and typed data, and fails with delegation_revoked after revoking", async () => {
     const user = await cdp.endUser.createEndUser({ authenticationMethods: [{ type: "email", email: "delegated@example.com" }] });
     const address = user.evmAccounts[0]! as `0x${string}`;
-    await expect(cdp.endUser.signEvmMessage({ userId: user.userId, address, message: "too early" })).rejects.toMatchObject({ statusCode: 403, errorType: "delegation_not_found" });
+    await expect(cdp.endUser.signEvmMessage({ userId: user.userId, address, message: "too early" })).rejects.toMatchObject({
+      statusCode: 403,
+      errorType: "delegation_not_found",
+    });
     await delegate(user.userId, address);
     expect((await cdp.endUser.getDelegationForEndUserAccount({ userId: user.userId, address })).expiresAt).toEqual(expect.any(String));
     expect((await cdp.endUser.getDelegationForEndUser({ userId: user.userId })).expiresAt).toEqual(expect.any(String));
@@ -113,16 +140,35 @@ describe("@coinbase/cdp-sdk acting for end users under delegation", () => {
     const viaObject = await user.signEvmMessage({ message: "from the object" });
     expect(await recoverMessageAddress({ message: "from the object", signature: viaObject.signature as `0x${string}` })).toBe(address);
 
-    const tx = serializeTransaction({ type: "eip1559", chainId: 84532, nonce: 0, to: address, value: 1n, gas: 21000n, maxFeePerGas: 10n ** 9n, maxPriorityFeePerGas: 10n ** 8n });
+    const tx = serializeTransaction({
+      type: "eip1559",
+      chainId: 84532,
+      nonce: 0,
+      to: address,
+      value: 1n,
+      gas: 21000n,
+      maxFeePerGas: 10n ** 9n,
+      maxPriorityFeePerGas: 10n ** 8n,
+    });
     const signed = await cdp.endUser.signEvmTransaction({ userId: user.userId, address, transaction: tx });
     expect(await recoverTransactionAddress({ serializedTransaction: signed.signedTransaction as `0x02${string}` })).toBe(address);
 
-    const typedData = { domain: { name: "Sandbox", version: "1", chainId: 84532 }, types: { Note: [{ name: "text", type: "string" }] }, primaryType: "Note", message: { text: "hi" } };
+    const typedData = {
+      domain: { name: "Sandbox", version: "1", chainId: 84532 },
+      types: { Note: [{ name: "text", type: "string" }] },
+      primaryType: "Note",
+      message: { text: "hi" },
+    };
     const typed = await cdp.endUser.signEvmTypedData({ userId: user.userId, address, typedData: typedData as never });
-    expect(await verifyTypedData({ ...(typedData as never as Parameters<typeof verifyTypedData>[0]), address, signature: typed.signature as `0x${string}` })).toBe(true);
+    expect(
+      await verifyTypedData({ ...(typedData as never as Parameters<typeof verifyTypedData>[0]), address, signature: typed.signature as `0x${string}` }),
+    ).toBe(true);
 
     await cdp.endUser.revokeDelegationForEndUserAccount({ userId: user.userId, address });
-    await expect(cdp.endUser.signEvmMessage({ userId: user.userId, address, message: "again" })).rejects.toMatchObject({ statusCode: 403, errorType: "delegation_revoked" });
+    await expect(cdp.endUser.signEvmMessage({ userId: user.userId, address, message: "again" })).rejects.toMatchObject({
+      statusCode: 403,
+      errorType: "delegation_revoked",
+    });
   });
 
   it("fails with delegation_expired once the sandbox clock passes expiresAt", async () => {
@@ -130,7 +176,10 @@ describe("@coinbase/cdp-sdk acting for end users under delegation", () => {
     const address = user.evmAccounts[0]! as `0x${string}`;
     await delegate(user.userId, address);
     sandbox.clock.advance(2 * 3600_000);
-    await expect(cdp.endUser.signEvmMessage({ userId: user.userId, address, message: "late" })).rejects.toMatchObject({ statusCode: 403, errorType: "delegation_expired" });
+    await expect(cdp.endUser.signEvmMessage({ userId: user.userId, address, message: "late" })).rejects.toMatchObject({
+      statusCode: 403,
+      errorType: "delegation_expired",
+    });
   });
 
   it("sends an EVM transaction and USDC from the end user's account on the ledger", async () => {
@@ -151,17 +200,33 @@ describe("@coinbase/cdp-sdk acting for end users under delegation", () => {
   });
 
   it("sends a user operation and USDC from the end user's smart account, under a grant on its owner", async () => {
-    const user = await cdp.endUser.createEndUser({ authenticationMethods: [{ type: "email", email: "smart@example.com" }], evmAccount: { createSmartAccount: true } });
+    const user = await cdp.endUser.createEndUser({
+      authenticationMethods: [{ type: "email", email: "smart@example.com" }],
+      evmAccount: { createSmartAccount: true },
+    });
     const smart = user.evmSmartAccounts[0]! as `0x${string}`;
     await fund(sandbox, { network: "base-sepolia", address: smart, token: "USDC", amount: "2000000" });
     await delegate(user.userId, smart); // scoped to the owner EOA, as the platform does
-    const op = await cdp.endUser.sendUserOperation({ userId: user.userId, address: smart, network: "base-sepolia", calls: [{ to: RECIPIENT, value: "0", data: "0x" }], useCdpPaymaster: true });
+    const op = await cdp.endUser.sendUserOperation({
+      userId: user.userId,
+      address: smart,
+      network: "base-sepolia",
+      calls: [{ to: RECIPIENT, value: "0", data: "0x" }],
+      useCdpPaymaster: true,
+    });
     expect(op.userOpHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(op.status).toBe("broadcast");
     const viaObject = await user.sendUserOperation({ network: "base-sepolia", calls: [{ to: RECIPIENT, value: "0", data: "0x" }], useCdpPaymaster: true });
     expect(viaObject.userOpHash).not.toBe(op.userOpHash);
     const before = await usdcOf("base-sepolia", RECIPIENT);
-    const asset = await cdp.endUser.sendEvmAsset({ userId: user.userId, address: smart, to: RECIPIENT, amount: "0.5", network: "base-sepolia", useCdpPaymaster: true });
+    const asset = await cdp.endUser.sendEvmAsset({
+      userId: user.userId,
+      address: smart,
+      to: RECIPIENT,
+      amount: "0.5",
+      network: "base-sepolia",
+      useCdpPaymaster: true,
+    });
     expect(asset.transactionHash).toBeNull();
     expect(asset.userOpHash).toMatch(/^0x[0-9a-f]{64}$/);
     sandbox.clock.advance(4000);
@@ -208,7 +273,9 @@ describe("@coinbase/cdp-sdk acting for end users under delegation", () => {
     const made = await call(sandbox, "POST", `/_sandbox/end-users/${user.userId}/delegation`, { body: { expiresAt: inOneHour() } });
     expect(made.status).toBe(201);
     expect((await user.getDelegation()).expiresAt).toBe(made.body.expiresAt);
-    expect((await cdp.endUser.signSolanaMessage({ userId: user.userId, address: user.solanaAccounts[0]!, message: Buffer.from("hi").toString("base64") })).signature).toEqual(expect.any(String));
+    expect(
+      (await cdp.endUser.signSolanaMessage({ userId: user.userId, address: user.solanaAccounts[0]!, message: Buffer.from("hi").toString("base64") })).signature,
+    ).toEqual(expect.any(String));
     await user.revokeDelegation();
     await expect(cdp.endUser.getDelegationForEndUser({ userId: user.userId })).rejects.toMatchObject({ statusCode: 404 });
     await expect(cdp.endUser.revokeDelegationForEndUser({ userId: user.userId })).rejects.toMatchObject({ statusCode: 404 });

@@ -48,14 +48,28 @@ describe("@coinbase/cdp-sdk EVM accounts", () => {
 
     const typed = {
       domain: { name: "Sandbox", version: "1", chainId: 84532, verifyingContract: TO },
-      types: { Order: [{ name: "amount", type: "uint256" }, { name: "owner", type: "address" }] },
+      types: {
+        Order: [
+          { name: "amount", type: "uint256" },
+          { name: "owner", type: "address" },
+        ],
+      },
       primaryType: "Order" as const,
       message: { amount: 42n, owner: TO },
     };
     const typedSignature = await account.signTypedData(typed);
     expect(await verifyTypedData({ ...typed, address: account.address, signature: typedSignature })).toBe(true);
 
-    const serialized = serializeTransaction({ type: "eip1559", chainId: 84532, to: TO, value: parseEther("0.001"), gas: 21000n, maxFeePerGas: 10n ** 9n, maxPriorityFeePerGas: 10n ** 8n, nonce: 0 });
+    const serialized = serializeTransaction({
+      type: "eip1559",
+      chainId: 84532,
+      to: TO,
+      value: parseEther("0.001"),
+      gas: 21000n,
+      maxFeePerGas: 10n ** 9n,
+      maxPriorityFeePerGas: 10n ** 8n,
+      nonce: 0,
+    });
     const { signature: signedTx } = await cdp.evm.signTransaction({ address: account.address, transaction: serialized });
     expect(await recoverTransactionAddress({ serializedTransaction: signedTx as `0x02${string}` })).toBe(account.address);
   });
@@ -66,7 +80,13 @@ describe("@coinbase/cdp-sdk EVM accounts", () => {
     expect(await recoverMessageAddress({ message: "direct message", signature: signature as `0x${string}` })).toBe(account.address);
     const typed = {
       domain: { name: "Permit", version: "1", chainId: 84532, verifyingContract: TO },
-      types: { Permit: [{ name: "spender", type: "address" }, { name: "value", type: "uint256" }, { name: "memo", type: "string" }] },
+      types: {
+        Permit: [
+          { name: "spender", type: "address" },
+          { name: "value", type: "uint256" },
+          { name: "memo", type: "string" },
+        ],
+      },
       primaryType: "Permit" as const,
       message: { spender: TO, value: 7n, memo: "ünïcode ✓" },
     };

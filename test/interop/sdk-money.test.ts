@@ -31,7 +31,12 @@ describe("@coinbase/cdp-sdk custodial APIs", () => {
     expect(listed.accounts.map((a) => a.accountId)).toContain(created.accountId);
     await fund(created.accountId, "usdc", "75");
     const { balances } = await cdp.accounts.listBalances({ accountId: created.accountId });
-    expect(balances).toEqual([{ asset: { symbol: "usdc", type: "crypto", name: "USD Coin", decimals: 6 }, amount: { usdc: { available: "75.00", total: "75.00" }, usd: { available: "75.00", total: "75.00" } } }]);
+    expect(balances).toEqual([
+      {
+        asset: { symbol: "usdc", type: "crypto", name: "USD Coin", decimals: 6 },
+        amount: { usdc: { available: "75.00", total: "75.00" }, usd: { available: "75.00", total: "75.00" } },
+      },
+    ]);
     const one = await cdp.accounts.getBalanceByAsset({ accountId: created.accountId, asset: "usdc" });
     expect(one.amount.usdc).toEqual({ available: "75.00", total: "75.00" });
   });
@@ -47,7 +52,14 @@ describe("@coinbase/cdp-sdk custodial APIs", () => {
     const from = await cdp.accounts.createAccount({});
     const to = await cdp.accounts.createAccount({});
     await fund(from.accountId, "usdc", "100");
-    const quote = await cdp.transfers.createTransfer({ source: { accountId: from.accountId, asset: "usdc" }, target: { accountId: to.accountId, asset: "usdc" }, amount: "40", asset: "usdc", execute: false, metadata: { ref: "sdk" } });
+    const quote = await cdp.transfers.createTransfer({
+      source: { accountId: from.accountId, asset: "usdc" },
+      target: { accountId: to.accountId, asset: "usdc" },
+      amount: "40",
+      asset: "usdc",
+      execute: false,
+      metadata: { ref: "sdk" },
+    });
     expect(quote).toMatchObject({ status: "quoted", sourceAmount: "40.00", targetAmount: "40.00", fees: [], metadata: { ref: "sdk" } });
     const executed = await cdp.transfers.executeFundTransfer({ transferId: quote.transferId!, idempotencyKey: "sdk-exec-1" });
     expect(executed.status).toBe("processing");
@@ -65,19 +77,35 @@ describe("@coinbase/cdp-sdk custodial APIs", () => {
     const from = await cdp.accounts.createAccount({});
     await fund(from.accountId, "usdc", "10");
     const target = { address: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", network: "base" as const, asset: "usdc" };
-    await expect(cdp.transfers.createTransfer({ source: { accountId: from.accountId, asset: "usdc" }, target, amount: "50", asset: "usdc", execute: true })).rejects.toMatchObject({
+    await expect(
+      cdp.transfers.createTransfer({ source: { accountId: from.accountId, asset: "usdc" }, target, amount: "50", asset: "usdc", execute: true }),
+    ).rejects.toMatchObject({
       statusCode: 400,
       body: { errorType: "insufficient_balance" },
     });
-    const quote = await cdp.transfers.createTransfer({ source: { accountId: from.accountId, asset: "usdc" }, target, amount: "5", asset: "usdc", execute: false });
+    const quote = await cdp.transfers.createTransfer({
+      source: { accountId: from.accountId, asset: "usdc" },
+      target,
+      amount: "5",
+      asset: "usdc",
+      execute: false,
+    });
     sandbox.clock.advance(16 * 60_000);
-    await expect(cdp.transfers.executeFundTransfer({ transferId: quote.transferId! })).rejects.toMatchObject({ statusCode: 400, body: { errorType: "transfer_quote_expired" } });
+    await expect(cdp.transfers.executeFundTransfer({ transferId: quote.transferId! })).rejects.toMatchObject({
+      statusCode: 400,
+      body: { errorType: "transfer_quote_expired" },
+    });
     await expect(cdp.transfers.getTransferById({ transferId: "transfer_00000000-0000-4000-8000-000000000000" })).rejects.toMatchObject({ statusCode: 404 });
   });
 
   it("cdp.depositDestinations: createDepositDestination, getDepositDestinationById, listDepositDestinations; a deposit with travel-rule details (submitDepositTravelRule)", async () => {
     const account = await cdp.accounts.createAccount({});
-    const dest = await cdp.depositDestinations.createDepositDestination({ accountId: account.accountId, type: "crypto", crypto: { network: "base" }, metadata: { source: "sdk" } });
+    const dest = await cdp.depositDestinations.createDepositDestination({
+      accountId: account.accountId,
+      type: "crypto",
+      crypto: { network: "base" },
+      metadata: { source: "sdk" },
+    });
     expect(dest).toMatchObject({ type: "crypto", status: "active", accountId: account.accountId });
     expect(await cdp.depositDestinations.getDepositDestinationById({ depositDestinationId: dest.depositDestinationId })).toEqual(dest);
     const { depositDestinations } = await cdp.depositDestinations.listDepositDestinations({ accountId: account.accountId });
@@ -87,10 +115,23 @@ describe("@coinbase/cdp-sdk custodial APIs", () => {
     expect(held.body.status).toBe("processing");
     const partial = await cdp.transfers.submitDepositTravelRule({ transferId: held.body.transferId, originator: { name: "Ada Lovelace" } });
     expect(partial).toEqual({ status: "incomplete", missingFields: ["originator.walletType", "originator.address.countryCode"] });
-    const complete = await cdp.transfers.submitDepositTravelRule({ transferId: held.body.transferId, originator: { walletType: "self_custody", address: { countryCode: "US" } } });
+    const complete = await cdp.transfers.submitDepositTravelRule({
+      transferId: held.body.transferId,
+      originator: { walletType: "self_custody", address: { countryCode: "US" } },
+    });
     expect(complete.status).toBe("completed");
-    expect((await cdp.accounts.getBalanceByAsset({ accountId: account.accountId, asset: "usdc" })).amount.usdc).toEqual({ available: "3500.00", total: "3500.00" });
-    await expect(cdp.depositDestinations.createDepositDestination({ accountId: account.accountId, type: "crypto", crypto: { network: "base" }, metadata: { ["k".repeat(41)]: "v" } })).rejects.toMatchObject({
+    expect((await cdp.accounts.getBalanceByAsset({ accountId: account.accountId, asset: "usdc" })).amount.usdc).toEqual({
+      available: "3500.00",
+      total: "3500.00",
+    });
+    await expect(
+      cdp.depositDestinations.createDepositDestination({
+        accountId: account.accountId,
+        type: "crypto",
+        crypto: { network: "base" },
+        metadata: { ["k".repeat(41)]: "v" },
+      }),
+    ).rejects.toMatchObject({
       statusCode: 400,
       body: { errorType: "metadata_key_too_long" },
     });

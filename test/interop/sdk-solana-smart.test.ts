@@ -39,8 +39,20 @@ function unsignedTransaction(feePayer: string): string {
   const message = pipe(
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayer(toAddress(feePayer), m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: "4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi" as Blockhash, lastValidBlockHeight: 100n }, m),
-    (m) => appendTransactionMessageInstruction({ programAddress: toAddress("11111111111111111111111111111111"), accounts: [{ address: toAddress(feePayer), role: 3 }, { address: toAddress(RECIPIENT), role: 1 }], data: new Uint8Array([2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]) }, m),
+    (m) =>
+      setTransactionMessageLifetimeUsingBlockhash({ blockhash: "4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi" as Blockhash, lastValidBlockHeight: 100n }, m),
+    (m) =>
+      appendTransactionMessageInstruction(
+        {
+          programAddress: toAddress("11111111111111111111111111111111"),
+          accounts: [
+            { address: toAddress(feePayer), role: 3 },
+            { address: toAddress(RECIPIENT), role: 1 },
+          ],
+          data: new Uint8Array([2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]),
+        },
+        m,
+      ),
   );
   return Buffer.from(getTransactionEncoder().encode(compileTransaction(message))).toString("base64");
 }
@@ -59,7 +71,10 @@ describe("@coinbase/cdp-sdk Solana accounts", () => {
     const renamed = await cdp.solana.updateAccount({ address: account.address, update: { name: "sdk-sol-new" } });
     expect(renamed.name).toBe("sdk-sol-new");
     expect((await cdp.solana.getAccount({ name: "sdk-sol-new" })).address).toBe(account.address);
-    await expect(cdp.solana.updateAccount({ address: account.address, update: { name: "sdk-sol-taken" } })).rejects.toMatchObject({ statusCode: 409, errorType: "already_exists" });
+    await expect(cdp.solana.updateAccount({ address: account.address, update: { name: "sdk-sol-taken" } })).rejects.toMatchObject({
+      statusCode: 409,
+      errorType: "already_exists",
+    });
   });
 
   it("signs a message and a transaction verifiably", async () => {
@@ -68,7 +83,9 @@ describe("@coinbase/cdp-sdk Solana accounts", () => {
     expect(ed25519.verify(new Uint8Array(getBase58Encoder().encode(signature)), new TextEncoder().encode("gm"), publicKeyOf(account.address))).toBe(true);
     const { signature: signedTransaction } = await cdp.solana.signTransaction({ address: account.address, transaction: unsignedTransaction(account.address) });
     const tx = getTransactionDecoder().decode(Buffer.from(signedTransaction, "base64"));
-    expect(ed25519.verify(new Uint8Array(tx.signatures[toAddress(account.address)]!), new Uint8Array(tx.messageBytes), publicKeyOf(account.address))).toBe(true);
+    expect(ed25519.verify(new Uint8Array(tx.signatures[toAddress(account.address)]!), new Uint8Array(tx.messageBytes), publicKeyOf(account.address))).toBe(
+      true,
+    );
   });
 
   it("gets devnet SOL from the faucet, sends a transaction, and sees the balances", async () => {
@@ -85,7 +102,11 @@ describe("@coinbase/cdp-sdk Solana accounts", () => {
   it("imports with the sandbox's encryptionPublicKey and exports the key back", async () => {
     const seed = randomBytes(32);
     const expected = getAddressDecoder().decode(ed25519.getPublicKey(seed));
-    const imported = await cdp.solana.importAccount({ privateKey: getBase58Decoder().decode(seed), encryptionPublicKey: sandbox.importKeyPem, name: "sdk-sol-imported" });
+    const imported = await cdp.solana.importAccount({
+      privateKey: getBase58Decoder().decode(seed),
+      encryptionPublicKey: sandbox.importKeyPem,
+      name: "sdk-sol-imported",
+    });
     expect(imported.address).toBe(expected);
     const exported = await cdp.solana.exportAccount({ name: "sdk-sol-imported" });
     expect(Buffer.from(getBase58Encoder().encode(exported)).subarray(0, 32).equals(seed)).toBe(true);

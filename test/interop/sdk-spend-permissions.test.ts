@@ -47,7 +47,11 @@ describe("@coinbase/cdp-sdk spend permissions", () => {
     const spender = await cdp.evm.createAccount();
     await fund(sandbox, { network: "base-sepolia", address: spender.address, amount: "1000000000000000000" });
     const { smart, permission } = await grant(spender.address);
-    expect(permission).toMatchObject({ revoked: false, network: "base-sepolia", permission: { account: smart.address, spender: spender.address, token: USDC, allowance: 1_000_000n, period: 86_400 } });
+    expect(permission).toMatchObject({
+      revoked: false,
+      network: "base-sepolia",
+      permission: { account: smart.address, spender: spender.address, token: USDC, allowance: 1_000_000n, period: 86_400 },
+    });
 
     const scoped = await spender.useNetwork("base-sepolia");
     const ok = await spender.useSpendPermission({ spendPermission: permission.permission, value: 700_000n, network: "base-sepolia" });

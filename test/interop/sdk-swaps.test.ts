@@ -45,10 +45,22 @@ async function fundedAccount(approved: bigint) {
 
 describe("@coinbase/cdp-sdk swaps", () => {
   it("getSwapPrice answers the documented table, and liquidityAvailable: false for a pair without liquidity", async () => {
-    const price = await cdp.evm.getSwapPrice({ network: "base", fromToken: ETH, toToken: USDC, fromAmount: parseUnits("1", 18), taker: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" });
+    const price = await cdp.evm.getSwapPrice({
+      network: "base",
+      fromToken: ETH,
+      toToken: USDC,
+      fromAmount: parseUnits("1", 18),
+      taker: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+    });
     expect(price).toMatchObject({ liquidityAvailable: true, toAmount: 2_997_000_000n, minToAmount: 2_967_030_000n, gas: 200_000n });
     if (price.liquidityAvailable) expect(price.fees.protocolFee).toEqual({ amount: 3_000_000n, token: USDC });
-    const none = await cdp.evm.getSwapPrice({ network: "base", fromToken: EURC, toToken: CBBTC, fromAmount: 1_000_000n, taker: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" });
+    const none = await cdp.evm.getSwapPrice({
+      network: "base",
+      fromToken: EURC,
+      toToken: CBBTC,
+      fromAmount: 1_000_000n,
+      taker: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+    });
     expect(none).toEqual({ liquidityAvailable: false });
   });
 
@@ -86,7 +98,9 @@ describe("@coinbase/cdp-sdk swaps", () => {
 
   it("account.swap refuses, as the client does, a quote with an allowance issue or without liquidity", async () => {
     const account = await fundedAccount(0n);
-    await expect(account.swap({ network: "base", fromToken: USDC, toToken: WETH, fromAmount: 1_000_000n })).rejects.toThrow(/Insufficient token allowance.*Current allowance: 0.*0x000000000022D473030F116dDEE9F6B43aC78BA3/);
+    await expect(account.swap({ network: "base", fromToken: USDC, toToken: WETH, fromAmount: 1_000_000n })).rejects.toThrow(
+      /Insufficient token allowance.*Current allowance: 0.*0x000000000022D473030F116dDEE9F6B43aC78BA3/,
+    );
     await expect(account.swap({ network: "base", fromToken: EURC, toToken: CBBTC, fromAmount: 1_000_000n })).rejects.toThrow(/Insufficient liquidity/);
   });
 

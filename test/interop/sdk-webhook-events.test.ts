@@ -36,13 +36,22 @@ async function subscription(eventTypes: string[]) {
   const path = `/sdk-events/${++paths}`;
   const sub = await cdp.webhooks.createSubscription({ eventTypes: eventTypes as never, targetUrl: receiver.url(path) });
   return async () => {
-    const listed = (await (await fetch(`${sandbox.url}/_sandbox/webhooks/deliveries?subscriptionId=${sub.subscriptionId}`)).json()) as { deliveries: Array<{ eventId: string }> };
+    const listed = (await (await fetch(`${sandbox.url}/_sandbox/webhooks/deliveries?subscriptionId=${sub.subscriptionId}`)).json()) as {
+      deliveries: Array<{ eventId: string }>;
+    };
     const order = listed.deliveries.map((d) => d.eventId).reverse();
     return receiver
       .received(path)
       .map((r) => {
-        const parts = Object.fromEntries(String(r.headers["x-hook0-signature"]).split(",").map((p) => p.split("=") as [string, string]));
-        const values = parts.h!.split(" ").map((n) => String(r.headers[n])).join(".");
+        const parts = Object.fromEntries(
+          String(r.headers["x-hook0-signature"])
+            .split(",")
+            .map((p) => p.split("=") as [string, string]),
+        );
+        const values = parts
+          .h!.split(" ")
+          .map((n) => String(r.headers[n]))
+          .join(".");
         expect(createHmac("sha256", sub.secret!).update(`${parts.t}.${parts.h}.${values}.${r.rawBody}`).digest("hex")).toBe(parts.v1);
         return { id: String(r.headers["x-event-id"]), type: String(r.headers["x-event-type"]), body: JSON.parse(r.rawBody) };
       })
@@ -56,7 +65,13 @@ describe("webhook events of flows driven by @coinbase/cdp-sdk", () => {
     const from = await cdp.accounts.createAccount({});
     const to = await cdp.accounts.createAccount({});
     await call(sandbox, "POST", `/_sandbox/accounts/${from.accountId}/fund`, { body: { asset: "usdc", amount: "50" } });
-    const quote = await cdp.transfers.createTransfer({ source: { accountId: from.accountId, asset: "usdc" }, target: { accountId: to.accountId, asset: "usdc" }, amount: "20", asset: "usdc", execute: false });
+    const quote = await cdp.transfers.createTransfer({
+      source: { accountId: from.accountId, asset: "usdc" },
+      target: { accountId: to.accountId, asset: "usdc" },
+      amount: "20",
+      asset: "usdc",
+      execute: false,
+    });
     await cdp.transfers.executeFundTransfer({ transferId: quote.transferId! });
     sandbox.clock.advance(5000);
     const done = await cdp.transfers.getTransferById({ transferId: quote.transferId! });
@@ -67,7 +82,11 @@ describe("webhook events of flows driven by @coinbase/cdp-sdk", () => {
       ["payments.transfers.processing", "processing"],
       ["payments.transfers.completed", "completed"],
     ]);
-    expect(got[2]!.body).toMatchObject({ eventID: got[2]!.id, timestamp: done.completedAt, data: { transferId: quote.transferId, completedAt: done.completedAt } });
+    expect(got[2]!.body).toMatchObject({
+      eventID: got[2]!.id,
+      timestamp: done.completedAt,
+      data: { transferId: quote.transferId, completedAt: done.completedAt },
+    });
   });
 
   it("cdp.evm and cdp.solana: signatures, and a send confirmed once its block is mined", async () => {
@@ -94,7 +113,10 @@ describe("webhook events of flows driven by @coinbase/cdp-sdk", () => {
     const address = user.evmAccounts[0]! as `0x${string}`;
     const session = await endUserSession(sandbox, user.userId);
     const expiresAt = new Date(sandbox.clock.now() + 3600_000).toISOString();
-    await call(sandbox, "POST", `/platform/v2/embedded-wallet-api/end-users/${user.userId}/address/${address}/delegation`, { body: { expiresAt }, endUser: session });
+    await call(sandbox, "POST", `/platform/v2/embedded-wallet-api/end-users/${user.userId}/address/${address}/delegation`, {
+      body: { expiresAt },
+      endUser: session,
+    });
     await cdp.endUser.signEvmMessage({ userId: user.userId, address, message: "for the user" });
     await cdp.endUser.revokeDelegationForEndUserAccount({ userId: user.userId, address });
     await flush();

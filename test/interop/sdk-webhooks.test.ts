@@ -42,7 +42,12 @@ describe("@coinbase/cdp-sdk webhooks", () => {
       targetHeaders: { "X-Team": "payments" },
       metadata: { env: "test" },
     });
-    expect(sub).toMatchObject({ description: "Wallet transactions", targetUrl: receiver.url("/sdk/wallet"), targetHeaders: { "X-Team": "payments" }, isEnabled: true });
+    expect(sub).toMatchObject({
+      description: "Wallet transactions",
+      targetUrl: receiver.url("/sdk/wallet"),
+      targetHeaders: { "X-Team": "payments" },
+      isEnabled: true,
+    });
     expect(sub.secret).toMatch(/^[0-9a-f-]{36}$/);
     const read = await api.getWebhookSubscription(sub.subscriptionId);
     expect(read).toMatchObject({ subscriptionId: sub.subscriptionId, secret: sub.secret, metadata: { env: "test", secret: sub.secret } });
@@ -50,12 +55,16 @@ describe("@coinbase/cdp-sdk webhooks", () => {
   });
 
   it("reports a refused subscription as an APIError naming the problem", async () => {
-    await expect(cdp.webhooks.createSubscription({ eventTypes: ["wallet.transaction.signed"], targetUrl: "https://example.com/h", description: "d".repeat(101) })).rejects.toMatchObject({
+    await expect(
+      cdp.webhooks.createSubscription({ eventTypes: ["wallet.transaction.signed"], targetUrl: "https://example.com/h", description: "d".repeat(101) }),
+    ).rejects.toMatchObject({
       statusCode: 400,
       errorType: "invalid_request",
       errorMessage: expect.stringMatching(/description/),
     });
-    await expect(cdp.webhooks.createSubscription({ eventTypes: ["wallet.transaction.signed"], targetUrl: "https://example.com/h", targetHeaders: { Host: "elsewhere" } })).rejects.toMatchObject({
+    await expect(
+      cdp.webhooks.createSubscription({ eventTypes: ["wallet.transaction.signed"], targetUrl: "https://example.com/h", targetHeaders: { Host: "elsewhere" } }),
+    ).rejects.toMatchObject({
       statusCode: 400,
       errorMessage: expect.stringMatching(/target\.headers\.Host cannot be set/),
     });
@@ -73,15 +82,31 @@ describe("@coinbase/cdp-sdk webhooks", () => {
     sandbox.clock.advance(2000);
     await flush();
     const [got] = receiver.received("/sdk/onchain");
-    expect(JSON.parse(got!.rawBody)).toMatchObject({ event_name: "Transfer", transaction_hash: transactionHash, parameters: { to: account.address, value: "1000000" } });
-    const parts = Object.fromEntries(String(got!.headers["x-hook0-signature"]).split(",").map((p) => p.split("=") as [string, string]));
-    const values = parts.h!.split(" ").map((n) => String(got!.headers[n])).join(".");
+    expect(JSON.parse(got!.rawBody)).toMatchObject({
+      event_name: "Transfer",
+      transaction_hash: transactionHash,
+      parameters: { to: account.address, value: "1000000" },
+    });
+    const parts = Object.fromEntries(
+      String(got!.headers["x-hook0-signature"])
+        .split(",")
+        .map((p) => p.split("=") as [string, string]),
+    );
+    const values = parts
+      .h!.split(" ")
+      .map((n) => String(got!.headers[n]))
+      .join(".");
     expect(createHmac("sha256", sub.secret).update(`${parts.t}.${parts.h}.${values}.${got!.rawBody}`).digest("hex")).toBe(parts.v1);
 
     const { events } = await api.listWebhookSubscriptionEvents(sub.subscriptionId, { eventTypeNames: "onchain.activity.detected" });
     expect(events).toMatchObject([{ eventId: got!.headers["x-event-id"], status: "succeeded", retryCount: 0 }]);
 
-    const updated = await api.updateWebhookSubscription(sub.subscriptionId, { eventTypes: ["onchain.activity.detected"], isEnabled: false, target: { url: receiver.url("/sdk/onchain") }, labels: { network: "base-sepolia" } });
+    const updated = await api.updateWebhookSubscription(sub.subscriptionId, {
+      eventTypes: ["onchain.activity.detected"],
+      isEnabled: false,
+      target: { url: receiver.url("/sdk/onchain") },
+      labels: { network: "base-sepolia" },
+    });
     expect(updated).toMatchObject({ isEnabled: false, labels: { network: "base-sepolia" }, secret: sub.secret });
     await api.deleteWebhookSubscription(sub.subscriptionId);
     await expect(api.getWebhookSubscription(sub.subscriptionId)).rejects.toMatchObject({ statusCode: 404, errorType: "not_found" });

@@ -108,7 +108,15 @@ describe("cdp.solana accounts pay with signX402Payment", () => {
     await fund(sandbox, { network: "solana-devnet", address: account.address, token: "USDC", amount: "1000000" });
     const feePayer = (await call(sandbox, "GET", "/platform/v2/x402/supported")).body.signers["solana:*"][0];
     const merchant = (await cdp.solana.createAccount()).address;
-    const requirements = { scheme: "exact", network: DEVNET, asset: USDC_SOLANA_DEVNET, amount: "300000", payTo: merchant, maxTimeoutSeconds: 60, extra: { feePayer } };
+    const requirements = {
+      scheme: "exact",
+      network: DEVNET,
+      asset: USDC_SOLANA_DEVNET,
+      amount: "300000",
+      payTo: merchant,
+      maxTimeoutSeconds: 60,
+      extra: { feePayer },
+    };
     const required = {
       x402Version: 2,
       error: "Payment required",

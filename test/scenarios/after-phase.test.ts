@@ -19,7 +19,11 @@ const scenario = (name: string) => ({ headers: { "X-Sandbox-Scenario": name } })
 
 describe("5xx after success", () => {
   it("create-succeeds-then-500: the account exists although the client saw a 500", async () => {
-    const res = await call(sandbox, "POST", "/platform/v2/evm/accounts", { body: { name: "created-anyway" }, wallet: true, ...scenario("create-succeeds-then-500") });
+    const res = await call(sandbox, "POST", "/platform/v2/evm/accounts", {
+      body: { name: "created-anyway" },
+      wallet: true,
+      ...scenario("create-succeeds-then-500"),
+    });
     expect(res.status).toBe(500);
     expect(res.body.errorType).toBe("internal_server_error");
     const found = await call(sandbox, "GET", "/platform/v2/evm/accounts/by-name/created-anyway");
@@ -39,7 +43,10 @@ describe("5xx after success", () => {
     expect(res.status).toBe(500);
     sandbox.clock.advance(4000);
     const token = (await call(sandbox, "GET", "/apikeys/v1/tokens/active")).body.id as string;
-    const count = await call(sandbox, "POST", `/rpc/v1/base-sepolia/${token}`, { body: { jsonrpc: "2.0", id: 1, method: "eth_getTransactionCount", params: [account.address, "latest"] }, anonymous: true });
+    const count = await call(sandbox, "POST", `/rpc/v1/base-sepolia/${token}`, {
+      body: { jsonrpc: "2.0", id: 1, method: "eth_getTransactionCount", params: [account.address, "latest"] },
+      anonymous: true,
+    });
     expect(BigInt(count.body.result)).toBe(1n);
   });
 });

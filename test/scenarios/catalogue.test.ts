@@ -76,22 +76,25 @@ describe("the shipped scenario catalogue", () => {
     for (const [k, v] of Object.entries(rule.headers ?? {})) expect(res.headers[k.toLowerCase()]).toBe(v);
   });
 
-  it.each(errorScenarios.map((s) => [s.name, s] as [string, Scenario]))("%s works when switched on for a project through the admin API", async (_name, scenario) => {
-    const rule = scenario.rules[0]!;
-    const { op, req } = requestFor(rule);
-    const on = await request(sandbox.url).post("/_sandbox/scenarios").send({ name: scenario.name });
-    expect(on.status).toBe(201);
-    try {
-      const res = await call(sandbox, op.method, `/platform${req.path}`, { anonymous: true, headers: req.headers, body: req.body });
-      expect(res.status).toBe(rule.status ?? catalogue[rule.error as keyof typeof catalogue].status);
-      expect(res.body.errorType).toBe(catalogue[rule.error as keyof typeof catalogue].errorType);
-      const journal = await request(sandbox.url).get("/_sandbox/requests");
-      const last = journal.body.requests.at(-1);
-      expect(last.scenarios.join(" ")).toContain(scenario.name);
-    } finally {
-      await request(sandbox.url).delete("/_sandbox/scenarios");
-    }
-  });
+  it.each(errorScenarios.map((s) => [s.name, s] as [string, Scenario]))(
+    "%s works when switched on for a project through the admin API",
+    async (_name, scenario) => {
+      const rule = scenario.rules[0]!;
+      const { op, req } = requestFor(rule);
+      const on = await request(sandbox.url).post("/_sandbox/scenarios").send({ name: scenario.name });
+      expect(on.status).toBe(201);
+      try {
+        const res = await call(sandbox, op.method, `/platform${req.path}`, { anonymous: true, headers: req.headers, body: req.body });
+        expect(res.status).toBe(rule.status ?? catalogue[rule.error as keyof typeof catalogue].status);
+        expect(res.body.errorType).toBe(catalogue[rule.error as keyof typeof catalogue].errorType);
+        const journal = await request(sandbox.url).get("/_sandbox/requests");
+        const last = journal.body.requests.at(-1);
+        expect(last.scenarios.join(" ")).toContain(scenario.name);
+      } finally {
+        await request(sandbox.url).delete("/_sandbox/scenarios");
+      }
+    },
+  );
 
   it("works when switched on at start (--scenario), for every error scenario", async () => {
     for (const scenario of errorScenarios) {

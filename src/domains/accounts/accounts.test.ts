@@ -98,7 +98,10 @@ describe("balances", () => {
     expect(empty.status).toBe(200);
     expect(empty.body.balances).toEqual([]);
     const funded = await fundAccount(sandbox, id, "usdc", "125.5");
-    expect(funded).toEqual({ asset: { symbol: "usdc", type: "crypto", name: "USD Coin", decimals: 6 }, amount: { usdc: { available: "125.50", total: "125.50" }, usd: { available: "125.50", total: "125.50" } } });
+    expect(funded).toEqual({
+      asset: { symbol: "usdc", type: "crypto", name: "USD Coin", decimals: 6 },
+      amount: { usdc: { available: "125.50", total: "125.50" }, usd: { available: "125.50", total: "125.50" } },
+    });
     await fundAccount(sandbox, id, "eth", "0.5");
     await fundAccount(sandbox, id, "usd", "10");
     const list = await call(sandbox, "GET", `${P}/accounts/${id}/balances`);

@@ -15,7 +15,8 @@ export function fundAccount(store: ProjectTx, accountId: string, input: { asset?
   const asset = typeof input.asset === "string" ? custodialAsset(input.asset) : undefined;
   if (!asset) throw apiError("invalid_request", `asset must be one of ${knownAssetList()}.`);
   const units = typeof input.amount === "string" ? toUnits(input.amount, asset.decimals) : undefined;
-  if (units === undefined || units <= 0n) throw apiError("invalid_request", `amount must be a positive decimal string with at most ${asset.decimals} decimals, e.g. "100.00".`);
+  if (units === undefined || units <= 0n)
+    throw apiError("invalid_request", `amount must be a positive decimal string with at most ${asset.decimals} decimals, e.g. "100.00".`);
   creditAccount(store, account.accountId, asset.symbol, units);
   return balanceView(store, account.accountId, asset);
 }

@@ -23,11 +23,19 @@ const createFoundationAccount: Handler = (req, ctx) => {
   }
   if (owner.startsWith("customer_")) {
     const customer = customers(ctx.store).get(owner);
-    if (!customer || customer.deleted) throw apiError("invalid_request", `owner ${owner} is not a customer of this project; create it with POST /v2/customers first.`);
+    if (!customer || customer.deleted)
+      throw apiError("invalid_request", `owner ${owner} is not a customer of this project; create it with POST /v2/customers first.`);
     requireCapabilities(ctx.store, ctx.clock.now(), needsForAccountCreation(owner), "hold an account");
   }
   const now = ctx.clock.iso();
-  const record: AccountRecord = { accountId: `account_${ctx.random.uuid()}`, type: "cdp", owner, ...(body.name !== undefined ? { name: body.name } : {}), createdAt: now, updatedAt: now };
+  const record: AccountRecord = {
+    accountId: `account_${ctx.random.uuid()}`,
+    type: "cdp",
+    owner,
+    ...(body.name !== undefined ? { name: body.name } : {}),
+    createdAt: now,
+    updatedAt: now,
+  };
   accounts(ctx.store).put(record.accountId, record);
   return { status: 200, body: accountView(record) };
 };
@@ -53,7 +61,13 @@ const listBalances: Handler = (req, ctx) => {
   const account = findAccount(ctx.store, req.pathParams.accountId!);
   settleDueTransfers(ctx, ctx.clock.now());
   const page = paginate(heldAssets(ctx.store, account.accountId), req.query, `balances/${account.accountId}`);
-  return { status: 200, body: { balances: page.items.map((symbol) => balanceView(ctx.store, account.accountId, custodialAsset(symbol)!)), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
+  return {
+    status: 200,
+    body: {
+      balances: page.items.map((symbol) => balanceView(ctx.store, account.accountId, custodialAsset(symbol)!)),
+      ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
+    },
+  };
 };
 
 const getBalanceByAsset: Handler = (req, ctx) => {

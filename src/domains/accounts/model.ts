@@ -117,6 +117,10 @@ export function balanceView(store: ProjectTx, accountId: string, asset: Custodia
 
 /** Assets the account has ever held, in the asset table's order. */
 export function heldAssets(store: ProjectTx, accountId: string): string[] {
-  const mine = new Set(balances(store).filter((b) => b.accountId === accountId).map((b) => b.asset));
+  const mine = new Set(
+    balances(store)
+      .filter((b) => b.accountId === accountId)
+      .map((b) => b.asset),
+  );
   return Object.keys(CUSTODIAL_ASSETS).filter((symbol) => mine.has(symbol));
 }

@@ -32,7 +32,11 @@ export const needsForDepositDestination = (owner: string, type: "crypto" | "fiat
   { owner, capabilities: type === "crypto" ? ["custodyCrypto", "custodyStablecoin"] : ["custodyFiat"] },
 ];
 
-export function needsForTransfer(source: { owner: string; cls: AssetClass }, target: { owner?: string; cls: AssetClass }, conversion: boolean): CapabilityNeed[] {
+export function needsForTransfer(
+  source: { owner: string; cls: AssetClass },
+  target: { owner?: string; cls: AssetClass },
+  conversion: boolean,
+): CapabilityNeed[] {
   const fromSource: CapabilityName[] = [];
   if (source.owner !== target.owner) fromSource.push(cap("transfer", source.cls));
   if (conversion) for (const cls of new Set([source.cls, target.cls])) if (cls !== "fiat") fromSource.push(cap("trade", cls));
@@ -51,14 +55,20 @@ export function requireCapabilities(store: ProjectTx, nowMs: number, needs: Capa
     const customer = found && !found.deleted ? found : undefined;
     const lacking = need.capabilities.filter((c) => !customer || capabilityStatus(customer, c, nowMs) !== "active");
     if (lacking.length === 0) continue;
-    lacking.forEach((c) => missing.add(c));
+    for (const c of lacking) missing.add(c);
     const states = lacking.map((c) => `${c} (${customer ? capabilityStatus(customer, c, nowMs) : "customer deleted"})`);
-    const due = customer ? Object.entries(requirementsOf(customer, nowMs)).filter(([, r]) => r.impact.some((c) => lacking.includes(c))).map(([k, r]) => `${k} (${r.status})`) : [];
+    const due = customer
+      ? Object.entries(requirementsOf(customer, nowMs))
+          .filter(([, r]) => r.impact.some((c) => lacking.includes(c)))
+          .map(([k, r]) => `${k} (${r.status})`)
+      : [];
     const unrequested = lacking.filter((c) => customer && !customer.requested[c]);
     const advice =
-      due.length > 0 ? `submit ${due.join(", ")} with PUT /v2/customers/${need.owner}, then retry`
-      : unrequested.length > 0 ? `request ${unrequested.join(", ")} with PUT /v2/customers/${need.owner}, then submit the requirements it lists`
-      : "no action is available for this customer";
+      due.length > 0
+        ? `submit ${due.join(", ")} with PUT /v2/customers/${need.owner}, then retry`
+        : unrequested.length > 0
+          ? `request ${unrequested.join(", ")} with PUT /v2/customers/${need.owner}, then submit the requirements it lists`
+          : "no action is available for this customer";
     notes.push(`${need.owner} lacks ${states.join(", ")}: ${advice}`);
   }
   if (missing.size > 0) {

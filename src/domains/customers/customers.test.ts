@@ -19,7 +19,14 @@ const UNKNOWN = "customer_00000000-0000-4000-8000-000000000000";
 const ADDRESS = { line1: "500 Main St", city: "Boston", state: "MA", postCode: "02108", countryCode: "US" };
 const TOS = { versionId: "us_individual_2026-05-29", language: "en", acceptedAt: "2026-04-10T12:00:00Z" };
 const EVERYTHING = {
-  individual: { firstName: "Jane", lastName: "Doe", address: ADDRESS, dateOfBirth: { day: "15", month: "1", year: "1990" }, ssnLast4: "1234", sourceOfFunds: "salary" },
+  individual: {
+    firstName: "Jane",
+    lastName: "Doe",
+    address: ADDRESS,
+    dateOfBirth: { day: "15", month: "1", year: "1990" },
+    ssnLast4: "1234",
+    sourceOfFunds: "salary",
+  },
   tosAcceptances: [TOS],
   taxAttestations: [{ form: "us_w9", isExemptBackupWithholding: false, edeliveryConsent: true, acceptedAt: "2026-04-17T20:00:00Z" }],
 };
@@ -37,7 +44,11 @@ describe("customers", () => {
     expect(res.body.requirements.firstName).toBeUndefined();
     expect(res.body.requirements.lastName).toEqual({ status: "due", impact: ["custodyCrypto", "transferCrypto"] });
     expect(res.body.requirements.ssnLast4).toEqual({ status: "due", impact: ["custodyCrypto"] });
-    expect(res.body.requirements.tos).toMatchObject({ status: "due", impact: ["custodyCrypto"], tosVersions: [{ versionId: TOS.versionId, languages: ["en", "es"] }] });
+    expect(res.body.requirements.tos).toMatchObject({
+      status: "due",
+      impact: ["custodyCrypto"],
+      tosVersions: [{ versionId: TOS.versionId, languages: ["en", "es"] }],
+    });
     expect(res.body.individual).toEqual({ firstName: "Jane" });
     expect(res.body.projectIds).toHaveLength(1);
   });
@@ -49,7 +60,15 @@ describe("customers", () => {
   });
 
   it("activates every capability once every requirement is met, and shows only contact fields back", async () => {
-    const res = await create({ ...EVERYTHING, individual: { ...EVERYTHING.individual, email: "jane@example.com", phoneNumber: "+14155550123" }, capabilities: Object.fromEntries(["custodyCrypto", "custodyFiat", "custodyStablecoin", "tradeCrypto", "tradeStablecoin", "transferCrypto", "transferFiat", "transferStablecoin"].map((c) => [c, { requested: true }])) });
+    const res = await create({
+      ...EVERYTHING,
+      individual: { ...EVERYTHING.individual, email: "jane@example.com", phoneNumber: "+14155550123" },
+      capabilities: Object.fromEntries(
+        ["custodyCrypto", "custodyFiat", "custodyStablecoin", "tradeCrypto", "tradeStablecoin", "transferCrypto", "transferFiat", "transferStablecoin"].map(
+          (c) => [c, { requested: true }],
+        ),
+      ),
+    });
     expect(res.status).toBe(201);
     expect(Object.values(res.body.capabilities).every((c) => (c as { status: string }).status === "active")).toBe(true);
     expect(res.body.requirements).toEqual({});
@@ -85,7 +104,11 @@ describe("customers", () => {
   });
 
   it("marks an SSN ending in 0000 rejected until a verifiable one is submitted", async () => {
-    const created = await create({ ...EVERYTHING, individual: { ...EVERYTHING.individual, ssnLast4: "0000" }, capabilities: { custodyCrypto: { requested: true } } });
+    const created = await create({
+      ...EVERYTHING,
+      individual: { ...EVERYTHING.individual, ssnLast4: "0000" },
+      capabilities: { custodyCrypto: { requested: true } },
+    });
     expect(created.body.requirements.ssnLast4).toEqual({ status: "rejected", impact: ["custodyCrypto"] });
     expect(created.body.capabilities.custodyCrypto.status).toBe("pending");
     const fixed = await call(sandbox, "PUT", `${P}/customers/${created.body.customerId}`, { body: { individual: { ssnLast4: "6789" } } });
@@ -94,7 +117,11 @@ describe("customers", () => {
 
   it("makes the capabilities of a customer under 18 inactive with nothing due, and refuses to modify it (403 forbidden)", async () => {
     const year = String(new Date(sandbox.clock.now()).getUTCFullYear() - 10);
-    const created = await create({ ...EVERYTHING, individual: { ...EVERYTHING.individual, dateOfBirth: { day: "01", month: "01", year } }, capabilities: { custodyCrypto: { requested: true } } });
+    const created = await create({
+      ...EVERYTHING,
+      individual: { ...EVERYTHING.individual, dateOfBirth: { day: "01", month: "01", year } },
+      capabilities: { custodyCrypto: { requested: true } },
+    });
     expect(created.body.capabilities.custodyCrypto).toEqual({ requested: true, status: "inactive" });
     expect(created.body.requirements).toEqual({});
     const update = await call(sandbox, "PUT", `${P}/customers/${created.body.customerId}`, { body: { individual: { firstName: "X" } } });
@@ -122,7 +149,8 @@ describe("customers", () => {
   it("lists the project's live customers, a page at a time", async () => {
     const project = await sandbox.createProject();
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await call(sandbox, "POST", `${P}/customers`, { body: { type: "individual" }, credentials: project })).body.customerId);
+    for (let i = 0; i < 3; i++)
+      ids.push((await call(sandbox, "POST", `${P}/customers`, { body: { type: "individual" }, credentials: project })).body.customerId);
     const first = await call(sandbox, "GET", `${P}/customers?pageSize=2`, { credentials: project });
     expect(first.body.customers.map((c: { customerId: string }) => c.customerId)).toEqual(ids.slice(0, 2));
     const second = await call(sandbox, "GET", `${P}/customers?pageSize=2&pageToken=${first.body.nextPageToken}`, { credentials: project });
@@ -144,7 +172,10 @@ describe("customers", () => {
 
 describe("customer_not_authorized comes from the customer's state", () => {
   it("refuses an account for a customer without the custody capabilities, then opens it once the due fields are submitted", async () => {
-    const created = await create({ individual: { firstName: "Jane" }, capabilities: { custodyCrypto: { requested: true }, custodyStablecoin: { requested: true }, custodyFiat: { requested: true } } });
+    const created = await create({
+      individual: { firstName: "Jane" },
+      capabilities: { custodyCrypto: { requested: true }, custodyStablecoin: { requested: true }, custodyFiat: { requested: true } },
+    });
     const id = created.body.customerId;
     const refused = await call(sandbox, "POST", `${P}/accounts`, { body: { owner: id } });
     expect(refused.status).toBe(403);
@@ -153,7 +184,9 @@ describe("customer_not_authorized comes from the customer's state", () => {
     expect(refused.body.errorMessage).toMatch(/lastName \(due\)/);
 
     const customer = await call(sandbox, "GET", `${P}/customers/${id}`);
-    const due = Object.entries(customer.body.requirements).filter(([, r]) => (r as { status: string }).status === "due").map(([k]) => k);
+    const due = Object.entries(customer.body.requirements)
+      .filter(([, r]) => (r as { status: string }).status === "due")
+      .map(([k]) => k);
     expect(due.sort()).toEqual(["address", "dateOfBirth", "lastName", "ssnLast4", "taxAttestation", "tos"]);
     await call(sandbox, "PUT", `${P}/customers/${id}`, { body: EVERYTHING });
 
@@ -185,7 +218,13 @@ describe("customer_not_authorized comes from the customer's state", () => {
     const id = customer.body.customerId;
     const account = await openAccount(sandbox, { owner: id });
     await fundAccount(sandbox, account, "usdc", "100");
-    const body = { source: { accountId: account, asset: "usdc" }, target: { email: "friend@example.com", asset: "usdc" }, amount: "10", asset: "usdc", execute: false };
+    const body = {
+      source: { accountId: account, asset: "usdc" },
+      target: { email: "friend@example.com", asset: "usdc" },
+      amount: "10",
+      asset: "usdc",
+      execute: false,
+    };
     const refused = await call(sandbox, "POST", `${P}/transfers`, { body });
     expect(refused.status).toBe(403);
     expect(refused.body.unauthorizedCapabilities).toEqual(["transferStablecoin"]);
@@ -197,11 +236,24 @@ describe("customer_not_authorized comes from the customer's state", () => {
   });
 
   it("checks again at execution: a capability withdrawn after the quote blocks the execute", async () => {
-    const caps = { custodyCrypto: { requested: true }, custodyStablecoin: { requested: true }, custodyFiat: { requested: true }, transferStablecoin: { requested: true } };
+    const caps = {
+      custodyCrypto: { requested: true },
+      custodyStablecoin: { requested: true },
+      custodyFiat: { requested: true },
+      transferStablecoin: { requested: true },
+    };
     const customer = await create({ ...EVERYTHING, capabilities: caps });
     const account = await openAccount(sandbox, { owner: customer.body.customerId });
     await fundAccount(sandbox, account, "usdc", "100");
-    const quote = await call(sandbox, "POST", `${P}/transfers`, { body: { source: { accountId: account, asset: "usdc" }, target: { email: "friend@example.com", asset: "usdc" }, amount: "10", asset: "usdc", execute: false } });
+    const quote = await call(sandbox, "POST", `${P}/transfers`, {
+      body: {
+        source: { accountId: account, asset: "usdc" },
+        target: { email: "friend@example.com", asset: "usdc" },
+        amount: "10",
+        asset: "usdc",
+        execute: false,
+      },
+    });
     await call(sandbox, "PUT", `${P}/customers/${customer.body.customerId}`, { body: { capabilities: { transferStablecoin: { requested: false } } } });
     const execute = await call(sandbox, "POST", `${P}/transfers/${quote.body.transferId}/execute`);
     expect(execute.status).toBe(403);
@@ -210,14 +262,21 @@ describe("customer_not_authorized comes from the customer's state", () => {
   });
 
   it("needs the target customer's custody and the source customer's trade capabilities for a conversion into their account", async () => {
-    const holder = await create({ ...EVERYTHING, capabilities: { custodyCrypto: { requested: true }, custodyStablecoin: { requested: true }, custodyFiat: { requested: true } } });
+    const holder = await create({
+      ...EVERYTHING,
+      capabilities: { custodyCrypto: { requested: true }, custodyStablecoin: { requested: true }, custodyFiat: { requested: true } },
+    });
     const account = await openAccount(sandbox, { owner: holder.body.customerId });
     const entity = await openAccount(sandbox);
     await fundAccount(sandbox, entity, "usdc", "100");
     await fundAccount(sandbox, account, "usdc", "100");
-    const into = await call(sandbox, "POST", `${P}/transfers`, { body: { source: { accountId: entity, asset: "usdc" }, target: { accountId: account, asset: "usdc" }, amount: "5", asset: "usdc", execute: false } });
+    const into = await call(sandbox, "POST", `${P}/transfers`, {
+      body: { source: { accountId: entity, asset: "usdc" }, target: { accountId: account, asset: "usdc" }, amount: "5", asset: "usdc", execute: false },
+    });
     expect(into.status).toBe(200);
-    const convert = await call(sandbox, "POST", `${P}/transfers`, { body: { source: { accountId: account, asset: "usdc" }, target: { accountId: account, asset: "eth" }, amount: "50", asset: "usdc", execute: false } });
+    const convert = await call(sandbox, "POST", `${P}/transfers`, {
+      body: { source: { accountId: account, asset: "usdc" }, target: { accountId: account, asset: "eth" }, amount: "50", asset: "usdc", execute: false },
+    });
     expect(convert.status).toBe(403);
     expect(convert.body.unauthorizedCapabilities).toEqual(["tradeCrypto", "tradeStablecoin"]);
   });

@@ -42,12 +42,29 @@ describe("customer webhooks", () => {
     await flush(sandbox);
 
     const got = await deliveredTo(sandbox, receiver, sub);
-    expect(got.map((e) => e.eventType)).toEqual(["customers.capability.changed", "customers.capability.changed", "customers.capability.changed", "customers.customer.deleted"]);
+    expect(got.map((e) => e.eventType)).toEqual([
+      "customers.capability.changed",
+      "customers.capability.changed",
+      "customers.capability.changed",
+      "customers.customer.deleted",
+    ]);
     for (const e of got) expect(e.body).toEqual({ eventId: e.eventId, eventType: e.eventType, timestamp: expect.any(String), data: expect.any(Object) });
     expect(got.map((e) => e.body.timestamp)).toEqual([t0, t0 + 1000, t0 + 2000, t0 + 2000].map((ms) => new Date(ms).toISOString()));
     expect(got[0]!.body.data).toEqual({ customerId: id, capabilities: [{ code: "transferStablecoin", status: "pending" }] });
-    expect(got[1]!.body.data).toEqual({ customerId: id, capabilities: [{ code: "transferCrypto", status: "active" }, { code: "transferStablecoin", status: "active" }] });
-    expect(got[2]!.body.data).toEqual({ customerId: id, capabilities: [{ code: "transferCrypto", status: "inactive" }, { code: "transferStablecoin", status: "inactive" }] });
+    expect(got[1]!.body.data).toEqual({
+      customerId: id,
+      capabilities: [
+        { code: "transferCrypto", status: "active" },
+        { code: "transferStablecoin", status: "active" },
+      ],
+    });
+    expect(got[2]!.body.data).toEqual({
+      customerId: id,
+      capabilities: [
+        { code: "transferCrypto", status: "inactive" },
+        { code: "transferStablecoin", status: "inactive" },
+      ],
+    });
     expect(got[3]!.body.data).toEqual({ customerId: id });
   });
 
@@ -56,14 +73,22 @@ describe("customer webhooks", () => {
     const now = new Date(sandbox.clock.now());
     const birthday = Date.UTC(now.getUTCFullYear() - 18, now.getUTCMonth(), now.getUTCDate() + 2);
     const dob = new Date(birthday);
-    const individual = { firstName: "Kim", lastName: "Young", address: ADDRESS, dateOfBirth: { day: String(dob.getUTCDate()), month: String(dob.getUTCMonth() + 1), year: String(dob.getUTCFullYear()) } };
+    const individual = {
+      firstName: "Kim",
+      lastName: "Young",
+      address: ADDRESS,
+      dateOfBirth: { day: String(dob.getUTCDate()), month: String(dob.getUTCMonth() + 1), year: String(dob.getUTCFullYear()) },
+    };
     const id = (await create({ individual, capabilities: { transferStablecoin: { requested: true } } })).body.customerId as string;
     sandbox.clock.advance(5 * 24 * 3600_000);
     await call(sandbox, "GET", `${P}/accounts`);
     await call(sandbox, "GET", `${P}/accounts`);
     await flush(sandbox);
     const got = await deliveredTo(sandbox, receiver, sub);
-    expect(got.map((e) => e.body.data.capabilities)).toEqual([[{ code: "transferStablecoin", status: "inactive" }], [{ code: "transferStablecoin", status: "active" }]]);
+    expect(got.map((e) => e.body.data.capabilities)).toEqual([
+      [{ code: "transferStablecoin", status: "inactive" }],
+      [{ code: "transferStablecoin", status: "active" }],
+    ]);
     expect(got[1]!.body.timestamp).toBe(new Date(Date.UTC(dob.getUTCFullYear() + 18, dob.getUTCMonth(), dob.getUTCDate())).toISOString());
     expect((await call(sandbox, "GET", `${P}/customers/${id}`)).body.capabilities.transferStablecoin.status).toBe("active");
   });
@@ -74,7 +99,10 @@ describe("customer webhooks", () => {
     const project = await sandbox.createProject("customers-elsewhere");
     const theirs = await subscribe(sandbox, receiver, ALL, project);
     const id = (await create({ individual: { firstName: "Ann" } })).body.customerId as string;
-    const refused = await update(id, { capabilities: { custodyFiat: { requested: true } }, tosAcceptances: [{ versionId: "us_individual_2026-05-29", language: "fr", acceptedAt: "2026-04-10T12:00:00Z" }] });
+    const refused = await update(id, {
+      capabilities: { custodyFiat: { requested: true } },
+      tosAcceptances: [{ versionId: "us_individual_2026-05-29", language: "fr", acceptedAt: "2026-04-10T12:00:00Z" }],
+    });
     expect(refused.body.errorType).toBe("unsupported_tos_language");
     await flush(sandbox);
     expect(receiver.received(sub.path)).toHaveLength(0);

@@ -53,7 +53,7 @@ export function announceDeletion(ctx: EmitContext, customerId: string): void {
 
 /** Whether a customer's statuses changed with the clock since the last announcement (committed state, no transaction). */
 export function hasDueCustomerReviews(store: Store, projectId: string, nowMs: number): boolean {
-  const all = store.project(projectId)?.data["customers"] as Record<string, CustomerRecord> | undefined;
+  const all = store.project(projectId)?.data.customers as Record<string, CustomerRecord> | undefined;
   if (!all) return false;
   for (const id in all) if (all[id]!.reviewAtMs !== undefined && all[id]!.reviewAtMs! <= nowMs) return true;
   return false;

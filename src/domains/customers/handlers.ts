@@ -11,7 +11,17 @@ import { apiError } from "../../errors/catalogue.js";
 import { paginate } from "../shared/pagination.js";
 import type { Handler, HandlerContext, HandlerMap } from "../types.js";
 import { announceCapabilityChanges, announceDeletion } from "./events.js";
-import { CAPABILITIES, customers, customerView, findCustomer, isBlocked, TERMS, type CapabilityName, type CustomerRecord, type TosAcceptance } from "./model.js";
+import {
+  CAPABILITIES,
+  customers,
+  customerView,
+  findCustomer,
+  isBlocked,
+  TERMS,
+  type CapabilityName,
+  type CustomerRecord,
+  type TosAcceptance,
+} from "./model.js";
 
 type CustomerWrite = RequestBody<"updateCustomerById">;
 
@@ -27,7 +37,8 @@ function applyWrite(record: CustomerRecord, body: CustomerWrite, ctx: HandlerCon
     if (address) next.individual.address = { ...next.individual.address, ...address };
     if (dateOfBirth) next.individual.dateOfBirth = { ...dateOfBirth };
   }
-  for (const acceptance of body.tosAcceptances ?? []) next.tosAcceptances = [...next.tosAcceptances.filter((a) => a.versionId !== acceptance.versionId), checkTos(acceptance)];
+  for (const acceptance of body.tosAcceptances ?? [])
+    next.tosAcceptances = [...next.tosAcceptances.filter((a) => a.versionId !== acceptance.versionId), checkTos(acceptance)];
   for (const attestation of body.taxAttestations ?? []) if (!next.taxForms.includes(attestation.form)) next.taxForms.push(attestation.form);
   if (body.projectIds) next.projectIds = [...new Set(body.projectIds)];
   next.updatedAt = ctx.clock.iso();
@@ -36,10 +47,16 @@ function applyWrite(record: CustomerRecord, body: CustomerWrite, ctx: HandlerCon
 
 function checkTos(acceptance: TosAcceptance): TosAcceptance {
   if (acceptance.versionId !== TERMS.versionId) {
-    throw apiError("invalid_request", `tosAcceptances: Terms of Service version '${acceptance.versionId}' is not one a customer is asked to accept; the current version is '${TERMS.versionId}'.`);
+    throw apiError(
+      "invalid_request",
+      `tosAcceptances: Terms of Service version '${acceptance.versionId}' is not one a customer is asked to accept; the current version is '${TERMS.versionId}'.`,
+    );
   }
   if (!TERMS.languages.includes(acceptance.language)) {
-    throw apiError("unsupported_tos_language", `Terms of Service version '${acceptance.versionId}' is not published in language '${acceptance.language}'. Supported languages: ${TERMS.languages.map((l) => `'${l}'`).join(", ")}.`);
+    throw apiError(
+      "unsupported_tos_language",
+      `Terms of Service version '${acceptance.versionId}' is not published in language '${acceptance.language}'. Supported languages: ${TERMS.languages.map((l) => `'${l}'`).join(", ")}.`,
+    );
   }
   return { versionId: acceptance.versionId, language: acceptance.language, acceptedAt: acceptance.acceptedAt };
 }
@@ -68,7 +85,10 @@ const getCustomerById: Handler = (req, ctx) => ({ status: 200, body: customerVie
 const listCustomers: Handler = (req, ctx) => {
   const live = customers(ctx.store).filter((c) => !c.deleted);
   const page = paginate(live, req.query, "customers");
-  return { status: 200, body: { customers: page.items.map((c) => customerView(c, ctx.clock.now())), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
+  return {
+    status: 200,
+    body: { customers: page.items.map((c) => customerView(c, ctx.clock.now())), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) },
+  };
 };
 
 const updateCustomerById: Handler = (req, ctx) => {

@@ -135,7 +135,10 @@ export function capabilityStatus(c: CustomerRecord, capability: CapabilityName, 
 }
 
 /** Open requirements of requested capabilities, by field name, as the contract's RequirementsMap. */
-export function requirementsOf(c: CustomerRecord, nowMs: number): Record<string, { status: "due" | "rejected"; impact: CapabilityName[]; tosVersions?: (typeof TERMS)[]; taxForms?: "us_w9"[] }> {
+export function requirementsOf(
+  c: CustomerRecord,
+  nowMs: number,
+): Record<string, { status: "due" | "rejected"; impact: CapabilityName[]; tosVersions?: (typeof TERMS)[]; taxForms?: "us_w9"[] }> {
   if (isBlocked(c, nowMs)) return {};
   const out: ReturnType<typeof requirementsOf> = {};
   for (const r of REQUIREMENTS) {
@@ -162,7 +165,11 @@ export function customerView(c: CustomerRecord, nowMs: number): ResponseBody<"ge
     createdAt: c.createdAt,
     updatedAt: c.updatedAt,
     // Only the contact fields are ever shown back; the rest of `individual` is write-only.
-    individual: { ...(firstName !== undefined ? { firstName } : {}), ...(lastName !== undefined ? { lastName } : {}), ...(email !== undefined ? { email } : {}) },
+    individual: {
+      ...(firstName !== undefined ? { firstName } : {}),
+      ...(lastName !== undefined ? { lastName } : {}),
+      ...(email !== undefined ? { email } : {}),
+    },
     projectIds: c.projectIds,
     ...(c.tosAcceptances.length > 0 ? { tosAcceptances: c.tosAcceptances } : {}),
   };

@@ -26,7 +26,14 @@ describe("creating deposit destinations", () => {
     const accountId = await openAccount(sandbox);
     const res = await create({ accountId, type: "crypto", crypto: { network: "base" }, metadata: { purpose: "payroll" } });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ accountId, type: "crypto", status: "active", crypto: { network: "base" }, target: { accountId, asset: "usdc" }, metadata: { purpose: "payroll" } });
+    expect(res.body).toMatchObject({
+      accountId,
+      type: "crypto",
+      status: "active",
+      crypto: { network: "base" },
+      target: { accountId, asset: "usdc" },
+      metadata: { purpose: "payroll" },
+    });
     expect(res.body.depositDestinationId).toMatch(/^depositDestination_[0-9a-f-]{36}$/);
     expect(getAddress(res.body.crypto.address)).toBe(res.body.crypto.address);
     const got = await call(sandbox, "GET", `${P}/deposit-destinations/${res.body.depositDestinationId}`);
@@ -46,7 +53,16 @@ describe("creating deposit destinations", () => {
     const other = await openAccount(sandbox);
     const res = await create({ accountId, type: "crypto", crypto: { network: "base" }, target: { accountId: other, asset: "usd" } });
     expect(res.body.target).toEqual({ accountId: other, asset: "usd" });
-    expect((await create({ accountId, type: "crypto", crypto: { network: "base" }, target: { accountId: "account_00000000-0000-4000-8000-000000000000", asset: "usdc" } })).status).toBe(404);
+    expect(
+      (
+        await create({
+          accountId,
+          type: "crypto",
+          crypto: { network: "base" },
+          target: { accountId: "account_00000000-0000-4000-8000-000000000000", asset: "usdc" },
+        })
+      ).status,
+    ).toBe(404);
     const asset = await create({ accountId, type: "crypto", crypto: { network: "base" }, target: { asset: "doge" } });
     expect(asset.status).toBe(400);
     expect(asset.body.errorMessage).toMatch(/doge/);
@@ -56,7 +72,12 @@ describe("creating deposit destinations", () => {
     const accountId = await openAccount(sandbox, { name: "Payroll" });
     const res = await create({ accountId, type: "fiat", fiat: { currency: "usd", paymentRail: "fedwire" } });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ type: "fiat", status: "pending", target: { accountId, asset: "usd" }, fiat: { accountType: "us_bank", currency: "usd", routingNumber: "123456780", supportedRails: ["fedwire"], beneficiaryName: "Payroll" } });
+    expect(res.body).toMatchObject({
+      type: "fiat",
+      status: "pending",
+      target: { accountId, asset: "usd" },
+      fiat: { accountType: "us_bank", currency: "usd", routingNumber: "123456780", supportedRails: ["fedwire"], beneficiaryName: "Payroll" },
+    });
     expect(res.body.fiat.accountNumber).toMatch(/^[0-9]{12}$/);
     const early = await deposit(res.body.depositDestinationId, { amount: "10" });
     expect(early.status).toBe(400);
@@ -90,7 +111,13 @@ describe("creating deposit destinations", () => {
       body: {
         type: "individual",
         capabilities: { custodyCrypto: { requested: true }, custodyStablecoin: { requested: true }, custodyFiat: { requested: true } },
-        individual: { firstName: "A", lastName: "B", address: { line1: "1 Main St", city: "Boston", state: "MA", postCode: "02108", countryCode: "US" }, dateOfBirth: { day: "1", month: "1", year: "1980" }, ssnLast4: "1234" },
+        individual: {
+          firstName: "A",
+          lastName: "B",
+          address: { line1: "1 Main St", city: "Boston", state: "MA", postCode: "02108", countryCode: "US" },
+          dateOfBirth: { day: "1", month: "1", year: "1980" },
+          ssnLast4: "1234",
+        },
         tosAcceptances: [{ versionId: "us_individual_2026-05-29", language: "en", acceptedAt: "2026-01-01T00:00:00Z" }],
         taxAttestations: [{ form: "us_w9", isExemptBackupWithholding: false, edeliveryConsent: true, acceptedAt: "2026-01-01T00:00:00Z" }],
       },
@@ -114,7 +141,10 @@ describe("listing and reading", () => {
     const d1 = await post({ accountId: a, type: "crypto", crypto: { network: "base" } });
     const d2 = await post({ accountId: a, type: "crypto", crypto: { network: "solana" } });
     const d3 = await post({ accountId: b, type: "fiat", fiat: { currency: "usd" } });
-    const ids = async (q: string) => (await call(sandbox, "GET", `${P}/deposit-destinations${q}`, { credentials: project })).body.depositDestinations.map((d: { depositDestinationId: string }) => d.depositDestinationId);
+    const ids = async (q: string) =>
+      (await call(sandbox, "GET", `${P}/deposit-destinations${q}`, { credentials: project })).body.depositDestinations.map(
+        (d: { depositDestinationId: string }) => d.depositDestinationId,
+      );
     expect(await ids("")).toEqual([d1.depositDestinationId, d2.depositDestinationId, d3.depositDestinationId]);
     expect(await ids(`?accountId=${a}`)).toEqual([d1.depositDestinationId, d2.depositDestinationId]);
     expect(await ids("?type=fiat")).toEqual([d3.depositDestinationId]);
@@ -162,7 +192,11 @@ describe("deposits (sandbox-only endpoint)", () => {
     const bank = (await create({ accountId, type: "fiat", fiat: { currency: "usd" } })).body;
     await advance(sandbox, "1m");
     const ach = await deposit(bank.depositDestinationId, { amount: "1000", originatorName: "Acme Payroll" });
-    expect(ach.body).toMatchObject({ status: "completed", source: { currency: "usd", companyName: "Acme Payroll", companyEntryDescription: "DEPOSIT" }, targetAmount: "1000.00" });
+    expect(ach.body).toMatchObject({
+      status: "completed",
+      source: { currency: "usd", companyName: "Acme Payroll", companyEntryDescription: "DEPOSIT" },
+      targetAmount: "1000.00",
+    });
     const wire = await deposit(bank.depositDestinationId, { amount: "5", rail: "fedwire" });
     expect(wire.body.source).toMatchObject({ currency: "usd", originatorName: "Sandbox Depositor", accountNumber: "89770098" });
     expect(await balanceOf(sandbox, accountId, "usd")).toEqual({ available: "1302.00", total: "1302.00" });
@@ -183,7 +217,8 @@ describe("deposits (sandbox-only endpoint)", () => {
   it("forwards a deposit to an onchain target on the ledger", async () => {
     const accountId = await openAccount(sandbox);
     const forwardTo = "0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc";
-    const dest = (await create({ accountId, type: "crypto", crypto: { network: "base" }, target: { address: forwardTo, network: "base", asset: "usdc" } })).body;
+    const dest = (await create({ accountId, type: "crypto", crypto: { network: "base" }, target: { address: forwardTo, network: "base", asset: "usdc" } }))
+      .body;
     const res = await deposit(dest.depositDestinationId, { amount: "20" });
     expect(res.body).toMatchObject({ status: "completed", target: { address: forwardTo, network: "base", asset: "usdc" }, targetAmount: "19.99" });
     const balances = (await call(sandbox, "GET", `${P}/evm/token-balances/base/${forwardTo}`)).body.balances;
@@ -205,9 +240,13 @@ describe("travel rule for large deposits", () => {
     const partial = await call(sandbox, "POST", url, { body: { originator: { name: "Ada Lovelace", walletType: "custodial" } } });
     expect(partial.status).toBe(200);
     expect(partial.body).toEqual({ status: "incomplete", missingFields: ["originator.address.countryCode", "originator.virtualAssetServiceProvider.name"] });
-    expect((await call(sandbox, "GET", `${P}/transfers/${held.body.transferId}`)).body.details.travelRule.statusMessage).toMatch(/originator.address.countryCode/);
+    expect((await call(sandbox, "GET", `${P}/transfers/${held.body.transferId}`)).body.details.travelRule.statusMessage).toMatch(
+      /originator.address.countryCode/,
+    );
 
-    const rest = await call(sandbox, "POST", url, { body: { originator: { address: { countryCode: "GB" }, virtualAssetServiceProvider: { name: "Example Exchange Ltd" } } } });
+    const rest = await call(sandbox, "POST", url, {
+      body: { originator: { address: { countryCode: "GB" }, virtualAssetServiceProvider: { name: "Example Exchange Ltd" } } },
+    });
     expect(rest.body).toEqual({ status: "completed", missingFields: [] });
     const done = (await call(sandbox, "GET", `${P}/transfers/${held.body.transferId}`)).body;
     expect(done).toMatchObject({ status: "completed", details: { travelRule: { status: "completed" } } });
@@ -222,7 +261,9 @@ describe("travel rule for large deposits", () => {
     const accountId = await openAccount(sandbox);
     const dest = (await create({ accountId, type: "crypto", crypto: { network: "solana" } })).body;
     const held = await deposit(dest.depositDestinationId, { amount: "3000" });
-    const res = await call(sandbox, "POST", `${P}/transfers/${held.body.transferId}/travel-rule`, { body: { isSelf: true, originator: { walletType: "self_custody" } } });
+    const res = await call(sandbox, "POST", `${P}/transfers/${held.body.transferId}/travel-rule`, {
+      body: { isSelf: true, originator: { walletType: "self_custody" } },
+    });
     expect(res.body).toEqual({ status: "completed", missingFields: [] });
     expect(await balanceOf(sandbox, accountId, "usdc")).toEqual({ available: "3000.00", total: "3000.00" });
   });
@@ -232,7 +273,9 @@ describe("travel rule for large deposits", () => {
     const dest = (await create({ accountId, type: "crypto", crypto: { network: "base" } })).body;
     const small = await deposit(dest.depositDestinationId, { amount: "10" });
     expect((await call(sandbox, "POST", `${P}/transfers/${small.body.transferId}/travel-rule`, { body: { isSelf: true } })).status).toBe(400);
-    expect((await call(sandbox, "POST", `${P}/transfers/transfer_00000000-0000-4000-8000-000000000000/travel-rule`, { body: { isSelf: true } })).status).toBe(404);
+    expect((await call(sandbox, "POST", `${P}/transfers/transfer_00000000-0000-4000-8000-000000000000/travel-rule`, { body: { isSelf: true } })).status).toBe(
+      404,
+    );
     const held = await deposit(dest.depositDestinationId, { amount: "4000" });
     const attest = await call(sandbox, "POST", `${P}/transfers/${held.body.transferId}/travel-rule`, { body: { attestVerifiedWalletOwnership: true } });
     expect(attest.status).toBe(400);

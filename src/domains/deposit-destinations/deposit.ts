@@ -46,16 +46,23 @@ export function simulateDeposit(ctx: Ctx, depositDestinationId: string, input: D
   const dest = findDepositDestination(ctx.store, depositDestinationId);
   const now = ctx.clock.now();
   if (statusOf(dest, now) !== "active") {
-    throw apiError("invalid_request", `Deposit destination ${dest.depositDestinationId} is still pending; fiat destinations are active one minute after creation.`);
+    throw apiError(
+      "invalid_request",
+      `Deposit destination ${dest.depositDestinationId} is still pending; fiat destinations are active one minute after creation.`,
+    );
   }
   const network = dest.crypto?.network;
   const symbol = network ? (typeof input.asset === "string" ? input.asset.toLowerCase() : dest.target.asset) : "usd";
   const asset = custodialAsset(symbol);
   if (!asset || (network && !NETWORK_ASSETS[network]!.includes(asset.symbol))) {
-    throw apiError("invalid_request", network ? `asset must be one ${network} carries: ${NETWORK_ASSETS[network]!.join(", ")}.` : "asset: fiat destinations receive usd.");
+    throw apiError(
+      "invalid_request",
+      network ? `asset must be one ${network} carries: ${NETWORK_ASSETS[network]!.join(", ")}.` : "asset: fiat destinations receive usd.",
+    );
   }
   const units = typeof input.amount === "string" ? toUnits(input.amount, asset.decimals) : undefined;
-  if (units === undefined || units <= 0n) throw apiError("invalid_request", `amount must be a positive decimal string with at most ${asset.decimals} decimals, e.g. "25.00".`);
+  if (units === undefined || units <= 0n)
+    throw apiError("invalid_request", `amount must be a positive decimal string with at most ${asset.decimals} decimals, e.g. "25.00".`);
   const targetAsset = custodialAsset(dest.target.asset)!;
   const onchainTarget = "address" in dest.target ? (dest.target as Extract<TransferRecord["target"], { address: string }>) : undefined;
   const quote = quoteTransfer({
@@ -77,14 +84,28 @@ export function simulateDeposit(ctx: Ctx, depositDestinationId: string, input: D
     const name = typeof input.originatorName === "string" && input.originatorName ? input.originatorName : "Sandbox Depositor";
     source =
       input.rail === "fedwire"
-        ? { currency: "usd", omad: `${new Date(now).toISOString().slice(0, 10).replace(/-/g, "")}SBXFED${ctx.random.hex(4).toUpperCase()}`, accountNumber: "89770098", originatorName: name.slice(0, 35) }
+        ? {
+            currency: "usd",
+            omad: `${new Date(now).toISOString().slice(0, 10).replace(/-/g, "")}SBXFED${ctx.random.hex(4).toUpperCase()}`,
+            accountNumber: "89770098",
+            originatorName: name.slice(0, 35),
+          }
         : { currency: "usd", companyName: name.slice(0, 16), companyEntryDescription: "DEPOSIT" };
   }
   const creditTo = onchainTarget ? undefined : (dest.target as { accountId: string }).accountId;
   const target: TransferRecord["target"] = onchainTarget ?? { accountId: creditTo!, asset: targetAsset.symbol };
-  const record = newTransferRecord(ctx, { kind: "deposit", source, target, sourceAsset: asset, targetAsset, quote, route: onchainTarget ? { kind: "onchain", network: onchainTarget.network } : { kind: "account" } });
+  const record = newTransferRecord(ctx, {
+    kind: "deposit",
+    source,
+    target,
+    sourceAsset: asset,
+    targetAsset,
+    quote,
+    route: onchainTarget ? { kind: "onchain", network: onchainTarget.network } : { kind: "account" },
+  });
   const iso = record.createdAt;
-  const incoming = network === "solana" ? toBase58(sha512(new TextEncoder().encode(`deposit/${record.transferId}`))) : keccak256(toHex(`deposit/${record.transferId}`));
+  const incoming =
+    network === "solana" ? toBase58(sha512(new TextEncoder().encode(`deposit/${record.transferId}`))) : keccak256(toHex(`deposit/${record.transferId}`));
   const held: TransferRecord = {
     ...record,
     status: "processing",

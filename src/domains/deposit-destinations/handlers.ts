@@ -13,16 +13,25 @@ import { checkMetadata } from "../shared/metadata.js";
 import { paginate } from "../shared/pagination.js";
 import { checkOnchainAddress } from "../transfers/rules.js";
 import type { Handler, HandlerContext, HandlerMap } from "../types.js";
-import { depositDestinations, depositDestinationView, findDepositDestination, newBankAccount, newDepositAddress, type DepositDestinationRecord } from "./model.js";
+import {
+  depositDestinations,
+  depositDestinationView,
+  findDepositDestination,
+  newBankAccount,
+  newDepositAddress,
+  type DepositDestinationRecord,
+} from "./model.js";
 
 type Body = RequestBody<"createDepositDestination">;
 type TargetInput = { accountId?: string; asset: string; address?: string; network?: string; destinationTag?: string };
 
 function checkTarget(ctx: HandlerContext, target: TargetInput, accountId: string): DepositDestinationRecord["target"] {
-  if (!custodialAsset(target.asset)) throw apiError("invalid_request", `target.asset ${target.asset} is not an asset accounts hold; they hold ${knownAssetList()}.`);
+  if (!custodialAsset(target.asset))
+    throw apiError("invalid_request", `target.asset ${target.asset} is not an asset accounts hold; they hold ${knownAssetList()}.`);
   if (target.address !== undefined && target.network !== undefined) {
     const carried = NETWORK_ASSETS[target.network] ?? [];
-    if (!carried.includes(target.asset)) throw apiError("invalid_request", `target.asset ${target.asset} cannot be forwarded on ${target.network}; it carries ${carried.join(", ")}.`);
+    if (!carried.includes(target.asset))
+      throw apiError("invalid_request", `target.asset ${target.asset} cannot be forwarded on ${target.network}; it carries ${carried.join(", ")}.`);
     checkOnchainAddress(target.network, target.address);
     return target as DepositDestinationRecord["target"];
   }
@@ -77,7 +86,10 @@ const listDepositDestinations: Handler = (req, ctx) => {
   const page = paginate(matching, req.query, "deposit-destinations");
   return {
     status: 200,
-    body: { depositDestinations: page.items.map((d) => depositDestinationView(d, ctx.clock.now())), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) },
+    body: {
+      depositDestinations: page.items.map((d) => depositDestinationView(d, ctx.clock.now())),
+      ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
+    },
   };
 };
 

@@ -22,14 +22,18 @@ const EW = "/platform/v2/embedded-wallet-api/end-users";
 let n = 0;
 async function newUser() {
   const userId = `eu-${++n}`;
-  const res = await call(sandbox, "POST", "/platform/v2/end-users", { body: { userId, authenticationMethods: [{ type: "email", email: `${userId}@example.com` }], solanaAccount: {} }, wallet: true });
+  const res = await call(sandbox, "POST", "/platform/v2/end-users", {
+    body: { userId, authenticationMethods: [{ type: "email", email: `${userId}@example.com` }], solanaAccount: {} },
+    wallet: true,
+  });
   await call(sandbox, "POST", `/platform/v2/end-users/${userId}/evm`, { body: {}, wallet: true });
   const user = (await call(sandbox, "GET", `/platform/v2/end-users/${userId}`)).body;
   const session = await endUserSession(sandbox, userId);
   return { userId, evm: user.evmAccounts as string[], sol: user.solanaAccounts[0] as string, session, created: res.body };
 }
 const asUser = (session: EndUserSession) => ({ endUser: session });
-const signMessage = (userId: string, address: string, o: object = {}) => call(sandbox, "POST", `${EW}/${userId}/evm/sign/message`, { body: { address, message: "hello" }, ...o });
+const signMessage = (userId: string, address: string, o: object = {}) =>
+  call(sandbox, "POST", `${EW}/${userId}/evm/sign/message`, { body: { address, message: "hello" }, ...o });
 const grant = (u: { userId: string; session: EndUserSession }, address: string, expiresAt: string) =>
   call(sandbox, "POST", `${EW}/${u.userId}/address/${address}/delegation`, { body: { expiresAt }, ...asUser(u.session) });
 const inOneHour = () => new Date(sandbox.clock.now() + 3600_000).toISOString();
@@ -46,7 +50,13 @@ describe("end users act on their own accounts", () => {
     const u = await newUser();
     const res = await call(sandbox, "POST", `${EW}/${u.userId}/solana/sign/message`, { body: { address: u.sol, message: "gm" }, ...asUser(u.session) });
     expect(res.status).toBe(200);
-    expect(ed25519.verify(new Uint8Array(getBase58Encoder().encode(res.body.signature)), new TextEncoder().encode("gm"), new Uint8Array(getBase58Encoder().encode(u.sol)))).toBe(true);
+    expect(
+      ed25519.verify(
+        new Uint8Array(getBase58Encoder().encode(res.body.signature)),
+        new TextEncoder().encode("gm"),
+        new Uint8Array(getBase58Encoder().encode(u.sol)),
+      ),
+    ).toBe(true);
   });
 
   it("refuses another user's token (401) and an address the user does not own (404)", async () => {
@@ -71,7 +81,10 @@ describe("end users sign X-Wallet-Auth with their Temporary Wallet Secret", () =
   it("refuses a walletSecretId that is unknown or another user's, and a token signed with another secret", async () => {
     const u = await newUser();
     const other = await newUser();
-    const unknown = await signMessage(u.userId, u.evm[0]!, { ...asUser(u.session), body: { address: u.evm[0], message: "hello", walletSecretId: "ws-unknown" } });
+    const unknown = await signMessage(u.userId, u.evm[0]!, {
+      ...asUser(u.session),
+      body: { address: u.evm[0], message: "hello", walletSecretId: "ws-unknown" },
+    });
     expect(unknown.status).toBe(401);
     expect(unknown.body.errorMessage).toMatch(/not a Temporary Wallet Secret of end user/);
     const foreignId = await signMessage(u.userId, u.evm[0]!, { ...asUser({ ...u.session, walletSecretId: other.session.walletSecretId }) });
@@ -140,7 +153,12 @@ describe("the developer acts under a delegation grant", () => {
 
   it("scopes a grant made for a smart account to its owner EOA", async () => {
     const userId = `eu-sg-${++n}`;
-    const created = (await call(sandbox, "POST", "/platform/v2/end-users", { body: { userId, authenticationMethods: [{ type: "email", email: `${userId}@example.com` }], evmAccount: { createSmartAccount: true } }, wallet: true })).body;
+    const created = (
+      await call(sandbox, "POST", "/platform/v2/end-users", {
+        body: { userId, authenticationMethods: [{ type: "email", email: `${userId}@example.com` }], evmAccount: { createSmartAccount: true } },
+        wallet: true,
+      })
+    ).body;
     const [owner, smart] = [created.evmAccounts[0] as string, created.evmSmartAccounts[0] as string];
     const session = await endUserSession(sandbox, userId);
     expect((await grant({ userId, session }, smart, inOneHour())).status).toBe(201);
@@ -177,9 +195,18 @@ describe("the developer acts under a delegation grant", () => {
 
   it("answers delegation_not_enabled when the project switched delegated signing off", async () => {
     const project = await sandbox.createProject("no-delegation");
-    await request(sandbox.url).patch(`/_sandbox/projects/${project.projectId}`).send({ settings: { delegationEnabled: false } }).expect(200);
+    await request(sandbox.url)
+      .patch(`/_sandbox/projects/${project.projectId}`)
+      .send({ settings: { delegationEnabled: false } })
+      .expect(200);
     const userId = "nodeleg-1";
-    const user = (await call(sandbox, "POST", "/platform/v2/end-users", { body: { userId, authenticationMethods: [{ type: "email", email: "nd@example.com" }] }, wallet: true, credentials: project })).body;
+    const user = (
+      await call(sandbox, "POST", "/platform/v2/end-users", {
+        body: { userId, authenticationMethods: [{ type: "email", email: "nd@example.com" }] },
+        wallet: true,
+        credentials: project,
+      })
+    ).body;
     const res = await call(sandbox, "POST", `${EW}/${userId}/evm/sign/message`, { body: { address: user.evmAccounts[0], message: "x" }, credentials: project });
     expect(res.status).toBe(403);
     expect(res.body.errorType).toBe("delegation_not_enabled");
@@ -190,7 +217,11 @@ describe("the developer acts under a delegation grant", () => {
     await fund(sandbox, { network: "base-sepolia", address: u.evm[0]!, amount: "1000000000000000" });
     await grant(u, u.evm[0]!, inOneHour());
     const res = await call(sandbox, "POST", `${EW}/${u.userId}/evm/send/transaction`, {
-      body: { address: u.evm[0], network: "base-sepolia", transaction: serializeTransaction({ type: "eip1559", chainId: 84532, to: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", value: 1000n }) },
+      body: {
+        address: u.evm[0],
+        network: "base-sepolia",
+        transaction: serializeTransaction({ type: "eip1559", chainId: 84532, to: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", value: 1000n }),
+      },
     });
     expect(res.status).toBe(200);
     expect(res.body.transactionHash).toMatch(/^0x[0-9a-f]{64}$/);
@@ -198,13 +229,34 @@ describe("the developer acts under a delegation grant", () => {
 
   it("applies the project policy to end-user operations", async () => {
     const project = await sandbox.createProject("eu-policy");
-    await call(sandbox, "POST", "/platform/v2/policy-engine/policies", { body: { scope: "project", rules: [{ action: "reject", operation: "signEndUserEvmMessage", criteria: [{ type: "evmMessage", match: "^transfer" }] }, { action: "accept", operation: "signEndUserEvmMessage", criteria: [] }] }, credentials: project });
+    await call(sandbox, "POST", "/platform/v2/policy-engine/policies", {
+      body: {
+        scope: "project",
+        rules: [
+          { action: "reject", operation: "signEndUserEvmMessage", criteria: [{ type: "evmMessage", match: "^transfer" }] },
+          { action: "accept", operation: "signEndUserEvmMessage", criteria: [] },
+        ],
+      },
+      credentials: project,
+    });
     const userId = "eu-pol-1";
-    const user = (await call(sandbox, "POST", "/platform/v2/end-users", { body: { userId, authenticationMethods: [{ type: "email", email: "pol@example.com" }] }, wallet: true, credentials: project })).body;
+    const user = (
+      await call(sandbox, "POST", "/platform/v2/end-users", {
+        body: { userId, authenticationMethods: [{ type: "email", email: "pol@example.com" }] },
+        wallet: true,
+        credentials: project,
+      })
+    ).body;
     const session = await endUserSession(sandbox, userId, project);
-    const ok = await call(sandbox, "POST", `${EW}/${userId}/evm/sign/message`, { body: { address: user.evmAccounts[0], message: "hello" }, ...asUser(session) });
+    const ok = await call(sandbox, "POST", `${EW}/${userId}/evm/sign/message`, {
+      body: { address: user.evmAccounts[0], message: "hello" },
+      ...asUser(session),
+    });
     expect(ok.status).toBe(200);
-    const rejected = await call(sandbox, "POST", `${EW}/${userId}/evm/sign/message`, { body: { address: user.evmAccounts[0], message: "transfer all" }, ...asUser(session) });
+    const rejected = await call(sandbox, "POST", `${EW}/${userId}/evm/sign/message`, {
+      body: { address: user.evmAccounts[0], message: "transfer all" },
+      ...asUser(session),
+    });
     expect(rejected.status).toBe(403);
     expect(rejected.body.errorType).toBe("policy_violation");
   });
@@ -214,7 +266,12 @@ describe("project policies on end users' typed data", () => {
   it("accepts typed data for a listed verifying contract under an amount, rejects the rest", async () => {
     const project = await sandbox.createProject("eu-typed-policy");
     const PERMIT2 = "0x000000000022D473030F116dDEE9F6B43aC78BA3";
-    const types = { Permit: [{ name: "spender", type: "address" }, { name: "amount", type: "uint256" }] };
+    const types = {
+      Permit: [
+        { name: "spender", type: "address" },
+        { name: "amount", type: "uint256" },
+      ],
+    };
     const rules = [
       {
         action: "accept",
@@ -227,11 +284,32 @@ describe("project policies on end users' typed data", () => {
     ];
     expect((await call(sandbox, "POST", "/platform/v2/policy-engine/policies", { body: { scope: "project", rules }, credentials: project })).status).toBe(201);
     const userId = "eu-typed-1";
-    const user = (await call(sandbox, "POST", "/platform/v2/end-users", { body: { userId, authenticationMethods: [{ type: "email", email: "typed@example.com" }] }, wallet: true, credentials: project })).body;
+    const user = (
+      await call(sandbox, "POST", "/platform/v2/end-users", {
+        body: { userId, authenticationMethods: [{ type: "email", email: "typed@example.com" }] },
+        wallet: true,
+        credentials: project,
+      })
+    ).body;
     const session = await endUserSession(sandbox, userId, project);
     const sign = (verifyingContract: string, amount: string) =>
       call(sandbox, "POST", `${EW}/${userId}/evm/sign/typed-data`, {
-        body: { address: user.evmAccounts[0], typedData: { domain: { name: "Permit2", chainId: 84532, verifyingContract }, types: { EIP712Domain: [{ name: "name", type: "string" }, { name: "chainId", type: "uint256" }, { name: "verifyingContract", type: "address" }], ...types }, primaryType: "Permit", message: { spender: PERMIT2, amount } } },
+        body: {
+          address: user.evmAccounts[0],
+          typedData: {
+            domain: { name: "Permit2", chainId: 84532, verifyingContract },
+            types: {
+              EIP712Domain: [
+                { name: "name", type: "string" },
+                { name: "chainId", type: "uint256" },
+                { name: "verifyingContract", type: "address" },
+              ],
+              ...types,
+            },
+            primaryType: "Permit",
+            message: { spender: PERMIT2, amount },
+          },
+        },
         ...asUser(session),
         credentials: project,
       });
@@ -247,12 +325,20 @@ describe("end users move assets", () => {
     await fund(sandbox, { network: "base-sepolia", address: u.evm[0]!, amount: "1000000000000000" });
     await fund(sandbox, { network: "base-sepolia", address: u.evm[0]!, token: "USDC", amount: "5000000" });
     const to = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
-    const before = (await call(sandbox, "GET", `/platform/v2/evm/token-balances/base-sepolia/${to}`)).body.balances.find((b: { token: { symbol: string } }) => b.token.symbol === "USDC")?.amount.amount ?? "0";
-    const res = await call(sandbox, "POST", `${EW}/${u.userId}/evm/${u.evm[0]}/send/usdc`, { body: { to, amount: "1.5", network: "base-sepolia" }, ...asUser(u.session) });
+    const before =
+      (await call(sandbox, "GET", `/platform/v2/evm/token-balances/base-sepolia/${to}`)).body.balances.find(
+        (b: { token: { symbol: string } }) => b.token.symbol === "USDC",
+      )?.amount.amount ?? "0";
+    const res = await call(sandbox, "POST", `${EW}/${u.userId}/evm/${u.evm[0]}/send/usdc`, {
+      body: { to, amount: "1.5", network: "base-sepolia" },
+      ...asUser(u.session),
+    });
     expect(res.status).toBe(200);
     expect(res.body.transactionHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(res.body.userOpHash).toBeNull();
-    const after = (await call(sandbox, "GET", `/platform/v2/evm/token-balances/base-sepolia/${to}`)).body.balances.find((b: { token: { symbol: string } }) => b.token.symbol === "USDC").amount.amount;
+    const after = (await call(sandbox, "GET", `/platform/v2/evm/token-balances/base-sepolia/${to}`)).body.balances.find(
+      (b: { token: { symbol: string } }) => b.token.symbol === "USDC",
+    ).amount.amount;
     expect(BigInt(after) - BigInt(before)).toBe(1_500_000n);
   });
 
@@ -260,29 +346,48 @@ describe("end users move assets", () => {
     const u = await newUser();
     await fund(sandbox, { network: "solana-devnet", address: u.sol, token: "USDC", amount: "2000000" });
     const to = (await newUser()).sol;
-    const ok = await call(sandbox, "POST", `${EW}/${u.userId}/solana/${u.sol}/send/usdc`, { body: { to, amount: "1", network: "solana-devnet", useCdpSponsor: true }, ...asUser(u.session) });
+    const ok = await call(sandbox, "POST", `${EW}/${u.userId}/solana/${u.sol}/send/usdc`, {
+      body: { to, amount: "1", network: "solana-devnet", useCdpSponsor: true },
+      ...asUser(u.session),
+    });
     expect(ok.status).toBe(200);
     const received = (await call(sandbox, "GET", `/platform/v2/solana/token-balances/solana-devnet/${to}`)).body.balances;
     expect(received[0].amount.amount).toBe("1000000");
-    const tooMuch = await call(sandbox, "POST", `${EW}/${u.userId}/solana/${u.sol}/send/usdc`, { body: { to, amount: "5", network: "solana-devnet", useCdpSponsor: true }, ...asUser(u.session) });
+    const tooMuch = await call(sandbox, "POST", `${EW}/${u.userId}/solana/${u.sol}/send/usdc`, {
+      body: { to, amount: "5", network: "solana-devnet", useCdpSponsor: true },
+      ...asUser(u.session),
+    });
     expect(tooMuch.status).toBe(400);
     expect(tooMuch.body.errorType).toBe("insufficient_balance");
   });
 
   it("sends USDC from the user's smart account as a user operation, gas paid by the paymaster", async () => {
     const userId = `eu-smart-${++n}`;
-    const created = (await call(sandbox, "POST", "/platform/v2/end-users", { body: { userId, authenticationMethods: [{ type: "email", email: `${userId}@example.com` }], evmAccount: { createSmartAccount: true } }, wallet: true })).body;
+    const created = (
+      await call(sandbox, "POST", "/platform/v2/end-users", {
+        body: { userId, authenticationMethods: [{ type: "email", email: `${userId}@example.com` }], evmAccount: { createSmartAccount: true } },
+        wallet: true,
+      })
+    ).body;
     const smart = created.evmSmartAccounts[0] as string;
     const session = await endUserSession(sandbox, userId);
     await fund(sandbox, { network: "base-sepolia", address: smart, token: "USDC", amount: "3000000" });
     const to = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
     const usdcOf = async (address: string) =>
-      (await call(sandbox, "GET", `/platform/v2/evm/token-balances/base-sepolia/${address}`)).body.balances.find((b: { token: { symbol: string } }) => b.token.symbol === "USDC")?.amount.amount ?? "0";
+      (await call(sandbox, "GET", `/platform/v2/evm/token-balances/base-sepolia/${address}`)).body.balances.find(
+        (b: { token: { symbol: string } }) => b.token.symbol === "USDC",
+      )?.amount.amount ?? "0";
     const before = BigInt(await usdcOf(to));
-    const both = await call(sandbox, "POST", `${EW}/${userId}/evm/${smart}/send/usdc`, { body: { to, amount: "1", network: "base-sepolia", useCdpPaymaster: true, paymasterUrl: "https://paymaster.example.com" }, ...asUser(session) });
+    const both = await call(sandbox, "POST", `${EW}/${userId}/evm/${smart}/send/usdc`, {
+      body: { to, amount: "1", network: "base-sepolia", useCdpPaymaster: true, paymasterUrl: "https://paymaster.example.com" },
+      ...asUser(session),
+    });
     expect(both.status).toBe(400);
     expect(both.body.errorMessage).toMatch(/cannot be used together/);
-    const res = await call(sandbox, "POST", `${EW}/${userId}/evm/${smart}/send/usdc`, { body: { to, amount: "2.5", network: "base-sepolia", useCdpPaymaster: true }, ...asUser(session) });
+    const res = await call(sandbox, "POST", `${EW}/${userId}/evm/${smart}/send/usdc`, {
+      body: { to, amount: "2.5", network: "base-sepolia", useCdpPaymaster: true },
+      ...asUser(session),
+    });
     expect(res.status).toBe(200);
     expect(res.body.transactionHash).toBeNull();
     expect(res.body.userOpHash).toMatch(/^0x[0-9a-f]{64}$/);
@@ -294,16 +399,31 @@ describe("end users move assets", () => {
   it("governs asset sends with the project's sendEndUserEvmTransaction rules", async () => {
     const project = await sandbox.createProject("eu-asset-policy");
     const rules = [
-      { action: "accept", operation: "sendEndUserEvmTransaction", criteria: [{ type: "evmData", abi: "erc20", conditions: [{ function: "transfer", params: [{ name: "value", operator: "<=", value: "1000000" }] }] }] },
+      {
+        action: "accept",
+        operation: "sendEndUserEvmTransaction",
+        criteria: [{ type: "evmData", abi: "erc20", conditions: [{ function: "transfer", params: [{ name: "value", operator: "<=", value: "1000000" }] }] }],
+      },
     ];
     expect((await call(sandbox, "POST", "/platform/v2/policy-engine/policies", { body: { scope: "project", rules }, credentials: project })).status).toBe(201);
     const userId = "eu-asset-pol-1";
-    const user = (await call(sandbox, "POST", "/platform/v2/end-users", { body: { userId, authenticationMethods: [{ type: "email", email: "ap@example.com" }] }, wallet: true, credentials: project })).body;
+    const user = (
+      await call(sandbox, "POST", "/platform/v2/end-users", {
+        body: { userId, authenticationMethods: [{ type: "email", email: "ap@example.com" }] },
+        wallet: true,
+        credentials: project,
+      })
+    ).body;
     const from = user.evmAccounts[0] as string;
     await fund(sandbox, { network: "base-sepolia", address: from, amount: "1000000000000000" }, project);
     await fund(sandbox, { network: "base-sepolia", address: from, token: "USDC", amount: "5000000" }, project);
     const session = await endUserSession(sandbox, userId, project);
-    const send = (amount: string) => call(sandbox, "POST", `${EW}/${userId}/evm/${from}/send/usdc`, { body: { to: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", amount, network: "base-sepolia" }, ...asUser(session), credentials: project });
+    const send = (amount: string) =>
+      call(sandbox, "POST", `${EW}/${userId}/evm/${from}/send/usdc`, {
+        body: { to: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", amount, network: "base-sepolia" },
+        ...asUser(session),
+        credentials: project,
+      });
     expect((await send("0.5")).status).toBe(200);
     const rejected = await send("2");
     expect(rejected.status).toBe(403);
@@ -312,7 +432,10 @@ describe("end users move assets", () => {
 
   it("delegates an end user's EVM account with EIP-7702", async () => {
     const u = await newUser();
-    const res = await call(sandbox, "POST", `${EW}/${u.userId}/evm/eip7702/delegation`, { body: { address: u.evm[0], network: "base-sepolia" }, ...asUser(u.session) });
+    const res = await call(sandbox, "POST", `${EW}/${u.userId}/evm/eip7702/delegation`, {
+      body: { address: u.evm[0], network: "base-sepolia" },
+      ...asUser(u.session),
+    });
     expect(res.status).toBe(201);
     const op = await call(sandbox, "GET", `/platform/v2/evm/eip7702/delegation-operations/${res.body.delegationOperationId}`);
     expect(op.body.network).toBe("base-sepolia");
@@ -322,15 +445,26 @@ describe("end users move assets", () => {
 describe("user operations for end users' smart accounts (seed 4.1)", () => {
   async function userWithSmart() {
     const userId = `uo-${++n}`;
-    const created = await call(sandbox, "POST", "/platform/v2/end-users", { body: { userId, authenticationMethods: [{ type: "email", email: `${userId}@example.com` }], evmAccount: { createSmartAccount: true } }, wallet: true });
+    const created = await call(sandbox, "POST", "/platform/v2/end-users", {
+      body: { userId, authenticationMethods: [{ type: "email", email: `${userId}@example.com` }], evmAccount: { createSmartAccount: true } },
+      wallet: true,
+    });
     const session = await endUserSession(sandbox, userId);
     return { userId, session, owner: created.body.evmAccounts[0] as string, smart: created.body.evmSmartAccounts[0] as string };
   }
-  const body = (extra: object = {}) => ({ network: "base-sepolia", calls: [{ to: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", value: "0", data: "0x" }], useCdpPaymaster: true, ...extra });
+  const body = (extra: object = {}) => ({
+    network: "base-sepolia",
+    calls: [{ to: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", value: "0", data: "0x" }],
+    useCdpPaymaster: true,
+    ...extra,
+  });
 
   it("sends for the end user with their token, and insists on walletSecretId", async () => {
     const u = await userWithSmart();
-    const missing = await call(sandbox, "POST", `${EW}/${u.userId}/evm/smart-accounts/${u.smart}/send`, { body: body({ walletSecretId: undefined }), ...asUser(u.session) });
+    const missing = await call(sandbox, "POST", `${EW}/${u.userId}/evm/smart-accounts/${u.smart}/send`, {
+      body: body({ walletSecretId: undefined }),
+      ...asUser(u.session),
+    });
     expect(missing.status).toBe(400);
     expect(missing.body.errorMessage).toMatch(/walletSecretId/);
     const res = await call(sandbox, "POST", `${EW}/${u.userId}/evm/smart-accounts/${u.smart}/send`, { body: body(), ...asUser(u.session) });
@@ -355,7 +489,8 @@ describe("user operations for end users' smart accounts (seed 4.1)", () => {
     const statuses: number[] = [];
     sandbox.clock.advance(4000); // earlier tests' operations are included first
     sandbox.clock.freeze(true); // and no block may be mined while these pile up, however slow the machine
-    for (let i = 0; i < 7; i++) statuses.push((await call(sandbox, "POST", `${EW}/${u.userId}/evm/smart-accounts/${u.smart}/send`, { body: body(), ...asUser(u.session) })).status);
+    for (let i = 0; i < 7; i++)
+      statuses.push((await call(sandbox, "POST", `${EW}/${u.userId}/evm/smart-accounts/${u.smart}/send`, { body: body(), ...asUser(u.session) })).status);
     sandbox.clock.freeze(false);
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429]);
     sandbox.clock.advance(4000);

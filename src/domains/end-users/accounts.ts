@@ -18,7 +18,6 @@ import { emitWalletSend, emitWalletSigned, type WalletActor } from "../webhooks/
 import { activeGrant, authorizeAccountUse, delegationIdOf, grants, grantsOf, grantState, type DelegationGrant } from "./delegation.js";
 import { findEndUser, type EndUserRecord } from "./model.js";
 
-
 function evmAccountOfUser(user: EndUserRecord, address: string) {
   const account = user.evmAccounts.find((a) => a.address.toLowerCase() === address.toLowerCase());
   if (!account) throw apiError("not_found", `End user ${user.userId} has no EVM account ${address}.`);
@@ -32,7 +31,13 @@ function solanaAccountOfUser(user: EndUserRecord, address: string) {
 }
 
 /** Looks the user and account up, checks who is calling (the actor the webhook events name), and applies the project's policy. */
-function prepare<T>(req: HandlerRequest, ctx: HandlerContext, find: (u: EndUserRecord, a: string) => T, operation: string, facts: Parameters<typeof enforcePolicies>[1]["facts"]): T & { actor: WalletActor } {
+function prepare<T>(
+  req: HandlerRequest,
+  ctx: HandlerContext,
+  find: (u: EndUserRecord, a: string) => T,
+  operation: string,
+  facts: Parameters<typeof enforcePolicies>[1]["facts"],
+): T & { actor: WalletActor } {
   const user = findEndUser(ctx.store, req.pathParams.userId!);
   const address = String(req.body.address);
   const account = find(user, address);
@@ -65,7 +70,12 @@ const signEvmMessageWithEndUserAccount: Handler = async (req, ctx) => {
 };
 
 const signEvmTypedDataWithEndUserAccount: Handler = async (req, ctx) => {
-  const typed = req.body.typedData as { domain: Record<string, unknown>; types: Record<string, unknown>; primaryType: string; message: Record<string, unknown> };
+  const typed = req.body.typedData as {
+    domain: Record<string, unknown>;
+    types: Record<string, unknown>;
+    primaryType: string;
+    message: Record<string, unknown>;
+  };
   const account = prepare(req, ctx, evmAccountOfUser, "signEndUserEvmTypedData", { kind: "typedData", ...typed });
   if (!typed.types[typed.primaryType]) throw apiError("invalid_request", `primaryType ${typed.primaryType} is not defined in types.`);
   try {
@@ -108,7 +118,8 @@ const sendSolanaTransactionWithEndUserAccount: Handler = (req, ctx) => {
 // Delegation grants.
 
 function requireOwnToken(req: HandlerRequest, userId: string): void {
-  if (req.auth.kind === "endUser" && req.auth.endUserId !== userId) throw apiError("unauthorized", `The access token belongs to another end user, not ${userId}.`);
+  if (req.auth.kind === "endUser" && req.auth.endUserId !== userId)
+    throw apiError("unauthorized", `The access token belongs to another end user, not ${userId}.`);
 }
 
 /**
@@ -130,10 +141,19 @@ export function createGrant(ctx: HandlerContext, user: EndUserRecord, address: s
   if (!Number.isFinite(expiresAtMs)) throw apiError("invalid_request", `expiresAt must be an ISO-8601 timestamp, got ${JSON.stringify(expiresAt)}.`);
   if (!(expiresAtMs > ctx.clock.now())) throw apiError("invalid_request", "expiresAt must be in the future.");
   const current = activeGrant(ctx, user.userId);
-  if (current) throw apiError("already_exists", `End user ${user.userId} already has an active delegation (until ${new Date(current.expiresAtMs).toISOString()}); revoke it first.`);
+  if (current)
+    throw apiError(
+      "already_exists",
+      `End user ${user.userId} already has an active delegation (until ${new Date(current.expiresAtMs).toISOString()}); revoke it first.`,
+    );
   const grant: DelegationGrant = { id: ctx.random.uuid(), userId: user.userId, address, createdAtMs: ctx.clock.now(), expiresAtMs };
   grants(ctx.store).put(grant.id, grant);
-  const data = { delegation_id: delegationIdOf(grant), user_id: grant.userId, expires_at: new Date(expiresAtMs).toISOString(), created_at: new Date(grant.createdAtMs).toISOString() };
+  const data = {
+    delegation_id: delegationIdOf(grant),
+    user_id: grant.userId,
+    expires_at: new Date(expiresAtMs).toISOString(),
+    created_at: new Date(grant.createdAtMs).toISOString(),
+  };
   emitWebhookEvent(ctx, { eventType: "wallet.delegation.created", data });
   return grant;
 }
@@ -149,7 +169,12 @@ const isActive = (ctx: HandlerContext) => (g: DelegationGrant) => grantState(g, 
 
 function activeForAccount(ctx: HandlerContext, user: EndUserRecord, address: string): DelegationGrant {
   const canonical = grantAddress(user, address);
-  const grant = grantsOf(ctx, user.userId).find((g) => isActive(ctx)(g) && g.address !== undefined && (g.address.startsWith("0x") ? g.address.toLowerCase() === canonical.toLowerCase() : g.address === canonical));
+  const grant = grantsOf(ctx, user.userId).find(
+    (g) =>
+      isActive(ctx)(g) &&
+      g.address !== undefined &&
+      (g.address.startsWith("0x") ? g.address.toLowerCase() === canonical.toLowerCase() : g.address === canonical),
+  );
   if (!grant) throw apiError("not_found", `No active delegation for end user ${user.userId} and ${address}.`);
   return grant;
 }
@@ -173,7 +198,10 @@ const getDelegationForEndUser: Handler = (req, ctx) => {
 function revoke(ctx: HandlerContext, ended: DelegationGrant[]) {
   for (const grant of ended) {
     grants(ctx.store).put(grant.id, { ...grant, revokedAtMs: ctx.clock.now() });
-    emitWebhookEvent(ctx, { eventType: "wallet.delegation.revoked", data: { delegation_id: delegationIdOf(grant), user_id: grant.userId, revoked_at: ctx.clock.iso() } });
+    emitWebhookEvent(ctx, {
+      eventType: "wallet.delegation.revoked",
+      data: { delegation_id: delegationIdOf(grant), user_id: grant.userId, revoked_at: ctx.clock.iso() },
+    });
   }
   return { status: 204 };
 }

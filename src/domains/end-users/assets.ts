@@ -45,7 +45,11 @@ const sendEvmAssetWithEndUserAccount: Handler = async (req, ctx) => {
   const actor = smart ? undefined : authorize(req, ctx, user, address);
   const token = evmTokenBySymbol(network, String(req.pathParams.asset));
   if (!token) throw apiError("invalid_request", `${String(req.pathParams.asset).toUpperCase()} is not in the sandbox's token table for ${network}.`);
-  const data = encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [req.body.to as `0x${string}`, parseAmount(String(req.body.amount), token.decimals)] });
+  const data = encodeFunctionData({
+    abi: erc20Abi,
+    functionName: "transfer",
+    args: [req.body.to as `0x${string}`, parseAmount(String(req.body.amount), token.decimals)],
+  });
   if (smart) {
     // From a smart account the transfer is a user operation, its gas paid by the paymaster.
     const op = await sendFromSmartAccount(ctx, smart, network, [{ to: token.address, value: "0", data }]);
@@ -74,15 +78,26 @@ const sendSolanaAssetWithEndUserAccount: Handler = (req, ctx) => {
   enforcePolicies(ctx.store, { operation: "sendEndUserSolTransaction", accountPolicies: [], facts: { kind: "solanaTransaction", tx: facts, network } });
   const sponsored = req.body.useCdpSponsor === true;
   const lamports = balanceOf(ctx.store, network, "native", address);
-  if (!sponsored && lamports < LAMPORTS_PER_SIGNATURE) throw apiError("insufficient_balance", `${address} has ${lamports} lamports on ${network}; the fee is ${LAMPORTS_PER_SIGNATURE}.`);
+  if (!sponsored && lamports < LAMPORTS_PER_SIGNATURE)
+    throw apiError("insufficient_balance", `${address} has ${lamports} lamports on ${network}; the fee is ${LAMPORTS_PER_SIGNATURE}.`);
   const held = balanceOf(ctx.store, network, token.mint, address);
-  if (held < amount) throw apiError("insufficient_balance", `${address} holds ${held} of ${token.symbol} (smallest units) on ${network}; the transfer needs ${amount}.`);
-  const signature = toBase58(signSolanaBytes(account, new TextEncoder().encode(`${network}:${address}:${to}:${token.mint}:${amount}:${ctx.clock.now()}:${ctx.random.hex(8)}`)));
+  if (held < amount)
+    throw apiError("insufficient_balance", `${address} holds ${held} of ${token.symbol} (smallest units) on ${network}; the transfer needs ${amount}.`);
+  const signature = toBase58(
+    signSolanaBytes(account, new TextEncoder().encode(`${network}:${address}:${to}:${token.mint}:${amount}:${ctx.clock.now()}:${ctx.random.hex(8)}`)),
+  );
   if (sponsored) {
     // The platform pays the fee: only the tokens move.
     setBalance(ctx.store, network, token.mint, address, held - amount);
     credit(ctx.store, network, token.mint, to, amount);
-    solanaTxs(ctx.store).put(signature, { signature, network, slot: blockNumberAt(network, ctx.clock.now()) + 1, feePayer: "sponsor", status: "success", submittedAtMs: ctx.clock.now() });
+    solanaTxs(ctx.store).put(signature, {
+      signature,
+      network,
+      slot: blockNumberAt(network, ctx.clock.now()) + 1,
+      feePayer: "sponsor",
+      status: "success",
+      submittedAtMs: ctx.clock.now(),
+    });
   } else {
     applySolanaTransaction(ctx.store, ctx.clock, network, signature, address, 1, facts);
   }
@@ -100,4 +115,8 @@ const createEvmEip7702DelegationWithEndUserAccount: Handler = async (req, ctx) =
   return { status: 201, body: { delegationOperationId: id } };
 };
 
-export const endUserAssetHandlers: HandlerMap = { sendEvmAssetWithEndUserAccount, sendSolanaAssetWithEndUserAccount, createEvmEip7702DelegationWithEndUserAccount };
+export const endUserAssetHandlers: HandlerMap = {
+  sendEvmAssetWithEndUserAccount,
+  sendSolanaAssetWithEndUserAccount,
+  createEvmEip7702DelegationWithEndUserAccount,
+};

@@ -62,7 +62,7 @@ export const delegationIdOf = (g: DelegationGrant) => `delegation_${g.id}`;
 
 /** Throws the delegation error that applies, or returns the grant under which the developer may act for `address`. */
 export function assertDelegated(ctx: HandlerContext, userId: string, address: string): DelegationGrant {
-  if (ctx.project.settings["delegationEnabled"] === false) {
+  if (ctx.project.settings.delegationEnabled === false) {
     throw apiError("delegation_not_enabled", "Delegated signing is not enabled for this project (settings.delegationEnabled is false).");
   }
   const all = grantsOf(ctx, userId);

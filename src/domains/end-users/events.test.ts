@@ -28,7 +28,10 @@ afterAll(async () => {
 let n = 0;
 async function newUser() {
   const userId = `eue-${++n}`;
-  await call(sandbox, "POST", "/platform/v2/end-users", { body: { userId, authenticationMethods: [{ type: "email", email: `${userId}@example.com` }], solanaAccount: {} }, wallet: true });
+  await call(sandbox, "POST", "/platform/v2/end-users", {
+    body: { userId, authenticationMethods: [{ type: "email", email: `${userId}@example.com` }], solanaAccount: {} },
+    wallet: true,
+  });
   const user = (await call(sandbox, "GET", `/platform/v2/end-users/${userId}`)).body;
   return { userId, evm: user.evmAccounts[0] as string, sol: user.solanaAccounts[0] as string, session: await endUserSession(sandbox, userId) };
 }
@@ -64,7 +67,9 @@ describe("delegation webhooks", () => {
     await call(sandbox, "GET", `/platform/v2/end-users/${u.userId}`);
     await flush(sandbox);
     const got = await deliveredTo(sandbox, receiver, sub);
-    expect(got.map((e) => e.body)).toEqual([{ delegation_id: expect.stringMatching(/^delegation_/), user_id: u.userId, expires_at: expiresAt, created_at: expect.any(String) }]);
+    expect(got.map((e) => e.body)).toEqual([
+      { delegation_id: expect.stringMatching(/^delegation_/), user_id: u.userId, expires_at: expiresAt, created_at: expect.any(String) },
+    ]);
   });
 });
 
@@ -72,8 +77,12 @@ describe("wallet webhooks of end users' accounts", () => {
   it("name the end user when they sign with their own token", async () => {
     const sub = await subscribe(sandbox, receiver, ["wallet.message.signed", "wallet.typed_data.signed"]);
     const u = await newUser();
-    expect((await call(sandbox, "POST", `${EW}/${u.userId}/evm/sign/message`, { body: { address: u.evm, message: "hi" }, ...asUser(u.session) })).status).toBe(200);
-    expect((await call(sandbox, "POST", `${EW}/${u.userId}/solana/sign/message`, { body: { address: u.sol, message: "gm" }, ...asUser(u.session) })).status).toBe(200);
+    expect((await call(sandbox, "POST", `${EW}/${u.userId}/evm/sign/message`, { body: { address: u.evm, message: "hi" }, ...asUser(u.session) })).status).toBe(
+      200,
+    );
+    expect(
+      (await call(sandbox, "POST", `${EW}/${u.userId}/solana/sign/message`, { body: { address: u.sol, message: "gm" }, ...asUser(u.session) })).status,
+    ).toBe(200);
     await flush(sandbox);
     const got = await deliveredTo(sandbox, receiver, sub);
     expect(got.map((e) => e.body)).toEqual([
@@ -83,20 +92,41 @@ describe("wallet webhooks of end users' accounts", () => {
   });
 
   it("name the end user and the grant when the developer sends under a delegation, through to confirmation", async () => {
-    const sub = await subscribe(sandbox, receiver, ["wallet.delegation.created", "wallet.transaction.created", "wallet.transaction.signed", "wallet.transaction.broadcast", "wallet.transaction.confirmed"]);
+    const sub = await subscribe(sandbox, receiver, [
+      "wallet.delegation.created",
+      "wallet.transaction.created",
+      "wallet.transaction.signed",
+      "wallet.transaction.broadcast",
+      "wallet.transaction.confirmed",
+    ]);
     const u = await newUser();
     await fund(sandbox, { network: "base-sepolia", address: u.evm, amount: "1000000000000000" });
-    await call(sandbox, "POST", `${EW}/${u.userId}/address/${u.evm}/delegation`, { body: { expiresAt: iso(sandbox.clock.now() + 3600_000) }, ...asUser(u.session) });
+    await call(sandbox, "POST", `${EW}/${u.userId}/address/${u.evm}/delegation`, {
+      body: { expiresAt: iso(sandbox.clock.now() + 3600_000) },
+      ...asUser(u.session),
+    });
     const transaction = serializeTransaction({ type: "eip1559", chainId: 84532, to: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", value: 1000n });
     const res = await call(sandbox, "POST", `${EW}/${u.userId}/evm/send/transaction`, { body: { address: u.evm, network: "base-sepolia", transaction } });
     expect(res.status).toBe(200);
     sandbox.clock.advance(4_000);
     await flush(sandbox);
     const got = await deliveredTo(sandbox, receiver, sub);
-    expect(got.map((e) => e.eventType)).toEqual(["wallet.delegation.created", "wallet.transaction.created", "wallet.transaction.signed", "wallet.transaction.broadcast", "wallet.transaction.confirmed"]);
+    expect(got.map((e) => e.eventType)).toEqual([
+      "wallet.delegation.created",
+      "wallet.transaction.created",
+      "wallet.transaction.signed",
+      "wallet.transaction.broadcast",
+      "wallet.transaction.confirmed",
+    ]);
     const actor = { user_id: u.userId, delegation_id: got[0]!.body.delegation_id };
     for (const e of got.slice(1)) expect(e.body).toMatchObject(actor);
-    expect(got[4]!.body).toEqual({ transaction_hash: res.body.transactionHash, address: u.evm, network: "base-sepolia", confirmed_at: expect.any(String), ...actor });
+    expect(got[4]!.body).toEqual({
+      transaction_hash: res.body.transactionHash,
+      address: u.evm,
+      network: "base-sepolia",
+      confirmed_at: expect.any(String),
+      ...actor,
+    });
   });
 
   it("send nothing when the developer has no grant to act under", async () => {

@@ -17,7 +17,12 @@ const token = (userId: string) => request(sandbox.url).post(`/_sandbox/end-users
 
 describe("end user account management", () => {
   it("creates an end user with an EVM account, optionally a smart account and a Solana account", async () => {
-    const res = await create({ userId: "ada-1", authenticationMethods: [{ type: "email", email: "ada@example.com" }], evmAccount: { createSmartAccount: true }, solanaAccount: {} });
+    const res = await create({
+      userId: "ada-1",
+      authenticationMethods: [{ type: "email", email: "ada@example.com" }],
+      evmAccount: { createSmartAccount: true },
+      solanaAccount: {},
+    });
     expect(res.status).toBe(201);
     expect(res.body.userId).toBe("ada-1");
     expect(res.body.evmAccounts).toHaveLength(1);
@@ -36,7 +41,13 @@ describe("end user account management", () => {
   });
 
   it("gets, lists sorted and paginated, and looks up by email, phone, siwe and oauth", async () => {
-    await create({ userId: "look-1", authenticationMethods: [{ type: "email", email: "look@example.com" }, { type: "google", sub: "g-123" }] });
+    await create({
+      userId: "look-1",
+      authenticationMethods: [
+        { type: "email", email: "look@example.com" },
+        { type: "google", sub: "g-123" },
+      ],
+    });
     await create({ userId: "look-2", authenticationMethods: [{ type: "siwe", address: "0x1111111111111111111111111111111111111111" }] });
     expect((await call(sandbox, "GET", `${USERS}/look-1`)).body.userId).toBe("look-1");
     const byEmail = await call(sandbox, "GET", `${USERS}/lookup?email=LOOK@example.com`);
@@ -66,7 +77,10 @@ describe("end user account management", () => {
 
   it("imports an end user with an EVM key encrypted under the import key; a taken userId is 409", async () => {
     const key = generatePrivateKey();
-    const encryptedPrivateKey = publicEncrypt({ key: sandbox.importKeyPem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" }, Buffer.from(key.slice(2), "hex")).toString("base64");
+    const encryptedPrivateKey = publicEncrypt(
+      { key: sandbox.importKeyPem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" },
+      Buffer.from(key.slice(2), "hex"),
+    ).toString("base64");
     const body = { userId: "imported-1", authenticationMethods: [{ type: "email", email: "imp@example.com" }], encryptedPrivateKey, keyType: "evm" };
     const res = await call(sandbox, "POST", `${USERS}/import`, { body, wallet: true });
     expect(res.status).toBe(201);

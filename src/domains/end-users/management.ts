@@ -39,7 +39,12 @@ function newSolanaAccount(ctx: HandlerContext) {
 }
 
 const createEndUser: Handler = (req, ctx) => {
-  const body = req.body as { userId?: string; authenticationMethods: AuthenticationMethod[]; evmAccount?: { createSmartAccount?: boolean }; solanaAccount?: object };
+  const body = req.body as {
+    userId?: string;
+    authenticationMethods: AuthenticationMethod[];
+    evmAccount?: { createSmartAccount?: boolean };
+    solanaAccount?: object;
+  };
   const userId = body.userId ?? ctx.random.uuid();
   if (endUsers(ctx.store).get(userId)) throw apiError("invalid_request", `An end user with userId ${userId} already exists in this project.`);
   assertIdentitiesFree(ctx, body.authenticationMethods, userId);
@@ -62,13 +67,21 @@ const importEndUser: Handler = (req, ctx) => {
   assertIdentitiesFree(ctx, body.authenticationMethods, body.userId);
   const raw = openImportEnvelope(ctx.keys.importKey, body.encryptedPrivateKey);
   const now = ctx.clock.iso();
-  const user: EndUserRecord = { userId: body.userId, authenticationMethods: body.authenticationMethods, evmAccounts: [], evmSmartAccounts: [], solanaAccounts: [], createdAt: now };
+  const user: EndUserRecord = {
+    userId: body.userId,
+    authenticationMethods: body.authenticationMethods,
+    evmAccounts: [],
+    evmSmartAccounts: [],
+    solanaAccounts: [],
+    createdAt: now,
+  };
   if (body.keyType === "evm") {
     if (!isValidEvmPrivateKey(raw)) throw apiError("invalid_request", `The decrypted key is ${raw.length} bytes; an EVM private key is 32 bytes.`);
     const privateKey = bytesToHex(raw);
     user.evmAccounts.push({ address: evmAccountOf(privateKey).address, privateKey, createdAt: now });
   } else {
-    if (raw.length !== 32 && raw.length !== 64) throw apiError("invalid_request", `The decrypted key is ${raw.length} bytes; a Solana private key is a 32-byte seed.`);
+    if (raw.length !== 32 && raw.length !== 64)
+      throw apiError("invalid_request", `The decrypted key is ${raw.length} bytes; a Solana private key is a 32-byte seed.`);
     const key = solanaKeyFromSeed(raw.subarray(0, 32));
     user.solanaAccounts.push({ address: key.address, seedHex: key.seedHex, createdAt: now });
   }

@@ -22,10 +22,20 @@ export interface TemporaryWalletSecret {
 }
 
 /** Creates a secret for `userId`; the private half is returned once and never kept. */
-export function issueTemporaryWalletSecret(tx: ProjectTx, random: Random, userId: string, expiresAtMs: number): { walletSecretId: string; walletSecret: string } {
+export function issueTemporaryWalletSecret(
+  tx: ProjectTx,
+  random: Random,
+  userId: string,
+  expiresAtMs: number,
+): { walletSecretId: string; walletSecret: string } {
   const { walletSecret, publicKey } = generateWalletSecret(random);
   const walletSecretId = random.uuid();
-  const record: TemporaryWalletSecret = { walletSecretId, userId, publicKey: publicKey.export({ type: "spki", format: "der" }).toString("base64"), expiresAtMs };
+  const record: TemporaryWalletSecret = {
+    walletSecretId,
+    userId,
+    publicKey: publicKey.export({ type: "spki", format: "der" }).toString("base64"),
+    expiresAtMs,
+  };
   const secrets = tx.collection<TemporaryWalletSecret>(TEMPORARY_WALLET_SECRETS);
   // Expired secrets can never verify anything again: forget them while we are here.
   for (const old of secrets.filter((s) => s.expiresAtMs < expiresAtMs - 24 * 3600_000)) secrets.delete(old.walletSecretId);

@@ -61,8 +61,13 @@ function selectedOption(body: Obj): { option: Obj; version: 1 | 2 } {
   const option = accepts[index];
   if (!option) throw apiError("unprocessable_request", `acceptsIndex ${index} is out of range for paymentRequired.accepts (${accepts.length} entries).`);
   const network = x402Network(String(option.network));
-  if (network?.family !== "svm") throw apiError("unprocessable_request", `The payment option at acceptsIndex ${index} is on ${String(option.network)}; it must be a Solana network accept.`);
-  if (option.scheme !== "exact") throw apiError("unprocessable_request", `The payment option at acceptsIndex ${index} uses the ${String(option.scheme)} scheme; Solana payments are signed for the exact scheme.`);
+  if (network?.family !== "svm")
+    throw apiError("unprocessable_request", `The payment option at acceptsIndex ${index} is on ${String(option.network)}; it must be a Solana network accept.`);
+  if (option.scheme !== "exact")
+    throw apiError(
+      "unprocessable_request",
+      `The payment option at acceptsIndex ${index} uses the ${String(option.scheme)} scheme; Solana payments are signed for the exact scheme.`,
+    );
   return { option, version: required.x402Version === 1 ? 1 : 2 };
 }
 
@@ -77,11 +82,18 @@ const signSolanaX402PaymentWithEndUserAccount: Handler = async (req, ctx) => {
   const network = x402Network(String(option.network))!;
   const mint = String(option.asset);
   const token = solanaTokenByMint(network.ledger, mint);
-  if (!token || token.symbol === "SOL") throw apiError("invalid_request", `asset ${mint} is not an SPL token of the sandbox's ${network.ledger} ledger (USDC is ${solanaTokenBySymbol(network.ledger, "USDC")?.mint}).`);
+  if (!token || token.symbol === "SOL")
+    throw apiError(
+      "invalid_request",
+      `asset ${mint} is not an SPL token of the sandbox's ${network.ledger} ledger (USDC is ${solanaTokenBySymbol(network.ledger, "USDC")?.mint}).`,
+    );
   const extra = (option.extra ?? {}) as Obj;
   const feePayer = extra.feePayer;
   if (typeof feePayer !== "string" || !/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(feePayer)) {
-    throw apiError("invalid_request", "The payment option names no extra.feePayer: the facilitator's fee payer (GET /v2/x402/supported) must be in the requirements.");
+    throw apiError(
+      "invalid_request",
+      "The payment option names no extra.feePayer: the facilitator's fee payer (GET /v2/x402/supported) must be in the requirements.",
+    );
   }
   const payTo = String(option.payTo);
   const amount = String(version === 1 ? option.maxAmountRequired : option.amount);

@@ -17,7 +17,10 @@ const ACCOUNTS = "/platform/v2/evm/accounts";
 const create = (body: object = {}, credentials?: Credentials) => call(sandbox, "POST", ACCOUNTS, { body, wallet: true, credentials });
 
 function encryptForImport(rawHex: string): string {
-  return publicEncrypt({ key: sandbox.importKeyPem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" }, Buffer.from(rawHex.slice(2), "hex")).toString("base64");
+  return publicEncrypt(
+    { key: sandbox.importKeyPem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" },
+    Buffer.from(rawHex.slice(2), "hex"),
+  ).toString("base64");
 }
 
 describe("EVM accounts", () => {
@@ -135,13 +138,18 @@ describe("import and export", () => {
 
   it("exports the raw key encrypted under the caller's RSA key, by address and by name", async () => {
     const key = generatePrivateKey();
-    const imported = (await call(sandbox, "POST", `${ACCOUNTS}/import`, { body: { encryptedPrivateKey: encryptForImport(key), name: "exportable" }, wallet: true })).body;
+    const imported = (
+      await call(sandbox, "POST", `${ACCOUNTS}/import`, { body: { encryptedPrivateKey: encryptForImport(key), name: "exportable" }, wallet: true })
+    ).body;
     const { publicKey, privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
     const exportEncryptionKey = publicKey.export({ type: "spki", format: "der" }).toString("base64");
     for (const path of [`${ACCOUNTS}/${imported.address}/export`, `${ACCOUNTS}/export/by-name/exportable`]) {
       const res = await call(sandbox, "POST", path, { body: { exportEncryptionKey }, wallet: true });
       expect(res.status).toBe(200);
-      const raw = privateDecrypt({ key: privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" }, Buffer.from(res.body.encryptedPrivateKey, "base64"));
+      const raw = privateDecrypt(
+        { key: privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" },
+        Buffer.from(res.body.encryptedPrivateKey, "base64"),
+      );
       expect(`0x${raw.toString("hex")}`).toBe(key);
     }
   });

@@ -82,14 +82,30 @@ describe("EVM signing with the account's real key", () => {
   });
 
   const transactions: Array<[string, Parameters<typeof serializeTransaction>[0]]> = [
-    ["EIP-1559", { type: "eip1559", chainId: 84532, nonce: 3, to: TO, value: parseEther("0.01"), gas: 21000n, maxFeePerGas: 10n ** 9n, maxPriorityFeePerGas: 10n ** 8n }],
+    [
+      "EIP-1559",
+      { type: "eip1559", chainId: 84532, nonce: 3, to: TO, value: parseEther("0.01"), gas: 21000n, maxFeePerGas: 10n ** 9n, maxPriorityFeePerGas: 10n ** 8n },
+    ],
     ["legacy", { type: "legacy", chainId: 84532, nonce: 1, to: TO, value: 1n, gas: 21000n, gasPrice: 10n ** 9n }],
-    ["EIP-2930", { type: "eip2930", chainId: 84532, nonce: 2, to: TO, value: 1n, gas: 30000n, gasPrice: 10n ** 9n, accessList: [{ address: TO, storageKeys: [] }] }],
+    [
+      "EIP-2930",
+      { type: "eip2930", chainId: 84532, nonce: 2, to: TO, value: 1n, gas: 30000n, gasPrice: 10n ** 9n, accessList: [{ address: TO, storageKeys: [] }] },
+    ],
   ];
   it("signs an EIP-7702 transaction carrying an authorization", async () => {
     const { privateKeyToAccount, generatePrivateKey } = await import("viem/accounts");
     const authorization = await privateKeyToAccount(generatePrivateKey()).signAuthorization({ address: TO, chainId: 84532, nonce: 0 });
-    const tx = serializeTransaction({ type: "eip7702", chainId: 84532, nonce: 4, to: TO, value: 0n, gas: 100000n, maxFeePerGas: 10n ** 9n, maxPriorityFeePerGas: 10n ** 8n, authorizationList: [authorization] });
+    const tx = serializeTransaction({
+      type: "eip7702",
+      chainId: 84532,
+      nonce: 4,
+      to: TO,
+      value: 0n,
+      gas: 100000n,
+      maxFeePerGas: 10n ** 9n,
+      maxPriorityFeePerGas: 10n ** 8n,
+      authorizationList: [authorization],
+    });
     const res = await sign("sign/transaction", { transaction: tx });
     expect(res.status).toBe(200);
     expect(await recoverTransactionAddress({ serializedTransaction: res.body.signedTransaction })).toBe(address);

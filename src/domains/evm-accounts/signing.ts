@@ -114,7 +114,8 @@ export async function signAndSendEvmTransaction(
   const nonceKey = `${signer.address.toLowerCase()}:${network}`;
   const nonces = ctx.store.collection<{ next: number }>("evmNonces");
   const orDefault = <T>(value: T | undefined, fallback: T): T => (value === undefined || value === 0 || value === 0n ? fallback : value);
-  const t = tx as TransactionSerializable & Record<string, unknown> & { data?: Hex; gas?: bigint; gasPrice?: bigint; maxFeePerGas?: bigint; maxPriorityFeePerGas?: bigint };
+  const t = tx as TransactionSerializable &
+    Record<string, unknown> & { data?: Hex; gas?: bigint; gasPrice?: bigint; maxFeePerGas?: bigint; maxPriorityFeePerGas?: bigint };
   const nonce = orDefault(t.nonce, nonces.get(nonceKey)?.next ?? 0);
   const filled = {
     ...t,

@@ -29,7 +29,14 @@ export interface SmartAccountRecord {
 export const smartAccounts = (store: ProjectTx): Collection<SmartAccountRecord> => store.collection<SmartAccountRecord>("evmSmartAccounts");
 
 export function smartAccountView(r: SmartAccountRecord) {
-  return { address: r.address, owners: r.owners, ...(r.name !== undefined ? { name: r.name } : {}), policies: r.policies, createdAt: r.createdAt, updatedAt: r.updatedAt };
+  return {
+    address: r.address,
+    owners: r.owners,
+    ...(r.name !== undefined ? { name: r.name } : {}),
+    policies: r.policies,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+  };
 }
 
 export function counterfactualAddress(owners: string[], nonce: number): `0x${string}` {
@@ -47,7 +54,8 @@ export function findSmartAccount(store: ProjectTx, address: string): SmartAccoun
 function assertNameFree(store: ProjectTx, name: string | undefined, except?: string) {
   if (name === undefined) return;
   const holder = smartAccounts(store).find((a) => a.name === name);
-  if (holder && holder.address.toLowerCase() !== except?.toLowerCase()) throw apiError("already_exists", `A smart account named ${name} already exists in this project (${holder.address}).`);
+  if (holder && holder.address.toLowerCase() !== except?.toLowerCase())
+    throw apiError("already_exists", `A smart account named ${name} already exists in this project (${holder.address}).`);
 }
 
 export const createEvmSmartAccount: Handler = (req, ctx) => {
@@ -58,7 +66,15 @@ export const createEvmSmartAccount: Handler = (req, ctx) => {
   let address = counterfactualAddress(owners, nonce);
   while (smartAccounts(ctx.store).get(address.toLowerCase())) address = counterfactualAddress(owners, ++nonce);
   const now = ctx.clock.iso();
-  const record: SmartAccountRecord = { address, owners: [...owners], ...(name !== undefined ? { name } : {}), nonce, policies: [], createdAt: now, updatedAt: now };
+  const record: SmartAccountRecord = {
+    address,
+    owners: [...owners],
+    ...(name !== undefined ? { name } : {}),
+    nonce,
+    policies: [],
+    createdAt: now,
+    updatedAt: now,
+  };
   smartAccounts(ctx.store).put(address.toLowerCase(), record);
   return { status: 201, body: smartAccountView(record) };
 };

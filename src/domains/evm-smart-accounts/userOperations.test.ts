@@ -23,10 +23,14 @@ describe("user operations", () => {
     const prepared = await call(sandbox, "POST", base, { body: { network: "base-sepolia", calls: [{ to: USDC, value: "0", data }] } });
     expect(prepared.status).toBe(201);
     expect(prepared.body.status).toBe("pending");
-    const bad = await call(sandbox, "POST", `${base}/${prepared.body.userOpHash}/send`, { body: { signature: await privateKeyToAccount(generatePrivateKey()).sign({ hash: prepared.body.userOpHash }) } });
+    const bad = await call(sandbox, "POST", `${base}/${prepared.body.userOpHash}/send`, {
+      body: { signature: await privateKeyToAccount(generatePrivateKey()).sign({ hash: prepared.body.userOpHash }) },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.errorType).toBe("invalid_signature");
-    const sent = await call(sandbox, "POST", `${base}/${prepared.body.userOpHash}/send`, { body: { signature: await owner.sign({ hash: prepared.body.userOpHash as Hex }) } });
+    const sent = await call(sandbox, "POST", `${base}/${prepared.body.userOpHash}/send`, {
+      body: { signature: await owner.sign({ hash: prepared.body.userOpHash as Hex }) },
+    });
     expect(sent.status).toBe(200);
     expect(sent.body.status).toBe("broadcast");
     sandbox.clock.advance(4000);
@@ -55,14 +59,21 @@ describe("user operations", () => {
     ];
     const prepared = await call(sandbox, "POST", base, { body: { network: "base-sepolia", calls } });
     expect(prepared.status).toBe(201);
-    const sent = await call(sandbox, "POST", `${base}/${prepared.body.userOpHash}/send`, { body: { signature: await owner.sign({ hash: prepared.body.userOpHash as Hex }) } });
+    const sent = await call(sandbox, "POST", `${base}/${prepared.body.userOpHash}/send`, {
+      body: { signature: await owner.sign({ hash: prepared.body.userOpHash as Hex }) },
+    });
     expect(sent.status).toBe(200);
     sandbox.clock.advance(4000);
     const done = await call(sandbox, "GET", `${base}/${prepared.body.userOpHash}`);
     expect(done.body.status).toBe("failed");
     const balancesOf = async (address: string) =>
       Object.fromEntries(
-        ((await call(sandbox, "GET", `/platform/v2/evm/token-balances/base-sepolia/${address}`)).body.balances as Array<{ token: { symbol: string }; amount: { amount: string } }>).map((b) => [b.token.symbol, b.amount.amount]),
+        (
+          (await call(sandbox, "GET", `/platform/v2/evm/token-balances/base-sepolia/${address}`)).body.balances as Array<{
+            token: { symbol: string };
+            amount: { amount: string };
+          }>
+        ).map((b) => [b.token.symbol, b.amount.amount]),
       );
     expect(await balancesOf(smart)).toEqual({ ETH: "1000", USDC: "3000000" });
     expect(await balancesOf(first)).toEqual({});
@@ -80,7 +91,10 @@ describe("user operations", () => {
     const owner = (await call(sandbox, "POST", "/platform/v2/evm/accounts", { body: {}, wallet: true })).body.address;
     const smart = (await call(sandbox, "POST", "/platform/v2/evm/smart-accounts", { body: { owners: [owner] } })).body.address;
     await fund(sandbox, { network: "base-sepolia", address: smart, amount: "1000" });
-    const res = await call(sandbox, "POST", `/platform/v2/evm/smart-accounts/${smart}/user-operations/prepare-and-send`, { body: { network: "base-sepolia", calls: [{ to: TO, value: "10", data: "0x" }] }, wallet: true });
+    const res = await call(sandbox, "POST", `/platform/v2/evm/smart-accounts/${smart}/user-operations/prepare-and-send`, {
+      body: { network: "base-sepolia", calls: [{ to: TO, value: "10", data: "0x" }] },
+      wallet: true,
+    });
     expect(res.status).toBe(200);
     expect(res.body.status).toBe("broadcast");
   });
@@ -88,19 +102,35 @@ describe("user operations", () => {
   it("404s for an unknown operation or smart account, and refuses empty calls", async () => {
     const smart = (await call(sandbox, "POST", "/platform/v2/evm/smart-accounts", { body: { owners: [TO] } })).body.address;
     expect((await call(sandbox, "GET", `/platform/v2/evm/smart-accounts/${smart}/user-operations/0x${"ab".repeat(32)}`)).status).toBe(404);
-    expect((await call(sandbox, "POST", `/platform/v2/evm/smart-accounts/0x${"cd".repeat(20)}/user-operations`, { body: { network: "base-sepolia", calls: [] } })).status).toBe(404);
-    expect((await call(sandbox, "POST", `/platform/v2/evm/smart-accounts/${smart}/user-operations`, { body: { network: "base-sepolia", calls: [] } })).status).toBe(400);
+    expect(
+      (await call(sandbox, "POST", `/platform/v2/evm/smart-accounts/0x${"cd".repeat(20)}/user-operations`, { body: { network: "base-sepolia", calls: [] } }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await call(sandbox, "POST", `/platform/v2/evm/smart-accounts/${smart}/user-operations`, { body: { network: "base-sepolia", calls: [] } })).status,
+    ).toBe(400);
   });
 
   it("applies project policies to user operations", async () => {
     const project = await sandbox.createProject("uo-policy");
     await call(sandbox, "POST", "/platform/v2/policy-engine/policies", {
-      body: { scope: "project", rules: [{ action: "reject", operation: "prepareUserOperation", criteria: [{ type: "ethValue", ethValue: "100", operator: ">" }] }, { action: "accept", operation: "prepareUserOperation", criteria: [] }, { action: "accept", operation: "sendUserOperation", criteria: [] }] },
+      body: {
+        scope: "project",
+        rules: [
+          { action: "reject", operation: "prepareUserOperation", criteria: [{ type: "ethValue", ethValue: "100", operator: ">" }] },
+          { action: "accept", operation: "prepareUserOperation", criteria: [] },
+          { action: "accept", operation: "sendUserOperation", criteria: [] },
+        ],
+      },
       credentials: project,
     });
     const smart = (await call(sandbox, "POST", "/platform/v2/evm/smart-accounts", { body: { owners: [TO] }, credentials: project })).body.address;
     const base = `/platform/v2/evm/smart-accounts/${smart}/user-operations`;
-    expect((await call(sandbox, "POST", base, { body: { network: "base-sepolia", calls: [{ to: TO, value: "1000", data: "0x" }] }, credentials: project })).status).toBe(403);
-    expect((await call(sandbox, "POST", base, { body: { network: "base-sepolia", calls: [{ to: TO, value: "1", data: "0x" }] }, credentials: project })).status).toBe(201);
+    expect(
+      (await call(sandbox, "POST", base, { body: { network: "base-sepolia", calls: [{ to: TO, value: "1000", data: "0x" }] }, credentials: project })).status,
+    ).toBe(403);
+    expect(
+      (await call(sandbox, "POST", base, { body: { network: "base-sepolia", calls: [{ to: TO, value: "1", data: "0x" }] }, credentials: project })).status,
+    ).toBe(201);
   });
 });

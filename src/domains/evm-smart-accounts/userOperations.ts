@@ -57,7 +57,13 @@ export interface PolicyOperations {
 }
 const PROJECT_OPERATIONS: PolicyOperations = { prepare: "prepareUserOperation", send: "sendUserOperation" };
 
-export function prepare(ctx: HandlerContext, account: OperatingAccount, network: string, calls: Call[], policy: PolicyOperations = PROJECT_OPERATIONS): UserOperationRecord {
+export function prepare(
+  ctx: HandlerContext,
+  account: OperatingAccount,
+  network: string,
+  calls: Call[],
+  policy: PolicyOperations = PROJECT_OPERATIONS,
+): UserOperationRecord {
   if (calls.length === 0) throw apiError("invalid_request", "calls must contain at least one call.");
   for (const [i, c] of calls.entries()) if (!/^[0-9]+$/.test(c.value)) throw apiError("invalid_request", `calls[${i}].value must be a decimal amount of wei.`);
   if (policy.prepare) enforcePolicies(ctx.store, { operation: policy.prepare, accountPolicies: account.policies, facts: policyFacts(calls, network) });
@@ -69,13 +75,27 @@ export function prepare(ctx: HandlerContext, account: OperatingAccount, network:
     ),
   );
   const now = ctx.clock.now();
-  const record: UserOperationRecord = { userOpHash, smartAccount: account.address, network, calls, status: "pending", preparedAtMs: now, expiresAtMs: now + PREPARED_LIFETIME_MS };
+  const record: UserOperationRecord = {
+    userOpHash,
+    smartAccount: account.address,
+    network,
+    calls,
+    status: "pending",
+    preparedAtMs: now,
+    expiresAtMs: now + PREPARED_LIFETIME_MS,
+  };
   operations(ctx).put(userOpHash, record);
   return record;
 }
 
 /** Checks the owner's signature and executes the calls on the ledger. */
-export async function send(ctx: HandlerContext, account: OperatingAccount, op: UserOperationRecord, signature: Hex, policy: PolicyOperations = PROJECT_OPERATIONS): Promise<UserOperationRecord> {
+export async function send(
+  ctx: HandlerContext,
+  account: OperatingAccount,
+  op: UserOperationRecord,
+  signature: Hex,
+  policy: PolicyOperations = PROJECT_OPERATIONS,
+): Promise<UserOperationRecord> {
   if (op.status !== "pending") throw apiError("invalid_request", `User operation ${op.userOpHash} was already sent (status ${op.status}).`);
   if (ctx.clock.now() > op.expiresAtMs) throw apiError("invalid_request", `User operation ${op.userOpHash} expired before it was signed; prepare it again.`);
   let signer: string;
@@ -139,7 +159,18 @@ export function view(ctx: HandlerContext, op: UserOperationRecord) {
     calls: op.calls,
     status,
     ...(op.transactionHash ? { transactionHash: op.transactionHash } : {}),
-    ...(included ? { receipts: [{ transactionHash: op.transactionHash, blockNumber: op.block, gasUsed: "0", blockHash: keccak256(encodeAbiParameters([{ type: "string" }], [`${op.network}:${op.block}`])) }] } : {}),
+    ...(included
+      ? {
+          receipts: [
+            {
+              transactionHash: op.transactionHash,
+              blockNumber: op.block,
+              gasUsed: "0",
+              blockHash: keccak256(encodeAbiParameters([{ type: "string" }], [`${op.network}:${op.block}`])),
+            },
+          ],
+        }
+      : {}),
     expiresAt: new Date(op.expiresAtMs).toISOString(),
   };
 }
@@ -172,7 +203,11 @@ const getUserOperation: Handler = (req, ctx) => {
  */
 export async function prepareAndSendAsOwner(ctx: HandlerContext, account: SmartAccountRecord, network: string, calls: Call[]): Promise<UserOperationRecord> {
   const owner = account.owners.map((o) => evmAccounts(ctx.store).get(o.toLowerCase())).find((r) => r !== undefined);
-  if (!owner) throw apiError("invalid_request", `The owner of ${account.address} is not an account of this project, so the sandbox cannot sign for it; use prepare and send.`);
+  if (!owner)
+    throw apiError(
+      "invalid_request",
+      `The owner of ${account.address} is not an account of this project, so the sandbox cannot sign for it; use prepare and send.`,
+    );
   const op = prepare(ctx, account, network, calls);
   const signature = await evmAccountOf(owner.privateKey).sign({ hash: op.userOpHash });
   return send(ctx, account, op, signature);

@@ -34,15 +34,20 @@ const requestEvmFaucet: Handler = (req, ctx) => {
   const { network, address, token } = req.body as { network: string; address: `0x${string}`; token: string };
   const limits = EVM_FAUCET[token]!;
   const asset = evmTokenBySymbol(network, token === "eth" ? "ETH" : token);
-  if (!asset) throw apiError("invalid_request", `The ${network} faucet does not pay ${token}; it pays ${Object.keys(EVM_FAUCET).join(", ")} where the token exists.`);
+  if (!asset)
+    throw apiError("invalid_request", `The ${network} faucet does not pay ${token}; it pays ${Object.keys(EVM_FAUCET).join(", ")} where the token exists.`);
   const claims = ctx.store.collection<Claim>("faucetClaims");
   const since = ctx.clock.now() - DAY_MS;
   const kind = `evm:${network}:${token}`;
   const recent = claims.filter((c) => c.kind === kind && c.atMs > since);
   if (recent.filter((c) => c.address === address.toLowerCase()).length >= limits.perAddress) {
-    throw apiError("faucet_limit_exceeded", `${address} has had ${limits.perAddress} ${token} claims on ${network} in the last 24 hours; that is the limit per address.`);
+    throw apiError(
+      "faucet_limit_exceeded",
+      `${address} has had ${limits.perAddress} ${token} claims on ${network} in the last 24 hours; that is the limit per address.`,
+    );
   }
-  if (recent.length >= limits.perProject) throw apiError("faucet_limit_exceeded", `This project has had ${limits.perProject} ${token} claims on ${network} in the last 24 hours.`);
+  if (recent.length >= limits.perProject)
+    throw apiError("faucet_limit_exceeded", `This project has had ${limits.perProject} ${token} claims on ${network} in the last 24 hours.`);
   const tx = faucetPayout(ctx.store, ctx.clock, ctx.random, network, chainIdOf(network)!, address, asset.address, limits.amount);
   claims.put(tx.hash, { id: tx.hash, kind, address: address.toLowerCase(), atMs: ctx.clock.now() });
   return { status: 200, body: { transactionHash: tx.hash } };
@@ -58,7 +63,8 @@ const requestSolanaFaucet: Handler = (req, ctx) => {
   const { address, token } = req.body as { address: string; token: string };
   const limits = SOLANA_FAUCET[token];
   const asset = solanaTokenBySymbol("solana-devnet", token);
-  if (!limits || !asset) throw apiError("invalid_request", `The sandbox's Solana faucet pays ${Object.keys(SOLANA_FAUCET).join(" and ")}; ${token} is not simulated.`);
+  if (!limits || !asset)
+    throw apiError("invalid_request", `The sandbox's Solana faucet pays ${Object.keys(SOLANA_FAUCET).join(" and ")}; ${token} is not simulated.`);
   const claims = ctx.store.collection<Claim>("faucetClaims");
   const since = ctx.clock.now() - DAY_MS;
   const kind = `solana:solana-devnet:${token}`;
@@ -66,10 +72,18 @@ const requestSolanaFaucet: Handler = (req, ctx) => {
   if (recent.filter((c) => c.address === address).length >= limits.perAddress) {
     throw apiError("faucet_limit_exceeded", `${address} has had ${limits.perAddress} ${token} claims in the last 24 hours; that is the limit per address.`);
   }
-  if (recent.length >= limits.perProject) throw apiError("faucet_limit_exceeded", `This project has had ${limits.perProject} ${token} claims in the last 24 hours.`);
+  if (recent.length >= limits.perProject)
+    throw apiError("faucet_limit_exceeded", `This project has had ${limits.perProject} ${token} claims in the last 24 hours.`);
   credit(ctx.store, "solana-devnet", asset === SOL ? "native" : asset.mint, address, limits.amount);
   const signature = toBase58(ctx.random.bytes(64));
-  solanaTxs(ctx.store).put(signature, { signature, network: "solana-devnet", slot: blockNumberAt("solana-devnet", ctx.clock.now()) + 1, feePayer: address, status: "success", submittedAtMs: ctx.clock.now() });
+  solanaTxs(ctx.store).put(signature, {
+    signature,
+    network: "solana-devnet",
+    slot: blockNumberAt("solana-devnet", ctx.clock.now()) + 1,
+    feePayer: address,
+    status: "success",
+    submittedAtMs: ctx.clock.now(),
+  });
   claims.put(signature, { id: signature, kind, address, atMs: ctx.clock.now() });
   return { status: 200, body: { transactionSignature: signature } };
 };

@@ -56,7 +56,9 @@ describe("onramp webhooks", () => {
     expect(got[0]!.body).toEqual(bodyOf("onramp.transaction.created", created));
     expect(got[1]!.body).toEqual(bodyOf("onramp.transaction.updated", paying));
     const createdAt = Date.parse(created.createdAt);
-    expect(got[2]!.body).toEqual(bodyOf("onramp.transaction.updated", { ...paying, status: "ONRAMP_ORDER_STATUS_PROCESSING", updatedAt: new Date(createdAt + 30_000).toISOString() }));
+    expect(got[2]!.body).toEqual(
+      bodyOf("onramp.transaction.updated", { ...paying, status: "ONRAMP_ORDER_STATUS_PROCESSING", updatedAt: new Date(createdAt + 30_000).toISOString() }),
+    );
     expect(got[3]!.body).toEqual(bodyOf("onramp.transaction.success", done));
     expect(got[3]!.body.txHash).toMatch(/^0x[0-9a-f]{64}$/);
   });

@@ -52,7 +52,7 @@ const isDue = (o: OnrampOrderRecord, nowMs: number) => o.nextAnnouncementAtMs !=
 
 /** Whether an order of the project reached a status not yet announced (committed state, no transaction). */
 export function hasDueOrderAnnouncements(store: Store, projectId: string, nowMs: number): boolean {
-  const all = store.project(projectId)?.data["onrampOrders"] as Record<string, OnrampOrderRecord> | undefined;
+  const all = store.project(projectId)?.data.onrampOrders as Record<string, OnrampOrderRecord> | undefined;
   if (!all) return false;
   for (const id in all) if (isDue(all[id]!, nowMs)) return true;
   return false;

@@ -27,11 +27,19 @@ function expectError(res: { status: number; body: Record<string, unknown> }, err
 }
 
 const limitsOf = async (phoneNumber: string) =>
-  (await call(sandbox, "POST", "/platform/v2/onramp/limits", { body: { paymentMethodType: "GUEST_CHECKOUT_APPLE_PAY", userId: phoneNumber, userIdType: "phone_number" } })).body.limits;
+  (
+    await call(sandbox, "POST", "/platform/v2/onramp/limits", {
+      body: { paymentMethodType: "GUEST_CHECKOUT_APPLE_PAY", userId: phoneNumber, userIdType: "phone_number" },
+    })
+  ).body.limits;
 
 describe("guest onramp errors from the buyer", () => {
   it("answers guest_permission_denied for the blocked test buyer +15005550001", async () => {
-    expectError(await createOrder(sandbox, orderBody(sandbox, { phoneNumber: "+15005550001" })), "guest_permission_denied", /not allowed to complete onramp transactions as a guest/);
+    expectError(
+      await createOrder(sandbox, orderBody(sandbox, { phoneNumber: "+15005550001" })),
+      "guest_permission_denied",
+      /not allowed to complete onramp transactions as a guest/,
+    );
   });
 
   it("answers guest_region_forbidden for a buyer whose phone number is not a +1 US number", async () => {
@@ -40,7 +48,11 @@ describe("guest onramp errors from the buyer", () => {
 
   it("answers network_not_tradable for USDC on base bought from New York, and takes USDC on ethereum there", async () => {
     const phoneNumber = freshPhone("212");
-    expectError(await createOrder(sandbox, orderBody(sandbox, { phoneNumber })), "network_not_tradable", /USDC cannot be bought on base by buyers in US-NY; there it can only be sent on ethereum/);
+    expectError(
+      await createOrder(sandbox, orderBody(sandbox, { phoneNumber })),
+      "network_not_tradable",
+      /USDC cannot be bought on base by buyers in US-NY; there it can only be sent on ethereum/,
+    );
     expect((await createOrder(sandbox, orderBody(sandbox, { phoneNumber, destinationNetwork: "ethereum" }))).status).toBe(201);
     expect((await createOrder(sandbox, orderBody(sandbox, { phoneNumber, purchaseCurrency: "ETH" }))).status).toBe(201);
   });
@@ -81,14 +93,22 @@ describe("guest onramp errors from the buyer's counters", () => {
   it("counts purchaseAmount orders by their fee-inclusive total", async () => {
     const phoneNumber = freshPhone();
     // 490 USDC cost 490.00 + 12.25 exchange + 0.10 network = 502.35 > 500
-    expectError(await createOrder(sandbox, orderBody(sandbox, { phoneNumber, paymentAmount: undefined, purchaseAmount: "490" })), "guest_transaction_limit", /order of \$502\.35/);
+    expectError(
+      await createOrder(sandbox, orderBody(sandbox, { phoneNumber, paymentAmount: undefined, purchaseAmount: "490" })),
+      "guest_transaction_limit",
+      /order of \$502\.35/,
+    );
   });
 
   it("answers guest_transaction_count on the 16th order of a buyer, a lifetime count that time does not reset", async () => {
     const phoneNumber = freshPhone();
     for (let i = 0; i < 15; i++) expect((await createOrder(sandbox, orderBody(sandbox, { phoneNumber, paymentAmount: "2.00" }))).status).toBe(201);
     expect(await limitsOf(phoneNumber)).toContainEqual({ limitType: "lifetime_transactions", limit: "15", remaining: "0" });
-    expectError(await createOrder(sandbox, orderBody(sandbox, { phoneNumber, paymentAmount: "2.00" })), "guest_transaction_count", /lifetime guest onramp transaction count limit \(15\)/);
+    expectError(
+      await createOrder(sandbox, orderBody(sandbox, { phoneNumber, paymentAmount: "2.00" })),
+      "guest_transaction_count",
+      /lifetime guest onramp transaction count limit \(15\)/,
+    );
     sandbox.clock.advance(365 * DAY);
     expectError(
       await createOrder(sandbox, orderBody(sandbox, { phoneNumber, paymentAmount: "2.00", phoneNumberVerifiedAt: iso(sandbox.clock.now()) })),

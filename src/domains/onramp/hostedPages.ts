@@ -69,7 +69,10 @@ export function openPaymentLink({ store, clock }: Scope, kind: PageKind, token: 
   }
   const { status } = stageAt(order, clock.now());
   if (!AWAITING_BUYER.includes(status)) {
-    throw apiError("forbidden", `This payment link is no longer valid (ERROR_CODE_INIT): order ${order.orderId} is ${status}; create a new order for another payment.`);
+    throw apiError(
+      "forbidden",
+      `This payment link is no longer valid (ERROR_CODE_INIT): order ${order.orderId} is ${status}; create a new order for another payment.`,
+    );
   }
   return { page: kind === "embedded" ? "embedded-order" : kind, order: orderView(order, clock.now()), ...(order.locale ? { locale: order.locale } : {}) };
 }

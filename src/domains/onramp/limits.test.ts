@@ -16,8 +16,10 @@ beforeAll(async () => {
 afterAll(() => sandbox.close());
 
 const FIELDS = { ssnLast4: "5678", dateOfBirth: { day: "15", month: "08", year: "1990" } };
-const getLimits = (userId: string) => call(sandbox, "POST", "/platform/v2/onramp/limits", { body: { paymentMethodType: "GUEST_CHECKOUT_APPLE_PAY", userId, userIdType: "phone_number" } });
-const upgrade = (body: Record<string, unknown>) => call(sandbox, "POST", "/platform/v2/onramp/limits/upgrade", { body: { userIdType: "phone_number", ...body } });
+const getLimits = (userId: string) =>
+  call(sandbox, "POST", "/platform/v2/onramp/limits", { body: { paymentMethodType: "GUEST_CHECKOUT_APPLE_PAY", userId, userIdType: "phone_number" } });
+const upgrade = (body: Record<string, unknown>) =>
+  call(sandbox, "POST", "/platform/v2/onramp/limits/upgrade", { body: { userIdType: "phone_number", ...body } });
 const REVIEW = 5 * 60_000;
 
 /** A buyer who has placed one $20 order. */
@@ -110,7 +112,11 @@ describe("a limit upgrade by API", () => {
   it.each([
     ["no fields", {}, /fields\.ssnLast4 must be the last 4 digits/],
     ["a malformed ssnLast4", { fields: { ...FIELDS, ssnLast4: "56-78" } }, /ssnLast4/],
-    ["a date of birth that does not exist", { fields: { ...FIELDS, dateOfBirth: { day: "31", month: "02", year: "1990" } } }, /dateOfBirth must be a real date/],
+    [
+      "a date of birth that does not exist",
+      { fields: { ...FIELDS, dateOfBirth: { day: "31", month: "02", year: "1990" } } },
+      /dateOfBirth must be a real date/,
+    ],
     ["a date of birth in the future", { fields: { ...FIELDS, dateOfBirth: { day: "01", month: "01", year: "2999" } } }, /in the future/],
   ])("refuses %s with 400 invalid_request", async (_case, body, message) => {
     const phone = await buyer();

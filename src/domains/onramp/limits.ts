@@ -57,7 +57,10 @@ function checkKnownBuyer(ctx: HandlerContext, phoneNumber: string): void {
     onrampOrders(ctx.store).find((o) => o.phoneNumber === phoneNumber) !== undefined ||
     onrampVerifications(ctx.store).find((v) => v.channel === "sms" && v.destination === phoneNumber && v.status === "verified") !== undefined;
   if (!known) {
-    throw apiError("invalid_request", `The phone number ${phoneNumber} has not been verified with this project: verify it (initiate and submit an sms verification) or place an order with it first.`);
+    throw apiError(
+      "invalid_request",
+      `The phone number ${phoneNumber} has not been verified with this project: verify it (initiate and submit an sms verification) or place an order with it first.`,
+    );
   }
 }
 
@@ -92,7 +95,12 @@ export const getOnrampUserLimits: Handler = (req, ctx) => {
   const status = upgradeStatus(ctx, userId);
   const body: ResponseBody<"getOnrampUserLimits", 200> = {
     limits: [
-      { limitType: "weekly_spending", currency: "USD", limit: trimUnits(limits.weeklyUsdCents, 2), remaining: trimUnits(positive(limits.weeklyUsdCents - weekly), 2) },
+      {
+        limitType: "weekly_spending",
+        currency: "USD",
+        limit: trimUnits(limits.weeklyUsdCents, 2),
+        remaining: trimUnits(positive(limits.weeklyUsdCents - weekly), 2),
+      },
       { limitType: "lifetime_transactions", limit: limits.lifetime.toString(), remaining: positive(limits.lifetime - lifetime).toString() },
     ],
     limitUpgradeOptions: [
@@ -115,10 +123,17 @@ export const requestLimitsUpgrade: Handler = (req, ctx) => {
   checkKnownBuyer(ctx, userId);
   checkUpgradeAllowed(ctx, userId);
   if (interactionMode === "embedded") {
-    if (fields !== undefined) throw apiError("invalid_request", "In embedded mode the buyer enters the identity fields on the upgrade page; leave fields out (or use interactionMode api).");
+    if (fields !== undefined)
+      throw apiError(
+        "invalid_request",
+        "In embedded mode the buyer enters the identity fields on the upgrade page; leave fields out (or use interactionMode api).",
+      );
     const page: UpgradePageRecord = { token: pageToken(ctx), phoneNumber: userId, expiresAtMs: ctx.clock.now() + UPGRADE_PAGE_LIFETIME_MS };
     upgradePages(ctx).put(page.token, page);
-    const body: ResponseBody<"requestLimitsUpgrade", 200> = { upgradeUrl: hostedUrl(req, "limits-upgrade", { token: page.token }), expiresAt: new Date(page.expiresAtMs).toISOString() };
+    const body: ResponseBody<"requestLimitsUpgrade", 200> = {
+      upgradeUrl: hostedUrl(req, "limits-upgrade", { token: page.token }),
+      expiresAt: new Date(page.expiresAtMs).toISOString(),
+    };
     return { status: 200, body };
   }
   submitUpgrade(ctx, userId, fields);
@@ -127,16 +142,22 @@ export const requestLimitsUpgrade: Handler = (req, ctx) => {
 
 function checkUpgradeAllowed(ctx: Pick<HandlerContext, "store" | "clock">, phoneNumber: string): void {
   const status = upgradeStatus(ctx, phoneNumber);
-  if (status === "pending") throw apiError("invalid_request", `A limit upgrade for ${phoneNumber} is already under review; check getOnrampUserLimits for its status.`);
+  if (status === "pending")
+    throw apiError("invalid_request", `A limit upgrade for ${phoneNumber} is already under review; check getOnrampUserLimits for its status.`);
   if (status === "active") throw apiError("invalid_request", `The limit upgrade for ${phoneNumber} is already active.`);
   if (status === "inactive") throw apiError("invalid_request", `The limit upgrade for ${phoneNumber} was rejected and cannot be resubmitted.`);
 }
 
 /** Checks the identity fields and starts the review; shared by the API mode and the hosted upgrade page. */
-export function submitUpgrade(ctx: Pick<HandlerContext, "store" | "clock">, phoneNumber: string, fields: { ssnLast4?: unknown; dateOfBirth?: unknown } | undefined): void {
+export function submitUpgrade(
+  ctx: Pick<HandlerContext, "store" | "clock">,
+  phoneNumber: string,
+  fields: { ssnLast4?: unknown; dateOfBirth?: unknown } | undefined,
+): void {
   checkUpgradeAllowed(ctx, phoneNumber);
   const ssnLast4 = fields?.ssnLast4;
-  if (typeof ssnLast4 !== "string" || !/^\d{4}$/.test(ssnLast4)) throw apiError("invalid_request", "fields.ssnLast4 must be the last 4 digits of the Social Security Number, e.g. \"5678\".");
+  if (typeof ssnLast4 !== "string" || !/^\d{4}$/.test(ssnLast4))
+    throw apiError("invalid_request", 'fields.ssnLast4 must be the last 4 digits of the Social Security Number, e.g. "5678".');
   const born = birthDate(fields?.dateOfBirth);
   const now = new Date(ctx.clock.now());
   const eighteenth = Date.UTC(born.year + 18, born.month - 1, born.day);
@@ -147,7 +168,8 @@ export function submitUpgrade(ctx: Pick<HandlerContext, "store" | "clock">, phon
 
 function birthDate(value: unknown): { year: number; month: number; day: number } {
   const v = value as { day?: unknown; month?: unknown; year?: unknown } | undefined;
-  const bad = () => apiError("invalid_request", "fields.dateOfBirth must be a real date as zero-padded strings, e.g. {\"day\": \"15\", \"month\": \"08\", \"year\": \"1990\"}.");
+  const bad = () =>
+    apiError("invalid_request", 'fields.dateOfBirth must be a real date as zero-padded strings, e.g. {"day": "15", "month": "08", "year": "1990"}.');
   if (!v || typeof v !== "object" || ![v.day, v.month, v.year].every((p) => typeof p === "string" && /^\d+$/.test(p))) throw bad();
   const [day, month, year] = [Number(v.day), Number(v.month), Number(v.year)];
   const date = new Date(Date.UTC(year, month - 1, day));

@@ -10,7 +10,7 @@ export const HOSTED_PREFIX = "/_sandbox/onramp";
 /** An absolute URL of a hosted page, e.g. http://127.0.0.1:8080/_sandbox/onramp/buy?sessionToken=… */
 export function hostedUrl(req: HandlerRequest, page: string, query: Record<string, string | undefined>): string {
   const proto = req.headers["x-forwarded-proto"] === "https" ? "https" : "http";
-  const host = req.headers["host"] || "127.0.0.1";
+  const host = req.headers.host || "127.0.0.1";
   const params = new URLSearchParams(Object.entries(query).filter((e): e is [string, string] => e[1] !== undefined));
   return `${proto}://${host}${HOSTED_PREFIX}/${page}?${params}`;
 }

@@ -51,7 +51,11 @@ const CENTS = 2;
 
 export function assetOf(purchaseCurrency: string): OnrampAsset {
   const asset = ONRAMP_ASSETS.find((a) => a.symbol.toLowerCase() === purchaseCurrency.toLowerCase());
-  if (!asset) throw apiError("invalid_request", `purchaseCurrency ${purchaseCurrency} cannot be bought here; the sandbox sells ${ONRAMP_ASSETS.map((a) => a.symbol).join(", ")}.`);
+  if (!asset)
+    throw apiError(
+      "invalid_request",
+      `purchaseCurrency ${purchaseCurrency} cannot be bought here; the sandbox sells ${ONRAMP_ASSETS.map((a) => a.symbol).join(", ")}.`,
+    );
   return asset;
 }
 
@@ -136,7 +140,11 @@ export function quote(input: QuoteInput): Quote {
   if (input.paymentAmount !== undefined) {
     total = parseUnits(input.paymentAmount, CENTS, "paymentAmount");
     subtotal = divFloor((total - networkFee) * 10_000n, 10_000n + bps);
-    if (subtotal <= 0n) throw apiError("invalid_request", `paymentAmount ${input.paymentAmount} ${fiat} does not cover the fees (network fee ${formatUnits(networkFee, CENTS)} ${fiat} on ${network}).`);
+    if (subtotal <= 0n)
+      throw apiError(
+        "invalid_request",
+        `paymentAmount ${input.paymentAmount} ${fiat} does not cover the fees (network fee ${formatUnits(networkFee, CENTS)} ${fiat} on ${network}).`,
+      );
     exchangeFee = total - networkFee - subtotal;
     purchase = divFloor(subtotal * scale * priceDen, 100n * priceNum);
   } else {

@@ -60,7 +60,10 @@ describe("creating an order", () => {
   });
 
   it("prices a fee-exclusive purchaseAmount: the buyer receives exactly that and pays fees on top", async () => {
-    const res = await createOrder(sandbox, orderBody(sandbox, { paymentAmount: undefined, purchaseAmount: "0.01", purchaseCurrency: "ETH", destinationNetwork: "ethereum" }));
+    const res = await createOrder(
+      sandbox,
+      orderBody(sandbox, { paymentAmount: undefined, purchaseAmount: "0.01", purchaseCurrency: "ETH", destinationNetwork: "ethereum" }),
+    );
     expect(res.status).toBe(201);
     expect(res.body.order).toMatchObject({
       purchaseAmount: "0.01000000",
@@ -96,7 +99,11 @@ describe("creating an order", () => {
     ["cents below a cent", { paymentAmount: "20.001" }, /more than 2 decimal places/],
     ["an amount below the fees", { paymentAmount: "0.10" }, /does not cover the fees/],
     ["an asset the onramp does not sell", { purchaseCurrency: "DOGE" }, /cannot be bought here/],
-    ["an asset on a network where it is not sold", { purchaseCurrency: "SOL", destinationNetwork: "base" }, /SOL cannot be bought on base; it is sold on solana/],
+    [
+      "an asset on a network where it is not sold",
+      { purchaseCurrency: "SOL", destinationNetwork: "base" },
+      /SOL cannot be bought on base; it is sold on solana/,
+    ],
     ["a testnet", { destinationNetwork: "base-sepolia" }, /USDC cannot be bought on base-sepolia/],
     ["an address of another chain", { destinationNetwork: "solana" }, /not valid for solana/],
     ["a payment currency other than USD", { paymentCurrency: "EUR" }, /Guest checkout is paid in USD/],
@@ -142,7 +149,9 @@ describe("an order on the sandbox clock", () => {
     expect(done.status).toBe("ONRAMP_ORDER_STATUS_COMPLETED");
     expect(done.txHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(Date.parse(done.updatedAt)).toBe(createdAt + 60_000);
-    expect(await balances()).toEqual([{ amount: { amount: "19410000", decimals: 6 }, token: { network: "base", contractAddress: USDC_BASE, symbol: "USDC", name: "USD Coin" } }]);
+    expect(await balances()).toEqual([
+      { amount: { amount: "19410000", decimals: 6 }, token: { network: "base", contractAddress: USDC_BASE, symbol: "USDC", name: "USD Coin" } },
+    ]);
 
     const client = await node("base");
     const receipt = await client.getTransactionReceipt({ hash: done.txHash });
@@ -159,7 +168,10 @@ describe("an order on the sandbox clock", () => {
 
   it("delivers even when nobody reads the order: the node sees the ETH once the clock has passed completion", async () => {
     const holder = await newAddress();
-    const created = await createOrder(sandbox, orderBody(sandbox, { destinationAddress: holder, purchaseCurrency: "ETH", paymentAmount: undefined, purchaseAmount: "0.002" }));
+    const created = await createOrder(
+      sandbox,
+      orderBody(sandbox, { destinationAddress: holder, purchaseCurrency: "ETH", paymentAmount: undefined, purchaseAmount: "0.002" }),
+    );
     expect(created.status).toBe(201);
     const client = await node("base");
     expect(await client.getBalance({ address: holder })).toBe(0n);
@@ -168,7 +180,10 @@ describe("an order on the sandbox clock", () => {
   });
 
   it("delivers SOL to a Solana address, with a base-58 signature as txHash", async () => {
-    const created = await createOrder(sandbox, orderBody(sandbox, { purchaseCurrency: "SOL", destinationNetwork: "solana", destinationAddress: SOLANA_DESTINATION, paymentAmount: "15.00" }));
+    const created = await createOrder(
+      sandbox,
+      orderBody(sandbox, { purchaseCurrency: "SOL", destinationNetwork: "solana", destinationAddress: SOLANA_DESTINATION, paymentAmount: "15.00" }),
+    );
     expect(created.status).toBe(201);
     // 15.00 = 14.58 subtotal + 0.37 exchange (2.5 %, rounded into the subtotal's favour) + 0.05 network; 14.58 / 150 SOL
     expect(created.body.order).toMatchObject({ paymentSubtotal: "14.58", purchaseAmount: "0.097200000", exchangeRate: "0.006666666" });
@@ -195,8 +210,14 @@ describe("an order on the sandbox clock", () => {
 
   it("runs an embedded order (project setting onrampEmbeddedEnabled) from PENDING_VERIFICATION to COMPLETED in 90 s", async () => {
     const project = await sandbox.createProject("embedded");
-    await request(sandbox.url).patch(`/_sandbox/projects/${project.projectId}`).send({ settings: { onrampEmbeddedEnabled: true } });
-    const created = await createOrder(sandbox, orderBody(sandbox, { phoneNumber: undefined, email: undefined, phoneNumberVerifiedAt: undefined, agreementAcceptedAt: undefined }), project);
+    await request(sandbox.url)
+      .patch(`/_sandbox/projects/${project.projectId}`)
+      .send({ settings: { onrampEmbeddedEnabled: true } });
+    const created = await createOrder(
+      sandbox,
+      orderBody(sandbox, { phoneNumber: undefined, email: undefined, phoneNumberVerifiedAt: undefined, agreementAcceptedAt: undefined }),
+      project,
+    );
     expect(created.status).toBe(201);
     expect(created.body.order.status).toBe("ONRAMP_ORDER_STATUS_PENDING_VERIFICATION");
     expect(created.body.paymentLink.paymentLinkType).toBe("PAYMENT_LINK_TYPE_EMBEDDED_ORDER");
@@ -205,7 +226,12 @@ describe("an order on the sandbox clock", () => {
       advance(step);
       seen.push((await getOrder(sandbox, created.body.order.orderId, project)).body.order.status);
     }
-    expect(seen).toEqual(["ONRAMP_ORDER_STATUS_PENDING_AUTH", "ONRAMP_ORDER_STATUS_PENDING_PAYMENT", "ONRAMP_ORDER_STATUS_PROCESSING", "ONRAMP_ORDER_STATUS_COMPLETED"]);
+    expect(seen).toEqual([
+      "ONRAMP_ORDER_STATUS_PENDING_AUTH",
+      "ONRAMP_ORDER_STATUS_PENDING_PAYMENT",
+      "ONRAMP_ORDER_STATUS_PROCESSING",
+      "ONRAMP_ORDER_STATUS_COMPLETED",
+    ]);
   });
 });
 

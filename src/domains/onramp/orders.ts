@@ -51,19 +51,35 @@ function timestamp(ctx: HandlerContext, value: string | undefined, field: string
 function checkVerifiedBuyer(ctx: HandlerContext, body: OrderBody): string {
   const { phoneNumber, email } = body;
   if (phoneNumber === undefined || email === undefined || body.agreementAcceptedAt === undefined) {
-    const missing = [["phoneNumber", phoneNumber], ["email", email], ["agreementAcceptedAt", body.agreementAcceptedAt]].filter(([, v]) => v === undefined).map(([k]) => k);
-    throw apiError("invalid_request", `Headless orders need phoneNumber, email and agreementAcceptedAt; missing ${missing.join(", ")}. (Leave out both phoneNumber and email for embedded mode.)`);
+    const missing = [
+      ["phoneNumber", phoneNumber],
+      ["email", email],
+      ["agreementAcceptedAt", body.agreementAcceptedAt],
+    ]
+      .filter(([, v]) => v === undefined)
+      .map(([k]) => k);
+    throw apiError(
+      "invalid_request",
+      `Headless orders need phoneNumber, email and agreementAcceptedAt; missing ${missing.join(", ")}. (Leave out both phoneNumber and email for embedded mode.)`,
+    );
   }
   checkPhoneNumber(phoneNumber, "phoneNumber");
   if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) throw apiError("invalid_request", `email must be an email address, got ${JSON.stringify(email)}.`);
   timestamp(ctx, body.agreementAcceptedAt, "agreementAcceptedAt");
   if (ctx.project.settings.onrampVerificationRequired === true && (body.smsVerificationId === undefined || body.emailVerificationId === undefined)) {
-    throw apiError("otp_verification_required", "This project requires Onramp-managed verification: verify the buyer's phone number and email with the verification API and pass smsVerificationId and emailVerificationId.");
+    throw apiError(
+      "otp_verification_required",
+      "This project requires Onramp-managed verification: verify the buyer's phone number and email with the verification API and pass smsVerificationId and emailVerificationId.",
+    );
   }
   if (body.smsVerificationId !== undefined) verifiedFor(ctx, body.smsVerificationId, "sms", phoneNumber, "smsVerificationId");
   else {
     const verifiedAt = timestamp(ctx, body.phoneNumberVerifiedAt, "phoneNumberVerifiedAt");
-    if (verifiedAt === undefined) throw apiError("invalid_request", "phoneNumberVerifiedAt (when your app last verified the phone number by one-time code) or smsVerificationId is required.");
+    if (verifiedAt === undefined)
+      throw apiError(
+        "invalid_request",
+        "phoneNumberVerifiedAt (when your app last verified the phone number by one-time code) or smsVerificationId is required.",
+      );
     if (ctx.clock.now() - verifiedAt > VERIFICATION_LIFETIME_MS) {
       throw apiError(
         "phone_number_verification_expired",
@@ -82,9 +98,19 @@ const createOnrampOrder: Handler = (req, ctx) => {
   if (body.paymentCurrency.toUpperCase() !== "USD") throw apiError("invalid_request", `Guest checkout is paid in USD, not ${body.paymentCurrency}.`);
   const headless = body.phoneNumber !== undefined || body.email !== undefined;
   if (!headless && ctx.project.settings.onrampEmbeddedEnabled !== true) {
-    throw apiError("invalid_request", "Without phoneNumber and email the order is in embedded mode, which is not enabled for this project; give phoneNumber, email, phoneNumberVerifiedAt and agreementAcceptedAt (headless mode).");
+    throw apiError(
+      "invalid_request",
+      "Without phoneNumber and email the order is in embedded mode, which is not enabled for this project; give phoneNumber, email, phoneNumberVerifiedAt and agreementAcceptedAt (headless mode).",
+    );
   }
-  const priced = quote({ asset, network, paymentCurrency: body.paymentCurrency, paymentMethod: body.paymentMethod, paymentAmount: body.paymentAmount, purchaseAmount: body.purchaseAmount });
+  const priced = quote({
+    asset,
+    network,
+    paymentCurrency: body.paymentCurrency,
+    paymentMethod: body.paymentMethod,
+    paymentAmount: body.paymentAmount,
+    purchaseAmount: body.purchaseAmount,
+  });
   const usdTotalCents = usdCentsOf(priced.total, priced.paymentCurrency);
 
   let timeline: OnrampOrderRecord["timeline"] = "embedded";

@@ -14,7 +14,28 @@ export interface Region {
 }
 
 /** New York's area codes: the one state of the sandbox's tradability table. */
-const NEW_YORK_AREA_CODES = new Set(["212", "315", "332", "347", "363", "516", "518", "585", "607", "631", "646", "680", "716", "718", "838", "845", "914", "917", "929", "934"]);
+const NEW_YORK_AREA_CODES = new Set([
+  "212",
+  "315",
+  "332",
+  "347",
+  "363",
+  "516",
+  "518",
+  "585",
+  "607",
+  "631",
+  "646",
+  "680",
+  "716",
+  "718",
+  "838",
+  "845",
+  "914",
+  "917",
+  "929",
+  "934",
+]);
 
 /** Buy rules by region: in these places the asset may only go to the listed networks. */
 export const TRADABILITY_RULES: Array<{ country: string; subdivision?: string; asset: string; networks: string[] }> = [
@@ -32,7 +53,8 @@ export const TEST_PHONE_NUMBERS = {
 export const PHONE_NUMBER = /^\+[1-9]\d{1,14}$/;
 
 export function checkPhoneNumber(phoneNumber: string, field: string): void {
-  if (!PHONE_NUMBER.test(phoneNumber)) throw apiError("invalid_request", `${field} must be a phone number in E.164 form such as +12125550123, got ${JSON.stringify(phoneNumber)}.`);
+  if (!PHONE_NUMBER.test(phoneNumber))
+    throw apiError("invalid_request", `${field} must be a phone number in E.164 form such as +12125550123, got ${JSON.stringify(phoneNumber)}.`);
 }
 
 /** Region of a phone number: US (with its state when the table knows the area code), or the country code outside North America. */
@@ -45,7 +67,10 @@ export function regionOfPhone(phoneNumber: string): Region {
 /** guest_permission_denied and guest_region_forbidden, from the buyer's phone number. */
 export function checkGuestBuyer(phoneNumber: string): Region {
   if (phoneNumber === TEST_PHONE_NUMBERS.blocked) {
-    throw apiError("guest_permission_denied", `The buyer ${phoneNumber} is not allowed to complete onramp transactions as a guest; send them to the signed-in Coinbase onramp instead.`);
+    throw apiError(
+      "guest_permission_denied",
+      `The buyer ${phoneNumber} is not allowed to complete onramp transactions as a guest; send them to the signed-in Coinbase onramp instead.`,
+    );
   }
   const region = regionOfPhone(phoneNumber);
   if (region.country !== "US") {
@@ -57,10 +82,14 @@ export function checkGuestBuyer(phoneNumber: string): Region {
 /** network_not_tradable when the region restricts the asset to other networks. */
 export function checkTradable(region: Region, asset: string, network: string): void {
   const rule = TRADABILITY_RULES.find(
-    (r) => r.country === region.country?.toUpperCase() && (r.subdivision === undefined || r.subdivision === region.subdivision?.toUpperCase()) && r.asset === asset,
+    (r) =>
+      r.country === region.country?.toUpperCase() && (r.subdivision === undefined || r.subdivision === region.subdivision?.toUpperCase()) && r.asset === asset,
   );
   if (rule && !rule.networks.includes(network)) {
     const where = rule.subdivision ? `${rule.country}-${rule.subdivision}` : rule.country;
-    throw apiError("network_not_tradable", `${asset} cannot be bought on ${network} by buyers in ${where}; there it can only be sent on ${rule.networks.join(", ")}.`);
+    throw apiError(
+      "network_not_tradable",
+      `${asset} cannot be bought on ${network} by buyers in ${where}; there it can only be sent on ${rule.networks.join(", ")}.`,
+    );
   }
 }

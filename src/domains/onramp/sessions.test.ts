@@ -90,13 +90,40 @@ describe("one-click sessions and quotes", () => {
   });
 
   it("quotes other fiat currencies at the table's rates, outside the US without a subdivision", async () => {
-    const res = await createSession({ ...basic, purchaseCurrency: "ETH", paymentAmount: "100.00", paymentCurrency: "EUR", paymentMethod: "CARD", country: "FR" });
-    expect(res.body.quote).toMatchObject({ paymentCurrency: "EUR", paymentSubtotal: "97.47", purchaseAmount: "0.03508920", exchangeRate: "0.00036", fees: [{ amount: "2.44" }, { amount: "0.09", currency: "EUR" }] });
+    const res = await createSession({
+      ...basic,
+      purchaseCurrency: "ETH",
+      paymentAmount: "100.00",
+      paymentCurrency: "EUR",
+      paymentMethod: "CARD",
+      country: "FR",
+    });
+    expect(res.body.quote).toMatchObject({
+      paymentCurrency: "EUR",
+      paymentSubtotal: "97.47",
+      purchaseAmount: "0.03508920",
+      exchangeRate: "0.00036",
+      fees: [{ amount: "2.44" }, { amount: "0.09", currency: "EUR" }],
+    });
   });
 
   it("quotes a purchaseAmount fee-exclusive, with the lower ACH fee", async () => {
-    const res = await createSession({ ...basic, destinationNetwork: "solana", destinationAddress: SOLANA_DESTINATION, purchaseAmount: "10", paymentCurrency: "USD", paymentMethod: "ACH", country: "US", subdivision: "TX" });
-    expect(res.body.quote).toMatchObject({ purchaseAmount: "10.000000", paymentSubtotal: "10.00", paymentTotal: "10.20", fees: [{ amount: "0.15" }, { amount: "0.05" }] });
+    const res = await createSession({
+      ...basic,
+      destinationNetwork: "solana",
+      destinationAddress: SOLANA_DESTINATION,
+      purchaseAmount: "10",
+      paymentCurrency: "USD",
+      paymentMethod: "ACH",
+      country: "US",
+      subdivision: "TX",
+    });
+    expect(res.body.quote).toMatchObject({
+      purchaseAmount: "10.000000",
+      paymentSubtotal: "10.00",
+      paymentTotal: "10.20",
+      fees: [{ amount: "0.15" }, { amount: "0.05" }],
+    });
   });
 });
 
@@ -114,7 +141,11 @@ describe("session errors", () => {
     ["a malformed amount", { paymentAmount: "ten", paymentCurrency: "USD" }, /paymentAmount must be a decimal/],
     ["an unsupported fiat currency", { paymentAmount: "10", paymentCurrency: "JPY" }, /paymentCurrency JPY is not supported/],
     ["an address invalid for the network", { destinationAddress: SOLANA_DESTINATION }, /not valid for base/],
-    ["an asset not sold on the network", { purchaseCurrency: "cbBTC", destinationNetwork: "solana", destinationAddress: SOLANA_DESTINATION }, /cbBTC cannot be bought on solana/],
+    [
+      "an asset not sold on the network",
+      { purchaseCurrency: "cbBTC", destinationNetwork: "solana", destinationAddress: SOLANA_DESTINATION },
+      /cbBTC cannot be bought on solana/,
+    ],
     ["a country that is not a two-letter code", { country: "USA" }, /ISO 3166-1 two-letter/],
     ["a subdivision without a country", { subdivision: "NY" }, /needs country/],
   ])("refuses %s with 400 invalid_request", async (_case, overrides, message) => {

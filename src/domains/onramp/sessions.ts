@@ -33,7 +33,8 @@ function regionOf(body: SessionBody): Region | undefined {
     if (body.subdivision !== undefined) throw apiError("invalid_request", "subdivision needs country (e.g. country US, subdivision NY).");
     return undefined;
   }
-  if (!/^[A-Za-z]{2}$/.test(body.country)) throw apiError("invalid_request", `country must be an ISO 3166-1 two-letter code such as US, got ${JSON.stringify(body.country)}.`);
+  if (!/^[A-Za-z]{2}$/.test(body.country))
+    throw apiError("invalid_request", `country must be an ISO 3166-1 two-letter code such as US, got ${JSON.stringify(body.country)}.`);
   if (body.subdivision !== undefined && !/^[A-Za-z0-9]{1,3}$/.test(body.subdivision)) {
     throw apiError("invalid_request", `subdivision must be an ISO 3166-2 subdivision code such as NY, got ${JSON.stringify(body.subdivision)}.`);
   }
@@ -44,18 +45,38 @@ const createOnrampSession: Handler = (req, ctx) => {
   const body = req.body as SessionBody;
   const { asset, network } = offering(body.purchaseCurrency, body.destinationNetwork);
   checkDestinationAddress(body.destinationAddress, network);
-  if (body.paymentAmount !== undefined && body.purchaseAmount !== undefined) throw apiError("invalid_request", "Give either paymentAmount or purchaseAmount, not both.");
+  if (body.paymentAmount !== undefined && body.purchaseAmount !== undefined)
+    throw apiError("invalid_request", "Give either paymentAmount or purchaseAmount, not both.");
   const amount = body.paymentAmount ?? body.purchaseAmount;
-  if (amount !== undefined && body.paymentCurrency === undefined) throw apiError("invalid_request", "A one-click session with an amount needs paymentCurrency too.");
+  if (amount !== undefined && body.paymentCurrency === undefined)
+    throw apiError("invalid_request", "A one-click session with an amount needs paymentCurrency too.");
   if (body.paymentCurrency !== undefined) checkFiat(body.paymentCurrency);
   const region = regionOf(body);
   if (region) checkTradable(region, asset.symbol, network);
 
   // An amount is always priced (which checks it); the quote is returned only with paymentMethod and the buyer's region.
-  const priced = amount !== undefined ? quoteView(quote({ asset, network, paymentCurrency: body.paymentCurrency!, paymentMethod: body.paymentMethod ?? "CARD", paymentAmount: body.paymentAmount, purchaseAmount: body.purchaseAmount })) : undefined;
+  const priced =
+    amount !== undefined
+      ? quoteView(
+          quote({
+            asset,
+            network,
+            paymentCurrency: body.paymentCurrency!,
+            paymentMethod: body.paymentMethod ?? "CARD",
+            paymentAmount: body.paymentAmount,
+            purchaseAmount: body.purchaseAmount,
+          }),
+        )
+      : undefined;
   const quoted = body.paymentMethod !== undefined && region !== undefined && (region.country !== "US" || region.subdivision !== undefined) ? priced : undefined;
   const now = ctx.clock.now();
-  const session: OnrampSessionRecord = { token: pageToken(ctx), createdAtMs: now, expiresAtMs: now + SESSION_LIFETIME_MS, request: body, ...(quoted ? { quote: quoted } : {}) };
+  const session: OnrampSessionRecord = {
+    token: pageToken(ctx),
+    createdAtMs: now,
+    expiresAtMs: now + SESSION_LIFETIME_MS,
+    request: body,
+    ...(quoted ? { quote: quoted } : {}),
+  };
   onrampSessions(ctx.store).put(session.token, session);
   const response: ResponseBody<"createOnrampSession", 201> = {
     session: { onrampUrl: hostedUrl(req, "buy", { sessionToken: session.token }) },

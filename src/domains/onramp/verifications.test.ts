@@ -16,7 +16,8 @@ beforeAll(async () => {
 afterAll(() => sandbox.close());
 
 const VERIFICATIONS = "/platform/v2/onramp/verifications";
-const initiate = (channel: string, destination: string, credentials?: Credentials) => call(sandbox, "POST", VERIFICATIONS, { body: { channel, destination }, credentials });
+const initiate = (channel: string, destination: string, credentials?: Credentials) =>
+  call(sandbox, "POST", VERIFICATIONS, { body: { channel, destination }, credentials });
 const submit = (verificationId: string, otpCode: string) => call(sandbox, "POST", `${VERIFICATIONS}/${verificationId}/submit`, { body: { otpCode } });
 
 /** A confirmed verification of `destination`. */
@@ -64,7 +65,9 @@ describe("initiating a verification", () => {
 
   it("answers 403 forbidden when the project is not allowlisted (setting onrampVerificationEnabled false)", async () => {
     const project = await sandbox.createProject("not-allowlisted");
-    await request(sandbox.url).patch(`/_sandbox/projects/${project.projectId}`).send({ settings: { onrampVerificationEnabled: false } });
+    await request(sandbox.url)
+      .patch(`/_sandbox/projects/${project.projectId}`)
+      .send({ settings: { onrampVerificationEnabled: false } });
     const res = await initiate("email", "buyer@example.com", project);
     expect(res.status).toBe(403);
     expect(res.body.errorType).toBe("forbidden");
@@ -128,7 +131,13 @@ describe("orders backed by Onramp verifications", () => {
 
   it("takes smsVerificationId and emailVerificationId instead of phoneNumberVerifiedAt", async () => {
     const phone = freshPhone();
-    const res = await createOrder(sandbox, backed(phone, "grace@example.com", { smsVerificationId: await verified("sms", phone), emailVerificationId: await verified("email", "grace@example.com") }));
+    const res = await createOrder(
+      sandbox,
+      backed(phone, "grace@example.com", {
+        smsVerificationId: await verified("sms", phone),
+        emailVerificationId: await verified("email", "grace@example.com"),
+      }),
+    );
     expect(res.status).toBe(201);
   });
 
@@ -150,7 +159,10 @@ describe("orders backed by Onramp verifications", () => {
   });
 
   it("answers 404 otp_verification_not_found for an unknown verification id", async () => {
-    const res = await createOrder(sandbox, backed(freshPhone(), "grace@example.com", { smsVerificationId: "onramp_verification_00000000-0000-4000-8000-000000000000" }));
+    const res = await createOrder(
+      sandbox,
+      backed(freshPhone(), "grace@example.com", { smsVerificationId: "onramp_verification_00000000-0000-4000-8000-000000000000" }),
+    );
     expect(res.status).toBe(404);
     expect(res.body.errorType).toBe("otp_verification_not_found");
   });
@@ -159,14 +171,19 @@ describe("orders backed by Onramp verifications", () => {
     const phone = freshPhone();
     const smsVerificationId = await verified("sms", phone);
     sandbox.clock.advance(60 * 86_400_000 + 1000);
-    const res = await createOrder(sandbox, backed(phone, "grace@example.com", { smsVerificationId, agreementAcceptedAt: new Date(sandbox.clock.now()).toISOString() }));
+    const res = await createOrder(
+      sandbox,
+      backed(phone, "grace@example.com", { smsVerificationId, agreementAcceptedAt: new Date(sandbox.clock.now()).toISOString() }),
+    );
     expect(res.status).toBe(400);
     expect(res.body.errorType).toBe("otp_verification_expired");
   });
 
   it("answers otp_verification_required when the project requires Onramp verification (setting onrampVerificationRequired)", async () => {
     const project = await sandbox.createProject("verification-required");
-    await request(sandbox.url).patch(`/_sandbox/projects/${project.projectId}`).send({ settings: { onrampVerificationRequired: true } });
+    await request(sandbox.url)
+      .patch(`/_sandbox/projects/${project.projectId}`)
+      .send({ settings: { onrampVerificationRequired: true } });
     const res = await createOrder(sandbox, orderBody(sandbox), project);
     expect(res.status).toBe(400);
     expect(res.body.errorType).toBe("otp_verification_required");
@@ -174,10 +191,14 @@ describe("orders backed by Onramp verifications", () => {
 
   it("lets a buyer known by a confirmed code read their limits", async () => {
     const phone = freshPhone();
-    const before = await call(sandbox, "POST", "/platform/v2/onramp/limits", { body: { paymentMethodType: "GUEST_CHECKOUT_APPLE_PAY", userId: phone, userIdType: "phone_number" } });
+    const before = await call(sandbox, "POST", "/platform/v2/onramp/limits", {
+      body: { paymentMethodType: "GUEST_CHECKOUT_APPLE_PAY", userId: phone, userIdType: "phone_number" },
+    });
     expect(before.status).toBe(400);
     await verified("sms", phone);
-    const after = await call(sandbox, "POST", "/platform/v2/onramp/limits", { body: { paymentMethodType: "GUEST_CHECKOUT_APPLE_PAY", userId: phone, userIdType: "phone_number" } });
+    const after = await call(sandbox, "POST", "/platform/v2/onramp/limits", {
+      body: { paymentMethodType: "GUEST_CHECKOUT_APPLE_PAY", userId: phone, userIdType: "phone_number" },
+    });
     expect(after.status).toBe(200);
   });
 });

@@ -41,11 +41,15 @@ export const initiateOnrampVerification: Handler = (req, ctx) => {
   }
   const { channel, destination } = req.body as RequestBody<"initiateOnrampVerification">;
   if (channel === "sms") checkPhoneNumber(destination, "destination");
-  else if (!EMAIL.test(destination)) throw apiError("invalid_request", `destination must be an email address when channel is email, got ${JSON.stringify(destination)}.`);
+  else if (!EMAIL.test(destination))
+    throw apiError("invalid_request", `destination must be an email address when channel is email, got ${JSON.stringify(destination)}.`);
   const now = ctx.clock.now();
   const recent = onrampVerifications(ctx.store).filter((v) => v.destination === destination && v.createdAtMs > now - OTP_LIFETIME_MS);
   if (recent.length >= MAX_CODES_PER_DESTINATION) {
-    throw apiError("rate_limit_exceeded", `${MAX_CODES_PER_DESTINATION} codes were sent to ${destination} in the last 10 minutes; wait before sending another.`);
+    throw apiError(
+      "rate_limit_exceeded",
+      `${MAX_CODES_PER_DESTINATION} codes were sent to ${destination} in the last 10 minutes; wait before sending another.`,
+    );
   }
   const record: OnrampVerificationRecord = {
     verificationId: `onramp_verification_${ctx.random.uuid()}`,
@@ -57,7 +61,10 @@ export const initiateOnrampVerification: Handler = (req, ctx) => {
     status: "pending",
   };
   onrampVerifications(ctx.store).put(record.verificationId, record);
-  const body: ResponseBody<"initiateOnrampVerification", 201> = { verificationId: record.verificationId, otpExpiresAt: new Date(record.otpExpiresAtMs).toISOString() };
+  const body: ResponseBody<"initiateOnrampVerification", 201> = {
+    verificationId: record.verificationId,
+    otpExpiresAt: new Date(record.otpExpiresAtMs).toISOString(),
+  };
   return { status: 201, body };
 };
 
@@ -65,12 +72,17 @@ export const submitOnrampVerification: Handler = (req, ctx) => {
   const { verificationId } = req.pathParams as { verificationId: string };
   const { otpCode } = req.body as RequestBody<"submitOnrampVerification">;
   const record = findVerification(ctx, verificationId);
-  if (record.status === "verified") throw apiError("otp_verification_invalid", `Verification ${verificationId} was already completed; pass it to createOnrampOrder.`);
+  if (record.status === "verified")
+    throw apiError("otp_verification_invalid", `Verification ${verificationId} was already completed; pass it to createOnrampOrder.`);
   const now = ctx.clock.now();
   if (now > record.otpExpiresAtMs) {
-    throw apiError("otp_verification_code_invalid", `The code of verification ${verificationId} expired at ${new Date(record.otpExpiresAtMs).toISOString()}; initiate a new verification.`);
+    throw apiError(
+      "otp_verification_code_invalid",
+      `The code of verification ${verificationId} expired at ${new Date(record.otpExpiresAtMs).toISOString()}; initiate a new verification.`,
+    );
   }
-  if (otpCode !== record.otpCode) throw apiError("otp_verification_code_invalid", `The code for verification ${verificationId} is incorrect; check the code sent to ${mask(record)}.`);
+  if (otpCode !== record.otpCode)
+    throw apiError("otp_verification_code_invalid", `The code for verification ${verificationId} is incorrect; check the code sent to ${mask(record)}.`);
   const verified: OnrampVerificationRecord = { ...record, status: "verified", verifiedAtMs: now };
   onrampVerifications(ctx.store).put(verificationId, verified);
   const body: ResponseBody<"submitOnrampVerification", 200> = { verificationId, verificationExpiresAt: new Date(now + VERIFICATION_LIFETIME_MS).toISOString() };
@@ -85,7 +97,8 @@ function findVerification(ctx: HandlerContext, verificationId: string): OnrampVe
 
 /** The destination as a code screen shows it: +1•••••••0123, a•••@example.com. */
 function mask(record: OnrampVerificationRecord): string {
-  if (record.channel === "sms") return `${record.destination.slice(0, 2)}${"•".repeat(Math.max(0, record.destination.length - 6))}${record.destination.slice(-4)}`;
+  if (record.channel === "sms")
+    return `${record.destination.slice(0, 2)}${"•".repeat(Math.max(0, record.destination.length - 6))}${record.destination.slice(-4)}`;
   const [user, domain] = record.destination.split("@");
   return `${user!.slice(0, 1)}•••@${domain}`;
 }
@@ -94,17 +107,28 @@ function mask(record: OnrampVerificationRecord): string {
  * A confirmed verification backing an order: it must exist, be verified, be
  * for this channel and destination, and not be older than 60 days.
  */
-export function verifiedFor(ctx: HandlerContext, verificationId: string, channel: "sms" | "email", destination: string, field: string): OnrampVerificationRecord {
+export function verifiedFor(
+  ctx: HandlerContext,
+  verificationId: string,
+  channel: "sms" | "email",
+  destination: string,
+  field: string,
+): OnrampVerificationRecord {
   const record = findVerification(ctx, verificationId);
   const what = (c: "sms" | "email") => (c === "sms" ? "a phone number (sms)" : "an email address");
-  if (record.channel !== channel) throw apiError("otp_verification_invalid", `${field} ${verificationId} verified ${what(record.channel)}, not ${what(channel)}.`);
-  if (record.status !== "verified") throw apiError("otp_verification_invalid", `${field} ${verificationId} is not confirmed yet (submit its code first); it cannot back an order.`);
+  if (record.channel !== channel)
+    throw apiError("otp_verification_invalid", `${field} ${verificationId} verified ${what(record.channel)}, not ${what(channel)}.`);
+  if (record.status !== "verified")
+    throw apiError("otp_verification_invalid", `${field} ${verificationId} is not confirmed yet (submit its code first); it cannot back an order.`);
   if (record.destination !== destination) {
     throw apiError("otp_verification_destination_mismatch", `${field} ${verificationId} verified ${record.destination}, but the order is for ${destination}.`);
   }
   const expiresAt = record.verifiedAtMs! + VERIFICATION_LIFETIME_MS;
   if (ctx.clock.now() > expiresAt) {
-    throw apiError("otp_verification_expired", `${field} ${verificationId} expired at ${new Date(expiresAt).toISOString()} (60 days after it was confirmed); initiate a new verification.`);
+    throw apiError(
+      "otp_verification_expired",
+      `${field} ${verificationId} expired at ${new Date(expiresAt).toISOString()} (60 days after it was confirmed); initiate a new verification.`,
+    );
   }
   return record;
 }

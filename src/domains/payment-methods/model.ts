@@ -47,7 +47,12 @@ export function paymentMethods(ctx: Pick<HandlerContext, "store" | "clock">): Pa
   if (existing.length > 0) return existing;
   const now = ctx.clock.iso();
   return SEEDS.map((seed) => {
-    const record = { paymentMethodId: `paymentMethod_${derivedUuid(`payment-method/${ctx.store.projectId}/${seed.rail}`)}`, ...seed, createdAt: now, updatedAt: now };
+    const record = {
+      paymentMethodId: `paymentMethod_${derivedUuid(`payment-method/${ctx.store.projectId}/${seed.rail}`)}`,
+      ...seed,
+      createdAt: now,
+      updatedAt: now,
+    };
     collection.put(record.paymentMethodId, record);
     return record;
   });
@@ -59,7 +64,8 @@ export function findPaymentMethod(ctx: Pick<HandlerContext, "store" | "clock">, 
 
 export function paymentMethodView(m: PaymentMethodRecord): PaymentMethodView {
   const base = { paymentMethodId: m.paymentMethodId, active: m.active, createdAt: m.createdAt, updatedAt: m.updatedAt };
-  if (m.rail === "fedwire") return { ...base, paymentRail: "fedwire", fedwire: { asset: m.asset, bankName: m.bankName, accountLast4: m.last4, routingNumber: m.routingNumber! } };
+  if (m.rail === "fedwire")
+    return { ...base, paymentRail: "fedwire", fedwire: { asset: m.asset, bankName: m.bankName, accountLast4: m.last4, routingNumber: m.routingNumber! } };
   if (m.rail === "sepa") return { ...base, paymentRail: "sepa", sepa: { asset: m.asset, bankName: m.bankName, ibanLast4: m.last4, bic: m.bic! } };
   return { ...base, paymentRail: "swift", swift: { asset: m.asset, bankName: m.bankName, accountLast4: m.last4, bic: m.bic! } };
 }
@@ -67,13 +73,19 @@ export function paymentMethodView(m: PaymentMethodRecord): PaymentMethodView {
 /** A payment method a transfer can pay out to, or the error that says why not. */
 export function usablePaymentMethod(ctx: Pick<HandlerContext, "store" | "clock">, paymentMethodId: string): PaymentMethodRecord {
   const method = findPaymentMethod(ctx, paymentMethodId);
-  if (!method) throw apiError("invalid_request", `target.paymentMethodId: payment method ${paymentMethodId} does not exist in this project; GET /v2/payment-methods lists them.`);
+  if (!method)
+    throw apiError(
+      "invalid_request",
+      `target.paymentMethodId: payment method ${paymentMethodId} does not exist in this project; GET /v2/payment-methods lists them.`,
+    );
   if (!method.active) {
     const usable = paymentMethods(ctx).filter((m) => m.active && m.asset === method.asset);
     throw apiError(
       "payment_method_required",
       `Payment method ${paymentMethodId} (${method.rail}, ${method.bankName}) has expired and cannot receive funds; ` +
-        (usable.length > 0 ? `use an active ${method.asset} method such as ${usable[0]!.paymentMethodId}.` : `the project has no active ${method.asset} payment method.`),
+        (usable.length > 0
+          ? `use an active ${method.asset} method such as ${usable[0]!.paymentMethodId}.`
+          : `the project has no active ${method.asset} payment method.`),
     );
   }
   return method;

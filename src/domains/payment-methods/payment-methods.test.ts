@@ -19,7 +19,11 @@ describe("payment methods", () => {
     const res = await call(sandbox, "GET", `${P}/payment-methods`);
     expect(res.status).toBe(200);
     const methods = res.body.paymentMethods;
-    expect(methods.map((m: { paymentRail: string; active: boolean }) => [m.paymentRail, m.active])).toEqual([["fedwire", true], ["sepa", true], ["swift", false]]);
+    expect(methods.map((m: { paymentRail: string; active: boolean }) => [m.paymentRail, m.active])).toEqual([
+      ["fedwire", true],
+      ["sepa", true],
+      ["swift", false],
+    ]);
     expect(methods[0]).toMatchObject({ fedwire: { asset: "usd", accountLast4: "6789", routingNumber: "021000021" } });
     expect(methods[1]).toMatchObject({ sepa: { asset: "eur", ibanLast4: "3000", bic: "DEUTDEFF" } });
     expect(methods[2]).toMatchObject({ swift: { asset: "usd", bic: "BARCGB22" } });
@@ -52,7 +56,15 @@ describe("payment methods", () => {
     const methods = (await call(sandbox, "GET", `${P}/payment-methods`)).body.paymentMethods;
     const account = await openAccount(sandbox);
     await fundAccount(sandbox, account, "usd", "500");
-    const res = await call(sandbox, "POST", `${P}/transfers`, { body: { source: { accountId: account, asset: "usd" }, target: { paymentMethodId: methods[2].paymentMethodId, asset: "usd" }, amount: "100", asset: "usd", execute: true } });
+    const res = await call(sandbox, "POST", `${P}/transfers`, {
+      body: {
+        source: { accountId: account, asset: "usd" },
+        target: { paymentMethodId: methods[2].paymentMethodId, asset: "usd" },
+        amount: "100",
+        asset: "usd",
+        execute: true,
+      },
+    });
     expect(res.status).toBe(402);
     expect(res.body.errorType).toBe("payment_method_required");
     expect(res.body.errorMessage).toContain(methods[0].paymentMethodId);

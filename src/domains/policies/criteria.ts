@@ -13,31 +13,136 @@ import type { Criterion } from "./model.js";
 
 // The known ABIs use the standards' parameter names (EIP-20/721/1155), which conditions refer to.
 const erc20 = [
-  { type: "function", name: "transfer", stateMutability: "nonpayable", outputs: [{ name: "", type: "bool" }], inputs: [{ name: "to", type: "address" }, { name: "value", type: "uint256" }] },
-  { type: "function", name: "transferFrom", stateMutability: "nonpayable", outputs: [{ name: "", type: "bool" }], inputs: [{ name: "from", type: "address" }, { name: "to", type: "address" }, { name: "value", type: "uint256" }] },
-  { type: "function", name: "approve", stateMutability: "nonpayable", outputs: [{ name: "", type: "bool" }], inputs: [{ name: "spender", type: "address" }, { name: "value", type: "uint256" }] },
+  {
+    type: "function",
+    name: "transfer",
+    stateMutability: "nonpayable",
+    outputs: [{ name: "", type: "bool" }],
+    inputs: [
+      { name: "to", type: "address" },
+      { name: "value", type: "uint256" },
+    ],
+  },
+  {
+    type: "function",
+    name: "transferFrom",
+    stateMutability: "nonpayable",
+    outputs: [{ name: "", type: "bool" }],
+    inputs: [
+      { name: "from", type: "address" },
+      { name: "to", type: "address" },
+      { name: "value", type: "uint256" },
+    ],
+  },
+  {
+    type: "function",
+    name: "approve",
+    stateMutability: "nonpayable",
+    outputs: [{ name: "", type: "bool" }],
+    inputs: [
+      { name: "spender", type: "address" },
+      { name: "value", type: "uint256" },
+    ],
+  },
 ] as const;
 const erc721 = [
-  { type: "function", name: "transferFrom", stateMutability: "nonpayable", outputs: [], inputs: [{ name: "from", type: "address" }, { name: "to", type: "address" }, { name: "tokenId", type: "uint256" }] },
-  { type: "function", name: "safeTransferFrom", stateMutability: "nonpayable", outputs: [], inputs: [{ name: "from", type: "address" }, { name: "to", type: "address" }, { name: "tokenId", type: "uint256" }] },
-  { type: "function", name: "approve", stateMutability: "nonpayable", outputs: [], inputs: [{ name: "to", type: "address" }, { name: "tokenId", type: "uint256" }] },
-  { type: "function", name: "setApprovalForAll", stateMutability: "nonpayable", outputs: [], inputs: [{ name: "operator", type: "address" }, { name: "approved", type: "bool" }] },
+  {
+    type: "function",
+    name: "transferFrom",
+    stateMutability: "nonpayable",
+    outputs: [],
+    inputs: [
+      { name: "from", type: "address" },
+      { name: "to", type: "address" },
+      { name: "tokenId", type: "uint256" },
+    ],
+  },
+  {
+    type: "function",
+    name: "safeTransferFrom",
+    stateMutability: "nonpayable",
+    outputs: [],
+    inputs: [
+      { name: "from", type: "address" },
+      { name: "to", type: "address" },
+      { name: "tokenId", type: "uint256" },
+    ],
+  },
+  {
+    type: "function",
+    name: "approve",
+    stateMutability: "nonpayable",
+    outputs: [],
+    inputs: [
+      { name: "to", type: "address" },
+      { name: "tokenId", type: "uint256" },
+    ],
+  },
+  {
+    type: "function",
+    name: "setApprovalForAll",
+    stateMutability: "nonpayable",
+    outputs: [],
+    inputs: [
+      { name: "operator", type: "address" },
+      { name: "approved", type: "bool" },
+    ],
+  },
 ] as const;
 const erc1155Abi = [
-  { type: "function", name: "safeTransferFrom", stateMutability: "nonpayable", outputs: [], inputs: [{ name: "from", type: "address" }, { name: "to", type: "address" }, { name: "id", type: "uint256" }, { name: "value", type: "uint256" }, { name: "data", type: "bytes" }] },
-  { type: "function", name: "safeBatchTransferFrom", stateMutability: "nonpayable", outputs: [], inputs: [{ name: "from", type: "address" }, { name: "to", type: "address" }, { name: "ids", type: "uint256[]" }, { name: "values", type: "uint256[]" }, { name: "data", type: "bytes" }] },
-  { type: "function", name: "setApprovalForAll", stateMutability: "nonpayable", outputs: [], inputs: [{ name: "operator", type: "address" }, { name: "approved", type: "bool" }] },
+  {
+    type: "function",
+    name: "safeTransferFrom",
+    stateMutability: "nonpayable",
+    outputs: [],
+    inputs: [
+      { name: "from", type: "address" },
+      { name: "to", type: "address" },
+      { name: "id", type: "uint256" },
+      { name: "value", type: "uint256" },
+      { name: "data", type: "bytes" },
+    ],
+  },
+  {
+    type: "function",
+    name: "safeBatchTransferFrom",
+    stateMutability: "nonpayable",
+    outputs: [],
+    inputs: [
+      { name: "from", type: "address" },
+      { name: "to", type: "address" },
+      { name: "ids", type: "uint256[]" },
+      { name: "values", type: "uint256[]" },
+      { name: "data", type: "bytes" },
+    ],
+  },
+  {
+    type: "function",
+    name: "setApprovalForAll",
+    stateMutability: "nonpayable",
+    outputs: [],
+    inputs: [
+      { name: "operator", type: "address" },
+      { name: "approved", type: "bool" },
+    ],
+  },
 ] as const;
 const KNOWN_ABIS: Record<string, Abi> = { erc20, erc721, erc1155: erc1155Abi };
 
 export function compare(left: bigint, operator: string, right: bigint): boolean {
   switch (operator) {
-    case ">": return left > right;
-    case ">=": return left >= right;
-    case "<": return left < right;
-    case "<=": return left <= right;
-    case "==": return left === right;
-    default: return false;
+    case ">":
+      return left > right;
+    case ">=":
+      return left >= right;
+    case "<":
+      return left < right;
+    case "<=":
+      return left <= right;
+    case "==":
+      return left === right;
+    default:
+      return false;
   }
 }
 
@@ -52,7 +157,10 @@ export function membership(values: string[], operator: string, listed: string[],
 const regexCache = new Map<string, RE2JS>();
 export function re2(pattern: string): RE2JS {
   let compiled = regexCache.get(pattern);
-  if (!compiled) regexCache.set(pattern, (compiled = RE2JS.compile(pattern)));
+  if (!compiled) {
+    compiled = RE2JS.compile(pattern);
+    regexCache.set(pattern, compiled);
+  }
   return compiled;
 }
 
@@ -92,7 +200,10 @@ function evmDataHolds(criterion: Criterion, call: EvmCallFacts): boolean {
     return false;
   }
   const fn = abi.find((item) => item.type === "function" && item.name === decoded.functionName) as { inputs: Array<{ name?: string }> } | undefined;
-  const conditions = (criterion.conditions ?? []) as Array<{ function: string; params?: Array<{ name: string; operator: string; value?: string; values?: string[] }> }>;
+  const conditions = (criterion.conditions ?? []) as Array<{
+    function: string;
+    params?: Array<{ name: string; operator: string; value?: string; values?: string[] }>;
+  }>;
   return conditions.some((c) => {
     if (c.function !== decoded.functionName) return false;
     return (c.params ?? []).every((p) => {
@@ -110,7 +221,8 @@ function usdCentsOf(call: EvmCallFacts): bigint {
   if (stable && call.data) {
     try {
       const { functionName, args } = decodeFunctionData({ abi: erc20Abi, data: call.data });
-      const amount = functionName === "transfer" || functionName === "approve" ? (args[1] as bigint) : functionName === "transferFrom" ? (args[2] as bigint) : 0n;
+      const amount =
+        functionName === "transfer" || functionName === "approve" ? (args[1] as bigint) : functionName === "transferFrom" ? (args[2] as bigint) : 0n;
       cents += (amount * 100n) / 10n ** BigInt(stable.decimals);
     } catch {
       // not an ERC-20 call: no token value
@@ -136,9 +248,18 @@ export function criterionHolds(criterion: Criterion, facts: PolicyFacts): boolea
       const calls = facts.calls;
       switch (c.type) {
         case "ethValue":
-          return compare(calls.reduce((sum, call) => sum + call.value, 0n), c.operator!, BigInt(String(c.ethValue)));
+          return compare(
+            calls.reduce((sum, call) => sum + call.value, 0n),
+            c.operator!,
+            BigInt(String(c.ethValue)),
+          );
         case "evmAddress":
-          return membership(calls.map((call) => call.to ?? ""), c.operator!, c.addresses ?? [], true);
+          return membership(
+            calls.map((call) => call.to ?? ""),
+            c.operator!,
+            c.addresses ?? [],
+            true,
+          );
         case "evmNetwork":
           return facts.network !== undefined && membership([facts.network], c.operator!, c.networks ?? [], false);
         case "evmData":
@@ -146,7 +267,11 @@ export function criterionHolds(criterion: Criterion, facts: PolicyFacts): boolea
         case "netUSDChange": {
           const net = facts.network ? (EVM_NETWORKS as Record<string, { testnet: boolean }>)[facts.network] : undefined;
           if (net?.testnet) return false;
-          return compare(calls.reduce((sum, call) => sum + usdCentsOf(call), 0n), c.operator!, BigInt(Number(c.changeCents)));
+          return compare(
+            calls.reduce((sum, call) => sum + usdCentsOf(call), 0n),
+            c.operator!,
+            BigInt(Number(c.changeCents)),
+          );
         }
       }
       return false;
@@ -155,7 +280,7 @@ export function criterionHolds(criterion: Criterion, facts: PolicyFacts): boolea
       return (c.type === "evmMessage" || c.type === "solMessage") && re2(c.match!).matcher(facts.message).find();
     case "typedData": {
       if (c.type === "evmTypedDataVerifyingContract") {
-        const contract = facts.domain["verifyingContract"];
+        const contract = facts.domain.verifyingContract;
         return typeof contract === "string" && membership([contract], c.operator!, c.addresses ?? [], true);
       }
       if (c.type === "evmTypedDataField") {
@@ -179,25 +304,54 @@ export function criterionHolds(criterion: Criterion, facts: PolicyFacts): boolea
       const spl = transfers.filter((t) => t.kind === "spl");
       switch (c.type) {
         case "solAddress":
-          return membership(sol.map((t) => t.to), c.operator!, c.addresses ?? [], false);
+          return membership(
+            sol.map((t) => t.to),
+            c.operator!,
+            c.addresses ?? [],
+            false,
+          );
         case "solValue":
-          return compare(sol.reduce((s, t) => s + t.amount, 0n), c.operator!, BigInt(String(c.solValue)));
+          return compare(
+            sol.reduce((s, t) => s + t.amount, 0n),
+            c.operator!,
+            BigInt(String(c.solValue)),
+          );
         case "splAddress":
-          return membership(spl.map((t) => t.toOwner ?? t.to), c.operator!, c.addresses ?? [], false);
+          return membership(
+            spl.map((t) => t.toOwner ?? t.to),
+            c.operator!,
+            c.addresses ?? [],
+            false,
+          );
         case "splValue":
-          return compare(spl.reduce((s, t) => s + t.amount, 0n), c.operator!, BigInt(String(c.splValue)));
+          return compare(
+            spl.reduce((s, t) => s + t.amount, 0n),
+            c.operator!,
+            BigInt(String(c.splValue)),
+          );
         case "mintAddress":
-          return membership(spl.map((t) => t.mint ?? ""), c.operator!, c.addresses ?? [], false);
+          return membership(
+            spl.map((t) => t.mint ?? ""),
+            c.operator!,
+            c.addresses ?? [],
+            false,
+          );
         case "programId":
           return membership([...new Set(instructions.map((i) => i.programId))], c.operator!, c.programIds ?? [], false);
         case "solNetwork":
           return facts.network !== undefined && membership([facts.network], c.operator!, c.networks ?? [], false);
         case "solData": {
           const idls = (c.idls ?? []) as Array<string | Idl>;
-          const conditions = (c.conditions ?? []) as Array<{ instruction: string; params?: Array<{ name: string; operator: string; value?: string; values?: string[] }> }>;
+          const conditions = (c.conditions ?? []) as Array<{
+            instruction: string;
+            params?: Array<{ name: string; operator: string; value?: string; values?: string[] }>;
+          }>;
           return instructions.some((ix) => {
             const decoded = decodeSolanaInstruction(ix, idls);
-            return decoded !== undefined && conditions.some((cond) => cond.instruction === decoded.name && (cond.params ?? []).every((p) => paramHolds(decoded.args[p.name], p)));
+            return (
+              decoded !== undefined &&
+              conditions.some((cond) => cond.instruction === decoded.name && (cond.params ?? []).every((p) => paramHolds(decoded.args[p.name], p)))
+            );
           });
         }
       }

@@ -13,7 +13,14 @@ const createPolicy: Handler = (req, ctx) => {
     if (existing) throw apiError("already_exists", `This project already has a project-scope policy (${existing.id}); update it instead.`);
   }
   const now = ctx.clock.iso();
-  const policy: PolicyRecord = { id: ctx.random.uuid(), scope: body.scope, ...(body.description !== undefined ? { description: body.description } : {}), rules: body.rules, createdAt: now, updatedAt: now };
+  const policy: PolicyRecord = {
+    id: ctx.random.uuid(),
+    scope: body.scope,
+    ...(body.description !== undefined ? { description: body.description } : {}),
+    rules: body.rules,
+    createdAt: now,
+    updatedAt: now,
+  };
   policies(ctx.store).put(policy.id, policy);
   return { status: 201, body: policyView(policy) };
 };
@@ -46,7 +53,10 @@ const deletePolicy: Handler = (req, ctx) => {
     ctx.store.collection<{ address: string; policies?: string[] }>(kind).filter((a) => (a.policies ?? []).includes(policy.id)),
   );
   if (attached.length > 0) {
-    throw apiError("policy_in_use", `Policy ${policy.id} is attached to ${attached.length} account(s), e.g. ${attached[0]!.address}; detach it (accountPolicy "") first.`);
+    throw apiError(
+      "policy_in_use",
+      `Policy ${policy.id} is attached to ${attached.length} account(s), e.g. ${attached[0]!.address}; detach it (accountPolicy "") first.`,
+    );
   }
   policies(ctx.store).delete(policy.id);
   return { status: 204 };

@@ -34,7 +34,14 @@ export const policies = (store: ProjectTx): Collection<PolicyRecord> => store.co
 type PolicyView = ResponseBody<"getPolicyById", 200>;
 
 export function policyView(p: PolicyRecord): PolicyView {
-  return { id: p.id, scope: p.scope, ...(p.description !== undefined ? { description: p.description } : {}), rules: p.rules as PolicyView["rules"] /* stored as validated against the contract */, createdAt: p.createdAt, updatedAt: p.updatedAt };
+  return {
+    id: p.id,
+    scope: p.scope,
+    ...(p.description !== undefined ? { description: p.description } : {}),
+    rules: p.rules as PolicyView["rules"] /* stored as validated against the contract */,
+    createdAt: p.createdAt,
+    updatedAt: p.updatedAt,
+  };
 }
 
 export function findPolicy(store: ProjectTx, id: string): PolicyRecord {

@@ -76,15 +76,26 @@ describe("policy CRUD", () => {
 
   it("rejects invalid policies with a message naming the rule, and keeps nothing", async () => {
     const before = (await call(sandbox, "GET", POLICIES)).body.policies.length;
-    const badRegex = await call(sandbox, "POST", POLICIES, { body: { scope: "account", rules: [{ action: "reject", operation: "signEvmMessage", criteria: [{ type: "evmMessage", match: "(unclosed" }] }] } });
+    const badRegex = await call(sandbox, "POST", POLICIES, {
+      body: { scope: "account", rules: [{ action: "reject", operation: "signEvmMessage", criteria: [{ type: "evmMessage", match: "(unclosed" }] }] },
+    });
     expect(badRegex.status).toBe(400);
     expect(badRegex.body.errorMessage).toMatch(/rules\[0\].*RE2/);
-    const backreference = await call(sandbox, "POST", POLICIES, { body: { scope: "account", rules: [{ action: "reject", operation: "signEvmMessage", criteria: [{ type: "evmMessage", match: "(a)\\1" }] }] } });
+    const backreference = await call(sandbox, "POST", POLICIES, {
+      body: { scope: "account", rules: [{ action: "reject", operation: "signEvmMessage", criteria: [{ type: "evmMessage", match: "(a)\\1" }] }] },
+    });
     expect(backreference.status).toBe(400);
-    const wrongCriterion = await call(sandbox, "POST", POLICIES, { body: { scope: "account", rules: [{ action: "reject", operation: "signEvmMessage", criteria: [{ type: "ethValue", ethValue: "1", operator: ">" }] }] } });
+    const wrongCriterion = await call(sandbox, "POST", POLICIES, {
+      body: { scope: "account", rules: [{ action: "reject", operation: "signEvmMessage", criteria: [{ type: "ethValue", ethValue: "1", operator: ">" }] }] },
+    });
     expect(wrongCriterion.status).toBe(400);
     expect(wrongCriterion.body.errorMessage).toMatch(/rules/);
-    const badOperator = await call(sandbox, "POST", POLICIES, { body: { scope: "account", rules: [{ action: "reject", operation: "signEvmTransaction", criteria: [{ type: "ethValue", ethValue: "1", operator: "~" }] }] } });
+    const badOperator = await call(sandbox, "POST", POLICIES, {
+      body: {
+        scope: "account",
+        rules: [{ action: "reject", operation: "signEvmTransaction", criteria: [{ type: "ethValue", ethValue: "1", operator: "~" }] }],
+      },
+    });
     expect(badOperator.status).toBe(400);
     expect((await call(sandbox, "GET", POLICIES)).body.policies.length).toBe(before);
   });
@@ -96,7 +107,8 @@ interface Ctx {
   sol: string;
 }
 
-const evmTx = (to: string, value: bigint, data?: `0x${string}`, chainId = 8453) => serializeTransaction({ type: "eip1559", chainId, to: to as `0x${string}`, value, data });
+const evmTx = (to: string, value: bigint, data?: `0x${string}`, chainId = 8453) =>
+  serializeTransaction({ type: "eip1559", chainId, to: to as `0x${string}`, value, data });
 const signEvmTx = (to: string, value: bigint, data?: `0x${string}`): Request => ({
   path: (c) => `/platform/v2/evm/accounts/${c.evm}/sign/transaction`,
   body: () => ({ transaction: evmTx(to, value, data) }),
@@ -113,7 +125,8 @@ function solTx(payer: string, ixs: Array<{ program: string; accounts: string[]; 
   let message: any = pipe(
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayer(toAddress(payer), m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: "4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi" as Blockhash, lastValidBlockHeight: 100n }, m),
+    (m) =>
+      setTransactionMessageLifetimeUsingBlockhash({ blockhash: "4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi" as Blockhash, lastValidBlockHeight: 100n }, m),
   );
   for (const ix of ixs) {
     message = appendTransactionMessageInstruction(
@@ -136,11 +149,22 @@ const splChecked = (n: bigint) => {
   d[9] = 6;
   return new Uint8Array(d);
 };
-const solTransfer = (to: string, amount: bigint): ((c: Ctx) => string) => (c) => solTx(c.sol, [{ program: "11111111111111111111111111111111", accounts: [c.sol, to], data: lamports(amount) }]);
-const splTransfer = (to: string, mint: string, amount: bigint): ((c: Ctx) => string) => (c) =>
-  solTx(c.sol, [{ program: TOKEN_PROGRAM, accounts: [c.sol, mint, to, c.sol], data: splChecked(amount) }]);
-const signSol = (tx: (c: Ctx) => string): Request => ({ path: (c) => `/platform/v2/solana/accounts/${c.sol}/sign/transaction`, body: (c) => ({ transaction: tx(c) }) });
-const sendSol = (network: string, tx: (c: Ctx) => string): Request => ({ path: () => "/platform/v2/solana/accounts/send/transaction", body: (c) => ({ network, transaction: tx(c) }) });
+const solTransfer =
+  (to: string, amount: bigint): ((c: Ctx) => string) =>
+  (c) =>
+    solTx(c.sol, [{ program: "11111111111111111111111111111111", accounts: [c.sol, to], data: lamports(amount) }]);
+const splTransfer =
+  (to: string, mint: string, amount: bigint): ((c: Ctx) => string) =>
+  (c) =>
+    solTx(c.sol, [{ program: TOKEN_PROGRAM, accounts: [c.sol, mint, to, c.sol], data: splChecked(amount) }]);
+const signSol = (tx: (c: Ctx) => string): Request => ({
+  path: (c) => `/platform/v2/solana/accounts/${c.sol}/sign/transaction`,
+  body: (c) => ({ transaction: tx(c) }),
+});
+const sendSol = (network: string, tx: (c: Ctx) => string): Request => ({
+  path: () => "/platform/v2/solana/accounts/send/transaction",
+  body: (c) => ({ network, transaction: tx(c) }),
+});
 const signSolMessage = (message: string): Request => ({ path: (c) => `/platform/v2/solana/accounts/${c.sol}/sign/message`, body: () => ({ message }) });
 
 interface Case {
@@ -159,10 +183,34 @@ const cases: Case[] = [
     holds: signEvmTx(B, { ">": 2000n, ">=": 1000n, "<": 10n, "<=": 1000n, "==": 1000n }[operator]),
     fails: signEvmTx(B, { ">": 1000n, ">=": 999n, "<": 1000n, "<=": 1001n, "==": 1001n }[operator]),
   })),
-  { name: "evmAddress in", operation: "signEvmTransaction", criterion: { type: "evmAddress", addresses: [A], operator: "in" }, holds: signEvmTx(A.toUpperCase().replace("0X", "0x"), 1n), fails: signEvmTx(B, 1n) },
-  { name: "evmAddress not in", operation: "sendEvmTransaction", criterion: { type: "evmAddress", addresses: [A], operator: "not in" }, holds: sendEvmTx("base", B, 1n), fails: sendEvmTx("base", A, 1n) },
-  { name: "evmNetwork in", operation: "sendEvmTransaction", criterion: { type: "evmNetwork", networks: ["base"], operator: "in" }, holds: sendEvmTx("base", B, 1n), fails: sendEvmTx("base-sepolia", B, 1n) },
-  { name: "evmNetwork not in", operation: "sendEvmTransaction", criterion: { type: "evmNetwork", networks: ["base"], operator: "not in" }, holds: sendEvmTx("polygon", B, 1n), fails: sendEvmTx("base", B, 1n) },
+  {
+    name: "evmAddress in",
+    operation: "signEvmTransaction",
+    criterion: { type: "evmAddress", addresses: [A], operator: "in" },
+    holds: signEvmTx(A.toUpperCase().replace("0X", "0x"), 1n),
+    fails: signEvmTx(B, 1n),
+  },
+  {
+    name: "evmAddress not in",
+    operation: "sendEvmTransaction",
+    criterion: { type: "evmAddress", addresses: [A], operator: "not in" },
+    holds: sendEvmTx("base", B, 1n),
+    fails: sendEvmTx("base", A, 1n),
+  },
+  {
+    name: "evmNetwork in",
+    operation: "sendEvmTransaction",
+    criterion: { type: "evmNetwork", networks: ["base"], operator: "in" },
+    holds: sendEvmTx("base", B, 1n),
+    fails: sendEvmTx("base-sepolia", B, 1n),
+  },
+  {
+    name: "evmNetwork not in",
+    operation: "sendEvmTransaction",
+    criterion: { type: "evmNetwork", networks: ["base"], operator: "not in" },
+    holds: sendEvmTx("polygon", B, 1n),
+    fails: sendEvmTx("base", B, 1n),
+  },
   {
     name: "evmData erc20 value >",
     operation: "signEvmTransaction",
@@ -175,7 +223,18 @@ const cases: Case[] = [
     operation: "signEvmTransaction",
     criterion: {
       type: "evmData",
-      abi: [{ type: "function", name: "transfer", stateMutability: "nonpayable", inputs: [{ name: "to", type: "address" }, { name: "amount", type: "uint256" }], outputs: [{ name: "", type: "bool" }] }],
+      abi: [
+        {
+          type: "function",
+          name: "transfer",
+          stateMutability: "nonpayable",
+          inputs: [
+            { name: "to", type: "address" },
+            { name: "amount", type: "uint256" },
+          ],
+          outputs: [{ name: "", type: "bool" }],
+        },
+      ],
       conditions: [{ function: "transfer", params: [{ name: "0", operator: "in", values: [B] }] }],
     },
     holds: signEvmTx(USDC_BASE, 0n, transfer(5n)),
@@ -185,14 +244,42 @@ const cases: Case[] = [
     name: `netUSDChange ${operator} (1 ETH = $3,000 on base; ignored on base-sepolia)`,
     operation: "sendEvmTransaction",
     criterion: { type: "netUSDChange", changeCents: 300000, operator },
-    holds: sendEvmTx("base", B, { ">": parseEther("2"), ">=": parseEther("1"), "<": parseEther("0.5"), "<=": parseEther("1"), "==": parseEther("1") }[operator]),
+    holds: sendEvmTx(
+      "base",
+      B,
+      { ">": parseEther("2"), ">=": parseEther("1"), "<": parseEther("0.5"), "<=": parseEther("1"), "==": parseEther("1") }[operator],
+    ),
     fails: sendEvmTx("base-sepolia", B, parseEther("1")),
   })),
-  { name: "netUSDChange counts USDC transfers", operation: "sendEvmTransaction", criterion: { type: "netUSDChange", changeCents: 5000, operator: ">" }, holds: sendEvmTx("base", USDC_BASE, 0n, transfer(100_000_000n)), fails: sendEvmTx("base", USDC_BASE, 0n, transfer(1_000_000n)) },
-  { name: "evmMessage", operation: "signEvmMessage", criterion: { type: "evmMessage", match: "^transfer [0-9]+ USDC$" }, holds: signEvmMessage("transfer 500 USDC"), fails: signEvmMessage("hello") },
+  {
+    name: "netUSDChange counts USDC transfers",
+    operation: "sendEvmTransaction",
+    criterion: { type: "netUSDChange", changeCents: 5000, operator: ">" },
+    holds: sendEvmTx("base", USDC_BASE, 0n, transfer(100_000_000n)),
+    fails: sendEvmTx("base", USDC_BASE, 0n, transfer(1_000_000n)),
+  },
+  {
+    name: "evmMessage",
+    operation: "signEvmMessage",
+    criterion: { type: "evmMessage", match: "^transfer [0-9]+ USDC$" },
+    holds: signEvmMessage("transfer 500 USDC"),
+    fails: signEvmMessage("hello"),
+  },
   { name: "signEvmHash can be blocked", operation: "signEvmHash", holds: signHash, fails: signEvmMessage("not a hash") },
-  { name: "solAddress in", operation: "signSolTransaction", criterion: { type: "solAddress", addresses: [SOL_B], operator: "in" }, holds: signSol(solTransfer(SOL_B, 5n)), fails: signSol(solTransfer(newSolAddress(), 5n)) },
-  { name: "solAddress not in", operation: "signSolTransaction", criterion: { type: "solAddress", addresses: [SOL_B], operator: "not in" }, holds: signSol(solTransfer(newSolAddress(), 5n)), fails: signSol(solTransfer(SOL_B, 5n)) },
+  {
+    name: "solAddress in",
+    operation: "signSolTransaction",
+    criterion: { type: "solAddress", addresses: [SOL_B], operator: "in" },
+    holds: signSol(solTransfer(SOL_B, 5n)),
+    fails: signSol(solTransfer(newSolAddress(), 5n)),
+  },
+  {
+    name: "solAddress not in",
+    operation: "signSolTransaction",
+    criterion: { type: "solAddress", addresses: [SOL_B], operator: "not in" },
+    holds: signSol(solTransfer(newSolAddress(), 5n)),
+    fails: signSol(solTransfer(SOL_B, 5n)),
+  },
   ...([">", ">=", "<", "<=", "=="] as const).map((operator) => ({
     name: `solValue ${operator}`,
     operation: "signSolTransaction",
@@ -200,42 +287,118 @@ const cases: Case[] = [
     holds: signSol(solTransfer(SOL_B, { ">": 2000n, ">=": 1000n, "<": 10n, "<=": 1000n, "==": 1000n }[operator])),
     fails: signSol(solTransfer(SOL_B, { ">": 1000n, ">=": 999n, "<": 1000n, "<=": 1001n, "==": 1001n }[operator])),
   })),
-  { name: "splAddress in", operation: "signSolTransaction", criterion: { type: "splAddress", addresses: [SOL_B], operator: "in" }, holds: signSol(splTransfer(SOL_B, MINT, 5n)), fails: signSol(splTransfer(newSolAddress(), MINT, 5n)) },
-  { name: "splAddress not in", operation: "signSolTransaction", criterion: { type: "splAddress", addresses: [SOL_B], operator: "not in" }, holds: signSol(splTransfer(newSolAddress(), MINT, 5n)), fails: signSol(splTransfer(SOL_B, MINT, 5n)) },
-  { name: "splValue >", operation: "signSolTransaction", criterion: { type: "splValue", splValue: "100", operator: ">" }, holds: signSol(splTransfer(SOL_B, MINT, 500n)), fails: signSol(splTransfer(SOL_B, MINT, 50n)) },
-  { name: "splValue <=", operation: "signSolTransaction", criterion: { type: "splValue", splValue: "100", operator: "<=" }, holds: signSol(splTransfer(SOL_B, MINT, 100n)), fails: signSol(splTransfer(SOL_B, MINT, 101n)) },
-  { name: "mintAddress in", operation: "signSolTransaction", criterion: { type: "mintAddress", addresses: [MINT], operator: "in" }, holds: signSol(splTransfer(SOL_B, MINT, 5n)), fails: signSol(splTransfer(SOL_B, newSolAddress(), 5n)) },
-  { name: "mintAddress not in", operation: "signSolTransaction", criterion: { type: "mintAddress", addresses: [MINT], operator: "not in" }, holds: signSol(splTransfer(SOL_B, newSolAddress(), 5n)), fails: signSol(splTransfer(SOL_B, MINT, 5n)) },
-  { name: "programId in", operation: "signSolTransaction", criterion: { type: "programId", programIds: [TOKEN_PROGRAM], operator: "in" }, holds: signSol(splTransfer(SOL_B, MINT, 5n)), fails: signSol(solTransfer(SOL_B, 5n)) },
-  { name: "programId not in", operation: "signSolTransaction", criterion: { type: "programId", programIds: [TOKEN_PROGRAM], operator: "not in" }, holds: signSol(solTransfer(SOL_B, 5n)), fails: signSol(splTransfer(SOL_B, MINT, 5n)) },
-  { name: "solNetwork in", operation: "sendSolTransaction", criterion: { type: "solNetwork", networks: ["solana"], operator: "in" }, holds: sendSol("solana", solTransfer(SOL_B, 5n)), fails: sendSol("solana-devnet", solTransfer(SOL_B, 5n)) },
-  { name: "solNetwork not in", operation: "sendSolTransaction", criterion: { type: "solNetwork", networks: ["solana"], operator: "not in" }, holds: sendSol("solana-devnet", solTransfer(SOL_B, 5n)), fails: sendSol("solana", solTransfer(SOL_B, 5n)) },
+  {
+    name: "splAddress in",
+    operation: "signSolTransaction",
+    criterion: { type: "splAddress", addresses: [SOL_B], operator: "in" },
+    holds: signSol(splTransfer(SOL_B, MINT, 5n)),
+    fails: signSol(splTransfer(newSolAddress(), MINT, 5n)),
+  },
+  {
+    name: "splAddress not in",
+    operation: "signSolTransaction",
+    criterion: { type: "splAddress", addresses: [SOL_B], operator: "not in" },
+    holds: signSol(splTransfer(newSolAddress(), MINT, 5n)),
+    fails: signSol(splTransfer(SOL_B, MINT, 5n)),
+  },
+  {
+    name: "splValue >",
+    operation: "signSolTransaction",
+    criterion: { type: "splValue", splValue: "100", operator: ">" },
+    holds: signSol(splTransfer(SOL_B, MINT, 500n)),
+    fails: signSol(splTransfer(SOL_B, MINT, 50n)),
+  },
+  {
+    name: "splValue <=",
+    operation: "signSolTransaction",
+    criterion: { type: "splValue", splValue: "100", operator: "<=" },
+    holds: signSol(splTransfer(SOL_B, MINT, 100n)),
+    fails: signSol(splTransfer(SOL_B, MINT, 101n)),
+  },
+  {
+    name: "mintAddress in",
+    operation: "signSolTransaction",
+    criterion: { type: "mintAddress", addresses: [MINT], operator: "in" },
+    holds: signSol(splTransfer(SOL_B, MINT, 5n)),
+    fails: signSol(splTransfer(SOL_B, newSolAddress(), 5n)),
+  },
+  {
+    name: "mintAddress not in",
+    operation: "signSolTransaction",
+    criterion: { type: "mintAddress", addresses: [MINT], operator: "not in" },
+    holds: signSol(splTransfer(SOL_B, newSolAddress(), 5n)),
+    fails: signSol(splTransfer(SOL_B, MINT, 5n)),
+  },
+  {
+    name: "programId in",
+    operation: "signSolTransaction",
+    criterion: { type: "programId", programIds: [TOKEN_PROGRAM], operator: "in" },
+    holds: signSol(splTransfer(SOL_B, MINT, 5n)),
+    fails: signSol(solTransfer(SOL_B, 5n)),
+  },
+  {
+    name: "programId not in",
+    operation: "signSolTransaction",
+    criterion: { type: "programId", programIds: [TOKEN_PROGRAM], operator: "not in" },
+    holds: signSol(solTransfer(SOL_B, 5n)),
+    fails: signSol(splTransfer(SOL_B, MINT, 5n)),
+  },
+  {
+    name: "solNetwork in",
+    operation: "sendSolTransaction",
+    criterion: { type: "solNetwork", networks: ["solana"], operator: "in" },
+    holds: sendSol("solana", solTransfer(SOL_B, 5n)),
+    fails: sendSol("solana-devnet", solTransfer(SOL_B, 5n)),
+  },
+  {
+    name: "solNetwork not in",
+    operation: "sendSolTransaction",
+    criterion: { type: "solNetwork", networks: ["solana"], operator: "not in" },
+    holds: sendSol("solana-devnet", solTransfer(SOL_B, 5n)),
+    fails: sendSol("solana", solTransfer(SOL_B, 5n)),
+  },
   {
     name: "solData SystemProgram transfer lamports >",
     operation: "signSolTransaction",
-    criterion: { type: "solData", idls: ["SystemProgram"], conditions: [{ instruction: "transfer", params: [{ name: "lamports", operator: ">", value: "1000" }] }] },
+    criterion: {
+      type: "solData",
+      idls: ["SystemProgram"],
+      conditions: [{ instruction: "transfer", params: [{ name: "lamports", operator: ">", value: "1000" }] }],
+    },
     holds: signSol(solTransfer(SOL_B, 5000n)),
     fails: signSol(solTransfer(SOL_B, 10n)),
   },
   {
     name: "solData TokenProgram transferChecked amount in",
     operation: "signSolTransaction",
-    criterion: { type: "solData", idls: ["TokenProgram"], conditions: [{ instruction: "transferChecked", params: [{ name: "amount", operator: "in", values: ["7", "8"] }] }] },
+    criterion: {
+      type: "solData",
+      idls: ["TokenProgram"],
+      conditions: [{ instruction: "transferChecked", params: [{ name: "amount", operator: "in", values: ["7", "8"] }] }],
+    },
     holds: signSol(splTransfer(SOL_B, MINT, 7n)),
     fails: signSol(splTransfer(SOL_B, MINT, 9n)),
   },
-  { name: "solMessage", operation: "signSolMessage", criterion: { type: "solMessage", match: "^login:" }, holds: signSolMessage("login:alice"), fails: signSolMessage("other") },
+  {
+    name: "solMessage",
+    operation: "signSolMessage",
+    criterion: { type: "solMessage", match: "^login:" },
+    holds: signSolMessage("login:alice"),
+    fails: signSolMessage("other"),
+  },
 ];
 
 async function setUp(c: Case): Promise<{ credentials: Credentials; ctx: Ctx }> {
   const credentials = await sandbox.createProject(`policy-${c.name}`);
   const rules = [
     { action: "reject", operation: c.operation, ...(c.criterion ? { criteria: [c.criterion] } : {}) },
-    ...["signEvmTransaction", "sendEvmTransaction", "signEvmMessage", "signEvmHash", "signSolTransaction", "sendSolTransaction", "signSolMessage"].map((operation) => ({
-      action: "accept",
-      operation,
-      ...(operation === "signEvmHash" ? {} : { criteria: [] }),
-    })),
+    ...["signEvmTransaction", "sendEvmTransaction", "signEvmMessage", "signEvmHash", "signSolTransaction", "sendSolTransaction", "signSolMessage"].map(
+      (operation) => ({
+        action: "accept",
+        operation,
+        ...(operation === "signEvmHash" ? {} : { criteria: [] }),
+      }),
+    ),
   ];
   const policy = await call(sandbox, "POST", POLICIES, { body: { scope: "project", rules }, credentials });
   expect(policy.status, JSON.stringify(policy.body)).toBe(201);
@@ -260,19 +423,38 @@ describe("policy evaluation, criterion by criterion", () => {
 
   it("rejects when the policy has no rule for the operation that matches", async () => {
     const credentials = await sandbox.createProject("policy-no-match");
-    await call(sandbox, "POST", POLICIES, { body: { scope: "project", rules: [{ action: "accept", operation: "signEvmTransaction", criteria: [{ type: "ethValue", ethValue: "10", operator: "<" }] }] }, credentials });
+    await call(sandbox, "POST", POLICIES, {
+      body: {
+        scope: "project",
+        rules: [{ action: "accept", operation: "signEvmTransaction", criteria: [{ type: "ethValue", ethValue: "10", operator: "<" }] }],
+      },
+      credentials,
+    });
     const evm = (await call(sandbox, "POST", "/platform/v2/evm/accounts", { body: {}, wallet: true, credentials })).body.address;
-    const res = await call(sandbox, "POST", `/platform/v2/evm/accounts/${evm}/sign/transaction`, { body: { transaction: evmTx(B, 100n) }, wallet: true, credentials });
+    const res = await call(sandbox, "POST", `/platform/v2/evm/accounts/${evm}/sign/transaction`, {
+      body: { transaction: evmTx(B, 100n) },
+      wallet: true,
+      credentials,
+    });
     expect(res.status).toBe(403);
     expect(res.body.errorMessage).toMatch(/no rule/);
   });
 
   it("applies an account policy to its account only", async () => {
     const credentials = await sandbox.createProject("policy-account");
-    const policy = (await call(sandbox, "POST", POLICIES, { body: { scope: "account", rules: [{ action: "reject", operation: "signEvmMessage", criteria: [{ type: "evmMessage", match: "." }] }] }, credentials })).body;
+    const policy = (
+      await call(sandbox, "POST", POLICIES, {
+        body: { scope: "account", rules: [{ action: "reject", operation: "signEvmMessage", criteria: [{ type: "evmMessage", match: "." }] }] },
+        credentials,
+      })
+    ).body;
     const guarded = (await call(sandbox, "POST", "/platform/v2/evm/accounts", { body: { accountPolicy: policy.id }, wallet: true, credentials })).body.address;
     const free = (await call(sandbox, "POST", "/platform/v2/evm/accounts", { body: {}, wallet: true, credentials })).body.address;
-    expect((await call(sandbox, "POST", `/platform/v2/evm/accounts/${guarded}/sign/message`, { body: { message: "hi" }, wallet: true, credentials })).status).toBe(403);
-    expect((await call(sandbox, "POST", `/platform/v2/evm/accounts/${free}/sign/message`, { body: { message: "hi" }, wallet: true, credentials })).status).toBe(200);
+    expect(
+      (await call(sandbox, "POST", `/platform/v2/evm/accounts/${guarded}/sign/message`, { body: { message: "hi" }, wallet: true, credentials })).status,
+    ).toBe(403);
+    expect((await call(sandbox, "POST", `/platform/v2/evm/accounts/${free}/sign/message`, { body: { message: "hi" }, wallet: true, credentials })).status).toBe(
+      200,
+    );
   });
 });

@@ -41,7 +41,9 @@ function checkCriterion(ruleIndex: number, criterionIndex: number, c: Criterion)
       return;
     case "evmData": {
       if (Array.isArray(c.abi) && !c.abi.some((item: { type?: string }) => item.type === "function")) fail(ruleIndex, `${where}.abi has no functions`);
-      const names = Array.isArray(c.abi) ? new Set(c.abi.filter((i: { type?: string }) => i.type === "function").map((i: { name?: string }) => i.name)) : undefined;
+      const names = Array.isArray(c.abi)
+        ? new Set(c.abi.filter((i: { type?: string }) => i.type === "function").map((i: { name?: string }) => i.name))
+        : undefined;
       for (const [i, cond] of ((c.conditions ?? []) as Array<{ function: string }>).entries()) {
         if (names && !names.has(cond.function)) fail(ruleIndex, `${where}.conditions[${i}].function ${cond.function} is not in the ABI`);
       }
@@ -52,7 +54,8 @@ function checkCriterion(ruleIndex: number, criterionIndex: number, c: Criterion)
 
 export function checkRules(rules: Rule[]): void {
   rules.forEach((rule, ruleIndex) => {
-    if (rule.operation === "signEvmHash" && (rule.criteria ?? []).length > 0) fail(ruleIndex, "signEvmHash rules take no criteria; use action reject to block it");
-    (rule.criteria ?? []).forEach((c, i) => checkCriterion(ruleIndex, i, c));
+    if (rule.operation === "signEvmHash" && (rule.criteria ?? []).length > 0)
+      fail(ruleIndex, "signEvmHash rules take no criteria; use action reject to block it");
+    for (const [i, c] of (rule.criteria ?? []).entries()) checkCriterion(ruleIndex, i, c);
   });
 }

@@ -18,28 +18,40 @@ export interface DecodedInstruction {
 
 function known(ix: SolanaInstruction, idl: string): DecodedInstruction | undefined {
   const d = Buffer.from(ix.data);
-  if (idl === "SystemProgram" && ix.programId === SYSTEM_PROGRAM && d.length >= 12 && d.readUInt32LE(0) === 2) return { name: "transfer", args: { lamports: d.readBigUInt64LE(4) } };
+  if (idl === "SystemProgram" && ix.programId === SYSTEM_PROGRAM && d.length >= 12 && d.readUInt32LE(0) === 2)
+    return { name: "transfer", args: { lamports: d.readBigUInt64LE(4) } };
   if (idl === "TokenProgram" && (ix.programId === TOKEN_PROGRAM || ix.programId === TOKEN_2022_PROGRAM) && d.length >= 9) {
     if (d[0] === 3) return { name: "transfer", args: { amount: d.readBigUInt64LE(1) } };
     if (d[0] === 12 && d.length >= 10) return { name: "transferChecked", args: { amount: d.readBigUInt64LE(1), decimals: d[9] } };
   }
-  if (idl === "AssociatedTokenProgram" && ix.programId === ASSOCIATED_TOKEN_PROGRAM) return { name: d.length > 0 && d[0] === 1 ? "createIdempotent" : "create", args: {} };
+  if (idl === "AssociatedTokenProgram" && ix.programId === ASSOCIATED_TOKEN_PROGRAM)
+    return { name: d.length > 0 && d[0] === 1 ? "createIdempotent" : "create", args: {} };
   return undefined;
 }
 
 function borsh(d: Buffer, at: number, type: string): [unknown, number] | undefined {
   switch (type) {
-    case "u8": return [d.readUInt8(at), 1];
-    case "i8": return [d.readInt8(at), 1];
-    case "u16": return [d.readUInt16LE(at), 2];
-    case "i16": return [d.readInt16LE(at), 2];
-    case "u32": return [d.readUInt32LE(at), 4];
-    case "i32": return [d.readInt32LE(at), 4];
-    case "u64": return [d.readBigUInt64LE(at), 8];
-    case "i64": return [d.readBigInt64LE(at), 8];
-    case "bool": return [d.readUInt8(at) !== 0, 1];
+    case "u8":
+      return [d.readUInt8(at), 1];
+    case "i8":
+      return [d.readInt8(at), 1];
+    case "u16":
+      return [d.readUInt16LE(at), 2];
+    case "i16":
+      return [d.readInt16LE(at), 2];
+    case "u32":
+      return [d.readUInt32LE(at), 4];
+    case "i32":
+      return [d.readInt32LE(at), 4];
+    case "u64":
+      return [d.readBigUInt64LE(at), 8];
+    case "i64":
+      return [d.readBigInt64LE(at), 8];
+    case "bool":
+      return [d.readUInt8(at) !== 0, 1];
     case "pubkey":
-    case "publicKey": return [getAddressDecoder().decode(d.subarray(at, at + 32)), 32];
+    case "publicKey":
+      return [getAddressDecoder().decode(d.subarray(at, at + 32)), 32];
     case "string": {
       const len = d.readUInt32LE(at);
       return [d.subarray(at + 4, at + 4 + len).toString("utf8"), 4 + len];

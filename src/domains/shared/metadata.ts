@@ -17,10 +17,16 @@ export function checkMetadata(metadata: Record<string, string> | undefined): voi
   }
   for (const [key, value] of entries) {
     if (key.length > METADATA_LIMITS.keyLength) {
-      throw apiError("metadata_key_too_long", `metadata key '${key.slice(0, 50)}…' is ${key.length} characters long; keys may have at most ${METADATA_LIMITS.keyLength}.`);
+      throw apiError(
+        "metadata_key_too_long",
+        `metadata key '${key.slice(0, 50)}…' is ${key.length} characters long; keys may have at most ${METADATA_LIMITS.keyLength}.`,
+      );
     }
     if (value.length > METADATA_LIMITS.valueLength) {
-      throw apiError("metadata_value_too_long", `metadata value of '${key}' is ${value.length} characters long; values may have at most ${METADATA_LIMITS.valueLength}.`);
+      throw apiError(
+        "metadata_value_too_long",
+        `metadata value of '${key}' is ${value.length} characters long; values may have at most ${METADATA_LIMITS.valueLength}.`,
+      );
     }
   }
 }

@@ -28,11 +28,11 @@ function readToken(token: string, list: string): number {
  * @example paginate(accounts, req.query, "evm-accounts") // → { items, nextPageToken? }
  */
 export function paginate<T>(all: T[], query: Record<string, unknown>, list: string): Page<T> {
-  const rawSize = query["pageSize"];
+  const rawSize = query.pageSize;
   const size = rawSize === undefined ? DEFAULT_PAGE_SIZE : Number(rawSize);
   if (!Number.isInteger(size) || size < 1) throw apiError("invalid_request", "pageSize must be a positive integer.");
   const pageSize = Math.min(size, MAX_PAGE_SIZE);
-  const token = query["pageToken"];
+  const token = query.pageToken;
   const offset = typeof token === "string" && token !== "" ? readToken(token, list) : 0;
   const items = all.slice(offset, offset + pageSize);
   const next = offset + pageSize;

@@ -9,5 +9,6 @@ import { policies } from "../policies/model.js";
 export function assertAccountPolicy(store: ProjectTx, policyId: string): void {
   const policy = policies(store).get(policyId);
   if (!policy) throw apiError("not_found", `Policy ${policyId} was not found in this project.`);
-  if (policy.scope !== "account") throw apiError("invalid_request", `Policy ${policyId} has scope ${policy.scope}; only account-scope policies can be attached to an account.`);
+  if (policy.scope !== "account")
+    throw apiError("invalid_request", `Policy ${policyId} has scope ${policy.scope}; only account-scope policies can be attached to an account.`);
 }

@@ -24,11 +24,17 @@ function addAccount(ctx: HandlerContext, key: SolanaKey, body: { name?: string; 
   return record;
 }
 
-export const createSolanaAccount: Handler = (req, ctx) => ({ status: 201, body: solanaAccountView(addAccount(ctx, generateSolanaKey(ctx.random), req.body ?? {})) });
+export const createSolanaAccount: Handler = (req, ctx) => ({
+  status: 201,
+  body: solanaAccountView(addAccount(ctx, generateSolanaKey(ctx.random), req.body ?? {})),
+});
 
 export const getSolanaAccount: Handler = (req, ctx) => ({ status: 200, body: solanaAccountView(findSolanaAccount(ctx.store, req.pathParams.address!)) });
 
-export const getSolanaAccountByName: Handler = (req, ctx) => ({ status: 200, body: solanaAccountView(findSolanaAccountByName(ctx.store, req.pathParams.name!)) });
+export const getSolanaAccountByName: Handler = (req, ctx) => ({
+  status: 200,
+  body: solanaAccountView(findSolanaAccountByName(ctx.store, req.pathParams.name!)),
+});
 
 export const listSolanaAccounts: Handler = (req, ctx) => {
   const all = solanaAccounts(ctx.store)
@@ -61,7 +67,8 @@ export const importSolanaAccount: Handler = (req, ctx) => {
   const body = req.body as { encryptedPrivateKey: string; name?: string };
   const raw = openImportEnvelope(ctx.keys.importKey, body.encryptedPrivateKey);
   // The client sends the 32-byte seed (it truncates 64-byte secret keys); accept the 64-byte form too.
-  if (raw.length !== 32 && raw.length !== 64) throw apiError("invalid_request", `The decrypted key is ${raw.length} bytes; a Solana private key is a 32-byte seed.`);
+  if (raw.length !== 32 && raw.length !== 64)
+    throw apiError("invalid_request", `The decrypted key is ${raw.length} bytes; a Solana private key is a 32-byte seed.`);
   return { status: 201, body: solanaAccountView(addAccount(ctx, solanaKeyFromSeed(raw.subarray(0, 32)), body)) };
 };
 
@@ -72,4 +79,5 @@ const exportKey = (record: SolanaAccountRecord, exportEncryptionKey: string) => 
 
 export const exportSolanaAccount: Handler = (req, ctx) => exportKey(findSolanaAccount(ctx.store, req.pathParams.address!), req.body.exportEncryptionKey);
 
-export const exportSolanaAccountByName: Handler = (req, ctx) => exportKey(findSolanaAccountByName(ctx.store, req.pathParams.name!), req.body.exportEncryptionKey);
+export const exportSolanaAccountByName: Handler = (req, ctx) =>
+  exportKey(findSolanaAccountByName(ctx.store, req.pathParams.name!), req.body.exportEncryptionKey);

@@ -43,5 +43,6 @@ export function findSolanaAccountByName(store: ProjectTx, name: string): SolanaA
 export function assertSolanaNameFree(store: ProjectTx, name: string | undefined, except?: string): void {
   if (name === undefined) return;
   const holder = solanaAccounts(store).find((a) => a.name === name);
-  if (holder && holder.address !== except) throw apiError("already_exists", `A Solana account named ${name} already exists in this project (${holder.address}).`);
+  if (holder && holder.address !== except)
+    throw apiError("already_exists", `A Solana account named ${name} already exists in this project (${holder.address}).`);
 }

@@ -24,7 +24,11 @@ export const signSolanaMessage: Handler = (req, ctx) => {
 export const signSolanaTransactionHandler: Handler = (req, ctx) => {
   const record = findSolanaAccount(ctx.store, req.pathParams.address!);
   const tx = decodeSolanaTransaction(String(req.body.transaction));
-  enforcePolicies(ctx.store, { operation: "signSolTransaction", accountPolicies: record.policies, facts: { kind: "solanaTransaction", tx: readSolanaTransaction(tx) } });
+  enforcePolicies(ctx.store, {
+    operation: "signSolTransaction",
+    accountPolicies: record.policies,
+    facts: { kind: "solanaTransaction", tx: readSolanaTransaction(tx) },
+  });
   const signed = signSolanaTransaction(tx, record);
   emitWalletSigned(ctx, "wallet.transaction.signed", record.address, API_KEY_WALLET);
   return { status: 200, body: { signedTransaction: encodeSolanaTransaction(signed) } };

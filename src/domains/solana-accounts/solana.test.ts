@@ -35,8 +35,13 @@ function unsignedTransfer(feePayer: string, version: "legacy" | 0, extraSigner?:
   const message = pipe(
     createTransactionMessage({ version: version as 0 }), // kit's types do not narrow a union of versions
     (m) => setTransactionMessageFeePayer(toAddress(feePayer), m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: "4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi" as Blockhash, lastValidBlockHeight: 100n }, m),
-    (m) => appendTransactionMessageInstruction({ programAddress: toAddress("11111111111111111111111111111111"), accounts, data: new Uint8Array([2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]) }, m),
+    (m) =>
+      setTransactionMessageLifetimeUsingBlockhash({ blockhash: "4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi" as Blockhash, lastValidBlockHeight: 100n }, m),
+    (m) =>
+      appendTransactionMessageInstruction(
+        { programAddress: toAddress("11111111111111111111111111111111"), accounts, data: new Uint8Array([2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]) },
+        m,
+      ),
   );
   return Buffer.from(getTransactionEncoder().encode(compileTransaction(message))).toString("base64");
 }
@@ -71,7 +76,10 @@ describe("Solana accounts", () => {
 
   it.each([["legacy" as const], [0 as const]])("signs a %s transaction in its own signature slot", async (version) => {
     const { address } = (await create()).body;
-    const res = await call(sandbox, "POST", `${ACCOUNTS}/${address}/sign/transaction`, { body: { transaction: unsignedTransfer(address, version) }, wallet: true });
+    const res = await call(sandbox, "POST", `${ACCOUNTS}/${address}/sign/transaction`, {
+      body: { transaction: unsignedTransfer(address, version) },
+      wallet: true,
+    });
     expect(res.status).toBe(200);
     const tx = getTransactionDecoder().decode(Buffer.from(res.body.signedTransaction, "base64"));
     const signature = tx.signatures[toAddress(address)]!;
@@ -106,7 +114,10 @@ describe("Solana accounts", () => {
   it("sends a transaction signed by the fee payer and returns its signature", async () => {
     const { address } = (await create()).body;
     await fund(sandbox, { network: "solana-devnet", address, amount: "1000000" });
-    const res = await call(sandbox, "POST", `${ACCOUNTS}/send/transaction`, { body: { network: "solana-devnet", transaction: unsignedTransfer(address, 0) }, wallet: true });
+    const res = await call(sandbox, "POST", `${ACCOUNTS}/send/transaction`, {
+      body: { network: "solana-devnet", transaction: unsignedTransfer(address, 0) },
+      wallet: true,
+    });
     expect(res.status).toBe(200);
     const signature = new Uint8Array(getBase58Encoder().encode(res.body.transactionSignature));
     expect(signature).toHaveLength(64);
@@ -130,7 +141,10 @@ describe("Solana accounts", () => {
 
   it("refuses a send whose fee payer cannot pay, and keeps nothing", async () => {
     const { address } = (await create()).body;
-    const res = await call(sandbox, "POST", `${ACCOUNTS}/send/transaction`, { body: { network: "solana-devnet", transaction: unsignedTransfer(address, 0) }, wallet: true });
+    const res = await call(sandbox, "POST", `${ACCOUNTS}/send/transaction`, {
+      body: { network: "solana-devnet", transaction: unsignedTransfer(address, 0) },
+      wallet: true,
+    });
     expect(res.status).toBe(400);
     expect(res.body.errorType).toBe("insufficient_balance");
     expect((await call(sandbox, "GET", `/platform/v2/solana/token-balances/solana-devnet/${address}`)).body.balances).toEqual([]);
@@ -139,14 +153,19 @@ describe("Solana accounts", () => {
   it("refuses to send when a signer outside the project has not signed", async () => {
     const { address } = (await create()).body;
     const stranger = getAddressDecoder().decode(ed25519.getPublicKey(randomBytes(32)));
-    const res = await call(sandbox, "POST", `${ACCOUNTS}/send/transaction`, { body: { network: "solana-devnet", transaction: unsignedTransfer(stranger, 0, address) }, wallet: true });
+    const res = await call(sandbox, "POST", `${ACCOUNTS}/send/transaction`, {
+      body: { network: "solana-devnet", transaction: unsignedTransfer(stranger, 0, address) },
+      wallet: true,
+    });
     expect(res.status).toBe(400);
   });
 
   it("imports a 32-byte seed and exports it back", async () => {
     const seed = randomBytes(32);
     const expected = getAddressDecoder().decode(ed25519.getPublicKey(seed));
-    const encryptedPrivateKey = publicEncrypt({ key: sandbox.importKeyPem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" }, seed).toString("base64");
+    const encryptedPrivateKey = publicEncrypt({ key: sandbox.importKeyPem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" }, seed).toString(
+      "base64",
+    );
     const imported = await call(sandbox, "POST", `${ACCOUNTS}/import`, { body: { encryptedPrivateKey, name: "sol-imported" }, wallet: true });
     expect(imported.status).toBe(201);
     expect(imported.body.address).toBe(expected);
@@ -154,7 +173,10 @@ describe("Solana accounts", () => {
     const exportEncryptionKey = publicKey.export({ type: "spki", format: "der" }).toString("base64");
     for (const path of [`${ACCOUNTS}/${expected}/export`, `${ACCOUNTS}/export/by-name/sol-imported`]) {
       const res = await call(sandbox, "POST", path, { body: { exportEncryptionKey }, wallet: true });
-      const raw = privateDecrypt({ key: privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" }, Buffer.from(res.body.encryptedPrivateKey, "base64"));
+      const raw = privateDecrypt(
+        { key: privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" },
+        Buffer.from(res.body.encryptedPrivateKey, "base64"),
+      );
       expect(raw.equals(seed)).toBe(true);
     }
   });

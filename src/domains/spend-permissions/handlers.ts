@@ -22,7 +22,8 @@ const UINT160_MAX = 2n ** 160n - 1n;
 
 /** A decimal field of the request within [min, max], or 400 naming it. */
 function uint(value: unknown, field: string, min: bigint, max: bigint): string {
-  if (typeof value !== "string" || !/^[0-9]+$/.test(value)) throw apiError("invalid_request", `${field} must be a non-negative integer in decimal, as a string.`);
+  if (typeof value !== "string" || !/^[0-9]+$/.test(value))
+    throw apiError("invalid_request", `${field} must be a non-negative integer in decimal, as a string.`);
   const n = BigInt(value);
   if (n < min || n > max) throw apiError("invalid_request", `${field} must be between ${min} and ${max}; got ${value}.`);
   return n.toString();
@@ -40,9 +41,10 @@ function termsOf(account: `0x${string}`, b: RequestBody<"createSpendPermission">
     salt: b.salt === undefined ? "0" : uint(b.salt, "salt", 0n, 2n ** 256n - 1n),
     extraData: (b.extraData ?? "0x") as Hex,
   };
-  if (!/^0x([0-9a-fA-F]{2})*$/.test(terms.extraData)) throw apiError("invalid_request", "extraData must be 0x-prefixed hex bytes (\"0x\" for none).");
+  if (!/^0x([0-9a-fA-F]{2})*$/.test(terms.extraData)) throw apiError("invalid_request", 'extraData must be 0x-prefixed hex bytes ("0x" for none).');
   if (BigInt(terms.start) >= BigInt(terms.end)) throw apiError("invalid_request", `start (${terms.start}) must be before end (${terms.end}).`);
-  if (!isAddress(terms.spender, { strict: false }) || !isAddress(terms.token, { strict: false })) throw apiError("invalid_request", "spender and token must be EVM addresses.");
+  if (!isAddress(terms.spender, { strict: false }) || !isAddress(terms.token, { strict: false }))
+    throw apiError("invalid_request", "spender and token must be EVM addresses.");
   return terms;
 }
 
@@ -54,7 +56,9 @@ const createSpendPermission: Handler = async (req, ctx) => {
   if (spendPermissions(ctx.store).get(spendPermissionKey(body.network, hash))?.revokedAt) {
     throw apiError("invalid_request", `Spend permission ${hash} was revoked on ${body.network} and cannot be approved again; use another salt.`);
   }
-  const op = await prepareAndSendAsOwner(ctx, account, body.network, [{ to: SPEND_PERMISSION_MANAGER_ADDRESS, value: "0", data: managerCalldata("approve", terms) }]);
+  const op = await prepareAndSendAsOwner(ctx, account, body.network, [
+    { to: SPEND_PERMISSION_MANAGER_ADDRESS, value: "0", data: managerCalldata("approve", terms) },
+  ]);
   return { status: 200, body: view(ctx, op) };
 };
 
@@ -64,19 +68,28 @@ const listSpendPermissions: Handler = (req, ctx) => {
     .filter((r) => r.permission.account.toLowerCase() === account.address.toLowerCase() && r.approvedAt !== undefined)
     .sort((a, b) => a.approvedAt!.localeCompare(b.approvedAt!) || a.permissionHash.localeCompare(b.permissionHash));
   const page = paginate(all, req.query, `spend-permissions:${account.address.toLowerCase()}`);
-  return { status: 200, body: { spendPermissions: page.items.map((r) => spendPermissionView(r as typeof r & { approvedAt: string })), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
+  return {
+    status: 200,
+    body: {
+      spendPermissions: page.items.map((r) => spendPermissionView(r as typeof r & { approvedAt: string })),
+      ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
+    },
+  };
 };
 
 const revokeSpendPermission: Handler = async (req, ctx) => {
   const account = findSmartAccount(ctx.store, req.pathParams.address!);
   const { network, permissionHash } = req.body as RequestBody<"revokeSpendPermission">;
-  if (!/^0x[0-9a-fA-F]{64}$/.test(permissionHash)) throw apiError("invalid_request", "permissionHash must be a 32-byte 0x-prefixed hex hash, as listSpendPermissions returns it.");
+  if (!/^0x[0-9a-fA-F]{64}$/.test(permissionHash))
+    throw apiError("invalid_request", "permissionHash must be a 32-byte 0x-prefixed hex hash, as listSpendPermissions returns it.");
   const record = spendPermissions(ctx.store).get(spendPermissionKey(network, permissionHash));
   if (!record || record.approvedAt === undefined || record.permission.account.toLowerCase() !== account.address.toLowerCase()) {
     throw apiError("not_found", `Smart account ${account.address} has no spend permission ${permissionHash} on ${network}.`);
   }
   if (record.revokedAt) throw apiError("invalid_request", `Spend permission ${permissionHash} was already revoked at ${record.revokedAt}.`);
-  const op = await prepareAndSendAsOwner(ctx, account, network, [{ to: SPEND_PERMISSION_MANAGER_ADDRESS, value: "0", data: managerCalldata("revoke", record.permission) }]);
+  const op = await prepareAndSendAsOwner(ctx, account, network, [
+    { to: SPEND_PERMISSION_MANAGER_ADDRESS, value: "0", data: managerCalldata("revoke", record.permission) },
+  ]);
   return { status: 200, body: view(ctx, op) };
 };
 

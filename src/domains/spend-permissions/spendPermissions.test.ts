@@ -25,16 +25,48 @@ const MANAGER = "0xf85210B21cC50302F477BA56686d2019dC9b67Ad";
 const USDC = "0x036CbD53842c5426634e7929541eC2318f3dCF7e"; // Base Sepolia
 const ETH = "0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE";
 const DAY = 86_400;
-const PERMISSION = { type: "tuple", name: "spendPermission", components: [
-  { name: "account", type: "address" }, { name: "spender", type: "address" }, { name: "token", type: "address" }, { name: "allowance", type: "uint160" },
-  { name: "period", type: "uint48" }, { name: "start", type: "uint48" }, { name: "end", type: "uint48" }, { name: "salt", type: "uint256" }, { name: "extraData", type: "bytes" },
-] } as const;
+const PERMISSION = {
+  type: "tuple",
+  name: "spendPermission",
+  components: [
+    { name: "account", type: "address" },
+    { name: "spender", type: "address" },
+    { name: "token", type: "address" },
+    { name: "allowance", type: "uint160" },
+    { name: "period", type: "uint48" },
+    { name: "start", type: "uint48" },
+    { name: "end", type: "uint48" },
+    { name: "salt", type: "uint256" },
+    { name: "extraData", type: "bytes" },
+  ],
+} as const;
 const managerAbi = [
   { type: "function", name: "approve", stateMutability: "nonpayable", inputs: [PERMISSION], outputs: [{ type: "bool" }] },
   { type: "function", name: "spend", stateMutability: "nonpayable", inputs: [PERMISSION, { name: "value", type: "uint160" }], outputs: [] },
 ] as const;
-type Permission = { account: string; spender: string; token: string; allowance: string; period: string; start: string; end: string; salt: string; extraData: string };
-const struct = (p: Permission) => ({ ...p, account: p.account as Hex, spender: p.spender as Hex, token: p.token as Hex, extraData: p.extraData as Hex, allowance: BigInt(p.allowance), period: Number(p.period), start: Number(p.start), end: Number(p.end), salt: BigInt(p.salt) });
+type Permission = {
+  account: string;
+  spender: string;
+  token: string;
+  allowance: string;
+  period: string;
+  start: string;
+  end: string;
+  salt: string;
+  extraData: string;
+};
+const struct = (p: Permission) => ({
+  ...p,
+  account: p.account as Hex,
+  spender: p.spender as Hex,
+  token: p.token as Hex,
+  extraData: p.extraData as Hex,
+  allowance: BigInt(p.allowance),
+  period: Number(p.period),
+  start: Number(p.start),
+  end: Number(p.end),
+  salt: BigInt(p.salt),
+});
 
 const now = () => Math.floor(sandbox.clock.now() / 1000);
 const newAccount = async () => (await call(sandbox, "POST", "/platform/v2/evm/accounts", { body: {}, wallet: true })).body.address as `0x${string}`;
@@ -48,28 +80,50 @@ async function setup() {
   await fund(sandbox, { network: "base-sepolia", address: spender, amount: "1000000000000000000" });
   return { smart, spender };
 }
-const create = (smart: string, body: Record<string, string>) => call(sandbox, "POST", `/platform/v2/evm/smart-accounts/${smart}/spend-permissions`, { body: { network: "base-sepolia", ...body }, wallet: true });
-const list = async (smart: string) => (await call(sandbox, "GET", `/platform/v2/evm/smart-accounts/${smart}/spend-permissions/list`)).body.spendPermissions as Array<{ permission: Permission; permissionHash: Hex; revoked: boolean; revokedAt?: string; createdAt: string }>;
+const create = (smart: string, body: Record<string, string>) =>
+  call(sandbox, "POST", `/platform/v2/evm/smart-accounts/${smart}/spend-permissions`, { body: { network: "base-sepolia", ...body }, wallet: true });
+const list = async (smart: string) =>
+  (await call(sandbox, "GET", `/platform/v2/evm/smart-accounts/${smart}/spend-permissions/list`)).body.spendPermissions as Array<{
+    permission: Permission;
+    permissionHash: Hex;
+    revoked: boolean;
+    revokedAt?: string;
+    createdAt: string;
+  }>;
 async function firstListed(smart: string) {
   const [item] = await list(smart);
   if (!item) throw new Error(`no spend permission listed for ${smart}`);
   return item;
 }
-const revoke = (smart: string, permissionHash: string) => call(sandbox, "POST", `/platform/v2/evm/smart-accounts/${smart}/spend-permissions/revoke`, { body: { network: "base-sepolia", permissionHash }, wallet: true });
+const revoke = (smart: string, permissionHash: string) =>
+  call(sandbox, "POST", `/platform/v2/evm/smart-accounts/${smart}/spend-permissions/revoke`, {
+    body: { network: "base-sepolia", permissionHash },
+    wallet: true,
+  });
 
 /** The spender's own transaction to the manager, as the official client's account.useSpendPermission sends it. */
 async function spend(spender: string, permission: Permission, value: bigint) {
   const data = encodeFunctionData({ abi: managerAbi, functionName: "spend", args: [struct(permission), value] });
-  const res = await call(sandbox, "POST", `/platform/v2/evm/accounts/${spender}/send/transaction`, { body: { network: "base-sepolia", transaction: serializeTransaction({ to: MANAGER, data, chainId: 1, type: "eip1559" }) }, wallet: true });
+  const res = await call(sandbox, "POST", `/platform/v2/evm/accounts/${spender}/send/transaction`, {
+    body: { network: "base-sepolia", transaction: serializeTransaction({ to: MANAGER, data, chainId: 1, type: "eip1559" }) },
+    wallet: true,
+  });
   expect(res.status).toBe(200);
   sandbox.clock.advance(4000);
-  const receipt = await request(sandbox.url).post(rpcPath).set("Content-Type", "application/json").send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_getTransactionReceipt", params: [res.body.transactionHash] }));
+  const receipt = await request(sandbox.url)
+    .post(rpcPath)
+    .set("Content-Type", "application/json")
+    .send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_getTransactionReceipt", params: [res.body.transactionHash] }));
   const r = receipt.body.result;
-  const reason = r.revertReason ? (decodeErrorResult({ abi: [{ type: "error", name: "Error", inputs: [{ name: "m", type: "string" }] }], data: r.revertReason }).args[0] as string) : undefined;
+  const reason = r.revertReason
+    ? (decodeErrorResult({ abi: [{ type: "error", name: "Error", inputs: [{ name: "m", type: "string" }] }], data: r.revertReason }).args[0] as string)
+    : undefined;
   return { status: r.status === "0x1" ? "success" : "reverted", reason, logs: r.logs };
 }
 const usdcOf = async (address: string) =>
-  (await call(sandbox, "GET", `/platform/v2/evm/token-balances/base-sepolia/${address}`)).body.balances.find((b: { token: { symbol: string } }) => b.token.symbol === "USDC")?.amount.amount ?? "0";
+  (await call(sandbox, "GET", `/platform/v2/evm/token-balances/base-sepolia/${address}`)).body.balances.find(
+    (b: { token: { symbol: string } }) => b.token.symbol === "USDC",
+  )?.amount.amount ?? "0";
 
 describe("spend permissions", () => {
   it("creates a permission by a user operation calling the manager's approve, and lists it under the manager's EIP-712 hash", async () => {
@@ -85,7 +139,11 @@ describe("spend permissions", () => {
     expect(decoded.args[0]).toMatchObject({ account: smart, spender, token: USDC, allowance: 1_000_000n, period: DAY, salt: 7n, extraData: "0x" });
     const [listed, ...rest] = await list(smart);
     expect(rest).toEqual([]);
-    expect(listed).toMatchObject({ revoked: false, network: "base-sepolia", permission: { account: smart, spender, token: USDC, allowance: "1000000", period: "86400", start, end: "281474976710655", salt: "7", extraData: "0x" } });
+    expect(listed).toMatchObject({
+      revoked: false,
+      network: "base-sepolia",
+      permission: { account: smart, spender, token: USDC, allowance: "1000000", period: "86400", start, end: "281474976710655", salt: "7", extraData: "0x" },
+    });
     const expected = hashTypedData({
       domain: { name: "Spend Permission Manager", version: "1", chainId: 84532, verifyingContract: MANAGER },
       types: { SpendPermission: PERMISSION.components.map((c) => ({ ...c })) },
@@ -140,7 +198,12 @@ describe("spend permissions", () => {
     const { permission, permissionHash } = await firstListed(smart);
     const res = await revoke(smart, permissionHash);
     expect(res.status).toBe(200);
-    expect(decodeFunctionData({ abi: [{ type: "function", name: "revoke", stateMutability: "nonpayable", inputs: [PERMISSION], outputs: [] }], data: res.body.calls[0].data }).functionName).toBe("revoke");
+    expect(
+      decodeFunctionData({
+        abi: [{ type: "function", name: "revoke", stateMutability: "nonpayable", inputs: [PERMISSION], outputs: [] }],
+        data: res.body.calls[0].data,
+      }).functionName,
+    ).toBe("revoke");
     const [listed] = await list(smart);
     expect(listed).toMatchObject({ permissionHash, revoked: true });
     expect(Math.abs(Date.parse(listed!.revokedAt!) - sandbox.clock.now())).toBeLessThan(5000);

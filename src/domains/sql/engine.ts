@@ -63,7 +63,7 @@ export async function runQuery(sql: string, data: Record<string, Array<Record<st
         insert.free();
       }
     }
-    let statement;
+    let statement: ReturnType<typeof db.prepare>;
     try {
       statement = db.prepare(sql.trim().replace(/;\s*$/, ""));
     } catch (error) {
@@ -88,7 +88,10 @@ export async function runQuery(sql: string, data: Record<string, Array<Record<st
 }
 
 function describeEngineError(message: string): string {
-  if (/no such table/i.test(message)) return `Unknown table: ${message.replace(/^.*no such table:\s*/i, "")}. Tables: ${Object.keys(SQL_NETWORKS).flatMap((s) => TABLES.map((t) => `${s}.${t.name}`)).join(", ")}.`;
+  if (/no such table/i.test(message))
+    return `Unknown table: ${message.replace(/^.*no such table:\s*/i, "")}. Tables: ${Object.keys(SQL_NETWORKS)
+      .flatMap((s) => TABLES.map((t) => `${s}.${t.name}`))
+      .join(", ")}.`;
   if (/no such column/i.test(message)) return `Unknown column: ${message.replace(/^.*no such column:\s*/i, "")}. GET /v2/data/query/schema lists the columns.`;
   if (/syntax error|incomplete input/i.test(message)) return `Syntax error: ${message}.`;
   return `The query failed: ${message}.`;

@@ -40,7 +40,9 @@ select     = "SELECT" [ "DISTINCT" ] columns "FROM" source { join } [ "WHERE" ex
              [ "GROUP BY" expr { "," expr } ] [ "HAVING" expr ]
              [ "ORDER BY" expr [ "ASC" | "DESC" ] { "," expr [ "ASC" | "DESC" ] } ] [ "LIMIT" integer [ "OFFSET" integer ] ] ;
 source     = schema "." table [ [ "AS" ] name ] | "(" select ")" [ "AS" ] name ;
-schema     = ${Object.keys(SQL_NETWORKS).map((s) => `"${s}"`).join(" | ")} ;
+schema     = ${Object.keys(SQL_NETWORKS)
+  .map((s) => `"${s}"`)
+  .join(" | ")} ;
 table      = ${TABLES.map((t) => `"${t.name}"`).join(" | ")} ;
 join       = [ "LEFT" | "INNER" | "CROSS" ] "JOIN" source [ "ON" expr ] ;   (* at most ${SQL_LIMITS.maxJoins} *)
 (* expressions, functions and operators: SQLite's. Limits: ${SQL_LIMITS.maxCharacters} characters, ${SQL_LIMITS.maxRows} rows. *)

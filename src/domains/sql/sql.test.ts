@@ -17,7 +17,10 @@ beforeAll(async () => {
   await fund(sandbox, { network: "base-sepolia", address, token: "USDC", amount: "10000000" });
   for (const amount of [1_000_000n, 2_000_000n, 3_000_000n]) {
     const data = encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [TO, amount] });
-    await call(sandbox, "POST", `/platform/v2/evm/accounts/${address}/send/transaction`, { body: { network: "base-sepolia", transaction: serializeTransaction({ type: "eip1559", chainId: 84532, to: USDC, data }) }, wallet: true });
+    await call(sandbox, "POST", `/platform/v2/evm/accounts/${address}/send/transaction`, {
+      body: { network: "base-sepolia", transaction: serializeTransaction({ type: "eip1559", chainId: 84532, to: USDC, data }) },
+      wallet: true,
+    });
   }
   sandbox.clock.advance(10_000);
 });
@@ -25,15 +28,23 @@ afterAll(() => sandbox.close());
 
 describe("SQL API", () => {
   it("queries transfers of the ledger with aggregation", async () => {
-    const res = await run(`SELECT to_address, COUNT(*) AS n, SUM(CAST(value AS INTEGER)) AS total FROM base_sepolia.transfers WHERE token_address = '${USDC}' GROUP BY to_address`);
+    const res = await run(
+      `SELECT to_address, COUNT(*) AS n, SUM(CAST(value AS INTEGER)) AS total FROM base_sepolia.transfers WHERE token_address = '${USDC}' GROUP BY to_address`,
+    );
     expect(res.status).toBe(200);
     expect(res.body.result).toEqual([{ to_address: TO, n: 3, total: 6000000 }]);
-    expect(res.body.schema.columns).toEqual([{ name: "to_address", type: "String" }, { name: "n", type: "Int64" }, { name: "total", type: "Int64" }]);
+    expect(res.body.schema.columns).toEqual([
+      { name: "to_address", type: "String" },
+      { name: "n", type: "Int64" },
+      { name: "total", type: "Int64" },
+    ]);
     expect(res.body.metadata.rowCount).toBe(1);
   });
 
   it("joins transactions with events", async () => {
-    const res = await run(`SELECT t.from_address, e.event_name FROM base_sepolia.transactions t JOIN base_sepolia.events e ON e.transaction_hash = t.transaction_hash ORDER BY e.block_number LIMIT 2`);
+    const res = await run(
+      `SELECT t.from_address, e.event_name FROM base_sepolia.transactions t JOIN base_sepolia.events e ON e.transaction_hash = t.transaction_hash ORDER BY e.block_number LIMIT 2`,
+    );
     expect(res.body.result).toEqual([
       { from_address: address.toLowerCase(), event_name: "Transfer" },
       { from_address: address.toLowerCase(), event_name: "Transfer" },
@@ -58,7 +69,11 @@ describe("SQL API", () => {
     ["a write", "DELETE FROM base.blocks", /Only SELECT/],
     ["a second statement", "SELECT 1; SELECT 2", /one statement/],
     ["a hidden write", "WITH x AS (SELECT 1) INSERT INTO base.blocks SELECT * FROM x", /INSERT is not allowed/],
-    ["too many JOINs", `SELECT 1 FROM base.blocks ${Array.from({ length: 6 }, (_, i) => `JOIN base.blocks b${i} ON 1=1`).join(" ")}`, /6 JOINs; the limit is 5/],
+    [
+      "too many JOINs",
+      `SELECT 1 FROM base.blocks ${Array.from({ length: 6 }, (_, i) => `JOIN base.blocks b${i} ON 1=1`).join(" ")}`,
+      /6 JOINs; the limit is 5/,
+    ],
     ["too many characters", `SELECT '${"x".repeat(10_001)}'`, /characters; the limit is 10000/],
   ])("refuses %s with 400 invalid_sql_query", async (_what, sql, message) => {
     const res = await run(sql);

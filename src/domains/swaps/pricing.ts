@@ -37,7 +37,13 @@ function tradable(network: string, address: string, field: string): EvmToken {
 /** Contracts that cannot take a swap: Permit2, the settler and its pool, and the network's token contracts. */
 function assertTakerPermitted(network: string, taker: string): void {
   const t = taker.toLowerCase();
-  const contracts = [PERMIT2_ADDRESS, SWAP_SETTLER_ADDRESS, SWAP_LIQUIDITY_POOL, "0x0000000000000000000000000000000000000000", ...evmTokensOf(network).map((x) => x.address)];
+  const contracts = [
+    PERMIT2_ADDRESS,
+    SWAP_SETTLER_ADDRESS,
+    SWAP_LIQUIDITY_POOL,
+    "0x0000000000000000000000000000000000000000",
+    ...evmTokensOf(network).map((x) => x.address),
+  ];
   if (contracts.some((c) => c.toLowerCase() === t)) {
     throw apiError("forbidden", `Taker ${taker} is not permitted to perform swaps: it is a protocol or token contract (or the zero address), not an account.`);
   }
@@ -49,14 +55,17 @@ function assertTakerPermitted(network: string, taker: string): void {
  * @example priceSwap({ network: "base", fromToken: USDC, toToken: WETH, fromAmount: "3000000", taker, slippageBps: 100 })
  */
 export function priceSwap(r: SwapRequest): SwapTerms {
-  if (r.fromToken.toLowerCase() === r.toToken.toLowerCase()) throw apiError("invalid_request", `fromToken and toToken are the same token (${r.fromToken}); a swap needs two different tokens.`);
+  if (r.fromToken.toLowerCase() === r.toToken.toLowerCase())
+    throw apiError("invalid_request", `fromToken and toToken are the same token (${r.fromToken}); a swap needs two different tokens.`);
   const from = tradable(r.network, r.fromToken, "fromToken");
   const to = tradable(r.network, r.toToken, "toToken");
   const fromAmount = BigInt(r.fromAmount);
   if (fromAmount === 0n) throw apiError("invalid_request", "fromAmount must be greater than 0 (in the fromToken's smallest unit).");
-  if (!Number.isInteger(r.slippageBps) || r.slippageBps < 0 || r.slippageBps > 10_000) throw apiError("invalid_request", "slippageBps must be an integer from 0 to 10000.");
+  if (!Number.isInteger(r.slippageBps) || r.slippageBps < 0 || r.slippageBps > 10_000)
+    throw apiError("invalid_request", "slippageBps must be an integer from 0 to 10000.");
   assertTakerPermitted(r.network, r.taker);
-  if (PAIRS_WITHOUT_LIQUIDITY.some(([a, b]) => (a === from.symbol && b === to.symbol) || (a === to.symbol && b === from.symbol))) return { liquidityAvailable: false };
+  if (PAIRS_WITHOUT_LIQUIDITY.some(([a, b]) => (a === from.symbol && b === to.symbol) || (a === to.symbol && b === from.symbol)))
+    return { liquidityAvailable: false };
   const fromPrice = USD_PRICE_MICROS[from.symbol]!;
   const toPrice = USD_PRICE_MICROS[to.symbol]!;
   // USD value of the sell, in micro-dollars, against the cap.

@@ -7,7 +7,22 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import request from "supertest";
-import { concat, createPublicClient, decodeErrorResult, encodeAbiParameters, encodeFunctionData, hashTypedData, erc20Abi, http, numberToHex, parseEventLogs, serializeTransaction, size, type Hex, type PublicClient } from "viem";
+import {
+  concat,
+  createPublicClient,
+  decodeErrorResult,
+  encodeAbiParameters,
+  encodeFunctionData,
+  hashTypedData,
+  erc20Abi,
+  http,
+  numberToHex,
+  parseEventLogs,
+  serializeTransaction,
+  size,
+  type Hex,
+  type PublicClient,
+} from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { base } from "viem/chains";
 import type { Sandbox } from "cdp-sandbox";
@@ -47,9 +62,11 @@ async function send(from: string, tx: { to: `0x${string}`; data?: Hex; value?: b
   return res.body.transactionHash;
 }
 
-const approve = (from: string, amount: bigint) => send(from, { to: USDC, data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [PERMIT2, amount] }) });
+const approve = (from: string, amount: bigint) =>
+  send(from, { to: USDC, data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [PERMIT2, amount] }) });
 const quoteFor = async (taker: string, b: Record<string, string> = {}) =>
-  (await call(sandbox, "POST", "/platform/v2/evm/swaps", { body: { network: "base", taker, fromToken: USDC, toToken: WETH, fromAmount: "3000000", ...b } })).body;
+  (await call(sandbox, "POST", "/platform/v2/evm/swaps", { body: { network: "base", taker, fromToken: USDC, toToken: WETH, fromAmount: "3000000", ...b } }))
+    .body;
 const signTypedData = async (signer: string, typedData: object): Promise<Hex> =>
   (await call(sandbox, "POST", `/platform/v2/evm/accounts/${signer}/sign/typed-data`, { body: typedData, wallet: true })).body.signature;
 /** The quote's calldata with a 32-byte signature length and the signature appended. */
@@ -63,10 +80,15 @@ async function mined(hash: Hex) {
 }
 /** The settler's reason, as the node reports it next to a reverted receipt (ABI-encoded Error(string)). */
 async function revertReason(hash: Hex): Promise<string> {
-  const res = await request(sandbox.url).post(rpcPath).set("Content-Type", "application/json").send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_getTransactionReceipt", params: [hash] }));
-  return decodeErrorResult({ abi: [{ type: "error", name: "Error", inputs: [{ name: "message", type: "string" }] }], data: res.body.result.revertReason }).args[0] as string;
+  const res = await request(sandbox.url)
+    .post(rpcPath)
+    .set("Content-Type", "application/json")
+    .send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_getTransactionReceipt", params: [hash] }));
+  return decodeErrorResult({ abi: [{ type: "error", name: "Error", inputs: [{ name: "message", type: "string" }] }], data: res.body.result.revertReason })
+    .args[0] as string;
 }
-const balanceOf = (token: `0x${string}`, holder: `0x${string}`) => node.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [holder] });
+const balanceOf = (token: `0x${string}`, holder: `0x${string}`) =>
+  node.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [holder] });
 async function apiBalances(holder: string): Promise<Record<string, string>> {
   const res = await call(sandbox, "GET", `/platform/v2/evm/token-balances/base/${holder}`);
   return Object.fromEntries(res.body.balances.map((b: { token: { symbol: string }; amount: { amount: string } }) => [b.token.symbol, b.amount.amount]));
@@ -76,7 +98,8 @@ describe("swap settlement on the ledger", () => {
   it("price → quote → Permit2 signature → send: USDC leaves the taker and WETH arrives, on the balance API and through eth_call", async () => {
     const taker = await newTaker();
     await approve(taker, 5_000_000n);
-    const price = (await call(sandbox, "GET", `/platform/v2/evm/swaps/quote?network=base&taker=${taker}&fromToken=${USDC}&toToken=${WETH}&fromAmount=3000000`)).body;
+    const price = (await call(sandbox, "GET", `/platform/v2/evm/swaps/quote?network=base&taker=${taker}&fromToken=${USDC}&toToken=${WETH}&fromAmount=3000000`))
+      .body;
     const q = await quoteFor(taker);
     expect(q.toAmount).toBe(price.toAmount);
     expect(q.issues).toEqual({ allowance: null, balance: null, simulationIncomplete: false });
@@ -183,7 +206,10 @@ describe("swap settlement on the ledger", () => {
     const taker = await newTaker("3000000");
     await approve(taker, 10_000_000n);
     const q = await quoteFor(taker);
-    await send(taker, { to: USDC, data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: ["0x70997970C51812dc3A010C7d01b50e0d17dc79C8", 1n] }) });
+    await send(taker, {
+      to: USDC,
+      data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: ["0x70997970C51812dc3A010C7d01b50e0d17dc79C8", 1n] }),
+    });
     const hash = await sendQuote(taker, q, withSignature(q.transaction.data, await signTypedData(taker, q.permit2.eip712)));
     expect((await mined(hash)).status).toBe("reverted");
     expect(await revertReason(hash)).toContain("holds 2999999");
@@ -195,7 +221,10 @@ describe("swap settlement on the ledger", () => {
     const smart = (await call(sandbox, "POST", "/platform/v2/evm/smart-accounts", { body: { owners: [owner] } })).body.address as `0x${string}`;
     await fund(sandbox, { network: "base", address: smart, token: "USDC", amount: "6000000" });
     const operate = async (to: string, data: Hex) => {
-      const res = await call(sandbox, "POST", `/platform/v2/evm/smart-accounts/${smart}/user-operations/prepare-and-send`, { body: { network: "base", calls: [{ to, value: "0", data }] }, wallet: true });
+      const res = await call(sandbox, "POST", `/platform/v2/evm/smart-accounts/${smart}/user-operations/prepare-and-send`, {
+        body: { network: "base", calls: [{ to, value: "0", data }] },
+        wallet: true,
+      });
       expect(res.status).toBe(200);
       sandbox.clock.advance(4000);
       return (await call(sandbox, "GET", `/platform/v2/evm/smart-accounts/${smart}/user-operations/${res.body.userOpHash}`)).body.status;
@@ -210,14 +239,27 @@ describe("swap settlement on the ledger", () => {
         message: { hash: hashTypedData(permit2.eip712) },
       };
       const signature = await sign(replaySafe);
-      return encodeAbiParameters([{ type: "tuple", components: [{ name: "ownerIndex", type: "uint8" }, { name: "signatureData", type: "bytes" }] }], [{ ownerIndex: 0, signatureData: signature }]);
+      return encodeAbiParameters(
+        [
+          {
+            type: "tuple",
+            components: [
+              { name: "ownerIndex", type: "uint8" },
+              { name: "signatureData", type: "bytes" },
+            ],
+          },
+        ],
+        [{ ownerIndex: 0, signatureData: signature }],
+      );
     };
     const q = await quoteFor(smart, { signerAddress: owner });
     expect(await operate(q.transaction.to, withSignature(q.transaction.data, await wrappedBy((td) => signTypedData(owner, td), q.permit2)))).toBe("complete");
     expect(await balanceOf(WETH, smart)).toBe(999_000_000_000_000n);
     const stranger = privateKeyToAccount(generatePrivateKey());
     const q2 = await quoteFor(smart, { signerAddress: owner });
-    expect(await operate(q2.transaction.to, withSignature(q2.transaction.data, await wrappedBy((td) => stranger.signTypedData(td as never), q2.permit2)))).toBe("failed");
+    expect(await operate(q2.transaction.to, withSignature(q2.transaction.data, await wrappedBy((td) => stranger.signTypedData(td as never), q2.permit2)))).toBe(
+      "failed",
+    );
     expect(await apiBalances(smart)).toEqual({ USDC: "3000000", WETH: "999000000000000" });
   });
 });

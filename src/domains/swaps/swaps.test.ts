@@ -23,7 +23,8 @@ const PERMIT2 = "0x000000000022D473030F116dDEE9F6B43aC78BA3";
 const SETTLER = "0xD759B42e707Dba26bB99f64492671f66773d775C";
 const TAKER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 
-const price = (q: Record<string, string>) => call(sandbox, "GET", `/platform/v2/evm/swaps/quote?${new URLSearchParams({ network: "base", taker: TAKER, ...q })}`);
+const price = (q: Record<string, string>) =>
+  call(sandbox, "GET", `/platform/v2/evm/swaps/quote?${new URLSearchParams({ network: "base", taker: TAKER, ...q })}`);
 const quote = (b: Record<string, unknown>) => call(sandbox, "POST", "/platform/v2/evm/swaps", { body: { network: "base", taker: TAKER, ...b } });
 
 describe("swap prices", () => {
@@ -47,7 +48,12 @@ describe("swap prices", () => {
   it("honours slippageBps and gasPrice, and prices across decimals (USDC → cbBTC)", async () => {
     const res = await price({ fromToken: USDC, toToken: CBBTC, fromAmount: "1000000000", slippageBps: "0", gasPrice: "5000000" });
     // $1,000 buys 0.01 cbBTC = 1,000,000 sats, less 0.1 %.
-    expect(res.body).toMatchObject({ toAmount: "999000", minToAmount: "999000", gasPrice: "5000000", fees: { gasFee: { amount: "1000000000000" }, protocolFee: { amount: "1000" } } });
+    expect(res.body).toMatchObject({
+      toAmount: "999000",
+      minToAmount: "999000",
+      gasPrice: "5000000",
+      fees: { gasFee: { amount: "1000000000000" }, protocolFee: { amount: "1000" } },
+    });
   });
 
   it("reports the taker's missing balance and Permit2 allowance; funding the taker clears the balance issue", async () => {

@@ -16,7 +16,13 @@ const listEvmTokenBalances: Handler = (req, ctx) => {
         token: { network, contractAddress: token?.address ?? contract, ...(token ? { symbol: token.symbol, name: token.name } : {}) },
       };
     })
-    .sort((a, b) => (a.token.contractAddress === NATIVE_TOKEN_ADDRESS ? -1 : b.token.contractAddress === NATIVE_TOKEN_ADDRESS ? 1 : a.token.contractAddress.localeCompare(b.token.contractAddress)));
+    .sort((a, b) =>
+      a.token.contractAddress === NATIVE_TOKEN_ADDRESS
+        ? -1
+        : b.token.contractAddress === NATIVE_TOKEN_ADDRESS
+          ? 1
+          : a.token.contractAddress.localeCompare(b.token.contractAddress),
+    );
   const page = paginate(rows, req.query, `balances:${network}:${address.toLowerCase()}`);
   return { status: 200, body: { balances: page.items, ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
 };
@@ -26,7 +32,10 @@ const listSolanaTokenBalances: Handler = (req, ctx) => {
   const rows = holdings(ctx.store, network, address)
     .map(([asset, amount]) => {
       const token = asset === "native" ? SOL : solanaTokenByMint(network, asset);
-      return { amount: { amount: amount.toString(), decimals: token?.decimals ?? 0 }, token: { mintAddress: token?.mint ?? asset, ...(token ? { symbol: token.symbol, name: token.name } : {}) } };
+      return {
+        amount: { amount: amount.toString(), decimals: token?.decimals ?? 0 },
+        token: { mintAddress: token?.mint ?? asset, ...(token ? { symbol: token.symbol, name: token.name } : {}) },
+      };
     })
     .sort((a, b) => (a.token.mintAddress === SOL.mint ? -1 : b.token.mintAddress === SOL.mint ? 1 : a.token.mintAddress.localeCompare(b.token.mintAddress)));
   const page = paginate(rows, req.query, `solana-balances:${network}:${address}`);
@@ -43,4 +52,9 @@ const listTokensForAccount: Handler = (req, ctx) => {
 };
 
 // The Onchain Data balances operation answers from the same ledger (the official client uses it for listTokenBalances).
-export const tokenBalanceHandlers: HandlerMap = { listEvmTokenBalances, listDataTokenBalances: listEvmTokenBalances, listTokensForAccount, listSolanaTokenBalances };
+export const tokenBalanceHandlers: HandlerMap = {
+  listEvmTokenBalances,
+  listDataTokenBalances: listEvmTokenBalances,
+  listTokensForAccount,
+  listSolanaTokenBalances,
+};

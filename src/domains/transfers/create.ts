@@ -39,16 +39,23 @@ function resolveTarget(ctx: HandlerContext, target: TargetInput, source: Account
   const asset = targetAsset(target.asset);
   if (target.accountId !== undefined) {
     const account = accounts(ctx.store).get(target.accountId);
-    if (!account) throw apiError("target_account_not_found", `target.accountId ${target.accountId} is not an account of this project; GET /v2/accounts lists them.`);
+    if (!account)
+      throw apiError("target_account_not_found", `target.accountId ${target.accountId} is not an account of this project; GET /v2/accounts lists them.`);
     if (account.accountId === source.accountId && asset.symbol === sourceAsset.symbol) {
-      throw apiError("target_account_invalid", `target.accountId is the source account and the assets are the same (${asset.symbol}); a transfer must move funds somewhere else or convert them.`);
+      throw apiError(
+        "target_account_invalid",
+        `target.accountId is the source account and the assets are the same (${asset.symbol}); a transfer must move funds somewhere else or convert them.`,
+      );
     }
     return { route: { kind: "account" }, asset, account };
   }
   if (target.paymentMethodId !== undefined) {
     const method = usablePaymentMethod(ctx, target.paymentMethodId);
     if (method.asset !== asset.symbol) {
-      throw apiError("target_asset_not_supported", `Payment method ${method.paymentMethodId} (${method.rail}) receives ${method.asset} only; set target.asset to ${method.asset}.`);
+      throw apiError(
+        "target_asset_not_supported",
+        `Payment method ${method.paymentMethodId} (${method.rail}) receives ${method.asset} only; set target.asset to ${method.asset}.`,
+      );
     }
     return { route: { kind: "bank", rail: method.rail }, asset };
   }
@@ -66,7 +73,16 @@ function resolveTarget(ctx: HandlerContext, target: TargetInput, source: Account
 /** Builds a transfer record from a quote; `kind` tells transfers from deposits. */
 export function newTransferRecord(
   ctx: Pick<HandlerContext, "clock" | "random">,
-  r: { kind: TransferRecord["kind"]; source: TransferRecord["source"]; target: TransferRecord["target"]; sourceAsset: CustodialAsset; targetAsset: CustodialAsset; quote: Quote; route: Route; metadata?: Record<string, string> },
+  r: {
+    kind: TransferRecord["kind"];
+    source: TransferRecord["source"];
+    target: TransferRecord["target"];
+    sourceAsset: CustodialAsset;
+    targetAsset: CustodialAsset;
+    quote: Quote;
+    route: Route;
+    metadata?: Record<string, string>;
+  },
 ): TransferRecord {
   const now = ctx.clock.now();
   const iso = new Date(now).toISOString();
@@ -105,21 +121,30 @@ export const createTransfer: Handler = (req, ctx) => {
   const asset = custodialAsset(body.asset);
   if (!asset) throw apiError("transfer_asset_not_supported", `asset ${body.asset} is not an asset the sandbox moves; it moves ${knownAssetList()}.`);
   const source = accounts(ctx.store).get(body.source.accountId);
-  if (!source) throw apiError("source_account_not_found", `source.accountId ${body.source.accountId} is not an account of this project; GET /v2/accounts lists them.`);
+  if (!source)
+    throw apiError("source_account_not_found", `source.accountId ${body.source.accountId} is not an account of this project; GET /v2/accounts lists them.`);
   const sourceAsset = custodialAsset(body.source.asset);
-  if (!sourceAsset) throw apiError("source_asset_not_supported", `source.asset ${body.source.asset} is not an asset accounts hold; they hold ${knownAssetList()}.`);
+  if (!sourceAsset)
+    throw apiError("source_asset_not_supported", `source.asset ${body.source.asset} is not an asset accounts hold; they hold ${knownAssetList()}.`);
   const target = resolveTarget(ctx, body.target as TargetInput, source, sourceAsset);
   if (asset.symbol !== sourceAsset.symbol && asset.symbol !== target.asset.symbol) {
-    throw apiError("asset_mismatch", `asset ${asset.symbol} is neither the source asset (${sourceAsset.symbol}) nor the target asset (${target.asset.symbol}); amount must be given in one of them.`);
+    throw apiError(
+      "asset_mismatch",
+      `asset ${asset.symbol} is neither the source asset (${sourceAsset.symbol}) nor the target asset (${target.asset.symbol}); amount must be given in one of them.`,
+    );
   }
   const amount = toUnits(body.amount, asset.decimals);
-  if (amount === undefined) throw apiError("transfer_amount_invalid", `amount ${body.amount} has more decimal places than ${asset.symbol} allows (${asset.decimals}).`);
+  if (amount === undefined)
+    throw apiError("transfer_amount_invalid", `amount ${body.amount} has more decimal places than ${asset.symbol} allows (${asset.decimals}).`);
   const quote = quoteTransfer({ source: sourceAsset, target: target.asset, amount, asset, amountType: body.amountType ?? "source", route: target.route });
 
   if (target.route.kind === "onchain" && usdMicrosOf(quote.sourceUnits, sourceAsset) >= BigInt(TRAVEL_RULE_THRESHOLD_USD) * 1_000_000n) {
     const missing = missingOutgoingTravelRule(body.travelRule as Record<string, unknown> | undefined);
     if (missing.length > 0) {
-      throw apiError("travel_rules_field_missing", `Onchain transfers worth $${TRAVEL_RULE_THRESHOLD_USD.toLocaleString("en-US")} or more need travel-rule details; missing: ${missing.map((m) => `travelRule.${m}`).join(", ")}.`);
+      throw apiError(
+        "travel_rules_field_missing",
+        `Onchain transfers worth $${TRAVEL_RULE_THRESHOLD_USD.toLocaleString("en-US")} or more need travel-rule details; missing: ${missing.map((m) => `travelRule.${m}`).join(", ")}.`,
+      );
     }
   }
   requireCapabilities(
@@ -130,10 +155,22 @@ export const createTransfer: Handler = (req, ctx) => {
   );
   const available = availableUnits(ctx.store, source.accountId, sourceAsset.symbol);
   if (available < quote.sourceUnits) {
-    throw apiError("insufficient_balance", `Account ${source.accountId} has ${fromUnits(available, sourceAsset)} ${sourceAsset.symbol} available; this transfer takes ${fromUnits(quote.sourceUnits, sourceAsset)} ${sourceAsset.symbol} including fees.`);
+    throw apiError(
+      "insufficient_balance",
+      `Account ${source.accountId} has ${fromUnits(available, sourceAsset)} ${sourceAsset.symbol} available; this transfer takes ${fromUnits(quote.sourceUnits, sourceAsset)} ${sourceAsset.symbol} including fees.`,
+    );
   }
 
-  const record = newTransferRecord(ctx, { kind: "transfer", source: body.source, target: body.target, sourceAsset, targetAsset: target.asset, quote, route: target.route, metadata: body.metadata });
+  const record = newTransferRecord(ctx, {
+    kind: "transfer",
+    source: body.source,
+    target: body.target,
+    sourceAsset,
+    targetAsset: target.asset,
+    quote,
+    route: target.route,
+    metadata: body.metadata,
+  });
   record.sourceAccountId = source.accountId;
   if (target.account) record.targetAccountId = target.account.accountId;
   if (body.travelRule) record.travelRule = body.travelRule as Record<string, unknown>;

@@ -46,7 +46,9 @@ describe("transfer webhooks", () => {
     const sub = await subscribe(sandbox, receiver, ALL);
     const { from, to } = await funded();
     const createdAt = sandbox.clock.now();
-    const quote = (await transfer({ source: { accountId: from, asset: "usdc" }, target: { accountId: to, asset: "usdc" }, amount: "40", asset: "usdc", execute: false })).body;
+    const quote = (
+      await transfer({ source: { accountId: from, asset: "usdc" }, target: { accountId: to, asset: "usdc" }, amount: "40", asset: "usdc", execute: false })
+    ).body;
     await flush(sandbox);
     await advance(sandbox, "1m");
     const executed = await call(sandbox, "POST", `${P}/transfers/${quote.transferId}/execute`);
@@ -72,9 +74,20 @@ describe("transfer webhooks", () => {
   });
 
   it("announce a quote and its processing for execute: true, and a failure with its reason when the transfer settles", async () => {
-    const sub = await subscribe(sandbox, receiver, ["payments.transfers.quoted", "payments.transfers.processing", "payments.transfers.failed", "payments.transfers.completed"]);
+    const sub = await subscribe(sandbox, receiver, [
+      "payments.transfers.quoted",
+      "payments.transfers.processing",
+      "payments.transfers.failed",
+      "payments.transfers.completed",
+    ]);
     const { from } = await funded();
-    const created = await transfer({ source: { accountId: from, asset: "usdc" }, target: { email: "someone@nowhere.invalid", asset: "usdc" }, amount: "10", asset: "usdc", execute: true });
+    const created = await transfer({
+      source: { accountId: from, asset: "usdc" },
+      target: { email: "someone@nowhere.invalid", asset: "usdc" },
+      amount: "10",
+      asset: "usdc",
+      execute: true,
+    });
     expect(created.body.status).toBe("processing");
     const settlesAt = sandbox.clock.now() + 5_000;
     await advance(sandbox, "1m"); // noticed late: the event still carries the time it failed
@@ -85,13 +98,18 @@ describe("transfer webhooks", () => {
     expect(got.map((e) => e.eventType)).toEqual(["payments.transfers.quoted", "payments.transfers.processing", "payments.transfers.failed"]);
     expect(got[0]!.body.data).toMatchObject({ transferId: created.body.transferId, status: "quoted", expiresAt: expect.any(String) });
     expect(got[1]!.body.data).toEqual(created.body);
-    expect(got[2]!.body).toMatchObject({ timestamp: iso(settlesAt), data: { status: "failed", failureReason: "Unable to send to this recipient.", updatedAt: iso(settlesAt) } });
+    expect(got[2]!.body).toMatchObject({
+      timestamp: iso(settlesAt),
+      data: { status: "failed", failureReason: "Unable to send to this recipient.", updatedAt: iso(settlesAt) },
+    });
   });
 
   it("announce a quote nobody executed as expired, once, at its expiresAt", async () => {
     const sub = await subscribe(sandbox, receiver, ["payments.transfers.expired"]);
     const { from, to } = await funded();
-    const quote = (await transfer({ source: { accountId: from, asset: "usdc" }, target: { accountId: to, asset: "usdc" }, amount: "5", asset: "usdc", execute: false })).body;
+    const quote = (
+      await transfer({ source: { accountId: from, asset: "usdc" }, target: { accountId: to, asset: "usdc" }, amount: "5", asset: "usdc", execute: false })
+    ).body;
     await advance(sandbox, "15m");
     await call(sandbox, "GET", `${P}/accounts`);
     await flush(sandbox);
@@ -104,21 +122,41 @@ describe("transfer webhooks", () => {
     await flush(sandbox);
     const got = await deliveredTo(sandbox, receiver, sub);
     expect(got).toHaveLength(1);
-    expect(got[0]!.body).toMatchObject({ eventType: "payments.transfers.expired", timestamp: quote.expiresAt, data: { transferId: quote.transferId, status: "quoted", expiresAt: quote.expiresAt } });
+    expect(got[0]!.body).toMatchObject({
+      eventType: "payments.transfers.expired",
+      timestamp: quote.expiresAt,
+      data: { transferId: quote.transferId, status: "quoted", expiresAt: quote.expiresAt },
+    });
   });
 
   it("send nothing for a request that fails, nor to a subscription of other event types", async () => {
     const sub = await subscribe(sandbox, receiver, ALL);
     const other = await subscribe(sandbox, receiver, ["customers.customer.deleted"]);
     const { from, to } = await funded("1");
-    const res = await transfer({ source: { accountId: from, asset: "usdc" }, target: { accountId: to, asset: "usdc" }, amount: "50", asset: "usdc", execute: true });
+    const res = await transfer({
+      source: { accountId: from, asset: "usdc" },
+      target: { accountId: to, asset: "usdc" },
+      amount: "50",
+      asset: "usdc",
+      execute: true,
+    });
     expect(res.body.errorType).toBe("insufficient_balance");
-    const ok = await transfer({ source: { accountId: from, asset: "usdc" }, target: { accountId: to, asset: "usdc" }, amount: "1", asset: "usdc", execute: true });
+    const ok = await transfer({
+      source: { accountId: from, asset: "usdc" },
+      target: { accountId: to, asset: "usdc" },
+      amount: "1",
+      asset: "usdc",
+      execute: true,
+    });
     expect(ok.status).toBe(200);
     await advance(sandbox, "10s");
     await call(sandbox, "GET", `${P}/accounts`);
     await flush(sandbox);
-    expect((await deliveredTo(sandbox, receiver, sub)).map((e) => e.body.data.transferId)).toEqual([ok.body.transferId, ok.body.transferId, ok.body.transferId]);
+    expect((await deliveredTo(sandbox, receiver, sub)).map((e) => e.body.data.transferId)).toEqual([
+      ok.body.transferId,
+      ok.body.transferId,
+      ok.body.transferId,
+    ]);
     expect(receiver.received(other.path)).toHaveLength(0);
   });
 
@@ -143,7 +181,8 @@ describe("deposit webhooks", () => {
     const body = type === "crypto" ? { accountId, type, crypto: { network: "base" } } : { accountId, type, fiat: { currency: "usd" } };
     return (await call(sandbox, "POST", `${P}/deposit-destinations`, { body })).body.depositDestinationId as string;
   }
-  const deposit = (id: string, body: Record<string, unknown>) => call(sandbox, "POST", `/_sandbox/deposit-destinations/${id}/deposit`, { body, anonymous: true });
+  const deposit = (id: string, body: Record<string, unknown>) =>
+    call(sandbox, "POST", `/_sandbox/deposit-destinations/${id}/deposit`, { body, anonymous: true });
 
   it("announce a deposit arriving and being credited, with its deposit destination", async () => {
     const sub = await subscribe(sandbox, receiver, ALL);
@@ -162,10 +201,15 @@ describe("deposit webhooks", () => {
     const id = await destination("crypto");
     const held = (await deposit(id, { amount: "5000.00" })).body;
     expect(held.status).toBe("processing");
-    const partial = await call(sandbox, "POST", `${P}/transfers/${held.transferId}/travel-rule`, { body: { originator: { name: "Ada Lovelace", walletType: "custodial" } } });
+    const partial = await call(sandbox, "POST", `${P}/transfers/${held.transferId}/travel-rule`, {
+      body: { originator: { name: "Ada Lovelace", walletType: "custodial" } },
+    });
     expect(partial.body.status).toBe("incomplete"); // still incomplete: no new transition, no event
     await flush(sandbox);
-    expect((await deliveredTo(sandbox, receiver, sub)).map((e) => e.eventType)).toEqual(["payments.transfers.processing", "payments.transfers.travel_rule_incomplete"]);
+    expect((await deliveredTo(sandbox, receiver, sub)).map((e) => e.eventType)).toEqual([
+      "payments.transfers.processing",
+      "payments.transfers.travel_rule_incomplete",
+    ]);
     const rest = { originator: { address: { countryCode: "GB" }, virtualAssetServiceProvider: { name: "Example Exchange Ltd" } } };
     const done = await call(sandbox, "POST", `${P}/transfers/${held.transferId}/travel-rule`, { body: rest });
     expect(done.body).toEqual({ status: "completed", missingFields: [] });

@@ -18,7 +18,13 @@ beforeAll(async () => {
   sandbox = await withSandbox({ seed: "transfer-fees", validateResponses: true });
   from = await openAccount(sandbox);
   to = await openAccount(sandbox);
-  for (const [asset, amount] of [["usdc", "100000"], ["usd", "100000"], ["eur", "1000"], ["eth", "10"]]) await fundAccount(sandbox, from, asset!, amount!);
+  for (const [asset, amount] of [
+    ["usdc", "100000"],
+    ["usd", "100000"],
+    ["eur", "1000"],
+    ["eth", "10"],
+  ])
+    await fundAccount(sandbox, from, asset!, amount!);
   const methods = (await call(sandbox, "GET", `${P}/payment-methods`)).body.paymentMethods;
   fedwire = methods[0].paymentMethodId;
   sepa = methods[1].paymentMethodId;
@@ -27,7 +33,9 @@ afterAll(() => sandbox.close());
 
 const EVM = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 async function quote(sourceAsset: string, target: Record<string, unknown>, amount: string, asset = sourceAsset, amountType?: "source" | "target") {
-  const res = await call(sandbox, "POST", `${P}/transfers`, { body: { source: { accountId: from, asset: sourceAsset }, target, amount, asset, execute: false, ...(amountType ? { amountType } : {}) } });
+  const res = await call(sandbox, "POST", `${P}/transfers`, {
+    body: { source: { accountId: from, asset: sourceAsset }, target, amount, asset, execute: false, ...(amountType ? { amountType } : {}) },
+  });
   expect(res.status, res.text).toBe(200);
   return res.body;
 }
@@ -41,20 +49,35 @@ describe("fees", () => {
 
   it("charges a network fee per network and asset for onchain targets", async () => {
     expect((await quote("usdc", { address: EVM, network: "base", asset: "usdc" }, "100")).fees).toEqual([{ type: "network", amount: "0.01", asset: "usdc" }]);
-    expect((await quote("usdc", { address: EVM, network: "ethereum", asset: "usdc" }, "100")).fees).toEqual([{ type: "network", amount: "2.00", asset: "usdc" }]);
-    expect((await quote("usdc", { address: EVM, network: "avacchain", asset: "usdc" }, "100")).fees).toEqual([{ type: "network", amount: "0.02", asset: "usdc" }]);
+    expect((await quote("usdc", { address: EVM, network: "ethereum", asset: "usdc" }, "100")).fees).toEqual([
+      { type: "network", amount: "2.00", asset: "usdc" },
+    ]);
+    expect((await quote("usdc", { address: EVM, network: "avacchain", asset: "usdc" }, "100")).fees).toEqual([
+      { type: "network", amount: "0.02", asset: "usdc" },
+    ]);
     const eth = await quote("eth", { address: EVM, network: "base", asset: "eth" }, "0.5");
     expect(eth).toMatchObject({ fees: [{ type: "network", amount: "0.000005", asset: "eth" }], sourceAmount: "0.5", targetAmount: "0.499995" });
   });
 
   it("charges a bank fee per rail for payouts to payment methods", async () => {
-    expect(await quote("usd", { paymentMethodId: fedwire, asset: "usd" }, "100")).toMatchObject({ fees: [{ type: "bank", amount: "15.00", asset: "usd" }], targetAmount: "85.00" });
-    expect(await quote("eur", { paymentMethodId: sepa, asset: "eur" }, "100")).toMatchObject({ fees: [{ type: "bank", amount: "0.50", asset: "eur" }], targetAmount: "99.50" });
+    expect(await quote("usd", { paymentMethodId: fedwire, asset: "usd" }, "100")).toMatchObject({
+      fees: [{ type: "bank", amount: "15.00", asset: "usd" }],
+      targetAmount: "85.00",
+    });
+    expect(await quote("eur", { paymentMethodId: sepa, asset: "eur" }, "100")).toMatchObject({
+      fees: [{ type: "bank", amount: "0.50", asset: "eur" }],
+      targetAmount: "99.50",
+    });
   });
 
   it("converts a fiat currency into its stablecoin at 1:1 for free, and shows the rate", async () => {
     const q = await quote("usd", { accountId: to, asset: "usdc" }, "100");
-    expect(q).toMatchObject({ sourceAmount: "100.00", targetAmount: "100.00", exchangeRate: { sourceAsset: "usd", targetAsset: "usdc", rate: "1" }, fees: [{ type: "conversion", amount: "0.00", asset: "usd" }] });
+    expect(q).toMatchObject({
+      sourceAmount: "100.00",
+      targetAmount: "100.00",
+      exchangeRate: { sourceAsset: "usd", targetAsset: "usdc", rate: "1" },
+      fees: [{ type: "conversion", amount: "0.00", asset: "usd" }],
+    });
   });
 
   it("charges 0.30% to change currency below $10,000 and 0.20% from $10,000", async () => {

@@ -66,7 +66,10 @@ const executeFundTransfer: Handler = (req, ctx) => {
     throw apiError("invalid_request", `Transfer ${t.transferId} is ${t.status} (executed at ${t.executedAt}); only a quoted transfer can be executed.`);
   }
   if (now > t.expiresAtMs!) {
-    throw apiError("transfer_quote_expired", `The fee quote of transfer ${t.transferId} expired at ${t.expiresAt}; create a new transfer for a fresh quote and execute it before its expiresAt.`);
+    throw apiError(
+      "transfer_quote_expired",
+      `The fee quote of transfer ${t.transferId} expired at ${t.expiresAt}; create a new transfer for a fresh quote and execute it before its expiresAt.`,
+    );
   }
   // Capabilities may have changed since the quote: check them again.
   const source = accounts(ctx.store).get(t.sourceAccountId!);
@@ -75,7 +78,11 @@ const executeFundTransfer: Handler = (req, ctx) => {
   requireCapabilities(
     ctx.store,
     now,
-    needsForTransfer({ owner: source?.owner ?? "", cls: cls(t.sourceAsset) }, { owner: target?.owner, cls: cls(t.targetAsset) }, t.sourceAsset !== t.targetAsset),
+    needsForTransfer(
+      { owner: source?.owner ?? "", cls: cls(t.sourceAsset) },
+      { owner: target?.owner, cls: cls(t.targetAsset) },
+      t.sourceAsset !== t.targetAsset,
+    ),
     "execute this transfer",
   );
   return { status: 200, body: transferView(startExecution(ctx, t, now)) };
@@ -86,7 +93,10 @@ function merge(base: Record<string, unknown>, extra: Record<string, unknown>): R
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(extra)) {
     const prev = out[k];
-    out[k] = v && typeof v === "object" && !Array.isArray(v) && prev && typeof prev === "object" ? merge(prev as Record<string, unknown>, v as Record<string, unknown>) : v;
+    out[k] =
+      v && typeof v === "object" && !Array.isArray(v) && prev && typeof prev === "object"
+        ? merge(prev as Record<string, unknown>, v as Record<string, unknown>)
+        : v;
   }
   return out;
 }
@@ -95,7 +105,10 @@ const submitDepositTravelRule: Handler = (req, ctx) => {
   settleDueTransfers(ctx, ctx.clock.now());
   const t = findTransfer(ctx.store, req.pathParams.transferId!);
   if (!t.awaitingTravelRule) {
-    throw apiError("invalid_request", `Transfer ${t.transferId} (${t.kind}, ${t.status}) is not a deposit held for travel-rule information; nothing is needed.`);
+    throw apiError(
+      "invalid_request",
+      `Transfer ${t.transferId} (${t.kind}, ${t.status}) is not a deposit held for travel-rule information; nothing is needed.`,
+    );
   }
   const body = (req.body ?? {}) as RequestBody<"submitDepositTravelRule">;
   checkTravelRuleShape(body as Record<string, unknown>, "body");
@@ -104,7 +117,12 @@ const submitDepositTravelRule: Handler = (req, ctx) => {
   const iso = ctx.clock.iso();
   if (missing.length > 0) {
     const statusMessage = `Missing travel-rule details: ${missing.join(", ")}.`;
-    transfers(ctx.store).put(t.transferId, { ...t, travelRule: info, updatedAt: iso, details: { ...t.details, travelRule: { status: "incomplete", statusMessage } } });
+    transfers(ctx.store).put(t.transferId, {
+      ...t,
+      travelRule: info,
+      updatedAt: iso,
+      details: { ...t.details, travelRule: { status: "incomplete", statusMessage } },
+    });
     return { status: 200, body: { status: "incomplete", missingFields: missing } };
   }
   const released: TransferRecord = { ...t, travelRule: info, awaitingTravelRule: false, settlesAtMs: ctx.clock.now() };

@@ -9,11 +9,7 @@ import { apiError } from "../../errors/catalogue.js";
 import { custodialAsset, type CustodialAsset } from "../shared/custodialAssets.js";
 import { basisPoints, convertUnits, fromUnits, rateOf, toUnits, usdMicrosOf } from "../shared/decimal.js";
 
-export type Route =
-  | { kind: "account" }
-  | { kind: "email" }
-  | { kind: "onchain"; network: string }
-  | { kind: "bank"; rail: "fedwire" | "sepa" | "swift" };
+export type Route = { kind: "account" } | { kind: "email" } | { kind: "onchain"; network: string } | { kind: "bank"; rail: "fedwire" | "sepa" | "swift" };
 
 /** Conversion fee in basis points of the source amount: [below $10,000, from $10,000]. */
 export const CONVERSION_BPS = {
@@ -126,7 +122,10 @@ export function quoteTransfer(input: QuoteInput): Quote {
   }
   if (targetUnits <= 0n) {
     const feeText = afterFees.map((f) => `${f.type} ${fromUnits(f.units, f.asset)} ${f.asset.symbol}`).join(", ");
-    throw apiError("transfer_amount_invalid", `amount ${fromUnits(input.amount, asset)} ${asset.symbol} does not cover the fees of this transfer (${feeText}); send more.`);
+    throw apiError(
+      "transfer_amount_invalid",
+      `amount ${fromUnits(input.amount, asset)} ${asset.symbol} does not cover the fees of this transfer (${feeText}); send more.`,
+    );
   }
   const fees: QuotedFee[] = [...(conversion ? [{ type: "conversion" as const, units: conversionFee, asset: source }] : []), ...afterFees];
   const volatile = source.class === "crypto" || target.class === "crypto";
@@ -135,4 +134,8 @@ export function quoteTransfer(input: QuoteInput): Quote {
 
 export const feeViews = (fees: QuotedFee[]) => fees.map((f) => ({ type: f.type, amount: fromUnits(f.units, f.asset), asset: f.asset.symbol }));
 
-export const exchangeRateView = (source: CustodialAsset, target: CustodialAsset) => ({ sourceAsset: source.symbol, targetAsset: target.symbol, rate: rateOf(source, target) });
+export const exchangeRateView = (source: CustodialAsset, target: CustodialAsset) => ({
+  sourceAsset: source.symbol,
+  targetAsset: target.symbol,
+  rate: rateOf(source, target),
+});

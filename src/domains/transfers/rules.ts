@@ -34,14 +34,18 @@ const SOLANA_SYSTEM_PROGRAM = "11111111111111111111111111111111";
 export function checkOnchainAddress(network: string, address: string, field = "target.address"): void {
   const family = addressFamilyOf(network);
   const ok =
-    family === "evm" ? /^0x[0-9a-fA-F]{40}$/.test(address) && isAddress(address)
-    : family === "sui" ? /^0x[0-9a-fA-F]{64}$/.test(address)
-    : isSolanaAddress(address);
+    family === "evm"
+      ? /^0x[0-9a-fA-F]{40}$/.test(address) && isAddress(address)
+      : family === "sui"
+        ? /^0x[0-9a-fA-F]{64}$/.test(address)
+        : isSolanaAddress(address);
   if (ok) return;
   const shape =
-    family === "evm" ? "a 0x-prefixed 20-byte hex address (EIP-55 checksum when mixed case)"
-    : family === "sui" ? "a 0x-prefixed 32-byte hex address"
-    : "a base-58 encoded 32-byte public key";
+    family === "evm"
+      ? "a 0x-prefixed 20-byte hex address (EIP-55 checksum when mixed case)"
+      : family === "sui"
+        ? "a 0x-prefixed 32-byte hex address"
+        : "a base-58 encoded 32-byte public key";
   throw apiError("target_onchain_address_invalid", `${field} ${address} is not an address on ${network}; ${network} addresses are ${shape}.`);
 }
 
@@ -54,15 +58,17 @@ function isSolanaAddress(address: string): boolean {
   }
 }
 
-const tokenContracts = (network: string) =>
-  [...(EVM_TOKENS[network] ?? []).map((t) => t.address.toLowerCase()), ...(SOLANA_TOKENS[network] ?? []).map((t) => t.mint)];
+const tokenContracts = (network: string) => [
+  ...(EVM_TOKENS[network] ?? []).map((t) => t.address.toLowerCase()),
+  ...(SOLANA_TOKENS[network] ?? []).map((t) => t.mint),
+];
 
 /** Why a well-formed recipient cannot be paid, decided while the transfer processes; undefined when it can. */
 export function recipientProblem(store: ProjectTx, target: { address?: string; network?: string; email?: string }): string | undefined {
   if (target.email !== undefined) return /\.invalid$/i.test(target.email) ? FAILURE.unableToSend : undefined;
   if (target.address === undefined || target.network === undefined) return undefined;
   const key = (a: string) => (a.startsWith("0x") ? a.toLowerCase() : a);
-  const extra = store.settings()["blockedAddresses"];
+  const extra = store.settings().blockedAddresses;
   const blocked = [...BLOCKED_ADDRESSES, ...(Array.isArray(extra) ? extra.filter((a): a is string => typeof a === "string") : [])].map(key);
   if (blocked.includes(key(target.address))) return FAILURE.securityCheck;
   const unpayable = [ZERO_EVM, SOLANA_SYSTEM_PROGRAM, `0x${"0".repeat(64)}`, ...tokenContracts(target.network)].map(key);
@@ -72,7 +78,8 @@ export function recipientProblem(store: ProjectTx, target: { address?: string; n
 /** Onchain transfers worth this much (USD) or more carry travel-rule details (the US threshold). */
 export const TRAVEL_RULE_THRESHOLD_USD = 3000;
 
-const get = (info: TravelRuleInfo | undefined, path: string): unknown => path.split(".").reduce<unknown>((v, k) => (v && typeof v === "object" ? (v as Record<string, unknown>)[k] : undefined), info);
+const get = (info: TravelRuleInfo | undefined, path: string): unknown =>
+  path.split(".").reduce<unknown>((v, k) => (v && typeof v === "object" ? (v as Record<string, unknown>)[k] : undefined), info);
 const present = (info: TravelRuleInfo | undefined, path: string) => {
   const v = get(info, path);
   return typeof v === "string" ? v.trim() !== "" : v !== undefined && v !== null;

@@ -34,7 +34,10 @@ const SECOND = 1000;
 const BANK_DELAY: Record<string, number> = { fedwire: 30 * 60 * SECOND, sepa: 60 * 60 * SECOND, swift: 2 * 60 * 60 * SECOND };
 
 /** The platform's custodial hot wallets, the senders of onchain payouts on the ledger. */
-export const HOT_WALLET = { evm: "0x9bc7A1a8845cd0EFd777CE028C2B828891fC8851" as const, solana: toBase58(sha512(new TextEncoder().encode("cdp-sandbox custodial hot wallet")).slice(0, 32)) };
+export const HOT_WALLET = {
+  evm: "0x9bc7A1a8845cd0EFd777CE028C2B828891fC8851" as const,
+  solana: toBase58(sha512(new TextEncoder().encode("cdp-sandbox custodial hot wallet")).slice(0, 32)),
+};
 
 /** How long a transfer on this route processes before it settles. */
 export function settlementDelay(route: Route): number {
@@ -54,12 +57,14 @@ export function startExecution(ctx: EmitContext, t: TransferRecord, nowMs: numbe
   return next;
 }
 
-const dueToSettle = (t: TransferRecord, nowMs: number) => t.status === "processing" && !t.awaitingTravelRule && t.settlesAtMs !== undefined && t.settlesAtMs <= nowMs;
-const dueToExpire = (t: TransferRecord, nowMs: number) => t.status === "quoted" && t.expiryUnnotified === true && t.expiresAtMs !== undefined && t.expiresAtMs < nowMs;
+const dueToSettle = (t: TransferRecord, nowMs: number) =>
+  t.status === "processing" && !t.awaitingTravelRule && t.settlesAtMs !== undefined && t.settlesAtMs <= nowMs;
+const dueToExpire = (t: TransferRecord, nowMs: number) =>
+  t.status === "quoted" && t.expiryUnnotified === true && t.expiresAtMs !== undefined && t.expiresAtMs < nowMs;
 
 /** Whether a transfer of the project is due to settle, or a quote to expire, by `nowMs` (committed state, no transaction). */
 export function hasDueTransfers(store: Store, projectId: string, nowMs: number): boolean {
-  const all = store.project(projectId)?.data["transfers"] as Record<string, TransferRecord> | undefined;
+  const all = store.project(projectId)?.data.transfers as Record<string, TransferRecord> | undefined;
   if (!all) return false;
   for (const id in all) if (dueToSettle(all[id]!, nowMs) || dueToExpire(all[id]!, nowMs)) return true;
   return false;
@@ -95,8 +100,14 @@ function settle(ctx: EmitContext, t: TransferRecord): void {
     transfers(store).put(t.transferId, failed);
     emitTransferEvent(ctx, "payments.transfers.failed", failed, t.settlesAtMs);
   };
-  if (problem) return fail(problem);
-  if (t.sourceAccountId && !debitAccount(store, t.sourceAccountId, t.sourceAsset, units, t.held === true)) return fail(FAILURE.insufficientBalance);
+  if (problem) {
+    fail(problem);
+    return;
+  }
+  if (t.sourceAccountId && !debitAccount(store, t.sourceAccountId, t.sourceAsset, units, t.held === true)) {
+    fail(FAILURE.insufficientBalance);
+    return;
+  }
   const details = deliver(store, t);
   const completed: TransferRecord = { ...t, status: "completed", completedAt: at, updatedAt: at, held: false, ...(details ? { details } : {}) };
   transfers(store).put(t.transferId, completed);
@@ -123,7 +134,14 @@ function onchainHash(store: ProjectTx, t: TransferRecord, network: string, addre
     const signature = toBase58(sha512(new TextEncoder().encode(`payout/${t.transferId}`)));
     if (token) {
       credit(store, "solana", token.token, address, units);
-      solanaTxs(store).put(signature, { signature, network: "solana", slot: blockNumberAt("solana", atMs) + 1, feePayer: HOT_WALLET.solana, status: "success", submittedAtMs: atMs });
+      solanaTxs(store).put(signature, {
+        signature,
+        network: "solana",
+        slot: blockNumberAt("solana", atMs) + 1,
+        feePayer: HOT_WALLET.solana,
+        status: "success",
+        submittedAtMs: atMs,
+      });
     }
     return signature;
   }

@@ -20,7 +20,13 @@ beforeAll(async () => {
 afterAll(() => sandbox.close());
 
 const EVM = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
-const base = () => ({ source: { accountId: from, asset: "usdc" }, target: { accountId: to, asset: "usdc" } as Record<string, unknown>, amount: "10", asset: "usdc", execute: false });
+const base = () => ({
+  source: { accountId: from, asset: "usdc" },
+  target: { accountId: to, asset: "usdc" } as Record<string, unknown>,
+  amount: "10",
+  asset: "usdc",
+  execute: false,
+});
 const transfer = (changes: Record<string, unknown>) => call(sandbox, "POST", `${P}/transfers`, { body: { ...base(), ...changes } });
 
 async function expectRefused(changes: Record<string, unknown>, status: number, errorType: string, message?: RegExp) {
@@ -32,17 +38,25 @@ async function expectRefused(changes: Record<string, unknown>, status: number, e
 }
 
 describe("createTransfer refuses", () => {
-  it("an asset the sandbox does not move (transfer_asset_not_supported)", () => expectRefused({ asset: "doge" }, 400, "transfer_asset_not_supported", /moves usd, eur, usdc/));
+  it("an asset the sandbox does not move (transfer_asset_not_supported)", () =>
+    expectRefused({ asset: "doge" }, 400, "transfer_asset_not_supported", /moves usd, eur, usdc/));
 
   it("an unknown source account (source_account_not_found, 404)", () =>
-    expectRefused({ source: { accountId: "account_00000000-0000-4000-8000-000000000000", asset: "usdc" } }, 404, "source_account_not_found", /GET \/v2\/accounts/));
+    expectRefused(
+      { source: { accountId: "account_00000000-0000-4000-8000-000000000000", asset: "usdc" } },
+      404,
+      "source_account_not_found",
+      /GET \/v2\/accounts/,
+    ));
 
-  it("a source asset accounts do not hold (source_asset_not_supported)", () => expectRefused({ source: { accountId: from, asset: "doge" } }, 400, "source_asset_not_supported"));
+  it("a source asset accounts do not hold (source_asset_not_supported)", () =>
+    expectRefused({ source: { accountId: from, asset: "doge" } }, 400, "source_asset_not_supported"));
 
   it("an unknown target account (target_account_not_found, 404)", () =>
     expectRefused({ target: { accountId: "account_00000000-0000-4000-8000-000000000000", asset: "usdc" } }, 404, "target_account_not_found"));
 
-  it("the source account itself in the same asset (target_account_invalid)", () => expectRefused({ target: { accountId: from, asset: "usdc" } }, 400, "target_account_invalid"));
+  it("the source account itself in the same asset (target_account_invalid)", () =>
+    expectRefused({ target: { accountId: from, asset: "usdc" } }, 400, "target_account_invalid"));
 
   it("a target asset that is unknown, not carried by the network, or not the bank account's currency (target_asset_not_supported)", async () => {
     await expectRefused({ target: { accountId: to, asset: "doge" } }, 400, "target_asset_not_supported");
@@ -52,12 +66,22 @@ describe("createTransfer refuses", () => {
   });
 
   it("an asset that is neither the source's nor the target's (asset_mismatch)", () =>
-    expectRefused({ target: { accountId: to, asset: "eurc" }, asset: "eth", amount: "1" }, 400, "asset_mismatch", /neither the source asset \(usdc\) nor the target asset \(eurc\)/));
+    expectRefused(
+      { target: { accountId: to, asset: "eurc" }, asset: "eth", amount: "1" },
+      400,
+      "asset_mismatch",
+      /neither the source asset \(usdc\) nor the target asset \(eurc\)/,
+    ));
 
   it("amounts with too many decimals, under $1, or smaller than the fees (transfer_amount_invalid)", async () => {
     await expectRefused({ amount: "1.0000001" }, 400, "transfer_amount_invalid", /decimal places/);
     await expectRefused({ amount: "0.99" }, 400, "transfer_amount_invalid", /minimum of \$1/);
-    await expectRefused({ target: { address: EVM, network: "ethereum", asset: "usdc" }, amount: "1.5" }, 400, "transfer_amount_invalid", /does not cover the fees .*network 2.00 usdc/);
+    await expectRefused(
+      { target: { address: EVM, network: "ethereum", asset: "usdc" }, amount: "1.5" },
+      400,
+      "transfer_amount_invalid",
+      /does not cover the fees .*network 2.00 usdc/,
+    );
   });
 
   it("a zero or negative amount, by the contract's pattern (invalid_request)", async () => {
@@ -66,8 +90,18 @@ describe("createTransfer refuses", () => {
   });
 
   it("addresses that are not addresses on the network (target_onchain_address_invalid)", async () => {
-    await expectRefused({ target: { address: "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM", network: "base", asset: "usdc" } }, 400, "target_onchain_address_invalid", /base addresses are a 0x-prefixed 20-byte hex/);
-    await expectRefused({ target: { address: "0x70997970c51812dc3A010C7d01b50e0d17dc79C8", network: "base", asset: "usdc" } }, 400, "target_onchain_address_invalid", /checksum/);
+    await expectRefused(
+      { target: { address: "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM", network: "base", asset: "usdc" } },
+      400,
+      "target_onchain_address_invalid",
+      /base addresses are a 0x-prefixed 20-byte hex/,
+    );
+    await expectRefused(
+      { target: { address: "0x70997970c51812dc3A010C7d01b50e0d17dc79C8", network: "base", asset: "usdc" } },
+      400,
+      "target_onchain_address_invalid",
+      /checksum/,
+    );
     await expectRefused({ target: { address: EVM, network: "solana", asset: "usdc" } }, 400, "target_onchain_address_invalid", /base-58/);
     await expectRefused({ target: { address: EVM, network: "sui", asset: "usdc" } }, 400, "target_onchain_address_invalid", /32-byte hex/);
   });
@@ -79,11 +113,26 @@ describe("createTransfer refuses", () => {
   });
 
   it("an unknown payment method (invalid_request)", () =>
-    expectRefused({ target: { paymentMethodId: "paymentMethod_00000000-0000-4000-8000-000000000000", asset: "usd" } }, 400, "invalid_request", /GET \/v2\/payment-methods/));
+    expectRefused(
+      { target: { paymentMethodId: "paymentMethod_00000000-0000-4000-8000-000000000000", asset: "usd" } },
+      400,
+      "invalid_request",
+      /GET \/v2\/payment-methods/,
+    ));
 
   it("more than the available balance including fees (insufficient_balance)", async () => {
     await expectRefused({ amount: "5000.01" }, 400, "insufficient_balance", /has 5000.00 usdc available; this transfer takes 5000.01 usdc/);
-    await expectRefused({ amount: "5000", amountType: "target", target: { address: EVM, network: "base", asset: "usdc" }, travelRule: { isSelf: true, originator: { name: "A", address: { line1: "1 Main St", city: "Boston", countryCode: "US" } } } }, 400, "insufficient_balance", /takes 5000.01 usdc including fees/);
+    await expectRefused(
+      {
+        amount: "5000",
+        amountType: "target",
+        target: { address: EVM, network: "base", asset: "usdc" },
+        travelRule: { isSelf: true, originator: { name: "A", address: { line1: "1 Main St", city: "Boston", countryCode: "US" } } },
+      },
+      400,
+      "insufficient_balance",
+      /takes 5000.01 usdc including fees/,
+    );
   });
 
   it("metadata over the limits, each with its own errorType", async () => {
@@ -97,7 +146,10 @@ describe("createTransfer refuses", () => {
     const target = { address: EVM, network: "base", asset: "usdc" };
     await expectRefused({ target, amount: "3000" }, 400, "travel_rules_field_missing", /travelRule.originator.name, .*travelRule.beneficiary.name/);
     await expectRefused({ target, amount: "3000", travelRule: { originator: { name: "Ada" } } }, 400, "travel_rules_field_missing", /originator.address.line1/);
-    const travelRule = { originator: { name: "Ada Lovelace", address: { line1: "1 Main St", city: "Boston", countryCode: "US" } }, beneficiary: { name: "Bob", walletType: "self_custody" } };
+    const travelRule = {
+      originator: { name: "Ada Lovelace", address: { line1: "1 Main St", city: "Boston", countryCode: "US" } },
+      beneficiary: { name: "Bob", walletType: "self_custody" },
+    };
     expect((await transfer({ target, amount: "3000", travelRule })).status).toBe(200);
     expect((await transfer({ target, amount: "2999.99" })).status).toBe(200);
   });
@@ -115,7 +167,10 @@ describe("createTransfer refuses", () => {
 
   it("leaves nothing behind after all these refusals: only the two accepted quotes exist", async () => {
     const listed = await call(sandbox, "GET", `${P}/transfers?sourceAccountId=${from}`);
-    expect(listed.body.transfers.map((t: { status: string; sourceAmount: string }) => [t.status, t.sourceAmount])).toEqual([["quoted", "3000.00"], ["quoted", "2999.99"]]);
+    expect(listed.body.transfers.map((t: { status: string; sourceAmount: string }) => [t.status, t.sourceAmount])).toEqual([
+      ["quoted", "3000.00"],
+      ["quoted", "2999.99"],
+    ]);
     expect(await balanceOf(sandbox, from, "usdc")).toEqual({ available: "5000.00", total: "5000.00" });
   });
 });

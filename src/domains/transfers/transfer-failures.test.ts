@@ -17,7 +17,9 @@ beforeAll(async () => {
 afterAll(() => sandbox.close());
 
 const pay = (from: string, target: Record<string, unknown>, amount: string, execute = true) =>
-  call(sandbox, "POST", `${P}/transfers`, { body: { source: { accountId: from, asset: "usdc" }, target: { asset: "usdc", ...target }, amount, asset: "usdc", execute } });
+  call(sandbox, "POST", `${P}/transfers`, {
+    body: { source: { accountId: from, asset: "usdc" }, target: { asset: "usdc", ...target }, amount, asset: "usdc", execute },
+  });
 const get = async (id: string) => (await call(sandbox, "GET", `${P}/transfers/${id}`)).body;
 
 async function funded(amount = "100") {
@@ -79,7 +81,9 @@ describe("transfers that fail while processing", () => {
 
     const projectId = sandbox.credentials.projectId;
     const blocked = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
-    expect((await call(sandbox, "PATCH", `/_sandbox/projects/${projectId}`, { body: { settings: { blockedAddresses: [blocked.toLowerCase()] } } })).status).toBe(200);
+    expect(
+      (await call(sandbox, "PATCH", `/_sandbox/projects/${projectId}`, { body: { settings: { blockedAddresses: [blocked.toLowerCase()] } } })).status,
+    ).toBe(200);
     const t = (await pay(from, { address: blocked, network: "base" }, "10")).body;
     await advance(sandbox, "30s");
     expect((await get(t.transferId)).failureReason).toBe("The recipient address failed security validation checks.");
@@ -110,14 +114,22 @@ describe("onchain payouts on the simulated ledger", () => {
     await advance(sandbox, "1s");
     // Only the clock moved: the token balance API does not settle transfers itself.
     const balances = (await call(sandbox, "GET", `${P}/evm/token-balances/base/${to}`)).body.balances;
-    expect(balances).toEqual([{ amount: { amount: "24990000", decimals: 6 }, token: { network: "base", contractAddress: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", symbol: "USDC", name: "USD Coin" } }]);
+    expect(balances).toEqual([
+      {
+        amount: { amount: "24990000", decimals: 6 },
+        token: { network: "base", contractAddress: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", symbol: "USDC", name: "USD Coin" },
+      },
+    ]);
     const done = await get(t.transferId);
     expect(done.status).toBe("completed");
     const [tx] = done.details.onchainTransactions;
     expect(tx.network).toBe("base");
     const token = (await call(sandbox, "GET", "/apikeys/v1/tokens/active")).body.id;
     await advance(sandbox, "4s");
-    const receipt = await call(sandbox, "POST", `/rpc/v1/base/${token}`, { anonymous: true, body: { jsonrpc: "2.0", id: 1, method: "eth_getTransactionReceipt", params: [tx.transactionHash] } });
+    const receipt = await call(sandbox, "POST", `/rpc/v1/base/${token}`, {
+      anonymous: true,
+      body: { jsonrpc: "2.0", id: 1, method: "eth_getTransactionReceipt", params: [tx.transactionHash] },
+    });
     expect(receipt.body.result).toMatchObject({ status: "0x1", transactionHash: tx.transactionHash });
   });
 
@@ -125,7 +137,15 @@ describe("onchain payouts on the simulated ledger", () => {
     const from = await openAccount(sandbox);
     await fundAccount(sandbox, from, "eth", "1");
     const to = "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65";
-    const t = await call(sandbox, "POST", `${P}/transfers`, { body: { source: { accountId: from, asset: "eth" }, target: { address: to, network: "ethereum", asset: "eth" }, amount: "0.1", asset: "eth", execute: true } });
+    const t = await call(sandbox, "POST", `${P}/transfers`, {
+      body: {
+        source: { accountId: from, asset: "eth" },
+        target: { address: to, network: "ethereum", asset: "eth" },
+        amount: "0.1",
+        asset: "eth",
+        execute: true,
+      },
+    });
     await advance(sandbox, "3m");
     expect((await get(t.body.transferId)).targetAmount).toBe("0.0994");
     const balances = (await call(sandbox, "GET", `${P}/evm/token-balances/ethereum/${to}`)).body.balances;
@@ -138,7 +158,9 @@ describe("onchain payouts on the simulated ledger", () => {
     const t = (await pay(from, { address: to, network: "solana" }, "10")).body;
     await advance(sandbox, "30s");
     const balances = (await call(sandbox, "GET", `${P}/solana/token-balances/solana/${to}`)).body.balances;
-    expect(balances).toEqual([{ amount: { amount: "9990000", decimals: 6 }, token: { mintAddress: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", symbol: "USDC", name: "USD Coin" } }]);
+    expect(balances).toEqual([
+      { amount: { amount: "9990000", decimals: 6 }, token: { mintAddress: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", symbol: "USDC", name: "USD Coin" } },
+    ]);
     expect((await get(t.transferId)).details.onchainTransactions[0].transactionHash).toMatch(/^[1-9A-HJ-NP-Za-km-z]{80,90}$/);
   });
 

@@ -22,15 +22,38 @@ async function fundedPair(amount = "100") {
   await fundAccount(sandbox, from, "usdc", amount);
   return { from, to };
 }
-const toAccount = (from: string, to: string, amount: string, execute = false) => ({ source: { accountId: from, asset: "usdc" }, target: { accountId: to, asset: "usdc" }, amount, asset: "usdc", execute });
+const toAccount = (from: string, to: string, amount: string, execute = false) => ({
+  source: { accountId: from, asset: "usdc" },
+  target: { accountId: to, asset: "usdc" },
+  amount,
+  asset: "usdc",
+  execute,
+});
 
 describe("quoting", () => {
   it("creates a quoted transfer with its fees and an expiresAt 15 minutes ahead on the sandbox clock; no money moves", async () => {
     const { from } = await fundedPair();
-    const body = { source: { accountId: from, asset: "usdc" }, target: { address: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", network: "base", asset: "usdc" }, amount: "25", asset: "usdc", execute: false, metadata: { invoice: "1042" } };
+    const body = {
+      source: { accountId: from, asset: "usdc" },
+      target: { address: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", network: "base", asset: "usdc" },
+      amount: "25",
+      asset: "usdc",
+      execute: false,
+      metadata: { invoice: "1042" },
+    };
     const res = await call(sandbox, "POST", `${P}/transfers`, { body });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: "quoted", source: body.source, target: body.target, sourceAmount: "25.00", sourceAsset: "usdc", targetAmount: "24.99", targetAsset: "usdc", fees: [{ type: "network", amount: "0.01", asset: "usdc" }], metadata: { invoice: "1042" } });
+    expect(res.body).toMatchObject({
+      status: "quoted",
+      source: body.source,
+      target: body.target,
+      sourceAmount: "25.00",
+      sourceAsset: "usdc",
+      targetAmount: "24.99",
+      targetAsset: "usdc",
+      fees: [{ type: "network", amount: "0.01", asset: "usdc" }],
+      metadata: { invoice: "1042" },
+    });
     expect(res.body.transferId).toMatch(/^transfer_[0-9a-f-]{36}$/);
     expect(Date.parse(res.body.expiresAt) - Date.parse(res.body.createdAt)).toBe(15 * 60_000);
     expect(res.body.createdAt).toBe(new Date(sandbox.clock.now()).toISOString());
@@ -156,7 +179,9 @@ describe("executing a quote", () => {
   it("keeps the quote-expired-on-execute scenario: the clock jumps 16 minutes and the execute answers transfer_quote_expired", async () => {
     const { from, to } = await fundedPair();
     const quote = await call(sandbox, "POST", `${P}/transfers`, { body: toAccount(from, to, "10") });
-    const res = await call(sandbox, "POST", `${P}/transfers/${quote.body.transferId}/execute`, { headers: { "X-Sandbox-Scenario": "quote-expired-on-execute" } });
+    const res = await call(sandbox, "POST", `${P}/transfers/${quote.body.transferId}/execute`, {
+      headers: { "X-Sandbox-Scenario": "quote-expired-on-execute" },
+    });
     expect(res.status).toBe(400);
     expect(res.body.errorType).toBe("transfer_quote_expired");
   });
@@ -182,9 +207,20 @@ describe("reading transfers", () => {
     const t1 = (await post(toAccount(a, b, "5"))).body;
     const t2 = (await post({ ...toAccount(a, b, "5", true) })).body;
     await advance(sandbox, "1m");
-    const t3 = (await post({ source: { accountId: a, asset: "usdc" }, target: { email: "Pay@Example.com", asset: "usdc" }, amount: "5", asset: "usdc", execute: false })).body;
-    const t4 = (await post({ source: { accountId: a, asset: "usdc" }, target: { address: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", network: "base", asset: "usdc" }, amount: "5", asset: "usdc", execute: false })).body;
-    const ids = async (query: string) => (await call(sandbox, "GET", `${P}/transfers${query}`, { credentials: project })).body.transfers.map((t: { transferId: string }) => t.transferId);
+    const t3 = (
+      await post({ source: { accountId: a, asset: "usdc" }, target: { email: "Pay@Example.com", asset: "usdc" }, amount: "5", asset: "usdc", execute: false })
+    ).body;
+    const t4 = (
+      await post({
+        source: { accountId: a, asset: "usdc" },
+        target: { address: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", network: "base", asset: "usdc" },
+        amount: "5",
+        asset: "usdc",
+        execute: false,
+      })
+    ).body;
+    const ids = async (query: string) =>
+      (await call(sandbox, "GET", `${P}/transfers${query}`, { credentials: project })).body.transfers.map((t: { transferId: string }) => t.transferId);
     expect(await ids("")).toEqual([t1.transferId, t2.transferId, t3.transferId, t4.transferId]);
     expect(await ids("?status=completed")).toEqual([t2.transferId]);
     expect(await ids("?status=quoted")).toEqual([t1.transferId, t3.transferId, t4.transferId]);

@@ -32,26 +32,39 @@ const newPath = () => `/hooks/${++paths}`;
 
 /** The documented verification: HMAC-SHA256 over `${t}.${h}.${header values joined by "."}.${raw body}`, t within 5 minutes. */
 function verifySignature(r: Received, secret: string): boolean {
-  const parts = Object.fromEntries(String(r.headers["x-hook0-signature"]).split(",").map((p) => [p.slice(0, p.indexOf("=")), p.slice(p.indexOf("=") + 1)]));
-  const values = parts.h!.split(" ").map((name: string) => String(r.headers[name] ?? "")).join(".");
+  const parts = Object.fromEntries(
+    String(r.headers["x-hook0-signature"])
+      .split(",")
+      .map((p) => [p.slice(0, p.indexOf("=")), p.slice(p.indexOf("=") + 1)]),
+  );
+  const values = parts
+    .h!.split(" ")
+    .map((name: string) => String(r.headers[name] ?? ""))
+    .join(".");
   const expected = createHmac("sha256", secret).update(`${parts.t}.${parts.h}.${values}.${r.rawBody}`).digest();
   const fresh = Math.abs(Date.now() / 1000 - Number(parts.t)) < 300;
   return fresh && timingSafeEqual(expected, Buffer.from(parts.v1!, "hex"));
 }
 
 const subscribe = async (path: string, labels: Record<string, string>, extra: Record<string, unknown> = {}) => {
-  const res = await call(sandbox, "POST", BASE, { body: { eventTypes: ["onchain.activity.detected"], isEnabled: true, target: { url: receiver.url(path) }, labels, ...extra } });
+  const res = await call(sandbox, "POST", BASE, {
+    body: { eventTypes: ["onchain.activity.detected"], isEnabled: true, target: { url: receiver.url(path) }, labels, ...extra },
+  });
   expect(res.status).toBe(201);
   return res.body as { subscriptionId: string; secret: string };
 };
 const newAccount = async () => (await call(sandbox, "POST", "/platform/v2/evm/accounts", { body: {}, wallet: true })).body.address as string;
-const faucetUsdc = async (address: string) => (await call(sandbox, "POST", "/platform/v2/evm/faucet", { body: { network: "base-sepolia", address, token: "usdc" } })).body.transactionHash as string;
+const faucetUsdc = async (address: string) =>
+  (await call(sandbox, "POST", "/platform/v2/evm/faucet", { body: { network: "base-sepolia", address, token: "usdc" } })).body.transactionHash as string;
 const mine = () => sandbox.clock.advance(2000);
 const flush = async () => (await call(sandbox, "POST", "/_sandbox/webhooks/flush", { anonymous: true })).body;
 const events = async (subscriptionId: string, query = "") => (await call(sandbox, "GET", `${BASE}/${subscriptionId}/events${query}`)).body.events;
 const sendUsdc = async (from: string, to: string, amount: bigint) => {
   const data = encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [to as `0x${string}`, amount] });
-  const res = await call(sandbox, "POST", `/platform/v2/evm/accounts/${from}/send/transaction`, { body: { network: "base-sepolia", transaction: serializeTransaction({ type: "eip1559", chainId: 84532, to: USDC, data }) }, wallet: true });
+  const res = await call(sandbox, "POST", `/platform/v2/evm/accounts/${from}/send/transaction`, {
+    body: { network: "base-sepolia", transaction: serializeTransaction({ type: "eip1559", chainId: 84532, to: USDC, data }) },
+    wallet: true,
+  });
   expect(res.status).toBe(200);
   return res.body.transactionHash as string;
 };
@@ -90,7 +103,13 @@ describe("onchain.activity.detected from the ledger", () => {
     expect(Date.parse(body.timestamp)).toBeLessThanOrEqual(sandbox.clock.now());
 
     const [event] = await events(sub.subscriptionId);
-    expect(event).toMatchObject({ eventId: got!.headers["x-event-id"], eventTypeName: "onchain.activity.detected", status: "succeeded", retryCount: 0, response: { httpCode: 200, body: "ok" } });
+    expect(event).toMatchObject({
+      eventId: got!.headers["x-event-id"],
+      eventTypeName: "onchain.activity.detected",
+      status: "succeeded",
+      retryCount: 0,
+      response: { httpCode: 200, body: "ok" },
+    });
     expect(event.succeededAt).toBe(sandbox.clock.iso());
   });
 
@@ -99,8 +118,18 @@ describe("onchain.activity.detected from the ledger", () => {
     await fund(sandbox, { network: "base-sepolia", address: from, amount: "1000000000000000" });
     await fund(sandbox, { network: "base-sepolia", address: from, token: "USDC", amount: "5000000" });
     const want = {
-      byToken: await subscribe(newPath(), { network: "base-sepolia", contract_address: USDC, event_name: "Transfer", "params.to": TO.toLowerCase(), "params.value": "2500000" }),
-      bySignatureHash: await subscribe(newPath(), { network: "base-sepolia", event_signature: keccak256(toHex("Transfer(address,address,uint256)")), transaction_from: from.toLowerCase() }),
+      byToken: await subscribe(newPath(), {
+        network: "base-sepolia",
+        contract_address: USDC,
+        event_name: "Transfer",
+        "params.to": TO.toLowerCase(),
+        "params.value": "2500000",
+      }),
+      bySignatureHash: await subscribe(newPath(), {
+        network: "base-sepolia",
+        event_signature: keccak256(toHex("Transfer(address,address,uint256)")),
+        transaction_from: from.toLowerCase(),
+      }),
       bySignature: await subscribe(newPath(), { network: "base-sepolia", event_signature: "Transfer(address,address,uint256)", "params.from": from }),
     };
     const skip = {
@@ -138,12 +167,16 @@ describe("onchain.activity.detected from the ledger", () => {
   it("sends the target's own headers and covers them with the signature", async () => {
     const path = newPath();
     const address = await newAccount();
-    const sub = await subscribe(path, { network: "base-sepolia", "params.to": address }, { target: { url: receiver.url(path), headers: { Authorization: "Bearer t0k3n", "X-Tenant": "acme" } } });
+    const sub = await subscribe(
+      path,
+      { network: "base-sepolia", "params.to": address },
+      { target: { url: receiver.url(path), headers: { Authorization: "Bearer t0k3n", "X-Tenant": "acme" } } },
+    );
     await faucetUsdc(address);
     mine();
     await flush();
     const [got] = receiver.received(path);
-    expect(got!.headers["authorization"]).toBe("Bearer t0k3n");
+    expect(got!.headers.authorization).toBe("Bearer t0k3n");
     expect(String(got!.headers["x-hook0-signature"])).toMatch(/^t=\d+,h=authorization content-type x-event-id x-event-type x-tenant,v1=[0-9a-f]{64}$/);
     expect(verifySignature(got!, sub.secret)).toBe(true);
     expect(verifySignature({ ...got!, headers: { ...got!.headers, "x-tenant": "evil" } }, sub.secret)).toBe(false);
@@ -154,7 +187,14 @@ describe("wallet.activity.detected from the ledger", () => {
   it("delivers a token transfer to the watched address in the platform's envelope", async () => {
     const path = newPath();
     const address = await newAccount();
-    const res = await call(sandbox, "POST", BASE, { body: { eventTypes: ["wallet.activity.detected", "onchain.activity.detected"], isEnabled: true, target: { url: receiver.url(path) }, labels: { network: "base-sepolia", "params.to": address } } });
+    const res = await call(sandbox, "POST", BASE, {
+      body: {
+        eventTypes: ["wallet.activity.detected", "onchain.activity.detected"],
+        isEnabled: true,
+        target: { url: receiver.url(path) },
+        labels: { network: "base-sepolia", "params.to": address },
+      },
+    });
     const hash = await faucetUsdc(address);
     mine();
     await flush();
@@ -193,7 +233,9 @@ describe("retries", () => {
     await faucetUsdc(address);
     mine();
     await flush();
-    expect(await events(sub.subscriptionId)).toMatchObject([{ status: "retrying", retryCount: 0, response: { httpCode: 500, errorName: "http_error", body: "not now" } }]);
+    expect(await events(sub.subscriptionId)).toMatchObject([
+      { status: "retrying", retryCount: 0, response: { httpCode: 500, errorName: "http_error", body: "not now" } },
+    ]);
 
     sandbox.clock.advance(2_999);
     await flush();
@@ -216,7 +258,10 @@ describe("retries", () => {
 
   it("gives up after 60 retries and marks the delivery failed", async () => {
     const path = newPath();
-    receiver.answer(path, Array.from({ length: 70 }, () => 500));
+    receiver.answer(
+      path,
+      Array.from({ length: 70 }, () => 500),
+    );
     const address = await newAccount();
     const sub = await subscribe(path, { network: "base-sepolia", "params.to": address });
     await faucetUsdc(address);
@@ -254,7 +299,12 @@ describe("disabled and deleted subscriptions", () => {
     expect(receiver.received(path)).toHaveLength(0);
     expect(await events(sub.subscriptionId)).toEqual([]);
 
-    const config = { eventTypes: ["onchain.activity.detected"], isEnabled: true, target: { url: receiver.url(path) }, labels: { network: "base-sepolia", "params.to": address } };
+    const config = {
+      eventTypes: ["onchain.activity.detected"],
+      isEnabled: true,
+      target: { url: receiver.url(path) },
+      labels: { network: "base-sepolia", "params.to": address },
+    };
     expect((await call(sandbox, "PUT", `${BASE}/${sub.subscriptionId}`, { body: config })).status).toBe(200);
     await flush();
     expect(receiver.received(path)).toHaveLength(0); // the transfer mined while disabled stays undelivered
@@ -272,7 +322,12 @@ describe("disabled and deleted subscriptions", () => {
     await faucetUsdc(address);
     mine();
     await flush();
-    const config = { eventTypes: ["onchain.activity.detected"], isEnabled: false, target: { url: receiver.url(path) }, labels: { network: "base-sepolia", "params.to": address } };
+    const config = {
+      eventTypes: ["onchain.activity.detected"],
+      isEnabled: false,
+      target: { url: receiver.url(path) },
+      labels: { network: "base-sepolia", "params.to": address },
+    };
     await call(sandbox, "PUT", `${BASE}/${sub.subscriptionId}`, { body: config });
     sandbox.clock.advance(60_000);
     await flush();

@@ -72,7 +72,7 @@ export function startWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher 
     if (!store.project(projectId)) return;
     const tx = store.begin(projectId);
     const current = deliveries(tx).get(id);
-    if (!current || current.status !== "processing") return;
+    if (current?.status !== "processing") return;
     const sub = subscriptions(tx).get(current.subscriptionId);
     if (!sub) {
       deliveries(tx).delete(id);
@@ -124,7 +124,12 @@ export function startWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher 
         deliveries(tx).delete(d.id);
       } else if (!sub.isEnabled) {
         // Disabled subscriptions receive nothing: what was waiting for them fails without being sent.
-        deliveries(tx).put(d.id, { ...d, status: "failed", attempts: [...d.attempts, { at: clock.iso(), elapsedTimeMs: 0, errorName: "subscription_disabled" }], retryCount: d.attempts.length });
+        deliveries(tx).put(d.id, {
+          ...d,
+          status: "failed",
+          attempts: [...d.attempts, { at: clock.iso(), elapsedTimeMs: 0, errorName: "subscription_disabled" }],
+          retryCount: d.attempts.length,
+        });
       } else {
         d.status = "processing";
         deliveries(tx).put(d.id, d);
@@ -143,9 +148,11 @@ export function startWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher 
   function runPass(): Promise<void> {
     const next = (running ?? Promise.resolve(undefined)).catch(() => undefined).then(pass);
     running = next;
-    void next.finally(() => {
-      if (running === next) running = undefined;
-    }).catch(() => undefined);
+    void next
+      .finally(() => {
+        if (running === next) running = undefined;
+      })
+      .catch(() => undefined);
     return next;
   }
 

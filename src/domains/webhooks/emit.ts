@@ -52,7 +52,7 @@ export function labelsMatch(wanted: Record<string, string> | undefined, event: R
   return Object.entries(wanted ?? {}).every(([key, value]) => {
     const actual = event[key];
     if (actual !== undefined && sameValue(value, actual)) return true;
-    return key === "event_signature" && event["event_signature_hash"] !== undefined && sameValue(value, event["event_signature_hash"]);
+    return key === "event_signature" && event.event_signature_hash !== undefined && sameValue(value, event.event_signature_hash);
   });
 }
 

@@ -42,21 +42,36 @@ const BASE = "/platform/v2/data/webhooks/subscriptions";
 let paths = 0;
 const newPath = () => `/events/${++paths}`;
 const subscribe = async (path: string, body: Record<string, unknown>, credentials?: Credentials) =>
-  (await call(sandbox, "POST", BASE, { body: { isEnabled: true, target: { url: receiver.url(path) }, ...body }, credentials })).body as { subscriptionId: string; secret: string };
+  (await call(sandbox, "POST", BASE, { body: { isEnabled: true, target: { url: receiver.url(path) }, ...body }, credentials })).body as {
+    subscriptionId: string;
+    secret: string;
+  };
 const createAccount = (name?: string) => call(sandbox, "POST", "/platform/v2/evm/accounts", { body: name ? { name } : {}, wallet: true });
-const flush = async (credentials?: Credentials) => (await call(sandbox, "POST", "/_sandbox/webhooks/flush", credentials ? { credentials } : { anonymous: true })).body;
+const flush = async (credentials?: Credentials) =>
+  (await call(sandbox, "POST", "/_sandbox/webhooks/flush", credentials ? { credentials } : { anonymous: true })).body;
 const sendTest = (subscriptionId: string, body: Record<string, unknown> = {}) => call(sandbox, "POST", `/_sandbox/webhooks/${subscriptionId}/test`, { body });
-const events = async (subscriptionId: string, query = "") => (await call(sandbox, "GET", `${BASE}/${subscriptionId}/events${query}`)).body.events as Array<{ eventId: string; eventTypeName: string; status: string }>;
+const events = async (subscriptionId: string, query = "") =>
+  (await call(sandbox, "GET", `${BASE}/${subscriptionId}/events${query}`)).body.events as Array<{ eventId: string; eventTypeName: string; status: string }>;
 const signed = (r: Received, secret: string) => {
-  const parts = Object.fromEntries(String(r.headers["x-hook0-signature"]).split(",").map((p) => p.split("=") as [string, string]));
-  const values = parts.h!.split(" ").map((n) => String(r.headers[n])).join(".");
+  const parts = Object.fromEntries(
+    String(r.headers["x-hook0-signature"])
+      .split(",")
+      .map((p) => p.split("=") as [string, string]),
+  );
+  const values = parts
+    .h!.split(" ")
+    .map((n) => String(r.headers[n]))
+    .join(".");
   return createHmac("sha256", secret).update(`${parts.t}.${parts.h}.${values}.${r.rawBody}`).digest("hex") === parts.v1;
 };
 
 describe("events emitted by other domains", () => {
   it("are delivered after the request that emitted them commits, to every subscription of that type", async () => {
     const [pathA, pathB, pathOther] = [newPath(), newPath(), newPath()];
-    const a = await subscribe(pathA, { eventTypes: ["wallet.transaction.created"], labels: { network: "base-mainnet", "params.to": "0x0000000000000000000000000000000000000001" } });
+    const a = await subscribe(pathA, {
+      eventTypes: ["wallet.transaction.created"],
+      labels: { network: "base-mainnet", "params.to": "0x0000000000000000000000000000000000000001" },
+    });
     await subscribe(pathB, { eventTypes: ["wallet.transaction.created", "wallet.transaction.signed"] });
     await subscribe(pathOther, { eventTypes: ["wallet.transaction.signed"] });
     const account = (await createAccount()).body;
@@ -68,7 +83,9 @@ describe("events emitted by other domains", () => {
     expect(JSON.parse(got!.rawBody)).toEqual({ address: account.address, network: "base", created_at: account.createdAt });
     expect(got!.headers["x-event-id"]).toBe(receiver.received(pathB)[0]!.headers["x-event-id"]);
     expect(signed(got!, a.secret)).toBe(true);
-    expect(await events(a.subscriptionId)).toMatchObject([{ eventId: got!.headers["x-event-id"], eventTypeName: "wallet.transaction.created", status: "succeeded" }]);
+    expect(await events(a.subscriptionId)).toMatchObject([
+      { eventId: got!.headers["x-event-id"], eventTypeName: "wallet.transaction.created", status: "succeeded" },
+    ]);
   });
 
   it("are never recorded when the request fails", async () => {
@@ -91,7 +108,9 @@ describe("the events list", () => {
       await createAccount();
       sandbox.clock.advance(1000);
     }
-    const onramp = (await sendTest(sub.subscriptionId, { eventType: "onramp.transaction.success", data: { orderId: "o-1", status: "ONRAMP_ORDER_STATUS_COMPLETED" } })).body;
+    const onramp = (
+      await sendTest(sub.subscriptionId, { eventType: "onramp.transaction.success", data: { orderId: "o-1", status: "ONRAMP_ORDER_STATUS_COMPLETED" } })
+    ).body;
     await flush();
     const all = await events(sub.subscriptionId);
     expect(all).toHaveLength(50);
@@ -101,7 +120,9 @@ describe("the events list", () => {
     expect(new Set(created.map((e) => e.eventTypeName))).toEqual(new Set(["wallet.transaction.created"]));
     const times = created.map((e) => Date.parse((e as unknown as { createdAt: string }).createdAt));
     expect(times).toEqual([...times].sort((x, y) => y - x));
-    expect(await events(sub.subscriptionId, `?eventTypeNames=onramp.transaction.success, wallet.transaction.signed`)).toMatchObject([{ eventId: onramp.eventId }]);
+    expect(await events(sub.subscriptionId, `?eventTypeNames=onramp.transaction.success, wallet.transaction.signed`)).toMatchObject([
+      { eventId: onramp.eventId },
+    ]);
     expect(await events(sub.subscriptionId, `?eventId=${created[7]!.eventId}`)).toEqual([created[7]]);
     const window = `?minCreatedAt=${new Date(start + 10_000).toISOString()}&maxCreatedAt=${new Date(start + 14_000).toISOString()}`;
     expect(await events(sub.subscriptionId, window)).toHaveLength(5);
@@ -111,12 +132,28 @@ describe("the events list", () => {
 describe("sandbox webhook endpoints", () => {
   it("sends a sample onchain event built from the subscription's labels and answers with its first attempt", async () => {
     const path = newPath();
-    const labels = { network: "base-mainnet", contract_address: "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913", event_name: "Transfer", "params.to": "0xf5042e6ffac5a625d4e7848e0b01373d8eb9e222" };
+    const labels = {
+      network: "base-mainnet",
+      contract_address: "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913",
+      event_name: "Transfer",
+      "params.to": "0xf5042e6ffac5a625d4e7848e0b01373d8eb9e222",
+    };
     const sub = await subscribe(path, { eventTypes: ["onchain.activity.detected"], labels });
     const res = await sendTest(sub.subscriptionId);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ subscriptionId: sub.subscriptionId, eventTypeName: "onchain.activity.detected", status: "succeeded", retryCount: 0, response: { httpCode: 200 } });
-    expect(res.body.payload).toMatchObject({ network: "base-mainnet", contract_address: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", event_name: "Transfer", parameters: { to: getAddress(labels["params.to"]) } });
+    expect(res.body).toMatchObject({
+      subscriptionId: sub.subscriptionId,
+      eventTypeName: "onchain.activity.detected",
+      status: "succeeded",
+      retryCount: 0,
+      response: { httpCode: 200 },
+    });
+    expect(res.body.payload).toMatchObject({
+      network: "base-mainnet",
+      contract_address: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+      event_name: "Transfer",
+      parameters: { to: getAddress(labels["params.to"]) },
+    });
     const [got] = receiver.received(path);
     expect(JSON.parse(got!.rawBody)).toEqual(res.body.payload);
     expect(got!.headers["x-event-id"]).toBe(res.body.eventId);
@@ -144,12 +181,24 @@ describe("sandbox webhook endpoints", () => {
     const sub = await subscribe(path, { eventTypes: ["customers.customer.deleted"] }, credentials);
     const first = await call(sandbox, "POST", `/_sandbox/webhooks/${sub.subscriptionId}/test`, { body: { data: { customerId: "c-1" } }, credentials });
     expect(first.body).toMatchObject({ status: "retrying", retryCount: 0, response: { httpCode: 502 } });
-    expect(await flush(credentials)).toEqual({ succeeded: 0, retrying: 1, failed: 0, pending: 0, nextRetryAt: new Date(sandbox.clock.now() + 3000).toISOString() });
+    expect(await flush(credentials)).toEqual({
+      succeeded: 0,
+      retrying: 1,
+      failed: 0,
+      pending: 0,
+      nextRetryAt: new Date(sandbox.clock.now() + 3000).toISOString(),
+    });
     sandbox.clock.advance(3000);
     expect(await flush(credentials)).toEqual({ succeeded: 1, retrying: 0, failed: 0, pending: 0 });
     const list = await call(sandbox, "GET", `/_sandbox/webhooks/deliveries?subscriptionId=${sub.subscriptionId}`, { credentials });
     expect(list.body.deliveries).toHaveLength(1);
-    expect(list.body.deliveries[0]).toMatchObject({ subscriptionId: sub.subscriptionId, eventId: first.body.eventId, status: "succeeded", retryCount: 1, payload: { customerId: "c-1" } });
+    expect(list.body.deliveries[0]).toMatchObject({
+      subscriptionId: sub.subscriptionId,
+      eventId: first.body.eventId,
+      status: "succeeded",
+      retryCount: 1,
+      payload: { customerId: "c-1" },
+    });
     expect(list.body.deliveries[0].attempts.map((a: { httpCode: number }) => a.httpCode)).toEqual([502, 200]);
   });
 });

@@ -85,14 +85,22 @@ const listWebhookSubscriptionEvents: Handler = (req, ctx) => {
   const { subscriptionId } = findSubscription(ctx.store, req.pathParams.subscriptionId!);
   const min = timeFilter(req.query, "minCreatedAt");
   const max = timeFilter(req.query, "maxCreatedAt");
-  const rawNames = req.query["eventTypeNames"];
-  const names = typeof rawNames === "string" ? rawNames.split(",").map((n) => n.trim()).filter(Boolean) : [];
+  const rawNames = req.query.eventTypeNames;
+  const names =
+    typeof rawNames === "string"
+      ? rawNames
+          .split(",")
+          .map((n) => n.trim())
+          .filter(Boolean)
+      : [];
   const unknown = names.filter((n) => !isEventType(n));
   if (unknown.length > 0) throw apiError("invalid_request", `Unknown event type names: ${unknown.join(", ")}.`);
-  const eventId = typeof req.query["eventId"] === "string" ? req.query["eventId"] : undefined;
+  const eventId = typeof req.query.eventId === "string" ? req.query.eventId : undefined;
   const matching = deliveries(ctx.store)
     .filter((d) => d.subscriptionId === subscriptionId)
-    .filter((d) => (eventId === undefined || d.eventId === eventId) && (min === undefined || d.createdAtMs >= min) && (max === undefined || d.createdAtMs <= max))
+    .filter(
+      (d) => (eventId === undefined || d.eventId === eventId) && (min === undefined || d.createdAtMs >= min) && (max === undefined || d.createdAtMs <= max),
+    )
     .filter((d) => names.length === 0 || names.includes(d.eventType));
   // Newest first; records are kept in creation order, so equal times (a frozen clock) keep it reversed.
   const newestFirst = matching.reverse().sort((a, b) => b.createdAtMs - a.createdAtMs);

@@ -45,7 +45,7 @@ const platformNetwork = (ledgerNetwork: string) => Object.keys(ACTIVITY_NETWORKS
 const isoSeconds = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 
 function decode(tx: LedgerTx, log: LedgerLog): ActivityFacts | undefined {
-  let decoded;
+  let decoded: ReturnType<typeof decodeEventLog<typeof erc20Abi>>;
   try {
     decoded = decodeEventLog({ abi: erc20Abi, data: log.data, topics: log.topics as [Hex, ...Hex[]] });
   } catch {
@@ -119,7 +119,8 @@ export function activityPayload(eventType: EventType, eventId: string, f: Activi
 }
 
 /** Wallet activity covers ERC-20 transfers only (native ETH movements are not reported, as on the platform). */
-const producesEvent = (eventType: EventType, f: ActivityFacts) => eventType === "onchain.activity.detected" || (eventType === "wallet.activity.detected" && f.eventName === "Transfer");
+const producesEvent = (eventType: EventType, f: ActivityFacts) =>
+  eventType === "onchain.activity.detected" || (eventType === "wallet.activity.detected" && f.eventName === "Transfer");
 
 /** The same log gives the same event id in every subscription of the project, so receivers can deduplicate. */
 function activityEventId(projectId: string, eventType: string, f: ActivityFacts): string {

@@ -51,7 +51,8 @@ function checkTarget(target: SubscriptionInput["target"]): void {
 
 function checkMetadata(metadata: Record<string, string> | undefined): void {
   for (const key of Object.keys(metadata ?? {})) {
-    if (key.length > MAX_METADATA_KEY_LENGTH) throw apiError("invalid_request", `metadata key ${JSON.stringify(key)} is ${key.length} characters long; keys are at most ${MAX_METADATA_KEY_LENGTH}.`);
+    if (key.length > MAX_METADATA_KEY_LENGTH)
+      throw apiError("invalid_request", `metadata key ${JSON.stringify(key)} is ${key.length} characters long; keys are at most ${MAX_METADATA_KEY_LENGTH}.`);
     if (key === "secret") throw apiError("invalid_request", "metadata.secret is reserved: the platform answers with the subscription's signing secret there.");
   }
 }
@@ -65,13 +66,21 @@ function checkLabels(eventTypes: EventType[], labels: Record<string, string> | u
   for (const [key, value] of entries) {
     const allowed = FIXED_LABEL_KEYS.includes(key) || (key.startsWith("params.") && key.length > "params.".length);
     if (!allowed) {
-      throw apiError("invalid_request", `labels.${key} is not a label of ${filtered.join(" or ")}; use network, contract_address, event_name, event_signature, transaction_from, transaction_to or params.<name>.`);
+      throw apiError(
+        "invalid_request",
+        `labels.${key} is not a label of ${filtered.join(" or ")}; use network, contract_address, event_name, event_signature, transaction_from, transaction_to or params.<name>.`,
+      );
     }
     if (value === "") throw apiError("invalid_request", `labels.${key} must not be empty.`);
   }
   const network = labels?.network;
-  if (network === undefined) throw apiError("invalid_request", `labels.network is required for ${filtered.join(" and ")} (one of ${Object.keys(ACTIVITY_NETWORKS).join(", ")}).`);
-  if (!(network in ACTIVITY_NETWORKS)) throw apiError("invalid_request", `labels.network ${JSON.stringify(network)} is not a network with onchain activity events; use ${Object.keys(ACTIVITY_NETWORKS).join(" or ")}.`);
+  if (network === undefined)
+    throw apiError("invalid_request", `labels.network is required for ${filtered.join(" and ")} (one of ${Object.keys(ACTIVITY_NETWORKS).join(", ")}).`);
+  if (!(network in ACTIVITY_NETWORKS))
+    throw apiError(
+      "invalid_request",
+      `labels.network ${JSON.stringify(network)} is not a network with onchain activity events; use ${Object.keys(ACTIVITY_NETWORKS).join(" or ")}.`,
+    );
 }
 
 /** Checks a create or replace body; throws the platform's 400 naming the first problem. */

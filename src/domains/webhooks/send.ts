@@ -53,26 +53,32 @@ export function postDelivery(url: string, headers: Record<string, string>, body:
       return;
     }
     const client = target.protocol === "https:" ? https : http;
-    const req = client.request(target, { method: "POST", headers: { ...headers, "content-length": String(Buffer.byteLength(body)) }, signal, timeout: DELIVERY_TIMEOUT_MS }, (res) => {
-      const chunks: Buffer[] = [];
-      let kept = 0;
-      res.on("data", (chunk: Buffer) => {
-        if (kept < MAX_KEPT_BODY * 4) chunks.push(chunk);
-        kept += chunk.length;
-      });
-      res.on("error", (error) => finish({ ok: false, httpCode: res.statusCode, errorName: errorNameOf(error) }));
-      res.on("end", () => {
-        const code = res.statusCode ?? 0;
-        const text = Buffer.concat(chunks).toString("utf8").slice(0, MAX_KEPT_BODY);
-        const ok = code >= 200 && code < 300;
-        finish({ ok, httpCode: code, ...(text ? { body: text } : {}), ...(ok ? {} : { errorName: "http_error" }) });
-      });
-    });
+    const req = client.request(
+      target,
+      { method: "POST", headers: { ...headers, "content-length": String(Buffer.byteLength(body)) }, signal, timeout: DELIVERY_TIMEOUT_MS },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let kept = 0;
+        res.on("data", (chunk: Buffer) => {
+          if (kept < MAX_KEPT_BODY * 4) chunks.push(chunk);
+          kept += chunk.length;
+        });
+        res.on("error", (error) => finish({ ok: false, httpCode: res.statusCode, errorName: errorNameOf(error) }));
+        res.on("end", () => {
+          const code = res.statusCode ?? 0;
+          const text = Buffer.concat(chunks).toString("utf8").slice(0, MAX_KEPT_BODY);
+          const ok = code >= 200 && code < 300;
+          finish({ ok, httpCode: code, ...(text ? { body: text } : {}), ...(ok ? {} : { errorName: "http_error" }) });
+        });
+      },
+    );
     req.on("timeout", () => {
       finish({ ok: false, errorName: "timeout", body: `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` });
       req.destroy();
     });
-    req.on("error", (error: NodeJS.ErrnoException) => finish({ ok: false, errorName: signal.aborted ? "connection_error" : errorNameOf(error), body: error.message }));
+    req.on("error", (error: NodeJS.ErrnoException) =>
+      finish({ ok: false, errorName: signal.aborted ? "connection_error" : errorNameOf(error), body: error.message }),
+    );
     req.end(body);
   });
 }

@@ -50,7 +50,12 @@ describe("creating and reading subscriptions", () => {
   });
 
   it("takes labels on other event types and ignores them for filtering, as the platform does", async () => {
-    const res = await create({ eventTypes: ["payments.transfers.completed"], isEnabled: false, target: { url: "http://localhost:3000/hooks" }, labels: { anything: "goes" } });
+    const res = await create({
+      eventTypes: ["payments.transfers.completed"],
+      isEnabled: false,
+      target: { url: "http://localhost:3000/hooks" },
+      labels: { anything: "goes" },
+    });
     expect(res.status).toBe(201);
     expect(res.body.labels).toEqual({ anything: "goes" });
     expect(res.body.isEnabled).toBe(false);
@@ -58,7 +63,12 @@ describe("creating and reading subscriptions", () => {
 
   it("answers 404 for an unknown subscription and 400 for an id that is not a UUID", async () => {
     const unknown = "6b1f9e2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b";
-    for (const [method, path, body] of [["GET", `${BASE}/${unknown}`], ["PUT", `${BASE}/${unknown}`, onchain()], ["DELETE", `${BASE}/${unknown}`], ["GET", `${BASE}/${unknown}/events`]] as const) {
+    for (const [method, path, body] of [
+      ["GET", `${BASE}/${unknown}`],
+      ["PUT", `${BASE}/${unknown}`, onchain()],
+      ["DELETE", `${BASE}/${unknown}`],
+      ["GET", `${BASE}/${unknown}/events`],
+    ] as const) {
       const res = await call(sandbox, method, path, { body });
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.body.errorType).toBe("not_found");
@@ -118,10 +128,21 @@ describe("replacing and deleting subscriptions", () => {
     const created = (await create({ ...onchain(), description: "old", metadata: { a: "1" } })).body;
     sandbox.clock.advance(60_000);
     const res = await call(sandbox, "PUT", `${BASE}/${created.subscriptionId}`, {
-      body: { eventTypes: ["wallet.activity.detected", "onramp.transaction.success"], isEnabled: false, target: { url: "https://example.org/new", headers: { "X-Key": "k" } }, labels: { network: "base-mainnet", "params.from": "0xB7f5BF799fB265657c628ef4a13f90f83a3a616A" } },
+      body: {
+        eventTypes: ["wallet.activity.detected", "onramp.transaction.success"],
+        isEnabled: false,
+        target: { url: "https://example.org/new", headers: { "X-Key": "k" } },
+        labels: { network: "base-mainnet", "params.from": "0xB7f5BF799fB265657c628ef4a13f90f83a3a616A" },
+      },
     });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ subscriptionId: created.subscriptionId, secret: created.secret, createdAt: created.createdAt, isEnabled: false, target: { url: "https://example.org/new", headers: { "X-Key": "k" } } });
+    expect(res.body).toMatchObject({
+      subscriptionId: created.subscriptionId,
+      secret: created.secret,
+      createdAt: created.createdAt,
+      isEnabled: false,
+      target: { url: "https://example.org/new", headers: { "X-Key": "k" } },
+    });
     expect(res.body.description).toBeUndefined(); // a PUT replaces: fields left out are cleared
     expect(res.body.metadata).toEqual({ secret: created.secret });
     expect(Date.parse(res.body.updatedAt)).toBeGreaterThan(Date.parse(created.createdAt));
@@ -160,14 +181,26 @@ describe("what a subscription must satisfy", () => {
     ["a network without onchain activity events", onchain({ network: "ethereum-mainnet" }), /base-mainnet or base-sepolia/],
     ["a label the platform does not filter on", onchain({ network: "base-sepolia", color: "blue" }), /labels\.color is not a label/],
     ["an empty params label", onchain({ network: "base-sepolia", "params.": "x" }), /labels\.params\. is not a label/],
-    ["more than 20 labels", onchain(Object.fromEntries([["network", "base-sepolia"], ...Array.from({ length: 20 }, (_, i) => [`params.p${i}`, "1"])])), /at most 20/],
+    [
+      "more than 20 labels",
+      onchain(Object.fromEntries([["network", "base-sepolia"], ...Array.from({ length: 20 }, (_, i) => [`params.p${i}`, "1"])])),
+      /at most 20/,
+    ],
     ["more than 10 metadata entries", { ...onchain(), metadata: Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`k${i}`, "v"])) }, /metadata/],
     ["a metadata key over 40 characters", { ...onchain(), metadata: { ["k".repeat(41)]: "v" } }, /keys are at most 40/],
     ["a metadata value over 500 characters", { ...onchain(), metadata: { k: "v".repeat(501) } }, /metadata/],
     ["its own metadata.secret", { ...onchain(), metadata: { secret: "mine" } }, /metadata\.secret is reserved/],
-    ["a header name that is not a token", { ...onchain(), target: { url: "https://example.com/h", headers: { "Bad Header": "v" } } }, /not a valid HTTP header name/],
+    [
+      "a header name that is not a token",
+      { ...onchain(), target: { url: "https://example.com/h", headers: { "Bad Header": "v" } } },
+      /not a valid HTTP header name/,
+    ],
     ["a header value with a line break", { ...onchain(), target: { url: "https://example.com/h", headers: { "X-A": "a\r\nX-B: b" } } }, /line breaks/],
-    ["a header the delivery sets itself", { ...onchain(), target: { url: "https://example.com/h", headers: { "X-Hook0-Signature": "forged" } } }, /delivery sets it itself/],
+    [
+      "a header the delivery sets itself",
+      { ...onchain(), target: { url: "https://example.com/h", headers: { "X-Hook0-Signature": "forged" } } },
+      /delivery sets it itself/,
+    ],
     ["the same header twice", { ...onchain(), target: { url: "https://example.com/h", headers: { "X-A": "1", "x-a": "2" } } }, /twice/],
   ];
   it.each(refusals)("refuses %s with 400 invalid_request and creates nothing", async (_name, body, message) => {

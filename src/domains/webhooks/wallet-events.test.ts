@@ -55,12 +55,20 @@ async function evmAccount(credentials?: Credentials): Promise<`0x${string}`> {
   await fund(sandbox, { network: "base-sepolia", address, amount: "1000000000000000000" }, credentials);
   return address;
 }
-const evm = (address: string, what: string, body: object, credentials?: Credentials) => call(sandbox, "POST", `/platform/v2/evm/accounts/${address}/${what}`, { body, wallet: true, credentials });
+const evm = (address: string, what: string, body: object, credentials?: Credentials) =>
+  call(sandbox, "POST", `/platform/v2/evm/accounts/${address}/${what}`, { body, wallet: true, credentials });
 const send = (address: string, tx: Parameters<typeof serializeTransaction>[0], credentials?: Credentials) =>
   evm(address, "send/transaction", { network: "base-sepolia", transaction: serializeTransaction(tx) }, credentials);
 const typedData = {
   domain: { name: "Mail", version: "1", chainId: 84532 },
-  types: { EIP712Domain: [{ name: "name", type: "string" }, { name: "version", type: "string" }, { name: "chainId", type: "uint256" }], Mail: [{ name: "contents", type: "string" }] },
+  types: {
+    EIP712Domain: [
+      { name: "name", type: "string" },
+      { name: "version", type: "string" },
+      { name: "chainId", type: "uint256" },
+    ],
+    Mail: [{ name: "contents", type: "string" }],
+  },
   primaryType: "Mail",
   message: { contents: "hi" },
 };
@@ -72,7 +80,9 @@ describe("wallet webhooks of EVM accounts", () => {
     expect((await evm(address, "sign", { hash: keccak256(toHex("x")) })).status).toBe(200);
     expect((await evm(address, "sign/message", { message: "hello" })).status).toBe(200);
     expect((await evm(address, "sign/typed-data", typedData)).status).toBe(200);
-    expect((await evm(address, "sign/transaction", { transaction: serializeTransaction({ type: "eip1559", chainId: 84532, to: TO, value: 1n }) })).status).toBe(200);
+    expect((await evm(address, "sign/transaction", { transaction: serializeTransaction({ type: "eip1559", chainId: 84532, to: TO, value: 1n }) })).status).toBe(
+      200,
+    );
     await flush(sandbox);
     const got = await deliveredTo(sandbox, receiver, sub);
     expect(got.map((e) => e.eventType)).toEqual(["wallet.hash.signed", "wallet.message.signed", "wallet.typed_data.signed", "wallet.transaction.signed"]);
@@ -102,7 +112,12 @@ describe("wallet webhooks of EVM accounts", () => {
     const got = await deliveredTo(sandbox, receiver, sub);
     expect(got.map((e) => e.eventType)).toEqual([...early.map((e) => e.eventType), "wallet.transaction.confirmed"]);
     const block = Math.floor((Date.parse(sentAt) - blockTimestampOf("base-sepolia", 0)) / 2000) + 1;
-    expect(got[3]!.body).toEqual({ transaction_hash: hash, address, network: "base-sepolia", confirmed_at: new Date(blockTimestampOf("base-sepolia", block)).toISOString() });
+    expect(got[3]!.body).toEqual({
+      transaction_hash: hash,
+      address,
+      network: "base-sepolia",
+      confirmed_at: new Date(blockTimestampOf("base-sepolia", block)).toISOString(),
+    });
   });
 
   it("announce a send that reverted onchain as failed, not confirmed", async () => {
@@ -146,8 +161,17 @@ describe("wallet webhooks of Solana accounts", () => {
     const message = pipe(
       createTransactionMessage({ version: 0 }),
       (m) => setTransactionMessageFeePayer(toAddress(feePayer), m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: "4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi" as Blockhash, lastValidBlockHeight: 100n }, m),
-      (m) => appendTransactionMessageInstruction({ programAddress: toAddress("11111111111111111111111111111111"), accounts: [{ address: toAddress(feePayer), role: 3 as const }], data: new Uint8Array([2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]) }, m),
+      (m) =>
+        setTransactionMessageLifetimeUsingBlockhash({ blockhash: "4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi" as Blockhash, lastValidBlockHeight: 100n }, m),
+      (m) =>
+        appendTransactionMessageInstruction(
+          {
+            programAddress: toAddress("11111111111111111111111111111111"),
+            accounts: [{ address: toAddress(feePayer), role: 3 as const }],
+            data: new Uint8Array([2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]),
+          },
+          m,
+        ),
     );
     return Buffer.from(getTransactionEncoder().encode(compileTransaction(message))).toString("base64");
   }
@@ -158,13 +182,22 @@ describe("wallet webhooks of Solana accounts", () => {
     await fund(sandbox, { network: "solana-devnet", address, amount: "1000000" });
     expect((await call(sandbox, "POST", `/platform/v2/solana/accounts/${address}/sign/message`, { body: { message: "gm" }, wallet: true })).status).toBe(200);
     const at = iso();
-    const res = await call(sandbox, "POST", "/platform/v2/solana/accounts/send/transaction", { body: { network: "solana-devnet", transaction: unsignedTransfer(address) }, wallet: true });
+    const res = await call(sandbox, "POST", "/platform/v2/solana/accounts/send/transaction", {
+      body: { network: "solana-devnet", transaction: unsignedTransfer(address) },
+      wallet: true,
+    });
     expect(res.status).toBe(200);
     const signature = res.body.transactionSignature as string;
     sandbox.clock.advance(1_000);
     await flush(sandbox);
     const got = await deliveredTo(sandbox, receiver, sub);
-    expect(got.map((e) => e.eventType)).toEqual(["wallet.message.signed", "wallet.transaction.created", "wallet.transaction.signed", "wallet.transaction.broadcast", "wallet.transaction.confirmed"]);
+    expect(got.map((e) => e.eventType)).toEqual([
+      "wallet.message.signed",
+      "wallet.transaction.created",
+      "wallet.transaction.signed",
+      "wallet.transaction.broadcast",
+      "wallet.transaction.confirmed",
+    ]);
     expect(got.map((e) => e.body)).toEqual([
       { address, signed_at: at },
       { network: "solana-devnet", created_at: at },

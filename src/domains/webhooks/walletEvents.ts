@@ -50,9 +50,15 @@ export function emitWalletSend(ctx: EmitContext, sent: WatchedWalletTransaction)
   const at = ctx.clock.iso();
   const evm = sent.chain === "evm";
   const id = evm ? { transaction_hash: sent.hash } : { transaction_signature: sent.hash };
-  emitWebhookEvent(ctx, { eventType: "wallet.transaction.created", data: { ...(evm ? { address: sent.address } : {}), network: sent.network, created_at: at, ...sent.actor } });
+  emitWebhookEvent(ctx, {
+    eventType: "wallet.transaction.created",
+    data: { ...(evm ? { address: sent.address } : {}), network: sent.network, created_at: at, ...sent.actor },
+  });
   emitWebhookEvent(ctx, { eventType: "wallet.transaction.signed", data: { address: sent.address, signed_at: at, ...sent.actor } });
-  emitWebhookEvent(ctx, { eventType: "wallet.transaction.broadcast", data: { ...id, ...(evm ? { address: sent.address } : {}), network: sent.network, broadcast_at: at, ...sent.actor } });
+  emitWebhookEvent(ctx, {
+    eventType: "wallet.transaction.broadcast",
+    data: { ...id, ...(evm ? { address: sent.address } : {}), network: sent.network, broadcast_at: at, ...sent.actor },
+  });
   watchedWalletTransactions(ctx.store).put(`${sent.network}|${sent.hash}`, sent);
 }
 

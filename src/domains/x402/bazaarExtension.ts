@@ -12,7 +12,9 @@ type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj | undefined => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : undefined);
 
 // Ajv ships CommonJS; its 2020-12 build is the dialect the extension requires.
-const Ajv2020 = createRequire(import.meta.url)("ajv/dist/2020").default as new (o: object) => {
+const Ajv2020 = createRequire(import.meta.url)("ajv/dist/2020").default as new (
+  o: object,
+) => {
   compile(s: object): ((d: unknown) => boolean) & { errors?: Array<{ instancePath: string; message?: string }> };
   removeSchema(s: object): void;
 };
@@ -69,7 +71,8 @@ export function readBazaarExtension(extension: unknown, resource: unknown, requi
   const ext = obj(extension);
   const info = obj(ext?.info);
   const schema = obj(ext?.schema);
-  if (!ext || !info || !schema) return { status: "rejected", rejectedReason: "The bazaar extension needs an info object and the JSON Schema that validates it." };
+  if (!ext || !info || !schema)
+    return { status: "rejected", rejectedReason: "The bazaar extension needs an info object and the JSON Schema that validates it." };
   let problem: string | undefined;
   try {
     const validate = ajv.compile(schema);

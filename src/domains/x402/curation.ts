@@ -14,16 +14,19 @@ export const MAX_BUNDLE_RESOURCES = 50;
 
 /** Creates or replaces the bundle `slug` with `{name, description?, resources: [url, …]}` in order. */
 export function putBundle(store: ProjectTx, nowMs: number, slug: string, body: Record<string, unknown>): Bundle {
-  if (slug.length > 64 || !SLUG.test(slug)) throw apiError("invalid_request", `The slug must be lowercase words joined by hyphens (at most 64 characters), got "${slug}".`);
+  if (slug.length > 64 || !SLUG.test(slug))
+    throw apiError("invalid_request", `The slug must be lowercase words joined by hyphens (at most 64 characters), got "${slug}".`);
   const { name, description, resources } = body;
   if (typeof name !== "string" || name.trim() === "") throw apiError("invalid_request", "name must be a non-empty string.");
   if (description !== undefined && typeof description !== "string") throw apiError("invalid_request", "description must be a string.");
   if (!Array.isArray(resources) || resources.some((r) => typeof r !== "string" || r === "")) {
     throw apiError("invalid_request", "resources must be a list of resource URLs (for an MCP tool: its URL#tool), in bundle order.");
   }
-  if (resources.length > MAX_BUNDLE_RESOURCES) throw apiError("invalid_request", `A bundle holds at most ${MAX_BUNDLE_RESOURCES} resources; got ${resources.length}.`);
+  if (resources.length > MAX_BUNDLE_RESOURCES)
+    throw apiError("invalid_request", `A bundle holds at most ${MAX_BUNDLE_RESOURCES} resources; got ${resources.length}.`);
   const existing = bundles(store).get(slug);
-  if (!existing && bundles(store).list().length >= MAX_BUNDLES) throw apiError("invalid_request", `The Bazaar holds at most ${MAX_BUNDLES} bundles; delete one first.`);
+  if (!existing && bundles(store).list().length >= MAX_BUNDLES)
+    throw apiError("invalid_request", `The Bazaar holds at most ${MAX_BUNDLES} bundles; delete one first.`);
   const bundle: Bundle = { slug, name, description, resources: [...new Set(resources as string[])], createdAtMs: existing?.createdAtMs ?? nowMs };
   bundles(store).put(slug, bundle);
   return bundle;

@@ -26,7 +26,10 @@ const bazaar = (description: string) => ({
     $schema: "https://json-schema.org/draft/2020-12/schema",
     $id: "https://tides.example.org/schemas/discovery.json", // servers may name their schema: every payment repeats it
     type: "object",
-    properties: { input: { type: "object", properties: { type: { const: "http" }, method: { enum: ["GET"] } }, required: ["type", "method"] }, output: { type: "object" } },
+    properties: {
+      input: { type: "object", properties: { type: { const: "http" }, method: { enum: ["GET"] } }, required: ["type", "method"] },
+      output: { type: "object" },
+    },
     required: ["input"],
     description,
   },
@@ -41,7 +44,9 @@ async function paidCall(url: string, o: { payTo?: string; amount?: string; exten
   const requirements = v2Requirements(payTo, amount);
   const payload = await signAuthorization(payer, { to: payTo as `0x${string}`, value: amount, nowSeconds: Math.floor(sandbox.clock.now() / 1000) });
   const resource = { url, description: `Paid data at ${url}`, mimeType: "application/json", serviceName: o.serviceName, tags: o.tags };
-  return call(sandbox, "POST", "/platform/v2/x402/settle", { body: v2Body(requirements, payload, { resource, extensions: { bazaar: o.extensions ?? bazaar("tides") } }) });
+  return call(sandbox, "POST", "/platform/v2/x402/settle", {
+    body: v2Body(requirements, payload, { resource, extensions: { bazaar: o.extensions ?? bazaar("tides") } }),
+  });
 }
 
 const extensionResponse = (res: { headers: Record<string, string> }) => JSON.parse(Buffer.from(res.headers["extension-responses"]!, "base64").toString("utf8"));
@@ -75,7 +80,10 @@ describe("cataloguing on settlement", () => {
   it("catalogues a version 1 payment whose outputSchema is discoverable", async () => {
     const payer = privateKeyToAccount(generatePrivateKey());
     await fund(sandbox, { network: "base-sepolia", address: payer.address, token: "USDC", amount: "7000" });
-    const requirements = v1Requirements(MERCHANT, "7000", { resource: "https://v1.example.org/quote", outputSchema: { input: { type: "http", method: "GET", discoverable: true } } });
+    const requirements = v1Requirements(MERCHANT, "7000", {
+      resource: "https://v1.example.org/quote",
+      outputSchema: { input: { type: "http", method: "GET", discoverable: true } },
+    });
     const payload = await signAuthorization(payer, { to: MERCHANT, value: "7000", nowSeconds: Math.floor(sandbox.clock.now() / 1000) });
     expect((await call(sandbox, "POST", "/platform/v2/x402/settle", { body: v1Body(requirements, payload) })).status).toBe(200);
     const item = ((await anonymous("/resources")).body.items as Array<Record<string, unknown>>).find((i) => i.resource === "https://v1.example.org/quote");
@@ -136,22 +144,32 @@ describe("curated bundles", () => {
 
   it("lists bundles defined through /_sandbox and returns a bundle's resources in bundle order, marked curated", async () => {
     await paidCall("https://tides.example.org/v1/forecast");
-    const put = await putBundle("coastal-weather", { name: "Coastal Weather", description: "Tides and swell.", resources: ["https://swell.example.org/v2/swell", "https://tides.example.org/v1/forecast", "https://unknown.example.org"] });
+    const put = await putBundle("coastal-weather", {
+      name: "Coastal Weather",
+      description: "Tides and swell.",
+      resources: ["https://swell.example.org/v2/swell", "https://tides.example.org/v1/forecast", "https://unknown.example.org"],
+    });
     expect(put.status).toBe(200);
     expect((await anonymous("/bundles")).body).toEqual({ bundles: [{ slug: "coastal-weather", name: "Coastal Weather", description: "Tides and swell." }] });
     const bundle = await anonymous("/bundles/coastal-weather");
     expect(bundle.status).toBe(200);
-    expect(bundle.body.resources.map((r: { resource: string }) => r.resource)).toEqual(["https://swell.example.org/v2/swell", "https://tides.example.org/v1/forecast"]);
+    expect(bundle.body.resources.map((r: { resource: string }) => r.resource)).toEqual([
+      "https://swell.example.org/v2/swell",
+      "https://tides.example.org/v1/forecast",
+    ]);
     expect(bundle.body.resources[0]).toMatchObject({ curated: true, bundleSlugs: ["coastal-weather"] });
     const curated = await anonymous("/search?curatedOnly=true");
-    expect(curated.body.resources.map((r: { resource: string }) => r.resource).sort()).toEqual(["https://swell.example.org/v2/swell", "https://tides.example.org/v1/forecast"]);
+    expect(curated.body.resources.map((r: { resource: string }) => r.resource).sort()).toEqual([
+      "https://swell.example.org/v2/swell",
+      "https://tides.example.org/v1/forecast",
+    ]);
     expect((await anonymous("/search?bundleSlugs=coastal-weather&query=swell")).body.resources).toHaveLength(1);
   });
 
   it("answers 404 for an unknown bundle and 400 for a malformed slug or bundle", async () => {
     expect((await anonymous("/bundles/no-such-bundle")).status).toBe(404);
     expect((await anonymous("/bundles/Not_A_Slug")).status).toBe(400);
-    expect((await putBundle("ok-slug", { name: "" , resources: [] })).status).toBe(400);
+    expect((await putBundle("ok-slug", { name: "", resources: [] })).status).toBe(400);
     expect((await putBundle("Bad_Slug", { name: "x", resources: [] })).status).toBe(400);
     const deleted = await call(sandbox, "DELETE", "/_sandbox/x402/bundles/coastal-weather", { anonymous: true });
     expect(deleted.status).toBe(200);
@@ -163,7 +181,12 @@ describe("the Bazaar MCP server", () => {
   const rpc = (body: unknown) => call(sandbox, "POST", "/platform/v2/x402/discovery/mcp", { body, anonymous: true });
 
   it("initializes, lists its two tools and searches the same index", async () => {
-    const init = await rpc({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+    const init = await rpc({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    });
     expect(init.body).toMatchObject({ jsonrpc: "2.0", id: 1, result: { protocolVersion: "2025-06-18", capabilities: { tools: {} } } });
     expect((await rpc({ jsonrpc: "2.0", method: "notifications/initialized" })).status).toBe(200);
     const tools = await rpc({ jsonrpc: "2.0", id: "t", method: "tools/list", params: {} });
@@ -176,7 +199,12 @@ describe("the Bazaar MCP server", () => {
   it("answers JSON-RPC errors for unknown methods and tools, and a tool error for a tool no resource offers", async () => {
     expect((await rpc({ jsonrpc: "2.0", id: 3, method: "resources/list" })).body.error).toEqual({ code: -32601, message: "Method not found" });
     expect((await rpc({ jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "nope" } })).body.error.code).toBe(-32602);
-    const proxied = await rpc({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "proxy_tool_call", arguments: { toolName: "financial_analysis" } } });
+    const proxied = await rpc({
+      jsonrpc: "2.0",
+      id: 5,
+      method: "tools/call",
+      params: { name: "proxy_tool_call", arguments: { toolName: "financial_analysis" } },
+    });
     expect(proxied.body.result).toMatchObject({ isError: true });
     expect((await rpc({ jsonrpc: "1.0", id: 6, method: "ping" })).status).toBe(400);
   });

@@ -15,7 +15,8 @@ function window(req: HandlerRequest, defaultLimit: number) {
   const limit = one(req.query.limit) === undefined ? defaultLimit : Number(one(req.query.limit));
   const offset = one(req.query.offset) === undefined ? 0 : Number(one(req.query.offset));
   if (!Number.isInteger(limit) || limit < 1) throw apiError("invalid_request", `limit must be a positive integer, got ${String(one(req.query.limit))}.`);
-  if (!Number.isInteger(offset) || offset < 0) throw apiError("invalid_request", `offset must be zero or a positive integer, got ${String(one(req.query.offset))}.`);
+  if (!Number.isInteger(offset) || offset < 0)
+    throw apiError("invalid_request", `offset must be zero or a positive integer, got ${String(one(req.query.offset))}.`);
   return { limit, offset };
 }
 
@@ -23,14 +24,25 @@ const listX402DiscoveryResources: Handler = (req, ctx) => {
   const { limit, offset } = window(req, 100);
   const type = one(req.query.type);
   const all = activeResources(ctx).filter((r) => type === undefined || r.type === type);
-  return { status: 200, body: { x402Version: 2, items: all.slice(offset, offset + limit).map((r) => resourceView(ctx, r)), pagination: { limit, offset, total: all.length } } };
+  return {
+    status: 200,
+    body: { x402Version: 2, items: all.slice(offset, offset + limit).map((r) => resourceView(ctx, r)), pagination: { limit, offset, total: all.length } },
+  };
 };
 
 const listX402DiscoveryMerchant: Handler = (req, ctx) => {
   const { limit, offset } = window(req, 20);
   const payTo = String(one(req.query.payTo));
   const all = activeResources(ctx).filter((r) => paysTo(r, payTo));
-  return { status: 200, body: { x402Version: 2, payTo, resources: all.slice(offset, offset + limit).map((r) => resourceView(ctx, r)), pagination: { limit, offset, total: all.length } } };
+  return {
+    status: 200,
+    body: {
+      x402Version: 2,
+      payTo,
+      resources: all.slice(offset, offset + limit).map((r) => resourceView(ctx, r)),
+      pagination: { limit, offset, total: all.length },
+    },
+  };
 };
 
 /** The words a resource can be found by: URL, description, service, tags, MCP tool and the discovery info. */
@@ -62,7 +74,8 @@ function matchesFilters(ctx: HandlerContext, r: BazaarResource, q: HandlerReques
 /** Search as the Bazaar's text ranking does it here: more query words matched first, then more paid calls, then recency. */
 export function searchResources(ctx: HandlerContext, query: HandlerRequest["query"]) {
   const maxUsd = one(query.maxUsdPrice);
-  if (maxUsd !== undefined && !/^[0-9]+(\.[0-9]+)?$/.test(maxUsd)) throw apiError("invalid_request", `maxUsdPrice must be a decimal number of dollars such as "0.01", got "${maxUsd}".`);
+  if (maxUsd !== undefined && !/^[0-9]+(\.[0-9]+)?$/.test(maxUsd))
+    throw apiError("invalid_request", `maxUsdPrice must be a decimal number of dollars such as "0.01", got "${maxUsd}".`);
   const limit = one(query.limit) === undefined ? 20 : Number(one(query.limit));
   const words = (one(query.query) ?? "").toLowerCase().split(/\s+/).filter(Boolean);
   const ranked = activeResources(ctx)
@@ -85,7 +98,12 @@ const bundleView = (b: Bundle) => ({ slug: b.slug, name: b.name, ...(b.descripti
 
 const listX402Bundles: Handler = (_req, ctx) => ({
   status: 200,
-  body: { bundles: bundles(ctx.store).list().sort((a, b) => a.createdAtMs - b.createdAtMs || a.slug.localeCompare(b.slug)).map(bundleView) },
+  body: {
+    bundles: bundles(ctx.store)
+      .list()
+      .sort((a, b) => a.createdAtMs - b.createdAtMs || a.slug.localeCompare(b.slug))
+      .map(bundleView),
+  },
 });
 
 const getX402Bundle: Handler = (req, ctx) => {
@@ -94,7 +112,7 @@ const getX402Bundle: Handler = (req, ctx) => {
   if (!bundle) throw apiError("not_found", `No bundle has the slug ${slug}; GET /v2/x402/discovery/bundles lists them.`);
   const members = bundle.resources
     .map((key) => bazaarResources(ctx.store).get(key) ?? bazaarResources(ctx.store).find((r) => r.resource === key))
-    .filter((r): r is BazaarResource => r !== undefined && r.active);
+    .filter((r): r is BazaarResource => r?.active === true);
   return { status: 200, body: { ...bundleView(bundle), resources: members.map((r) => resourceView(ctx, r)) } };
 };
 

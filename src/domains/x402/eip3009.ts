@@ -6,7 +6,17 @@
  * by the facilitator's transaction with the token's Transfer and
  * AuthorizationUsed logs.
  */
-import { encodeAbiParameters, encodeEventTopics, encodeFunctionData, getAddress, isAddress, parseAbi, parseSignature, recoverTypedDataAddress, type Hex } from "viem";
+import {
+  encodeAbiParameters,
+  encodeEventTopics,
+  encodeFunctionData,
+  getAddress,
+  isAddress,
+  parseAbi,
+  parseSignature,
+  recoverTypedDataAddress,
+  type Hex,
+} from "viem";
 import { blockNumberAt } from "../../chain/blocks.js";
 import { balanceOf, credit, GAS_PRICE_WEI, ledgerTxs, setBalance, type LedgerTx } from "../../chain/ledger.js";
 import { evmTokenByAddress } from "../../chain/tokens.js";
@@ -73,7 +83,10 @@ export async function verifyExactEvm(ctx: HandlerContext, p: Payment): Promise<{
   const signature = p.payload.signature as Hex | undefined;
   const no = (reason: string, message: string, payer?: string) => ({ rejection: { reason, message, payer } });
   if (p.payload.permit2Authorization !== undefined) {
-    return no("unsupported_payload_type", "The sandbox settles exact EVM payments by EIP-3009 transferWithAuthorization only; Permit2 payloads are not simulated.");
+    return no(
+      "unsupported_payload_type",
+      "The sandbox settles exact EVM payments by EIP-3009 transferWithAuthorization only; Permit2 payloads are not simulated.",
+    );
   }
   if (typeof signature !== "string" || typeof auth.from !== "string" || p.payload.transaction !== undefined) {
     return no("invalid_payload", `An exact payment on ${p.networkName} carries {signature, authorization}; this payload does not.`);
@@ -82,17 +95,29 @@ export async function verifyExactEvm(ctx: HandlerContext, p: Payment): Promise<{
   const ledger = p.network.ledger;
   const domain = eip3009Domain(ledger, p.asset);
   if (!domain) {
-    return no("invalid_exact_evm_eip3009_not_supported", `${p.asset} is not an EIP-3009 token on ${ledger} in the sandbox's token table (USDC and EURC are).`, payer);
+    return no(
+      "invalid_exact_evm_eip3009_not_supported",
+      `${p.asset} is not an EIP-3009 token on ${ledger} in the sandbox's token table (USDC and EURC are).`,
+      payer,
+    );
   }
   if (typeof p.extra.name === "string" && p.extra.name !== domain.name) {
     return no("invalid_exact_evm_token_name_mismatch", `extra.name is "${p.extra.name}" but the token's EIP-712 name is "${domain.name}".`, payer);
   }
   if (typeof p.extra.version === "string" && p.extra.version !== domain.version) {
-    return no("invalid_exact_evm_token_version_mismatch", `extra.version is "${p.extra.version}" but the token's EIP-712 version is "${domain.version}".`, payer);
+    return no(
+      "invalid_exact_evm_token_version_mismatch",
+      `extra.version is "${p.extra.version}" but the token's EIP-712 version is "${domain.version}".`,
+      payer,
+    );
   }
   const [value, validAfter, validBefore] = [uint(auth.value), uint(auth.validAfter), uint(auth.validBefore)];
   if (value === undefined || validAfter === undefined || validBefore === undefined || !isAddress(String(auth.to), { strict: false })) {
-    return no("invalid_payload", "authorization.value, validAfter and validBefore must be unsigned integers (decimal or 0x hex) and authorization.to an address.", payer);
+    return no(
+      "invalid_payload",
+      "authorization.value, validAfter and validBefore must be unsigned integers (decimal or 0x hex) and authorization.to an address.",
+      payer,
+    );
   }
   const authorization: EvmAuthorization = { from: payer, to: getAddress(String(auth.to)), value, validAfter, validBefore, nonce: String(auth.nonce) as Hex };
   let signer: string;
@@ -106,33 +131,52 @@ export async function verifyExactEvm(ctx: HandlerContext, p: Payment): Promise<{
       signature,
     });
   } catch {
-    return no("invalid_exact_evm_payload_signature", "The signature is not a 65-byte ECDSA signature (smart-wallet ERC-1271/ERC-6492 signatures are not simulated).", payer);
+    return no(
+      "invalid_exact_evm_payload_signature",
+      "The signature is not a 65-byte ECDSA signature (smart-wallet ERC-1271/ERC-6492 signatures are not simulated).",
+      payer,
+    );
   }
   if (signer.toLowerCase() !== payer.toLowerCase()) {
-    return no("invalid_exact_evm_payload_signature", `The TransferWithAuthorization signature over ${domain.token.symbol}'s domain on ${ledger} recovers ${signer}, not ${payer}.`, payer);
+    return no(
+      "invalid_exact_evm_payload_signature",
+      `The TransferWithAuthorization signature over ${domain.token.symbol}'s domain on ${ledger} recovers ${signer}, not ${payer}.`,
+      payer,
+    );
   }
   if (authorization.to.toLowerCase() !== p.payTo.toLowerCase()) {
     return no("invalid_exact_evm_payload_recipient_mismatch", `The authorization pays ${authorization.to} but the requirements' payTo is ${p.payTo}.`, payer);
   }
   const now = BigInt(Math.floor(ctx.clock.now() / 1000));
   if (validBefore < now + BigInt(VALID_BEFORE_MARGIN_SECONDS)) {
-    return no("invalid_exact_evm_payload_authorization_valid_before", `validBefore ${validBefore} is not at least ${VALID_BEFORE_MARGIN_SECONDS} s after the sandbox's now (${now}): the authorization has expired.`, payer);
+    return no(
+      "invalid_exact_evm_payload_authorization_valid_before",
+      `validBefore ${validBefore} is not at least ${VALID_BEFORE_MARGIN_SECONDS} s after the sandbox's now (${now}): the authorization has expired.`,
+      payer,
+    );
   }
   if (validAfter > now) {
-    return no("invalid_exact_evm_payload_authorization_valid_after", `validAfter ${validAfter} is after the sandbox's now (${now}): the authorization is not valid yet.`, payer);
+    return no(
+      "invalid_exact_evm_payload_authorization_valid_after",
+      `validAfter ${validAfter} is after the sandbox's now (${now}): the authorization is not valid yet.`,
+      payer,
+    );
   }
   if (value !== p.amount) {
     const reason = p.x402Version === 1 ? "invalid_exact_evm_payload_authorization_value" : "invalid_exact_evm_payload_authorization_value_mismatch";
     return no(reason, `The authorization's value is ${value} but the exact scheme needs exactly ${p.amount}.`, payer);
   }
   const used = usedAuthorizations(ctx.store).get(authorizationKey(ledger, domain.token.address, payer, authorization.nonce));
-  if (used) return no("invalid_exact_evm_nonce_already_used", `Nonce ${authorization.nonce} of ${payer} was already used by transaction ${used.transaction}.`, payer);
+  if (used)
+    return no("invalid_exact_evm_nonce_already_used", `Nonce ${authorization.nonce} of ${payer} was already used by transaction ${used.transaction}.`, payer);
   const held = balanceOf(ctx.store, ledger, domain.token.address, payer);
-  if (held < value) return no("insufficient_funds", `${payer} holds ${held} of ${domain.token.symbol} (smallest unit) on ${ledger}; the payment needs ${value}.`, payer);
+  if (held < value)
+    return no("insufficient_funds", `${payer} holds ${held} of ${domain.token.symbol} (smallest unit) on ${ledger}; the payment needs ${value}.`, payer);
   return { plan: { payer, token: domain.token.address, authorization, signature } };
 }
 
-const topicsOf = (name: "Transfer" | "AuthorizationUsed", args: Record<string, unknown>) => encodeEventTopics({ abi: eip3009Abi, eventName: name, args } as never) as Hex[];
+const topicsOf = (name: "Transfer" | "AuthorizationUsed", args: Record<string, unknown>) =>
+  encodeEventTopics({ abi: eip3009Abi, eventName: name, args } as never) as Hex[];
 
 /**
  * Executes a verified authorization: the facilitator's transaction calls

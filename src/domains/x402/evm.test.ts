@@ -39,7 +39,9 @@ async function fundedPayer(amount = "1000000") {
 
 async function usdcOf(address: string): Promise<string> {
   const res = await call(sandbox, "GET", `/platform/v2/evm/token-balances/base-sepolia/${address}`);
-  const usdc = (res.body.balances as Array<{ token: { contractAddress: string }; amount: { amount: string } }>).find((b) => b.token.contractAddress.toLowerCase() === USDC_BASE_SEPOLIA.toLowerCase());
+  const usdc = (res.body.balances as Array<{ token: { contractAddress: string }; amount: { amount: string } }>).find(
+    (b) => b.token.contractAddress.toLowerCase() === USDC_BASE_SEPOLIA.toLowerCase(),
+  );
   return usdc?.amount.amount ?? "0";
 }
 
@@ -56,7 +58,16 @@ describe("supportedX402PaymentKinds", () => {
     expect(res.status).toBe(200);
     const kinds = res.body.kinds as Array<{ x402Version: number; scheme: string; network: string; extra?: { feePayer?: string } }>;
     expect(kinds.map((k) => `${k.x402Version}:${k.network}`).sort()).toEqual(
-      ["1:base", "1:base-sepolia", "1:solana", "1:solana-devnet", "2:eip155:8453", "2:eip155:84532", "2:solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", "2:solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1"].sort(),
+      [
+        "1:base",
+        "1:base-sepolia",
+        "1:solana",
+        "1:solana-devnet",
+        "2:eip155:8453",
+        "2:eip155:84532",
+        "2:solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
+        "2:solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+      ].sort(),
     );
     expect(kinds.every((k) => k.scheme === "exact")).toBe(true);
     const feePayer = kinds.find((k) => k.network === "solana-devnet")!.extra!.feePayer!;
@@ -113,7 +124,10 @@ describe("verify and settle an EIP-3009 payment end to end", () => {
     await fund(sandbox, { network: "base", address: payer.address, token: "USDC", amount: "5000" });
     const asset = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
     const requirements = v2Requirements(MERCHANT, "5000", { network: "eip155:8453", asset, extra: { name: "USD Coin", version: "2" } });
-    const body = v2Body(requirements, await signAuthorization(payer, { to: MERCHANT, value: "5000", nowSeconds: now(), chainId: 8453, asset, name: "USD Coin" }));
+    const body = v2Body(
+      requirements,
+      await signAuthorization(payer, { to: MERCHANT, value: "5000", nowSeconds: now(), chainId: 8453, asset, name: "USD Coin" }),
+    );
     const settled = await settle(body);
     expect(settled.status).toBe(200);
     expect(settled.body.network).toBe("eip155:8453");
@@ -158,7 +172,14 @@ describe("verify refuses what the exact scheme does not allow, with the protocol
     await expectInvalid({ ...body, paymentPayload: { ...body.paymentPayload, payload: { transaction: "AQAB" } } }, "invalid_payload");
     const permit2 = {
       signature: (body.paymentPayload.payload as { signature: string }).signature,
-      permit2Authorization: { from: MERCHANT, permitted: { token: USDC_BASE_SEPOLIA, amount: "25000" }, spender: MERCHANT, nonce: "1", deadline: "9999999999", witness: { to: MERCHANT, validAfter: "0" } },
+      permit2Authorization: {
+        from: MERCHANT,
+        permitted: { token: USDC_BASE_SEPOLIA, amount: "25000" },
+        spender: MERCHANT,
+        nonce: "1",
+        deadline: "9999999999",
+        witness: { to: MERCHANT, validAfter: "0" },
+      },
     };
     await expectInvalid({ ...body, paymentPayload: { ...body.paymentPayload, payload: permit2 } }, "unsupported_payload_type");
   });
@@ -171,15 +192,25 @@ describe("verify refuses what the exact scheme does not allow, with the protocol
   });
 
   it("invalid_exact_evm_token_name_mismatch and _version_mismatch: extra disagrees with the token's domain", async () => {
-    await expectInvalid((await payment("25000", {}, v2Requirements(MERCHANT, "25000", { extra: { name: "USD Coin", version: "2" } }))).body, "invalid_exact_evm_token_name_mismatch");
-    await expectInvalid((await payment("25000", {}, v2Requirements(MERCHANT, "25000", { extra: { name: "USDC", version: "1" } }))).body, "invalid_exact_evm_token_version_mismatch");
+    await expectInvalid(
+      (await payment("25000", {}, v2Requirements(MERCHANT, "25000", { extra: { name: "USD Coin", version: "2" } }))).body,
+      "invalid_exact_evm_token_name_mismatch",
+    );
+    await expectInvalid(
+      (await payment("25000", {}, v2Requirements(MERCHANT, "25000", { extra: { name: "USDC", version: "1" } }))).body,
+      "invalid_exact_evm_token_version_mismatch",
+    );
   });
 
   it("invalid_exact_evm_payload_signature: signed by another key, or over another chain's domain", async () => {
     const { body, payer } = await payment();
     const stranger = privateKeyToAccount(generatePrivateKey());
     const forged = await signAuthorization(stranger, { to: MERCHANT, value: "25000", nowSeconds: now() });
-    await expectInvalid({ ...body, paymentPayload: { ...body.paymentPayload, payload: { ...forged, authorization: { ...forged.authorization, from: payer.address } } } }, "invalid_exact_evm_payload_signature", payer.address);
+    await expectInvalid(
+      { ...body, paymentPayload: { ...body.paymentPayload, payload: { ...forged, authorization: { ...forged.authorization, from: payer.address } } } },
+      "invalid_exact_evm_payload_signature",
+      payer.address,
+    );
     await expectInvalid((await payment("25000", { chainId: 8453 })).body, "invalid_exact_evm_payload_signature");
   });
 
@@ -200,7 +231,10 @@ describe("verify refuses what the exact scheme does not allow, with the protocol
     await expectInvalid((await payment("25000", { value: "30000" })).body, "invalid_exact_evm_payload_authorization_value_mismatch");
     const payer = await fundedPayer();
     const requirements = v1Requirements(MERCHANT, "25000");
-    await expectInvalid(v1Body(requirements, await signAuthorization(payer, { to: MERCHANT, value: "20000", nowSeconds: now() })), "invalid_exact_evm_payload_authorization_value");
+    await expectInvalid(
+      v1Body(requirements, await signAuthorization(payer, { to: MERCHANT, value: "20000", nowSeconds: now() })),
+      "invalid_exact_evm_payload_authorization_value",
+    );
   });
 
   it("insufficient_funds: the payer's USDC on the ledger does not cover the payment", async () => {

@@ -41,7 +41,11 @@ const verifyX402Payment: Handler = async (req, ctx) => {
 function discover(ctx: HandlerContext, p: Payment): { outcome?: ExtensionOutcome; resourceKey?: string } {
   const extension = (p.paymentPayload.extensions as Record<string, unknown> | undefined)?.bazaar;
   const outcome =
-    p.x402Version === 2 ? (extension === undefined ? undefined : readBazaarExtension(extension, p.paymentPayload.resource, p.requirements, 2)) : readV1Discovery(p.requirements);
+    p.x402Version === 2
+      ? extension === undefined
+        ? undefined
+        : readBazaarExtension(extension, p.paymentPayload.resource, p.requirements, 2)
+      : readV1Discovery(p.requirements);
   if (outcome?.status === "success") return { outcome, resourceKey: catalogue(ctx, outcome.entry, false).key };
   const url = p.x402Version === 2 ? (p.paymentPayload.resource as { url?: unknown } | undefined)?.url : p.requirements.resource;
   const known = typeof url === "string" ? bazaarResources(ctx.store).get(url) : undefined;
@@ -53,7 +57,10 @@ const settleX402Payment: Handler = async (req, ctx) => {
   if ("rejection" in checked) {
     const { reason, message, payer } = checked.rejection;
     const network = checked.payment?.networkName ?? (req.body.paymentRequirements as { network?: unknown })?.network;
-    return { status: 400, body: { success: false, errorReason: reason, errorMessage: message, ...(payer ? { payer } : {}), ...(typeof network === "string" ? { network } : {}) } };
+    return {
+      status: 400,
+      body: { success: false, errorReason: reason, errorMessage: message, ...(payer ? { payer } : {}), ...(typeof network === "string" ? { network } : {}) },
+    };
   }
   const { payment } = checked;
   const transaction = checked.evm ? settleExactEvm(ctx, payment.network.ledger, checked.evm).hash : settleExactSvm(ctx, payment, checked.svm!);

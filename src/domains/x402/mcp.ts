@@ -23,7 +23,12 @@ const TOOLS = [
   {
     name: "proxy_tool_call",
     description: "Call a catalogued MCP tool by name; other arguments are forwarded to it, and an x402 payment travels in _meta.",
-    inputSchema: { type: "object", properties: { toolName: { type: "string", description: "The tool's name, as search_resources returns it." } }, required: ["toolName"], additionalProperties: true },
+    inputSchema: {
+      type: "object",
+      properties: { toolName: { type: "string", description: "The tool's name, as search_resources returns it." } },
+      required: ["toolName"],
+      additionalProperties: true,
+    },
   },
 ];
 
@@ -36,20 +41,34 @@ class RpcError extends Error {
   }
 }
 
-const text = (value: unknown, isError = false) => ({ content: [{ type: "text", text: typeof value === "string" ? value : JSON.stringify(value) }], ...(isError ? { isError: true } : {}) });
+const text = (value: unknown, isError = false) => ({
+  content: [{ type: "text", text: typeof value === "string" ? value : JSON.stringify(value) }],
+  ...(isError ? { isError: true } : {}),
+});
 
 async function proxyToolCall(ctx: HandlerContext, args: Obj, meta: unknown): Promise<Obj> {
   const { toolName, ...forwarded } = args;
-  if (typeof toolName !== "string" || toolName === "") throw new RpcError(-32602, "proxy_tool_call needs arguments.toolName, a tool name search_resources returned.");
+  if (typeof toolName !== "string" || toolName === "")
+    throw new RpcError(-32602, "proxy_tool_call needs arguments.toolName, a tool name search_resources returned.");
   const target = activeResources(ctx).find((r) => r.type === "mcp" && r.tool === toolName);
   if (!target) return text(`No active Bazaar resource offers the tool ${toolName}.`, true);
   const url = new URL(target.resource);
   if (!isLoopbackUrl(url)) return text(`The sandbox runs offline and cannot reach ${url.host}; only tools served on loopback hosts can be called.`, true);
-  const call = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: toolName, arguments: forwarded, ...(meta === undefined ? {} : { _meta: meta }) } };
+  const call = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: toolName, arguments: forwarded, ...(meta === undefined ? {} : { _meta: meta }) },
+  };
   try {
     const answer = await probe(url, "POST", JSON.stringify(call));
     // Streamable HTTP servers may answer with one server-sent event; its data line is the JSON-RPC reply.
-    const json = answer.headers["content-type"]?.includes("text/event-stream") ? (answer.body.split("\n").find((l) => l.startsWith("data:"))?.slice(5) ?? "") : answer.body;
+    const json = answer.headers["content-type"]?.includes("text/event-stream")
+      ? (answer.body
+          .split("\n")
+          .find((l) => l.startsWith("data:"))
+          ?.slice(5) ?? "")
+      : answer.body;
     const reply = JSON.parse(json) as { result?: Obj; error?: { code: number; message: string; data?: Obj } };
     if (reply.error) throw new RpcError(reply.error.code, reply.error.message);
     return reply.result ?? {};
@@ -85,16 +104,19 @@ async function dispatch(ctx: HandlerContext, method: string, params: Obj): Promi
   throw new RpcError(-32601, "Method not found");
 }
 
-const postX402DiscoveryMcp: Handler = Object.assign(async (req: HandlerRequest, ctx: HandlerContext) => {
-  const { id, method, params } = req.body as { id?: string | number; method: string; params?: Obj };
-  // A notification (no id) gets no result, only the acknowledgement.
-  if (id === undefined) return { status: 200, body: { jsonrpc: "2.0", id: null } };
-  try {
-    return { status: 200, body: { jsonrpc: "2.0", id, result: await dispatch(ctx, method, params ?? {}) } };
-  } catch (error) {
-    if (!(error instanceof RpcError)) throw error;
-    return { status: 200, body: { jsonrpc: "2.0", id, error: { code: error.code, message: error.message } } };
-  }
-}, { outbound: true });
+const postX402DiscoveryMcp: Handler = Object.assign(
+  async (req: HandlerRequest, ctx: HandlerContext) => {
+    const { id, method, params } = req.body as { id?: string | number; method: string; params?: Obj };
+    // A notification (no id) gets no result, only the acknowledgement.
+    if (id === undefined) return { status: 200, body: { jsonrpc: "2.0", id: null } };
+    try {
+      return { status: 200, body: { jsonrpc: "2.0", id, result: await dispatch(ctx, method, params ?? {}) } };
+    } catch (error) {
+      if (!(error instanceof RpcError)) throw error;
+      return { status: 200, body: { jsonrpc: "2.0", id, error: { code: error.code, message: error.message } } };
+    }
+  },
+  { outbound: true },
+);
 
 export const mcpHandlers: HandlerMap = { postX402DiscoveryMcp };

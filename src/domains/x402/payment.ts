@@ -52,7 +52,11 @@ export function readPayment(body: Obj): { payment: Payment } | { rejection: Reje
   const requirements = obj(body.paymentRequirements);
   const version = body.x402Version;
   if (paymentPayload.x402Version !== version) {
-    return reject("invalid_x402_version", `x402Version is ${String(version)} but the payment payload says ${String(paymentPayload.x402Version)}; they must be the same.`, paymentPayload);
+    return reject(
+      "invalid_x402_version",
+      `x402Version is ${String(version)} but the payment payload says ${String(paymentPayload.x402Version)}; they must be the same.`,
+      paymentPayload,
+    );
   }
   const payloadIsV2 = "accepted" in paymentPayload;
   const requirementsAreV1 = "maxAmountRequired" in requirements;
@@ -75,20 +79,32 @@ export function readPayment(body: Obj): { payment: Payment } | { rejection: Reje
   }
   const network = x402Network(networkName);
   if (!network) {
-    return reject("invalid_network", `The sandbox settles exact payments on base, base-sepolia, solana and solana-devnet (and their CAIP-2 ids); ${networkName} is not simulated.`, paymentPayload);
+    return reject(
+      "invalid_network",
+      `The sandbox settles exact payments on base, base-sepolia, solana and solana-devnet (and their CAIP-2 ids); ${networkName} is not simulated.`,
+      paymentPayload,
+    );
   }
   if (version === 2) {
     for (const field of ["asset", "amount", "payTo"] as const) {
       const a = String(accepted[field]);
       const r = String(requirements[field]);
       if (!sameAddress(a, r)) {
-        return reject("invalid_payment_requirements", `The payment accepted ${field} ${a} but the requirements ask for ${r}; pay the requirements the resource server sent.`, paymentPayload);
+        return reject(
+          "invalid_payment_requirements",
+          `The payment accepted ${field} ${a} but the requirements ask for ${r}; pay the requirements the resource server sent.`,
+          paymentPayload,
+        );
       }
     }
   }
   const rawAmount = String(version === 1 ? requirements.maxAmountRequired : requirements.amount);
   if (!/^[0-9]+$/.test(rawAmount)) {
-    return reject("invalid_payment_requirements", `The required amount must be a whole number of the asset's smallest unit, got "${rawAmount}".`, paymentPayload);
+    return reject(
+      "invalid_payment_requirements",
+      `The required amount must be a whole number of the asset's smallest unit, got "${rawAmount}".`,
+      paymentPayload,
+    );
   }
   return {
     payment: {

@@ -31,7 +31,10 @@ export function assertReachable(raw: string, what: string): URL {
     throw apiError("invalid_request", `${what} ${raw} is not an absolute URL.`);
   }
   if (!isLoopbackUrl(url)) {
-    throw apiError("invalid_request", `The sandbox runs offline and reaches only loopback hosts; serve ${what} on https://localhost:PORT or https://127.0.0.1:PORT.`);
+    throw apiError(
+      "invalid_request",
+      `The sandbox runs offline and reaches only loopback hosts; serve ${what} on https://localhost:PORT or https://127.0.0.1:PORT.`,
+    );
   }
   return url;
 }
@@ -42,7 +45,16 @@ export function probe(url: URL, method: string, body?: string, headers: Record<s
   return new Promise((resolve, reject) => {
     const request = client.request(
       url,
-      { method, headers: { accept: "application/json, text/event-stream", ...headers, ...(body ? { "content-type": "application/json", "content-length": Buffer.byteLength(body) } : {}) }, rejectUnauthorized: false, timeout: PROBE_TIMEOUT_MS },
+      {
+        method,
+        headers: {
+          accept: "application/json, text/event-stream",
+          ...headers,
+          ...(body ? { "content-type": "application/json", "content-length": Buffer.byteLength(body) } : {}),
+        },
+        rejectUnauthorized: false,
+        timeout: PROBE_TIMEOUT_MS,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         let size = 0;

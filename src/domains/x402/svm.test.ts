@@ -59,7 +59,10 @@ async function latestBlockhash() {
 
 async function usdcOf(owner: string) {
   const res = await call(sandbox, "GET", `/platform/v2/solana/token-balances/solana-devnet/${owner}`);
-  return (res.body.balances as Array<{ token: { mintAddress: string }; amount: { amount: string } }>).find((b) => b.token.mintAddress === USDC_SOLANA_DEVNET)?.amount.amount ?? "0";
+  return (
+    (res.body.balances as Array<{ token: { mintAddress: string }; amount: { amount: string } }>).find((b) => b.token.mintAddress === USDC_SOLANA_DEVNET)?.amount
+      .amount ?? "0"
+  );
 }
 
 const requirementsFor = (payTo: string, amount: string, extra: Record<string, unknown> = {}) => ({
@@ -98,7 +101,9 @@ async function buildPayment(payTo: string, amount: string, b: Build = {}) {
     { programAddress: MEMO, data: new TextEncoder().encode(randomBytes(16).toString("hex")) },
     ...(b.extra ?? []),
   ];
-  const lifetime = b.blockhash ? { blockhash: b.blockhash, lastValidBlockHeight: 0n } : await latestBlockhash().then((l) => ({ ...l, lastValidBlockHeight: BigInt(l.lastValidBlockHeight) }));
+  const lifetime = b.blockhash
+    ? { blockhash: b.blockhash, lastValidBlockHeight: 0n }
+    : await latestBlockhash().then((l) => ({ ...l, lastValidBlockHeight: BigInt(l.lastValidBlockHeight) }));
   const message = pipe(
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayerSigner(createNoopSigner(address(b.fee ?? feePayer)), m),
@@ -107,7 +112,15 @@ async function buildPayment(payTo: string, amount: string, b: Build = {}) {
   );
   const signed = await partiallySignTransactionMessageWithSigners(message);
   const requirements = requirementsFor(payTo, amount);
-  return { payer, requirements, body: { x402Version: 2, paymentPayload: { x402Version: 2, accepted: requirements, payload: { transaction: getBase64EncodedWireTransaction(signed) } }, paymentRequirements: requirements } };
+  return {
+    payer,
+    requirements,
+    body: {
+      x402Version: 2,
+      paymentPayload: { x402Version: 2, accepted: requirements, payload: { transaction: getBase64EncodedWireTransaction(signed) } },
+      paymentRequirements: requirements,
+    },
+  };
 }
 
 describe("verify and settle an SPL payment end to end", () => {
@@ -126,7 +139,9 @@ describe("verify and settle an SPL payment end to end", () => {
     expect(ed25519.verify(signature, new Uint8Array(tx.messageBytes), new Uint8Array(getBase58Encoder().encode(feePayer)))).toBe(true);
     expect(await usdcOf(payer.address)).toBe("850000");
     expect(await usdcOf(payTo)).toBe("150000");
-    const status = await request(sandbox.url).post(rpcUrl).send({ jsonrpc: "2.0", id: 1, method: "getSignatureStatuses", params: [[settled.body.transaction]] });
+    const status = await request(sandbox.url)
+      .post(rpcUrl)
+      .send({ jsonrpc: "2.0", id: 1, method: "getSignatureStatuses", params: [[settled.body.transaction]] });
     expect(status.body.result.value[0]).toMatchObject({ confirmationStatus: "finalized" });
     const again = await settle(body);
     expect(again.status).toBe(400);
@@ -155,15 +170,24 @@ describe("verify refuses Solana payments the exact scheme does not allow", () =>
 
   it("a transaction that does not decode, or whose payer signature is missing", async () => {
     const { body } = await buildPayment(await merchant(), "1000");
-    await expectInvalid({ ...body, paymentPayload: { ...body.paymentPayload, payload: { transaction: "bm90IGEgdHJhbnNhY3Rpb24=" } } }, "invalid_exact_solana_payload_transaction_could_not_be_decoded");
+    await expectInvalid(
+      { ...body, paymentPayload: { ...body.paymentPayload, payload: { transaction: "bm90IGEgdHJhbnNhY3Rpb24=" } } },
+      "invalid_exact_solana_payload_transaction_could_not_be_decoded",
+    );
     const noop = createNoopSigner(address((await createKeyPairSignerFromPrivateKeyBytes(randomBytes(32))).address));
     await expectInvalid((await buildPayment(await merchant(), "1000", { authority: noop })).body, "invalid_exact_solana_payload_transaction");
   });
 
   it("instruction layout: count, compute limit, compute price and its cap, the transfer", async () => {
     const payTo = await merchant();
-    await expectInvalid((await buildPayment(payTo, "1000", { without: "limit" })).body, "invalid_exact_solana_payload_transaction_instructions_compute_limit_instruction");
-    await expectInvalid((await buildPayment(payTo, "1000", { price: 6_000_000n })).body, "invalid_exact_solana_payload_transaction_instructions_compute_price_instruction_too_high");
+    await expectInvalid(
+      (await buildPayment(payTo, "1000", { without: "limit" })).body,
+      "invalid_exact_solana_payload_transaction_instructions_compute_limit_instruction",
+    );
+    await expectInvalid(
+      (await buildPayment(payTo, "1000", { price: 6_000_000n })).body,
+      "invalid_exact_solana_payload_transaction_instructions_compute_price_instruction_too_high",
+    );
     const memo = (n: number) => Array.from({ length: n }, () => ({ programAddress: MEMO, data: new Uint8Array([104, 105]) }));
     await expectInvalid((await buildPayment(payTo, "1000", { extra: memo(3) })).body, "invalid_exact_solana_payload_transaction_instructions_length");
     const stray = { programAddress: address("11111111111111111111111111111111"), data: new Uint8Array([0]) };
@@ -172,7 +196,10 @@ describe("verify refuses Solana payments the exact scheme does not allow", () =>
 
   it("mint, recipient and amount must be the requirements'", async () => {
     const payTo = await merchant();
-    await expectInvalid((await buildPayment(payTo, "1000", { mint: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v" })).body, "invalid_exact_solana_payload_mint_mismatch");
+    await expectInvalid(
+      (await buildPayment(payTo, "1000", { mint: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v" })).body,
+      "invalid_exact_solana_payload_mint_mismatch",
+    );
     await expectInvalid((await buildPayment(payTo, "1000", { to: await merchant() })).body, "invalid_exact_solana_payload_recipient_mismatch");
     await expectInvalid((await buildPayment(payTo, "1000", { amount: 999n })).body, "invalid_exact_solana_payload_amount_insufficient");
     await expectInvalid((await buildPayment(payTo, "1000", { amount: 1001n })).body, "invalid_exact_svm_payload_transaction_amount_mismatch");
@@ -198,7 +225,10 @@ describe("signSolanaX402PaymentWithEndUserAccount", () => {
   let n = 0;
   async function newUser() {
     const userId = `x402-user-${++n}`;
-    await call(sandbox, "POST", "/platform/v2/end-users", { body: { userId, authenticationMethods: [{ type: "email", email: `${userId}@example.com` }], solanaAccount: {} }, wallet: true });
+    await call(sandbox, "POST", "/platform/v2/end-users", {
+      body: { userId, authenticationMethods: [{ type: "email", email: `${userId}@example.com` }], solanaAccount: {} },
+      wallet: true,
+    });
     const user = (await call(sandbox, "GET", `/platform/v2/end-users/${userId}`)).body;
     return { userId, sol: user.solanaAccounts[0] as string, session: await endUserSession(sandbox, userId) };
   }
@@ -206,12 +236,22 @@ describe("signSolanaX402PaymentWithEndUserAccount", () => {
     x402Version: 2,
     resource: { url: "https://tides.example.org/v1/forecast", description: "Tides", mimeType: "application/json" },
     accepts: [
-      { scheme: "exact", network: "eip155:84532", asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", amount, payTo: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed", maxTimeoutSeconds: 60 },
+      {
+        scheme: "exact",
+        network: "eip155:84532",
+        asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+        amount,
+        payTo: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+        maxTimeoutSeconds: 60,
+      },
       requirementsFor(payTo, amount),
     ],
   });
   const sign = (u: Awaited<ReturnType<typeof newUser>>, body: Record<string, unknown>, asUser = true) =>
-    call(sandbox, "POST", `${EW}/${u.userId}/solana/sign/x402-payment`, { body: { address: u.sol, ...body }, ...(asUser ? { endUser: u.session } : { wallet: true }) });
+    call(sandbox, "POST", `${EW}/${u.userId}/solana/sign/x402-payment`, {
+      body: { address: u.sol, ...body },
+      ...(asUser ? { endUser: u.session } : { wallet: true }),
+    });
 
   it("signs with the end user's key a payment the facilitator verifies and settles", async () => {
     const u = await newUser();
@@ -232,7 +272,18 @@ describe("signSolanaX402PaymentWithEndUserAccount", () => {
     const u = await newUser();
     await fund(sandbox, { network: "solana-devnet", address: u.sol, token: "USDC", amount: "9000" });
     const payTo = await merchant();
-    const option = { scheme: "exact", network: "solana-devnet", maxAmountRequired: "9000", resource: "https://tides.example.org/v1", description: "Tides", mimeType: "application/json", payTo, maxTimeoutSeconds: 60, asset: USDC_SOLANA_DEVNET, extra: { feePayer } };
+    const option = {
+      scheme: "exact",
+      network: "solana-devnet",
+      maxAmountRequired: "9000",
+      resource: "https://tides.example.org/v1",
+      description: "Tides",
+      mimeType: "application/json",
+      payTo,
+      maxTimeoutSeconds: 60,
+      asset: USDC_SOLANA_DEVNET,
+      extra: { feePayer },
+    };
     const res = await sign(u, { paymentRequired: { x402Version: 1, accepts: [option] }, acceptsIndex: 0 });
     expect(res.status).toBe(200);
     expect(res.body.paymentPayload).toMatchObject({ x402Version: 1, scheme: "exact", network: "solana-devnet" });
@@ -257,7 +308,10 @@ describe("signSolanaX402PaymentWithEndUserAccount", () => {
     const refused = await sign(u, { paymentRequired: required, acceptsIndex: 1 }, false);
     expect(refused.status).toBe(403);
     expect(refused.body.errorType).toBe("delegation_not_found");
-    const grant = await call(sandbox, "POST", `${EW}/${u.userId}/address/${u.sol}/delegation`, { body: { expiresAt: new Date(sandbox.clock.now() + 3600_000).toISOString() }, endUser: u.session });
+    const grant = await call(sandbox, "POST", `${EW}/${u.userId}/address/${u.sol}/delegation`, {
+      body: { expiresAt: new Date(sandbox.clock.now() + 3600_000).toISOString() },
+      endUser: u.session,
+    });
     expect(grant.status).toBe(201);
     expect((await sign(u, { paymentRequired: required, acceptsIndex: 1 }, false)).status).toBe(200);
   });

@@ -57,12 +57,19 @@ export async function verifyExactSvm(ctx: HandlerContext, p: Payment): Promise<{
   const no = (reason: string, message: string, payer?: string) => ({ rejection: { reason, message, payer } });
   const feePayer = p.extra.feePayer;
   if (typeof feePayer !== "string" || feePayer === "") {
-    return no("invalid_exact_solana_payload_missing_fee_payer", "requirements.extra.feePayer must name the facilitator's fee payer (see GET /v2/x402/supported).");
+    return no(
+      "invalid_exact_solana_payload_missing_fee_payer",
+      "requirements.extra.feePayer must name the facilitator's fee payer (see GET /v2/x402/supported).",
+    );
   }
   if (feePayer !== FACILITATOR_FEE_PAYER.address) {
-    return no("invalid_exact_solana_fee_payer_not_managed_by_facilitator", `${feePayer} is not this facilitator's fee payer; use ${FACILITATOR_FEE_PAYER.address}.`);
+    return no(
+      "invalid_exact_solana_fee_payer_not_managed_by_facilitator",
+      `${feePayer} is not this facilitator's fee payer; use ${FACILITATOR_FEE_PAYER.address}.`,
+    );
   }
-  if (typeof p.payload.transaction !== "string") return no("invalid_payload", `An exact payment on ${p.networkName} carries {transaction}; this payload does not.`);
+  if (typeof p.payload.transaction !== "string")
+    return no("invalid_payload", `An exact payment on ${p.networkName} carries {transaction}; this payload does not.`);
   let tx: Transaction;
   let message: ReturnType<ReturnType<typeof getCompiledTransactionMessageDecoder>["decode"]>;
   try {
@@ -79,23 +86,42 @@ export async function verifyExactSvm(ctx: HandlerContext, p: Payment): Promise<{
   for (const signer of accounts.slice(1, message.header.numSignerAccounts)) {
     const signature = tx.signatures[signer as keyof typeof tx.signatures];
     if (!signature || !ed25519.verify(new Uint8Array(signature), new Uint8Array(tx.messageBytes), fromBase58(signer))) {
-      return no("invalid_exact_solana_payload_transaction", `The transaction lacks a valid signature of ${signer}; every signer but the fee payer signs before payment.`);
+      return no(
+        "invalid_exact_solana_payload_transaction",
+        `The transaction lacks a valid signature of ${signer}; every signer but the fee payer signs before payment.`,
+      );
     }
   }
-  const ixs = message.instructions.map((ix) => ({ program: accounts[ix.programAddressIndex] ?? "", accounts: (ix.accountIndices ?? []).map((i) => accounts[i] ?? ""), data: new Uint8Array(ix.data ?? []) }));
+  const ixs = message.instructions.map((ix) => ({
+    program: accounts[ix.programAddressIndex] ?? "",
+    accounts: (ix.accountIndices ?? []).map((i) => accounts[i] ?? ""),
+    data: new Uint8Array(ix.data ?? []),
+  }));
   if (ixs.length < 3 || ixs.length > 6) {
-    return no("invalid_exact_solana_payload_transaction_instructions_length", `The transaction has ${ixs.length} instructions; the exact scheme needs 3 to 6 (compute limit, compute price, transferChecked, then optional memo).`);
+    return no(
+      "invalid_exact_solana_payload_transaction_instructions_length",
+      `The transaction has ${ixs.length} instructions; the exact scheme needs 3 to 6 (compute limit, compute price, transferChecked, then optional memo).`,
+    );
   }
   const [limit, price, transfer] = [ixs[0]!, ixs[1]!, ixs[2]!];
   if (limit.program !== COMPUTE_BUDGET_PROGRAM || limit.data[0] !== 2 || limit.data.length !== 5) {
-    return no("invalid_exact_solana_payload_transaction_instructions_compute_limit_instruction", "The first instruction must be ComputeBudget setComputeUnitLimit.");
+    return no(
+      "invalid_exact_solana_payload_transaction_instructions_compute_limit_instruction",
+      "The first instruction must be ComputeBudget setComputeUnitLimit.",
+    );
   }
   if (price.program !== COMPUTE_BUDGET_PROGRAM || price.data[0] !== 3 || price.data.length !== 9) {
-    return no("invalid_exact_solana_payload_transaction_instructions_compute_price_instruction", "The second instruction must be ComputeBudget setComputeUnitPrice.");
+    return no(
+      "invalid_exact_solana_payload_transaction_instructions_compute_price_instruction",
+      "The second instruction must be ComputeBudget setComputeUnitPrice.",
+    );
   }
   const microLamports = Buffer.from(price.data).readBigUInt64LE(1);
   if (microLamports > MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS) {
-    return no("invalid_exact_solana_payload_transaction_instructions_compute_price_instruction_too_high", `The compute unit price is ${microLamports} micro-lamports; at most ${MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS}.`);
+    return no(
+      "invalid_exact_solana_payload_transaction_instructions_compute_price_instruction_too_high",
+      `The compute unit price is ${microLamports} micro-lamports; at most ${MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS}.`,
+    );
   }
   const isToken = transfer.program === TOKEN_PROGRAM || transfer.program === TOKEN_2022_PROGRAM;
   if (!isToken || transfer.data[0] !== 12 || transfer.data.length < 10 || transfer.accounts.length < 4) {
@@ -103,35 +129,66 @@ export async function verifyExactSvm(ctx: HandlerContext, p: Payment): Promise<{
   }
   const [source, mint, destination, payer] = transfer.accounts as [string, string, string, string];
   if (payer === FACILITATOR_FEE_PAYER.address) {
-    return no("invalid_exact_solana_payload_transaction_fee_payer_transferring_funds", "The fee payer may not be the transfer's authority: the facilitator never pays.", payer);
+    return no(
+      "invalid_exact_solana_payload_transaction_fee_payer_transferring_funds",
+      "The fee payer may not be the transfer's authority: the facilitator never pays.",
+      payer,
+    );
   }
-  if (mint !== p.asset) return no("invalid_exact_solana_payload_mint_mismatch", `The transfer moves mint ${mint} but the requirements ask for ${p.asset}.`, payer);
+  if (mint !== p.asset)
+    return no("invalid_exact_solana_payload_mint_mismatch", `The transfer moves mint ${mint} but the requirements ask for ${p.asset}.`, payer);
   if (destination !== (await associatedTokenAddress(p.payTo, mint, transfer.program))) {
-    return no("invalid_exact_solana_payload_recipient_mismatch", `The transfer goes to ${destination}, not to the associated token account of payTo ${p.payTo}.`, payer);
+    return no(
+      "invalid_exact_solana_payload_recipient_mismatch",
+      `The transfer goes to ${destination}, not to the associated token account of payTo ${p.payTo}.`,
+      payer,
+    );
   }
   const amount = Buffer.from(transfer.data).readBigUInt64LE(1);
-  if (amount < p.amount) return no("invalid_exact_solana_payload_amount_insufficient", `The transfer moves ${amount} but the requirements ask for exactly ${p.amount}.`, payer);
-  if (amount > p.amount) return no("invalid_exact_svm_payload_transaction_amount_mismatch", `The transfer moves ${amount} but the exact scheme needs exactly ${p.amount}.`, payer);
+  if (amount < p.amount)
+    return no("invalid_exact_solana_payload_amount_insufficient", `The transfer moves ${amount} but the requirements ask for exactly ${p.amount}.`, payer);
+  if (amount > p.amount)
+    return no("invalid_exact_svm_payload_transaction_amount_mismatch", `The transfer moves ${amount} but the exact scheme needs exactly ${p.amount}.`, payer);
   const extras = ixs.slice(3);
   const unknown = extras.findIndex((ix) => ix.program !== MEMO_PROGRAM && ix.program !== LIGHTHOUSE_PROGRAM);
-  if (unknown >= 0) return no(UNKNOWN_INSTRUCTION[unknown]!, `Instruction ${unknown + 4} calls ${extras[unknown]!.program}; only Memo and Lighthouse may follow the transfer.`, payer);
+  if (unknown >= 0)
+    return no(
+      UNKNOWN_INSTRUCTION[unknown]!,
+      `Instruction ${unknown + 4} calls ${extras[unknown]!.program}; only Memo and Lighthouse may follow the transfer.`,
+      payer,
+    );
   if (typeof p.extra.memo === "string" && p.extra.memo !== "") {
     const memos = extras.filter((ix) => ix.program === MEMO_PROGRAM);
-    if (memos.length !== 1) return no("invalid_exact_solana_payload_memo_count", `The requirements ask for memo "${p.extra.memo}": the transaction needs exactly one memo, it has ${memos.length}.`, payer);
+    if (memos.length !== 1)
+      return no(
+        "invalid_exact_solana_payload_memo_count",
+        `The requirements ask for memo "${p.extra.memo}": the transaction needs exactly one memo, it has ${memos.length}.`,
+        payer,
+      );
     const memo = Buffer.from(memos[0]!.data).toString("utf8");
-    if (memo !== p.extra.memo) return no("invalid_exact_solana_payload_memo_mismatch", `The memo is "${memo}" but the requirements ask for "${p.extra.memo}".`, payer);
+    if (memo !== p.extra.memo)
+      return no("invalid_exact_solana_payload_memo_mismatch", `The memo is "${memo}" but the requirements ask for "${p.extra.memo}".`, payer);
   }
   const messageHash = messageHashOf(tx);
   const earlier = settlements(ctx.store).find((s) => s.messageHash === messageHash);
   if (earlier) return no("duplicate_settlement", `This transaction was already settled as ${earlier.id}.`, payer);
   if (source !== (await associatedTokenAddress(payer, mint, transfer.program))) {
-    return no("invalid_exact_solana_transaction_simulation_failed", `Simulation failed: the source ${source} is not the associated token account of the authority ${payer}.`, payer);
+    return no(
+      "invalid_exact_solana_transaction_simulation_failed",
+      `Simulation failed: the source ${source} is not the associated token account of the authority ${payer}.`,
+      payer,
+    );
   }
   if (!isRecentBlockhash(ctx, p.network.ledger, String(message.lifetimeToken))) {
-    return no("invalid_exact_solana_transaction_simulation_failed", `Simulation failed: blockhash ${String(message.lifetimeToken)} is not one of the last ${BLOCKHASH_VALID_SLOTS} slots of ${p.network.ledger} (get a fresh one from the node).`, payer);
+    return no(
+      "invalid_exact_solana_transaction_simulation_failed",
+      `Simulation failed: blockhash ${String(message.lifetimeToken)} is not one of the last ${BLOCKHASH_VALID_SLOTS} slots of ${p.network.ledger} (get a fresh one from the node).`,
+      payer,
+    );
   }
   const held = balanceOf(ctx.store, p.network.ledger, mint, payer);
-  if (held < amount) return no("insufficient_funds", `${payer} holds ${held} of mint ${mint} (smallest unit) on ${p.network.ledger}; the payment needs ${amount}.`, payer);
+  if (held < amount)
+    return no("insufficient_funds", `${payer} holds ${held} of mint ${mint} (smallest unit) on ${p.network.ledger}; the payment needs ${amount}.`, payer);
   return { plan: { payer, mint, amount, tx, messageHash } };
 }
 
@@ -142,12 +199,21 @@ export function settleExactSvm(ctx: HandlerContext, p: Payment, plan: SvmPlan): 
   const ledger = p.network.ledger;
   setBalance(ctx.store, ledger, plan.mint, plan.payer, balanceOf(ctx.store, ledger, plan.mint, plan.payer) - plan.amount);
   credit(ctx.store, ledger, plan.mint, p.payTo, plan.amount);
-  solanaTxs(ctx.store).put(signature, { signature, network: ledger, slot: blockNumberAt(ledger, ctx.clock.now()), feePayer: FACILITATOR_FEE_PAYER.address, status: "success", submittedAtMs: ctx.clock.now() });
+  solanaTxs(ctx.store).put(signature, {
+    signature,
+    network: ledger,
+    slot: blockNumberAt(ledger, ctx.clock.now()),
+    feePayer: FACILITATOR_FEE_PAYER.address,
+    status: "success",
+    submittedAtMs: ctx.clock.now(),
+  });
   return signature;
 }
 
 /** The node's current blockhash for `network`, as a client would fetch it. */
 export function latestBlockhash(ctx: HandlerContext, network: string): { blockhash: string; lastValidBlockHeight: bigint } {
-  const answer = solanaCall("getLatestBlockhash", [], { network, store: ctx.store, clock: ctx.clock }) as { value: { blockhash: string; lastValidBlockHeight: number } };
+  const answer = solanaCall("getLatestBlockhash", [], { network, store: ctx.store, clock: ctx.clock }) as {
+    value: { blockhash: string; lastValidBlockHeight: number };
+  };
   return { blockhash: answer.value.blockhash, lastValidBlockHeight: BigInt(answer.value.lastValidBlockHeight) };
 }

@@ -25,41 +25,65 @@ const bazaar = {
 };
 
 function paymentRequired(path: string, accepts: unknown[], extensions?: unknown) {
-  return Buffer.from(JSON.stringify({ x402Version: 2, error: "Payment required", resource: { url: `${base}${path}`, description: "Tide heights", mimeType: "application/json" }, accepts, extensions })).toString("base64");
+  return Buffer.from(
+    JSON.stringify({
+      x402Version: 2,
+      error: "Payment required",
+      resource: { url: `${base}${path}`, description: "Tide heights", mimeType: "application/json" },
+      accepts,
+      extensions,
+    }),
+  ).toString("base64");
 }
 
 beforeAll(async () => {
   sandbox = await withSandbox({ seed: "x402-validate", validateResponses: true });
   const fixtures = new URL("../../../test/fixtures/", import.meta.url);
-  server = https.createServer({ key: readFileSync(new URL("localhost-key.pem", fixtures)), cert: readFileSync(new URL("localhost-cert.pem", fixtures)) }, (req, res) => {
-    const path = (req.url ?? "").split("?")[0];
-    if (path === "/paid" && paidAnswers402) {
-      res.writeHead(402, { "PAYMENT-REQUIRED": paymentRequired("/paid", [v2Requirements(MERCHANT, "5000")], { bazaar }), "content-type": "application/json" }).end("{}");
-    } else if (path === "/plain") {
-      res.writeHead(402, { "PAYMENT-REQUIRED": paymentRequired("/plain", [v2Requirements(MERCHANT, "5000")]) }).end();
-    } else if (path === "/polygon") {
-      res.writeHead(402, { "PAYMENT-REQUIRED": paymentRequired("/polygon", [v2Requirements(MERCHANT, "5000", { network: "eip155:137" })]) }).end();
-    } else if (path === "/v1") {
-      const accepts = [v1Requirements(MERCHANT, "9000", { resource: `${base}/v1`, outputSchema: { input: { type: "http", method: "GET", discoverable: true } } })];
-      res.writeHead(402, { "content-type": "application/json" }).end(JSON.stringify({ x402Version: 1, error: "X-PAYMENT header is required", accepts }));
-    } else if (path === "/garbled") {
-      res.writeHead(402, { "content-type": "text/plain" }).end("pay me");
-    } else if (path === "/mcp" && req.method === "POST") {
-      let raw = "";
-      req.on("data", (c) => (raw += c));
-      req.on("end", async () => {
-        const msg = JSON.parse(raw);
-        seenMeta.push(msg.params._meta);
-        // An x402 MCP server settles the payment in _meta with its facilitator (here: the sandbox) before answering.
-        const payment = msg.params._meta?.["x402/payment"];
-        const settled = payment ? (await call(sandbox, "POST", "/platform/v2/x402/settle", { body: { x402Version: 2, paymentPayload: payment, paymentRequirements: payment.accepted } })).body : undefined;
-        const result = { content: [{ type: "text", text: `analysed ${msg.params.arguments.ticker}` }], ...(settled ? { _meta: { "x402/payment-response": settled } } : {}) };
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result }));
-      });
-    } else {
-      res.writeHead(200, { "content-type": "application/json" }).end('{"tides":[]}');
-    }
-  });
+  server = https.createServer(
+    { key: readFileSync(new URL("localhost-key.pem", fixtures)), cert: readFileSync(new URL("localhost-cert.pem", fixtures)) },
+    (req, res) => {
+      const path = (req.url ?? "").split("?")[0];
+      if (path === "/paid" && paidAnswers402) {
+        res
+          .writeHead(402, { "PAYMENT-REQUIRED": paymentRequired("/paid", [v2Requirements(MERCHANT, "5000")], { bazaar }), "content-type": "application/json" })
+          .end("{}");
+      } else if (path === "/plain") {
+        res.writeHead(402, { "PAYMENT-REQUIRED": paymentRequired("/plain", [v2Requirements(MERCHANT, "5000")]) }).end();
+      } else if (path === "/polygon") {
+        res.writeHead(402, { "PAYMENT-REQUIRED": paymentRequired("/polygon", [v2Requirements(MERCHANT, "5000", { network: "eip155:137" })]) }).end();
+      } else if (path === "/v1") {
+        const accepts = [
+          v1Requirements(MERCHANT, "9000", { resource: `${base}/v1`, outputSchema: { input: { type: "http", method: "GET", discoverable: true } } }),
+        ];
+        res.writeHead(402, { "content-type": "application/json" }).end(JSON.stringify({ x402Version: 1, error: "X-PAYMENT header is required", accepts }));
+      } else if (path === "/garbled") {
+        res.writeHead(402, { "content-type": "text/plain" }).end("pay me");
+      } else if (path === "/mcp" && req.method === "POST") {
+        let raw = "";
+        req.on("data", (c) => (raw += c));
+        req.on("end", async () => {
+          const msg = JSON.parse(raw);
+          seenMeta.push(msg.params._meta);
+          // An x402 MCP server settles the payment in _meta with its facilitator (here: the sandbox) before answering.
+          const payment = msg.params._meta?.["x402/payment"];
+          const settled = payment
+            ? (
+                await call(sandbox, "POST", "/platform/v2/x402/settle", {
+                  body: { x402Version: 2, paymentPayload: payment, paymentRequirements: payment.accepted },
+                })
+              ).body
+            : undefined;
+          const result = {
+            content: [{ type: "text", text: `analysed ${msg.params.arguments.ticker}` }],
+            ...(settled ? { _meta: { "x402/payment-response": settled } } : {}),
+          };
+          res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result }));
+        });
+      } else {
+        res.writeHead(200, { "content-type": "application/json" }).end('{"tides":[]}');
+      }
+    },
+  );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -75,7 +99,14 @@ describe("validateX402Resource", () => {
   it("probes a valid x402 endpoint, simulates a payment, and lists it in the Bazaar when it declares the bazaar extension", async () => {
     const res = await validate(`${base}/paid`);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ valid: true, statusCode: 402, x402Version: 2, paymentRequirements: v2Requirements(MERCHANT, "5000"), bazaarExtension: bazaar, simulation: { outcome: "accepted" } });
+    expect(res.body).toMatchObject({
+      valid: true,
+      statusCode: 402,
+      x402Version: 2,
+      paymentRequirements: v2Requirements(MERCHANT, "5000"),
+      bazaarExtension: bazaar,
+      simulation: { outcome: "accepted" },
+    });
     expect(checks(res.body)).toEqual({ reachable: true, returns_402: true, parse: true, has_bazaar_extension: true });
     expect(res.body.index).toMatchObject({ active: true });
     expect(sandbox.clock.now() - Date.parse(res.body.index.lastCrawledAt)).toBeLessThan(5_000);
@@ -140,13 +171,20 @@ describe("proxy_tool_call", () => {
       info: { input: { type: "mcp", tool: "financial_analysis", inputSchema: { type: "object", properties: { ticker: { type: "string" } } } } },
       schema: { type: "object", required: ["input"] },
     };
-    const settled = await call(sandbox, "POST", "/platform/v2/x402/settle", { body: v2Body(requirements, payload, { resource: { url: `${base}/mcp` }, extensions: { bazaar: mcpBazaar } }) });
+    const settled = await call(sandbox, "POST", "/platform/v2/x402/settle", {
+      body: v2Body(requirements, payload, { resource: { url: `${base}/mcp` }, extensions: { bazaar: mcpBazaar } }),
+    });
     expect(settled.status).toBe(200);
     const listed = await call(sandbox, "GET", "/platform/v2/x402/discovery/resources?type=mcp", { anonymous: true });
     expect(listed.body.items).toHaveLength(1);
     const rpc = await call(sandbox, "POST", "/platform/v2/x402/discovery/mcp", {
       anonymous: true,
-      body: { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "proxy_tool_call", arguments: { toolName: "financial_analysis", ticker: "AAPL" }, _meta: { "x402/tag": "no payment" } } },
+      body: {
+        jsonrpc: "2.0",
+        id: 9,
+        method: "tools/call",
+        params: { name: "proxy_tool_call", arguments: { toolName: "financial_analysis", ticker: "AAPL" }, _meta: { "x402/tag": "no payment" } },
+      },
     });
     expect(rpc.body).toEqual({ jsonrpc: "2.0", id: 9, result: { content: [{ type: "text", text: "analysed AAPL" }] } });
     expect(seenMeta.at(-1)).toEqual({ "x402/tag": "no payment" });
@@ -156,10 +194,18 @@ describe("proxy_tool_call", () => {
     const payer = privateKeyToAccount(generatePrivateKey());
     await fund(sandbox, { network: "base-sepolia", address: payer.address, token: "USDC", amount: "5000" });
     const requirements = v2Requirements(MERCHANT, "5000");
-    const payment = v2Body(requirements, await signAuthorization(payer, { to: MERCHANT, value: "5000", nowSeconds: Math.floor(sandbox.clock.now() / 1000) })).paymentPayload;
+    const payment = v2Body(
+      requirements,
+      await signAuthorization(payer, { to: MERCHANT, value: "5000", nowSeconds: Math.floor(sandbox.clock.now() / 1000) }),
+    ).paymentPayload;
     const rpc = await call(sandbox, "POST", "/platform/v2/x402/discovery/mcp", {
       anonymous: true,
-      body: { jsonrpc: "2.0", id: 10, method: "tools/call", params: { name: "proxy_tool_call", arguments: { toolName: "financial_analysis", ticker: "MSFT" }, _meta: { "x402/payment": payment } } },
+      body: {
+        jsonrpc: "2.0",
+        id: 10,
+        method: "tools/call",
+        params: { name: "proxy_tool_call", arguments: { toolName: "financial_analysis", ticker: "MSFT" }, _meta: { "x402/payment": payment } },
+      },
     });
     expect(rpc.body.result.content[0].text).toBe("analysed MSFT");
     expect(rpc.body.result._meta["x402/payment-response"]).toMatchObject({ success: true, payer: payer.address });

@@ -20,7 +20,16 @@ const obj = (v: unknown): Obj | undefined => (v && typeof v === "object" && !Arr
 const str = (v: unknown, max = 2048) => typeof v === "string" && v.length <= max;
 const address = (v: unknown) => typeof v === "string" && v.length >= 1 && v.length <= 128;
 
-const V2_NETWORKS = ["eip155:8453", "eip155:84532", "eip155:137", "eip155:42161", "eip155:480", "eip155:4801", "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1"];
+const V2_NETWORKS = [
+  "eip155:8453",
+  "eip155:84532",
+  "eip155:137",
+  "eip155:42161",
+  "eip155:480",
+  "eip155:4801",
+  "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
+  "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+];
 const V1_NETWORKS = ["base", "base-sepolia", "solana", "solana-devnet"];
 
 /** What is wrong with one payment option, measured against the contract's requirement shapes, or undefined. */
@@ -29,7 +38,8 @@ export function requirementsProblem(a: Obj, version: number): string | undefined
   if (version === 2) {
     if (!["exact", "upto", "batch-settlement"].includes(String(a.scheme))) return `scheme ${String(a.scheme)} is not a scheme of the protocol`;
     if (!V2_NETWORKS.includes(String(a.network))) return `network ${String(a.network)} is not a CAIP-2 network the platform knows`;
-    if (!address(a.asset) || !str(a.amount) || !address(a.payTo) || !Number.isInteger(a.maxTimeoutSeconds) || !extraOk) return "asset, amount, payTo and maxTimeoutSeconds are required";
+    if (!address(a.asset) || !str(a.amount) || !address(a.payTo) || !Number.isInteger(a.maxTimeoutSeconds) || !extraOk)
+      return "asset, amount, payTo and maxTimeoutSeconds are required";
     return undefined;
   }
   if (a.scheme !== "exact") return `scheme ${String(a.scheme)} is not a version 1 scheme`;
@@ -67,65 +77,102 @@ function simulate(a: Obj) {
   if (a.scheme !== "exact") return { outcome: "rejected", rejectionReason: "invalid_scheme" };
   if (!network) return { outcome: "rejected", rejectionReason: "invalid_network" };
   if (network.family === "evm") {
-    return eip3009Domain(network.ledger, String(a.asset)) ? { outcome: "accepted" } : { outcome: "rejected", rejectionReason: "invalid_exact_evm_eip3009_not_supported" };
+    return eip3009Domain(network.ledger, String(a.asset))
+      ? { outcome: "accepted" }
+      : { outcome: "rejected", rejectionReason: "invalid_exact_evm_eip3009_not_supported" };
   }
-  if (a.asset !== solanaTokenBySymbol(network.ledger, "USDC")?.mint) return { outcome: "rejected", rejectionReason: "invalid_exact_solana_payload_mint_mismatch" };
-  if (obj(a.extra)?.feePayer !== FACILITATOR_FEE_PAYER.address) return { outcome: "rejected", rejectionReason: "invalid_exact_solana_fee_payer_not_managed_by_facilitator" };
+  if (a.asset !== solanaTokenBySymbol(network.ledger, "USDC")?.mint)
+    return { outcome: "rejected", rejectionReason: "invalid_exact_solana_payload_mint_mismatch" };
+  if (obj(a.extra)?.feePayer !== FACILITATOR_FEE_PAYER.address)
+    return { outcome: "rejected", rejectionReason: "invalid_exact_solana_fee_payer_not_managed_by_facilitator" };
   return { outcome: "accepted" };
 }
 
 const indexView = (ctx: HandlerContext, r: BazaarResource | undefined) =>
-  r ? { active: r.active, lastCrawledAt: r.lastCrawledMs === undefined ? null : new Date(r.lastCrawledMs).toISOString(), ...(qualityOf(ctx, r.key) ? { quality: qualityOf(ctx, r.key) } : {}) } : null;
+  r
+    ? {
+        active: r.active,
+        lastCrawledAt: r.lastCrawledMs === undefined ? null : new Date(r.lastCrawledMs).toISOString(),
+        ...(qualityOf(ctx, r.key) ? { quality: qualityOf(ctx, r.key) } : {}),
+      }
+    : null;
 
-const validateX402Resource: Handler = Object.assign(async (req: HandlerRequest, ctx: HandlerContext) => {
-  const resource = String(req.body.resource);
-  const method = String(req.body.method ?? "GET");
-  const url = assertReachable(resource, "the resource");
-  const listed = () => bazaarResources(ctx.store).find((r) => r.resource === resource);
-  const preflight: Obj[] = [];
-  let answer: ProbeAnswer | undefined;
-  try {
-    answer = await probe(url, method);
-    preflight.push({ check: "reachable", passed: true, detail: `Answered ${method} with HTTP ${answer.status}.`, severity: "required" });
-  } catch (error) {
-    preflight.push({ check: "reachable", passed: false, detail: `${url.host} did not answer: ${(error as Error).message}`, severity: "required" });
-  }
-  const status = answer?.status ?? null;
-  if (answer) {
-    const got402 = answer.status === 402;
-    preflight.push({ check: "returns_402", passed: got402, detail: got402 ? "Got 402 as expected." : `Got ${answer.status}; a paid endpoint answers an unpaid request with 402.`, expected: "402", actual: String(answer.status), severity: "required" });
-  }
-  const read = answer?.status === 402 ? readPaymentRequired(answer) : undefined;
-  if (read) preflight.push({ check: "parse", passed: "paymentRequired" in read, detail: "paymentRequired" in read ? "The payment requirements parse." : read.problem, severity: "required" });
-  const pr = read && "paymentRequired" in read ? read.paymentRequired : undefined;
-  const first = pr ? (pr.accepts as Obj[])[0]! : undefined;
-  const bazaar = pr?.x402Version === 2 ? obj(obj(pr.extensions)?.bazaar) : undefined;
-  const discovery = pr?.x402Version === 2 ? (bazaar ? readBazaarExtension(bazaar, pr.resource ?? { url: resource }, first!, 2) : undefined) : first ? readV1Discovery(first as Requirements) : undefined;
-  if (pr) {
-    const detail = !discovery ? "No bazaar extension: the endpoint will not be listed." : discovery.status === "success" ? "The bazaar extension validates against its schema." : discovery.rejectedReason;
-    preflight.push({ check: "has_bazaar_extension", passed: discovery?.status === "success", detail, severity: "advisory" });
-  }
-  const valid = preflight.every((c) => c.severity !== "required" || c.passed === true) && pr !== undefined;
-  // The crawl updates the index: listed when valid and described, delisted when broken.
-  let indexed = listed();
-  if (valid && discovery?.status === "success") indexed = catalogue(ctx, discovery.entry, true);
-  else if (indexed) {
-    indexed = { ...indexed, active: valid ? indexed.active : false, lastCrawledMs: ctx.clock.now() };
-    bazaarResources(ctx.store).put(indexed.key, indexed);
-  }
-  return {
-    status: 200,
-    body: {
-      valid,
-      statusCode: status,
-      x402Version: typeof pr?.x402Version === "number" ? pr.x402Version : null,
-      preflight,
-      paymentRequirements: first ?? null,
-      bazaarExtension: bazaar ?? null,
-      simulation: first ? simulate(first) : { outcome: "rejected", rejectionReason: "invalid_payment_requirements" },
-      index: indexView(ctx, indexed),
-    },
-  };
-}, { outbound: true });
+const validateX402Resource: Handler = Object.assign(
+  async (req: HandlerRequest, ctx: HandlerContext) => {
+    const resource = String(req.body.resource);
+    const method = String(req.body.method ?? "GET");
+    const url = assertReachable(resource, "the resource");
+    const listed = () => bazaarResources(ctx.store).find((r) => r.resource === resource);
+    const preflight: Obj[] = [];
+    let answer: ProbeAnswer | undefined;
+    try {
+      answer = await probe(url, method);
+      preflight.push({ check: "reachable", passed: true, detail: `Answered ${method} with HTTP ${answer.status}.`, severity: "required" });
+    } catch (error) {
+      preflight.push({ check: "reachable", passed: false, detail: `${url.host} did not answer: ${(error as Error).message}`, severity: "required" });
+    }
+    const status = answer?.status ?? null;
+    if (answer) {
+      const got402 = answer.status === 402;
+      preflight.push({
+        check: "returns_402",
+        passed: got402,
+        detail: got402 ? "Got 402 as expected." : `Got ${answer.status}; a paid endpoint answers an unpaid request with 402.`,
+        expected: "402",
+        actual: String(answer.status),
+        severity: "required",
+      });
+    }
+    const read = answer?.status === 402 ? readPaymentRequired(answer) : undefined;
+    if (read)
+      preflight.push({
+        check: "parse",
+        passed: "paymentRequired" in read,
+        detail: "paymentRequired" in read ? "The payment requirements parse." : read.problem,
+        severity: "required",
+      });
+    const pr = read && "paymentRequired" in read ? read.paymentRequired : undefined;
+    const first = pr ? (pr.accepts as Obj[])[0]! : undefined;
+    const bazaar = pr?.x402Version === 2 ? obj(obj(pr.extensions)?.bazaar) : undefined;
+    const discovery =
+      pr?.x402Version === 2
+        ? bazaar
+          ? readBazaarExtension(bazaar, pr.resource ?? { url: resource }, first!, 2)
+          : undefined
+        : first
+          ? readV1Discovery(first as Requirements)
+          : undefined;
+    if (pr) {
+      const detail = !discovery
+        ? "No bazaar extension: the endpoint will not be listed."
+        : discovery.status === "success"
+          ? "The bazaar extension validates against its schema."
+          : discovery.rejectedReason;
+      preflight.push({ check: "has_bazaar_extension", passed: discovery?.status === "success", detail, severity: "advisory" });
+    }
+    const valid = preflight.every((c) => c.severity !== "required" || c.passed === true) && pr !== undefined;
+    // The crawl updates the index: listed when valid and described, delisted when broken.
+    let indexed = listed();
+    if (valid && discovery?.status === "success") indexed = catalogue(ctx, discovery.entry, true);
+    else if (indexed) {
+      indexed = { ...indexed, active: valid ? indexed.active : false, lastCrawledMs: ctx.clock.now() };
+      bazaarResources(ctx.store).put(indexed.key, indexed);
+    }
+    return {
+      status: 200,
+      body: {
+        valid,
+        statusCode: status,
+        x402Version: typeof pr?.x402Version === "number" ? pr.x402Version : null,
+        preflight,
+        paymentRequirements: first ?? null,
+        bazaarExtension: bazaar ?? null,
+        simulation: first ? simulate(first) : { outcome: "rejected", rejectionReason: "invalid_payment_requirements" },
+        index: indexView(ctx, indexed),
+      },
+    };
+  },
+  { outbound: true },
+);
 
 export const validateHandlers: HandlerMap = { validateX402Resource };
