@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Prints the README's scenario catalogue table from scenarios/*.yaml: name,
+ * Prints the scenario catalogue table of docs/scenarios.md from scenarios/*.yaml: name,
  * effect, the per-request header flag, what the official client reports, and
  * what a client should do (the file's leading comment).
  */
