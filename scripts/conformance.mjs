@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 /**
- * Compares our contract with the platform's reference document, operation by
- * operation, in wire facts only (see lib/wire-facts.mjs).
+ * Compares our contract with the platform's published OpenAPI document,
+ * operation by operation, in wire facts only (see lib/wire-facts.mjs). The
+ * document is not part of this repository: name it with --ref or the
+ * CDP_REFERENCE_OPENAPI environment variable.
  *
- *   node scripts/conformance.mjs                      # openapi.yaml vs ../shared/reference
+ *   node scripts/conformance.mjs --ref platform-openapi.yaml
  *   node scripts/conformance.mjs --tag "EVM Accounts" --op createEvmAccount
  *   node scripts/conformance.mjs --summary            # one line per operation
  */
@@ -17,7 +19,7 @@ import { compareDocuments, MissingRef } from "./lib/wire-facts.mjs";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const { values } = parseArgs({
   options: {
-    ref: { type: "string", default: join(root, "..", "shared", "reference", "platform-openapi.yaml") },
+    ref: { type: "string", default: process.env.CDP_REFERENCE_OPENAPI ?? "" },
     doc: { type: "string", default: join(root, "openapi.yaml") },
     tag: { type: "string", multiple: true },
     op: { type: "string", multiple: true },
@@ -26,8 +28,8 @@ const { values } = parseArgs({
   },
 });
 
-if (!existsSync(values.ref)) {
-  console.error(`reference not found at ${values.ref}`);
+if (!values.ref || !existsSync(values.ref)) {
+  console.error(values.ref ? `reference not found at ${values.ref}` : "name the platform's OpenAPI document with --ref or CDP_REFERENCE_OPENAPI");
   process.exit(2);
 }
 const reference = parse(readFileSync(values.ref, "utf8"), { maxAliasCount: -1 });

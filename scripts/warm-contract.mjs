@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// Part of `npm run build`: compiles openapi.yaml into the operation cache so that start-up never parses it.
+// Part of `npm run build`: compiles both contracts into the operation cache so that start-up never parses them.
 import { loadCompiledOperations } from "../dist/contract/compile.js";
-import { defaultSpecPath } from "../dist/paths.js";
+import { adminSpecPath, defaultSpecPath } from "../dist/paths.js";
 
-const operations = await loadCompiledOperations(defaultSpecPath);
-console.log(`contract: ${operations.length} operations compiled from ${defaultSpecPath}`);
+for (const spec of [defaultSpecPath, adminSpecPath]) {
+  const operations = await loadCompiledOperations(spec);
+  console.log(`contract: ${operations.length} operations compiled from ${spec}`);
+}

@@ -10,17 +10,20 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import express, { type NextFunction, type Request, type Response } from "express";
-import { createAdminRouter, type AdminDeps } from "./admin/router.js";
+import { ADMIN_PREFIX, type AdminApiDeps, createAdminApi } from "./admin/api.js";
 import { apiError } from "./errors/catalogue.js";
 import { errorResponse } from "./pipeline/errors.js";
 import { sendOutgoing } from "./pipeline/write.js";
-import { createNodeRouter } from "./chain/rpc.js";
-import { authenticateApiKey } from "./pipeline/authenticate.js";
-import type { Exchange } from "./pipeline/exchange.js";
+import { createNodeRouter } from "./node/http.js";
 import { createPipeline, type PipelineDeps } from "./pipeline/pipeline.js";
 import { ProjectLocks } from "./pipeline/locks.js";
 
-export type AppDeps = PipelineDeps & Omit<AdminDeps, "random" | "log" | "locks"> & { bodyLimit?: string };
+export type AppDeps = PipelineDeps &
+  Omit<AdminApiDeps, "operations" | "random" | "log" | "locks"> & {
+    /** The operations of admin-openapi.yaml. */
+    adminOperations: AdminApiDeps["operations"];
+    bodyLimit?: string;
+  };
 
 /** What `http.createServer` takes. */
 export type SandboxListener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -39,7 +42,7 @@ export function createApp(deps: AppDeps): SandboxListener {
   ) => void;
   app.use(readBody);
   const locks = new ProjectLocks(); // one per sandbox: the pipeline, the node and the admin API all write ledgers
-  app.use("/_sandbox", createAdminRouter({ ...deps, locks, random: deps.random, log: deps.log }));
+  app.use(ADMIN_PREFIX, createAdminApi({ ...deps, operations: deps.adminOperations, locks }));
   const pipeline = createPipeline({ ...deps, locks });
   const correlationIds = deps.random.fork("correlation-outside");
   const send = (res: ServerResponse, status: number, out: ReturnType<typeof errorResponse>, correlationId: string) =>
@@ -52,19 +55,7 @@ export function createApp(deps: AppDeps): SandboxListener {
     send(res, status, out, id);
   };
   app.use(
-    createNodeRouter({
-      store: deps.store,
-      projects: deps.projects,
-      clock: deps.clock,
-      random: deps.random.fork("node"),
-      locks,
-      authenticate: async (req) => {
-        if (deps.authMode === "none") return deps.projects.defaultProjectId();
-        const ex = { method: "GET", host: req.headers.host ?? "", fullPath: new URL(req.originalUrl, "http://x").pathname } as Exchange;
-        await authenticateApiKey(ex, { mode: deps.authMode, projects: deps.projects }, req.headers.authorization);
-        return ex.projectId!;
-      },
-    }),
+    createNodeRouter({ store: deps.store, projects: deps.projects, clock: deps.clock, random: deps.random.fork("node"), authMode: deps.authMode, locks }),
   );
   const platform = (req: IncomingMessage, res: ServerResponse) =>
     pipeline(req, res).catch((error: unknown) => {

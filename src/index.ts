@@ -17,8 +17,8 @@ import { createClock, type Clock } from "./clock.js";
 import { loadCompiledOperations } from "./contract/compile.js";
 import { OperationIndex } from "./contract/operations.js";
 import { handlers as defaultHandlers } from "./domains/index.js";
-import type { HandlerMap } from "./domains/types.js";
-import { defaultSpecPath } from "./paths.js";
+import type { AnyHandler } from "./domains/types.js";
+import { adminSpecPath, defaultSpecPath } from "./paths.js";
 import type { EndUserAuthenticator } from "./pipeline/authenticate.js";
 import { temporaryWalletKey } from "./domains/end-users/walletSecrets.js";
 import { Journal } from "./pipeline/journal.js";
@@ -52,7 +52,8 @@ export interface SandboxOptions {
   /** Check every response against the contract at run time; mismatches become 500s with details. */
   validateResponses?: boolean;
   clock?: Clock;
-  handlers?: HandlerMap;
+  /** Replaces the platform's handlers (tests of the pipeline, or a `spec` with other operations). */
+  handlers?: Readonly<Record<string, AnyHandler>>;
   /** Scenarios active for every project from the start: shipped names or file paths. */
   scenario?: string[];
   /** Folder of the shipped scenarios (defaults to the package's scenarios/). */
@@ -88,7 +89,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   // A new RSA import key is generated on the thread pool while the rest of the start-up runs.
   const importKeyPending = store.ensureImportKey(generateImportKey);
   importKeyPending.catch(() => undefined); // awaited below; this only keeps Node from calling it unhandled meanwhile
-  const operations = new OperationIndex(await loadCompiledOperations(options.spec ?? defaultSpecPath));
+  const [platformOperations, adminOperations] = await Promise.all([
+    loadCompiledOperations(options.spec ?? defaultSpecPath),
+    loadCompiledOperations(adminSpecPath),
+  ]);
+  const operations = new OperationIndex(platformOperations);
   const projects = new ProjectRegistry(store, clock, random.fork("projects"));
   const defaultCredentials = await projects.ensureDefault();
   const endUserTokenSecret = Buffer.from(await store.ensureEndUserTokenSecret(() => random.fork("end-user-tokens").hex(32)), "hex");
@@ -103,6 +108,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const app = createApp({
     keys,
     operations,
+    adminOperations: new OperationIndex(adminOperations),
     handlers: options.handlers ?? defaultHandlers,
     store,
     projects,

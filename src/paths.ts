@@ -15,4 +15,5 @@ function findRoot(start: string): string {
 
 export const packageRoot = findRoot(dirname(fileURLToPath(import.meta.url)));
 export const defaultSpecPath = join(packageRoot, "openapi.yaml");
+export const adminSpecPath = join(packageRoot, "admin-openapi.yaml");
 export const scenariosDir = join(packageRoot, "scenarios");

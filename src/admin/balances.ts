@@ -8,7 +8,8 @@ import { balanceOf, credit } from "../chain/ledger.js";
 import { evmTokenByAddress, evmTokenBySymbol, nativeTokenOf } from "../chain/tokens.js";
 import { apiError } from "../errors/catalogue.js";
 import type { Store } from "../store/store.js";
-import { EVM_NETWORKS } from "../domains/shared/evmNetworks.js";
+import { type AdminHandler, callerProject, locking } from "./types.js";
+import { EVM_NETWORKS } from "../chain/networks.js";
 import { SOL, SOLANA_TOKENS, solanaTokenByMint, solanaTokenBySymbol } from "../chain/solanaLedger.js";
 
 async function creditSolana(deps: { store: Store }, projectId: string, network: string, address: unknown, token: unknown, amount: unknown) {
@@ -26,7 +27,7 @@ async function creditSolana(deps: { store: Store }, projectId: string, network: 
   return { status: 200, body: { network, address, token: asset.symbol, mintAddress: asset.mint, decimals: asset.decimals, balance: balance.toString() } };
 }
 
-export async function creditBalance(deps: { store: Store }, projectId: string, body: Record<string, unknown>) {
+async function creditBalance(deps: { store: Store }, projectId: string, body: Record<string, unknown>) {
   const { network, address, token, amount } = body as { network?: unknown; address?: unknown; token?: unknown; amount?: unknown };
   if (typeof network === "string" && network in SOLANA_TOKENS) return creditSolana(deps, projectId, network, address, token, amount);
   if (typeof network !== "string" || !(network in EVM_NETWORKS)) {
@@ -52,3 +53,9 @@ export async function creditBalance(deps: { store: Store }, projectId: string, b
     body: { network, address, token: asset.symbol, contractAddress: asset.address, decimals: asset.decimals, balance: balance.toString() },
   };
 }
+
+/** Funds on any network, mainnets included (where there is no faucet): the ledger is the sandbox's to set. */
+export const creditSandboxBalance: AdminHandler<"creditSandboxBalance"> = locking("project", async (call, ctx) => {
+  const credited = await creditBalance(ctx, callerProject(call, ctx), call.body);
+  return { status: 200, body: credited.body };
+});

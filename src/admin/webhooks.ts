@@ -10,12 +10,12 @@
  * - `GET /webhooks/deliveries[?subscriptionId=]`: every delivery with its
  *   payload and all its attempts (the platform's events list shows the last).
  */
+import { getAddress, keccak256, toHex } from "viem";
 import { blockNumberAt, blockTimestampOf } from "../chain/blocks.js";
 import { evmTokenBySymbol } from "../chain/tokens.js";
 import type { Clock } from "../clock.js";
 import { apiError } from "../errors/catalogue.js";
 import type { Random } from "../random.js";
-import type { Store } from "../store/store.js";
 import type { WebhookDispatcher } from "../domains/webhooks/dispatcher.js";
 import { queueDelivery } from "../domains/webhooks/emit.js";
 import {
@@ -30,22 +30,18 @@ import {
 } from "../domains/webhooks/model.js";
 import { activityPayload, type ActivityFacts } from "../domains/webhooks/onchain.js";
 import { ACTIVITY_NETWORKS } from "../domains/webhooks/rules.js";
-import { getAddress, keccak256, toHex } from "viem";
+import { type AdminContext, type AdminHandler, callerProject } from "./types.js";
 
-export interface WebhookAdminDeps {
-  store: Store;
-  clock: Clock;
-  webhooks?: WebhookDispatcher;
+function dispatcher(ctx: AdminContext): WebhookDispatcher {
+  if (!ctx.webhooks) throw apiError("not_found", "Webhook delivery is not running in this sandbox.");
+  return ctx.webhooks;
 }
 
-function dispatcher(deps: WebhookAdminDeps): WebhookDispatcher {
-  if (!deps.webhooks) throw apiError("not_found", "Webhook delivery is not running in this sandbox.");
-  return deps.webhooks;
-}
-
-export async function flushWebhooks(deps: WebhookAdminDeps, projectId: string | undefined) {
-  return { body: await dispatcher(deps).flush(projectId) };
-}
+/** Deliver now: newly mined blocks become activity events, every due delivery is attempted; answers once the attempts are done. */
+export const flushSandboxWebhooks: AdminHandler<"flushSandboxWebhooks"> = async ({ projectId }, ctx) => ({
+  status: 200,
+  body: await dispatcher(ctx).flush(projectId),
+});
 
 /** A Transfer-shaped log made from the subscription's labels: it is a sample, not a ledger transaction. */
 function sampleFacts(labels: Record<string, string>, clock: Clock, random: Random): ActivityFacts {
@@ -76,9 +72,17 @@ function sampleFacts(labels: Record<string, string>, clock: Clock, random: Rando
   };
 }
 
-export async function sendTestEvent(deps: WebhookAdminDeps & { random: Random }, projectId: string, subscriptionId: string, body: Record<string, unknown>) {
-  const webhooks = dispatcher(deps);
-  const tx = deps.store.begin(projectId);
+/**
+ * One event to one enabled subscription, answered with its first attempt. Not under the project's lock:
+ * it waits for the delivery, and the receiver may call the sandbox back.
+ */
+export const sendSandboxWebhookTestEvent: AdminHandler<"sendSandboxWebhookTestEvent"> = async (call, ctx) => {
+  const webhooks = dispatcher(ctx);
+  const projectId = callerProject(call, ctx);
+  const { subscriptionId } = call.pathParams;
+  const body = call.body;
+  const random = ctx.random.webhookTests;
+  const tx = ctx.store.begin(projectId);
   const sub = findSubscription(tx, subscriptionId);
   if (!sub.isEnabled)
     throw apiError("invalid_request", `Webhook subscription ${subscriptionId} is disabled and receives nothing; enable it (isEnabled: true) first.`);
@@ -86,7 +90,7 @@ export async function sendTestEvent(deps: WebhookAdminDeps & { random: Random },
   if (typeof eventType !== "string" || !isEventType(eventType) || !sub.eventTypes.includes(eventType)) {
     throw apiError("invalid_request", `eventType must be one of the subscription's event types: ${sub.eventTypes.join(", ")}.`);
   }
-  const eventId = deps.random.uuid();
+  const eventId = random.uuid();
   let data = body.data;
   if (data === undefined) {
     if (!usesLabels(eventType))
@@ -94,15 +98,15 @@ export async function sendTestEvent(deps: WebhookAdminDeps & { random: Random },
         "invalid_request",
         `Give the payload to send as data: the sandbox builds sample payloads only for onchain.activity.detected and wallet.activity.detected.`,
       );
-    data = activityPayload(eventType as EventType, eventId, sampleFacts(sub.labels ?? {}, deps.clock, deps.random));
+    data = activityPayload(eventType as EventType, eventId, sampleFacts(sub.labels ?? {}, ctx.clock, random));
   }
-  queueDelivery(tx, deps.clock, sub, eventType, eventId, JSON.stringify(data));
+  queueDelivery(tx, ctx.clock, sub, eventType, eventId, JSON.stringify(data));
   await tx.commit();
   await webhooks.flush(projectId);
-  const sent = deliveries(deps.store.begin(projectId)).get(deliveryId(subscriptionId, eventId));
+  const sent = deliveries(ctx.store.begin(projectId)).get(deliveryId(subscriptionId, eventId));
   if (!sent) throw apiError("not_found", `Webhook subscription ${subscriptionId} was deleted while the test event was sent.`);
   return { status: 200, body: { subscriptionId, ...eventView(sent), payload: JSON.parse(sent.payload) } };
-}
+};
 
 function deliveryDetail(d: DeliveryRecord) {
   return {
@@ -114,10 +118,12 @@ function deliveryDetail(d: DeliveryRecord) {
   };
 }
 
-export function listDeliveries(deps: WebhookAdminDeps, projectId: string, query: Record<string, unknown>) {
-  const subscriptionId = typeof query.subscriptionId === "string" ? query.subscriptionId : undefined;
-  const all = deliveries(deps.store.begin(projectId)).filter((d) => subscriptionId === undefined || d.subscriptionId === subscriptionId);
+/** Every delivery of the caller's project (else the default project), newest first, with its payload and all attempts. */
+export const listSandboxWebhookDeliveries: AdminHandler<"listSandboxWebhookDeliveries"> = (call, ctx) => {
+  const subscriptionId = typeof call.query.subscriptionId === "string" ? call.query.subscriptionId : undefined;
+  const all = deliveries(ctx.store.begin(callerProject(call, ctx))).filter((d) => subscriptionId === undefined || d.subscriptionId === subscriptionId);
   return {
+    status: 200,
     body: {
       deliveries: all
         .reverse()
@@ -125,4 +131,4 @@ export function listDeliveries(deps: WebhookAdminDeps, projectId: string, query:
         .map(deliveryDetail),
     },
   };
-}
+};

@@ -11,8 +11,9 @@
  *   settleDueDeliveries(store, clock.now()); // credits the holder once atMs has passed
  */
 import { encodeFunctionData, type Hex } from "viem";
-import { chainIdOf } from "../domains/shared/evmNetworks.js";
+import { chainIdOf } from "./networks.js";
 import type { ProjectTx, Store } from "../store/store.js";
+import { declareCollection } from "../store/collections.js";
 import { blockNumberAt } from "./blocks.js";
 import { credit, recordPayout } from "./ledger.js";
 import { SOLANA_TOKENS, solanaTxs } from "./solanaLedger.js";
@@ -33,8 +34,8 @@ export interface ScheduledDelivery {
   from: string;
 }
 
-export const DELIVERIES_COLLECTION = "ledgerScheduledDeliveries";
-const deliveries = (store: ProjectTx) => store.collection<ScheduledDelivery>(DELIVERIES_COLLECTION);
+const SCHEDULED_DELIVERIES = declareCollection<ScheduledDelivery>("ledgerScheduledDeliveries");
+const deliveries = (store: ProjectTx) => store.collection(SCHEDULED_DELIVERIES);
 
 const transferAbi = [
   {
@@ -55,10 +56,7 @@ export function scheduleDelivery(store: ProjectTx, delivery: ScheduledDelivery):
 
 /** Whether a project has deliveries to land by `nowMs` (read from committed state, without a transaction). */
 export function hasDueDeliveries(store: Store, projectId: string, nowMs: number): boolean {
-  const scheduled = store.project(projectId)?.data[DELIVERIES_COLLECTION] as Record<string, ScheduledDelivery> | undefined;
-  if (!scheduled) return false;
-  for (const id in scheduled) if (scheduled[id]!.atMs <= nowMs) return true;
-  return false;
+  return store.someCommitted(projectId, SCHEDULED_DELIVERIES, (d) => d.atMs <= nowMs);
 }
 
 /** Applies every delivery whose time has come, oldest first; settled ones leave the schedule. */

@@ -57,18 +57,23 @@ describe("the ledger conserves value", () => {
       const value = kind === 0 ? amount * 10n ** 6n : 0n;
       const before = balanceOf(tx, NETWORK, "native", from);
       try {
-        const applied = applyEvmTransaction(tx, clock, {
-          hash: `0x${random.hex(32)}`,
-          network: NETWORK,
-          chainId: 84532,
-          from,
-          to: kind === 0 ? to : usdc,
-          value,
-          input,
-          nonce: nonces.get(from) ?? 0,
-          gas: 100_000n,
-          type: "eip1559",
-        });
+        const applied = applyEvmTransaction(
+          tx,
+          clock,
+          {
+            hash: `0x${random.hex(32)}`,
+            network: NETWORK,
+            chainId: 84532,
+            from,
+            to: kind === 0 ? to : usdc,
+            value,
+            input,
+            nonce: nonces.get(from) ?? 0,
+            gas: 100_000n,
+            type: "eip1559",
+          },
+          [],
+        );
         nonces.set(from, (nonces.get(from) ?? 0) + 1);
         const fee = BigInt(applied.gasUsed) * BigInt(applied.gasPrice);
         burnt += fee;

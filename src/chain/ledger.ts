@@ -12,8 +12,8 @@ import type { Clock } from "../clock.js";
 import { apiError } from "../errors/catalogue.js";
 import type { ProjectTx } from "../store/store.js";
 import { blockNumberAt } from "./blocks.js";
-import { sandboxContractAt } from "./contracts.js";
 import { evmTokenByAddress, NATIVE_TOKEN_ADDRESS } from "./tokens.js";
+import { declareCollection } from "../store/collections.js";
 
 export const GAS_PRICE_WEI = 1_000_000n;
 const NATIVE = "native";
@@ -89,9 +89,16 @@ interface BalanceRecord {
   amount: string;
 }
 
-const balances = (store: ProjectTx) => store.collection<BalanceRecord>("ledgerBalances");
-export const ledgerTxs = (store: ProjectTx) => store.collection<LedgerTx>("ledgerTxs");
-const allowances = (store: ProjectTx) => store.collection<{ amount: string }>("ledgerAllowances");
+const LEDGER_BALANCES = declareCollection<BalanceRecord>("ledgerBalances");
+const LEDGER_TXS = declareCollection<LedgerTx>("ledgerTxs");
+const LEDGER_ALLOWANCES = declareCollection<{ amount: string }>("ledgerAllowances");
+
+const balances = (store: ProjectTx) => store.collection(LEDGER_BALANCES);
+export const ledgerTxs = (store: ProjectTx) => store.collection(LEDGER_TXS);
+const allowances = (store: ProjectTx) => store.collection(LEDGER_ALLOWANCES);
+const EVM_NONCES = declareCollection<{ next: number }>("evmNonces");
+/** The next nonce of each sender on each network, keyed `address:network` (lowercase address). */
+export const evmNonces = (store: ProjectTx) => store.collection(EVM_NONCES);
 
 // EVM addresses compare case-insensitively; Solana's base-58 addresses exactly.
 const addressKey = (a: string) => (a.startsWith("0x") ? a.toLowerCase() : a);
@@ -143,15 +150,35 @@ export interface EvmTransactionInput {
   sponsored?: boolean;
 }
 
+/** What a contract's call did: it succeeded, or it reverted (and changed nothing) for the reason given. */
+export interface ContractCallResult {
+  status: "success" | "reverted";
+  revertReason?: string;
+}
+
+/**
+ * A contract the simulated chain executes beyond ERC-20 tokens (the swap
+ * settler, the SpendPermissionManager). They hold domain logic, so they live
+ * with their domains; whoever applies a transaction passes the table in.
+ * A contract checks everything before changing anything, and says why it reverts.
+ */
+export interface SandboxContract {
+  address: `0x${string}`;
+  /** Gas one call burns. */
+  gasUsed: bigint;
+  call(store: ProjectTx, clock: Clock, tx: EvmTransactionInput, logs: LedgerLog[]): ContractCallResult;
+}
+
 /**
  * Applies a signed transaction. A sender who cannot pay value + fee is refused
  * before inclusion (400 insufficient_balance, nothing changes); a token call
  * that fails (balance, allowance) is included and reverts, and its fee is spent.
  */
-export function applyEvmTransaction(store: ProjectTx, clock: Clock, tx: EvmTransactionInput): LedgerTx {
+export function applyEvmTransaction(store: ProjectTx, clock: Clock, tx: EvmTransactionInput, contracts: readonly SandboxContract[]): LedgerTx {
   const token = tx.to ? evmTokenByAddress(tx.network, tx.to) : undefined;
   const isTokenCall = token !== undefined && token.address !== NATIVE_TOKEN_ADDRESS && tx.input !== "0x";
-  const contract = sandboxContractAt(tx.to);
+  const to = tx.to?.toLowerCase();
+  const contract = to === undefined ? undefined : contracts.find((c) => c.address.toLowerCase() === to);
   const gasUsed = contract ? contract.gasUsed : isTokenCall ? 52_000n : tx.input && tx.input !== "0x" ? 60_000n : 21_000n;
   const fee = tx.sponsored ? 0n : gasUsed * GAS_PRICE_WEI;
   const native = balanceOf(store, tx.network, NATIVE, tx.from);

@@ -4,14 +4,19 @@
  * API reports), faucet payouts, and sent transactions applied instruction by
  * instruction. Fee: 5,000 lamports per signature, burnt.
  */
+import { createHash } from "node:crypto";
 import { apiError } from "../errors/catalogue.js";
 import type { Clock } from "../clock.js";
 import type { ProjectTx } from "../store/store.js";
 import type { SolanaTransactionFacts } from "../crypto/solanaInstructions.js";
 import { balanceOf, credit, setBalance } from "./ledger.js";
 import { blockNumberAt } from "./blocks.js";
+import { declareCollection } from "../store/collections.js";
 
 export const LAMPORTS_PER_SIGNATURE = 5000n;
+
+/** The blockhash of a network's slot: what the node hands out, and what a transaction's recent blockhash is checked against. */
+export const blockhashAt = (network: string, slot: number): Buffer => createHash("sha256").update(`cdp-sandbox:${network}:${slot}`).digest();
 
 export interface SolanaToken {
   symbol: string;
@@ -40,7 +45,9 @@ export interface SolanaLedgerTx {
   submittedAtMs: number;
 }
 
-export const solanaTxs = (store: ProjectTx) => store.collection<SolanaLedgerTx>("solanaLedgerTxs");
+const SOLANA_LEDGER_TXS = declareCollection<SolanaLedgerTx>("solanaLedgerTxs");
+
+export const solanaTxs = (store: ProjectTx) => store.collection(SOLANA_LEDGER_TXS);
 
 /** Applies a sent transaction: refused (nothing changes) when the fee payer cannot pay fees and transfers. */
 export function applySolanaTransaction(

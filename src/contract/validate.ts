@@ -49,16 +49,22 @@ function toProblems(result: Either<Diagnostic[], unknown>, op?: IHttpOperation):
 }
 
 /**
- * prism lowercases query and header names in its diagnostics; users should
- * read the name as the contract spells it (`pageSize`, not `pagesize`).
+ * prism lowercases query and path parameter names in its diagnostics; users
+ * should read the name as the contract spells it (`pageSize`, not `pagesize`).
  */
 function restoreParameterCase(problem: Problem, op: IHttpOperation | undefined): Problem {
-  const [where, lowered] = problem.location.split(".");
-  if (!op || where !== "query" || !lowered) return problem;
-  const declared = op.request?.query?.find((q) => q.name.toLowerCase() === lowered)?.name;
-  if (!declared || declared === lowered) return problem;
-  const rename = (text: string) => text.replace(new RegExp(`\\b${lowered}\\b`, "g"), declared);
-  return { ...problem, location: rename(problem.location), message: rename(problem.message) };
+  const where = problem.location.split(".")[0];
+  if (!op || (where !== "query" && where !== "path")) return problem;
+  let { location, message } = problem;
+  // A missing parameter is reported on `query` itself, naming it in the message; a bad one at `query.<name>`.
+  for (const declared of (where === "query" ? op.request?.query : op.request?.path) ?? []) {
+    const lowered = declared.name.toLowerCase();
+    if (lowered === declared.name) continue;
+    const rename = (text: string) => text.replace(new RegExp(`\\b${lowered}\\b`, "g"), declared.name);
+    location = rename(location);
+    message = rename(message);
+  }
+  return { ...problem, location, message };
 }
 
 export interface RequestShape {

@@ -1,54 +1,54 @@
 /**
- * Every real handler of the sandbox, by operationId. An operation of the
- * contract that is not listed here is answered by the honest fallback mock.
+ * The areas of the platform, each with the one map of its operations in its
+ * own `handlers.ts` (operationId → handler, typed from the contract). An
+ * operation of the contract that no area serves is answered by the honest
+ * fallback mock; `test/contract/handlers.test.ts` keeps that set empty.
  */
-import { accountHandlers } from "./accounts/handlers.js";
-import { customerHandlers } from "./customers/handlers.js";
-import { depositDestinationHandlers } from "./deposit-destinations/handlers.js";
-import { evmAccountHandlers } from "./evm-accounts/handlers.js";
-import { paymentMethodHandlers } from "./payment-methods/handlers.js";
-import { transferHandlers } from "./transfers/handlers.js";
-import { userOperationHandlers } from "./evm-smart-accounts/userOperations.js";
-import { evmSmartAccountHandlers } from "./evm-smart-accounts/accounts.js";
-import { faucetHandlers } from "./faucets/handlers.js";
-import { tokenBalanceHandlers } from "./token-balances/handlers.js";
-import { sqlHandlers } from "./sql/handlers.js";
-import { endUserOperationHandlers } from "./end-users/userOperations.js";
-import { endUserAssetHandlers } from "./end-users/assets.js";
-import { endUserAccountHandlers } from "./end-users/accounts.js";
-import { endUserManagementHandlers } from "./end-users/management.js";
-import { onrampHandlers } from "./onramp/handlers.js";
-import { policyHandlers } from "./policies/handlers.js";
-import { solanaAccountHandlers } from "./solana-accounts/handlers.js";
-import { spendPermissionHandlers } from "./spend-permissions/handlers.js";
-import { swapHandlers } from "./swaps/handlers.js";
-import { webhookHandlers } from "./webhooks/handlers.js";
-import { endUserX402Handlers } from "./end-users/x402.js";
-import { x402Handlers } from "./x402/handlers.js";
-import type { HandlerMap } from "./types.js";
+import { handlers as accounts } from "./accounts/handlers.js";
+import { handlers as customers } from "./customers/handlers.js";
+import { handlers as depositDestinations } from "./deposit-destinations/handlers.js";
+import { handlers as endUsers } from "./end-users/handlers.js";
+import { handlers as evmAccounts } from "./evm-accounts/handlers.js";
+import { handlers as evmSmartAccounts } from "./evm-smart-accounts/handlers.js";
+import { handlers as faucets } from "./faucets/handlers.js";
+import { handlers as onramp } from "./onramp/handlers.js";
+import { handlers as paymentMethods } from "./payment-methods/handlers.js";
+import { handlers as policies } from "./policies/handlers.js";
+import { handlers as solanaAccounts } from "./solana-accounts/handlers.js";
+import { handlers as spendPermissions } from "./spend-permissions/handlers.js";
+import { handlers as sql } from "./sql/handlers.js";
+import { handlers as swaps } from "./swaps/handlers.js";
+import { handlers as tokenBalances } from "./token-balances/handlers.js";
+import { handlers as transfers } from "./transfers/handlers.js";
+import type { AnyHandler, Handlers } from "./types.js";
+import { handlers as webhooks } from "./webhooks/handlers.js";
+import { handlers as x402 } from "./x402/handlers.js";
 
-export const handlers: HandlerMap = {
-  ...evmAccountHandlers,
-  ...solanaAccountHandlers,
-  ...evmSmartAccountHandlers,
-  ...userOperationHandlers,
-  ...policyHandlers,
-  ...faucetHandlers,
-  ...tokenBalanceHandlers,
-  ...sqlHandlers,
-  ...endUserManagementHandlers,
-  ...endUserAccountHandlers,
-  ...endUserAssetHandlers,
-  ...endUserOperationHandlers,
-  ...onrampHandlers,
-  ...accountHandlers,
-  ...customerHandlers,
-  ...paymentMethodHandlers,
-  ...transferHandlers,
-  ...depositDestinationHandlers,
-  ...swapHandlers,
-  ...spendPermissionHandlers,
-  ...webhookHandlers,
-  ...endUserX402Handlers,
-  ...x402Handlers,
+/** Folder name → the area's operations. */
+export const areas: Readonly<Record<string, Handlers>> = {
+  accounts,
+  customers,
+  "deposit-destinations": depositDestinations,
+  "end-users": endUsers,
+  "evm-accounts": evmAccounts,
+  "evm-smart-accounts": evmSmartAccounts,
+  faucets,
+  onramp,
+  "payment-methods": paymentMethods,
+  policies,
+  "solana-accounts": solanaAccounts,
+  "spend-permissions": spendPermissions,
+  sql,
+  swaps,
+  "token-balances": tokenBalances,
+  transfers,
+  webhooks,
+  x402,
 };
+
+/**
+ * Every handler of the sandbox by operationId, as the pipeline calls them: it
+ * checks each request against the contract first, which is what makes the
+ * operation-specific types of the handlers hold.
+ */
+export const handlers: Readonly<Record<string, AnyHandler>> = Object.assign({}, ...Object.values(areas));

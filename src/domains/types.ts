@@ -2,21 +2,53 @@
  * What a domain handler sees and returns. Handlers are bound to operationIds
  * and never see Express objects: they get the validated request and a context
  * carrying the sandbox clock, the project's store transaction and randomness.
+ *
+ * Every type here is read from the contract's generated types, so a field the
+ * contract renames or retypes fails the typecheck of the handler that uses it.
+ *
+ * @example
+ *   export const getEvmAccount: Handler<"getEvmAccount"> = (req, ctx) =>
+ *     ({ status: 200, body: evmAccountView(findEvmAccount(ctx.store, req.pathParams.address)) });
  */
 import type { Clock } from "../clock.js";
+import type { operations } from "../contract/generated/types.js";
+import type { OperationId, PathParamsOf, QueryParamsOf, RequestBody, SuccessOf } from "../contract/types.js";
 import type { ImportKey } from "../crypto/rsaEnvelope.js";
 import type { Random } from "../random.js";
 import type { ProjectTx } from "../store/store.js";
 
-export interface HandlerRequest {
-  operationId: string;
-  pathParams: Record<string, string>;
-  query: Record<string, string | string[]>;
+export type { OperationId } from "../contract/types.js";
+
+/** The JSON body, validated against the contract. An operation that declares a
+ * body always gets one: a request without a body (or with `null`) is checked
+ * as `{}`, so it fails validation when the body has required fields.
+ */
+type BodyOf<Id extends OperationId> = [RequestBody<Id>] extends [never] ? undefined : RequestBody<Id>;
+
+export type PathParams<Id extends OperationId> = PathParamsOf<operations, Id>;
+export type QueryParams<Id extends OperationId> = QueryParamsOf<operations, Id>;
+export type HandlerResult<Id extends OperationId> = SuccessOf<operations, Id>;
+
+/** Who is calling: a project API key, an end user's access token, or nobody (unauthenticated operations). */
+export interface RequestAuth {
+  kind: "apiKey" | "endUser" | "none";
+  keyId?: string;
+  endUserId?: string;
+  verified: boolean;
+}
+
+export interface HandlerRequest<Id extends OperationId> {
+  operationId: Id;
+  pathParams: PathParams<Id>;
+  query: QueryParams<Id>;
   /** Lowercase header names. */
   headers: Record<string, string>;
-  body: any; // validated against the contract before the handler runs
-  auth: { kind: "apiKey" | "endUser" | "none"; keyId?: string; endUserId?: string; verified: boolean };
+  body: BodyOf<Id>;
+  auth: RequestAuth;
 }
+
+/** The parts of a request that do not depend on the operation, for helpers shared by several handlers. */
+export type RequestFacts = { headers: Record<string, string>; auth: RequestAuth };
 
 /** Sandbox-wide keys a domain may need. */
 export interface SandboxKeys {
@@ -34,13 +66,7 @@ export interface HandlerContext {
   log: (message: string) => void;
 }
 
-export interface HandlerResult {
-  status: number;
-  body?: unknown;
-  headers?: Record<string, string>;
-}
-
-export type Handler = ((request: HandlerRequest, ctx: HandlerContext) => HandlerResult | Promise<HandlerResult>) & {
+export type Handler<Id extends OperationId> = ((request: HandlerRequest<Id>, ctx: HandlerContext) => HandlerResult<Id> | Promise<HandlerResult<Id>>) & {
   /**
    * The handler waits on another server (x402 validation, MCP proxy). It does not take the
    * project's write lock: that server may call back into the sandbox (e.g. settle a payment)
@@ -49,5 +75,20 @@ export type Handler = ((request: HandlerRequest, ctx: HandlerContext) => Handler
   readonly outbound?: boolean;
 };
 
-/** operationId → handler. */
-export type HandlerMap = Record<string, Handler>;
+/** An area's operations: operationId → its handler. Only an area's `handlers.ts` builds one. */
+export type Handlers = { readonly [Id in OperationId]?: Handler<Id> };
+
+/** How the pipeline calls any handler: with the request it built and checked against the contract before the call. */
+export type AnyHandler = ((
+  request: {
+    operationId: string;
+    pathParams: Record<string, string>;
+    query: Record<string, string | string[]>;
+    headers: Record<string, string>;
+    body: unknown;
+    auth: RequestAuth;
+  },
+  ctx: HandlerContext,
+) => Promise<AnyResult> | AnyResult) & { readonly outbound?: boolean };
+
+type AnyResult = { status: number; body?: unknown; headers?: Record<string, string> };

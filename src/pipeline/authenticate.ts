@@ -5,8 +5,10 @@
  * End-user access tokens (`endUserAuth`) are recognised by an optional
  * authenticator supplied by the end-user feature.
  */
-import { verifyBearer, type AuthMode } from "../auth/bearer.js";
+import { type AuthMode, verifyBearer } from "../auth/bearer.js";
+import type { RequestTarget } from "../auth/jwt.js";
 import { apiError } from "../errors/catalogue.js";
+import type { RequestAuth } from "../domains/types.js";
 import type { ProjectRegistry } from "../projects/projects.js";
 import type { Exchange } from "./exchange.js";
 
@@ -45,16 +47,24 @@ export async function authenticate(ex: Exchange, deps: AuthDeps): Promise<void> 
   if (!schemes.has("apiKeyAuth") && !schemes.has("unauthenticated")) {
     throw apiError("unauthorized", `${op.operationId} needs an end-user access token (endUserAuth); an API key cannot call it.`);
   }
-  await authenticateApiKey(ex, deps, authorization);
+  const caller = await authenticateApiKey({ method: ex.method, host: ex.host, path: ex.fullPath }, deps, authorization);
+  ex.projectId = caller.projectId;
+  ex.auth = caller.auth;
 }
 
-/** Also used by the admin API, whose calls may carry a bearer token to scope them to a project. */
-export async function authenticateApiKey(ex: Exchange, deps: AuthDeps, authorization: string | undefined): Promise<void> {
-  const result = await verifyBearer(authorization, { method: ex.method, host: ex.host, path: ex.fullPath }, (kid) => deps.projects.apiKey(kid), {
+/**
+ * The project an API-key bearer token acts for, checked as the platform checks
+ * it. Also used by the node and the admin API, whose calls are not operations.
+ */
+export async function authenticateApiKey(
+  target: RequestTarget,
+  deps: Omit<AuthDeps, "endUserAuth">,
+  authorization: string | undefined,
+): Promise<{ projectId: string; auth: RequestAuth }> {
+  const result = await verifyBearer(authorization, target, (kid) => deps.projects.apiKey(kid), {
     mode: deps.mode,
     nowSeconds: Math.floor(Date.now() / 1000),
   });
   const projectId = deps.projects.projectOfKey(result.keyId) ?? (await deps.projects.adoptUnknownKey(result.keyId));
-  ex.projectId = projectId;
-  ex.auth = { kind: "apiKey", keyId: result.keyId, verified: result.verified };
+  return { projectId, auth: { kind: "apiKey", keyId: result.keyId, verified: result.verified } };
 }

@@ -2,9 +2,10 @@
  * One request travelling through the pipeline. Each stage reads what earlier
  * stages filled in and adds its own part; the writer turns `response` into bytes.
  */
+import type { IncomingMessage } from "node:http";
 import type { Operation } from "../contract/operations.js";
 import type { Problem } from "../contract/validate.js";
-import type { HandlerRequest } from "../domains/types.js";
+import type { RequestAuth } from "../domains/types.js";
 
 export interface Outgoing {
   status: number;
@@ -32,7 +33,7 @@ export interface Exchange {
   operation?: Operation;
   pathParams: Record<string, string>;
   projectId?: string;
-  auth: HandlerRequest["auth"];
+  auth: RequestAuth;
   problems: Problem[];
   /** Names of scenario rules that fired (the journal shows them). */
   scenarios: string[];
@@ -47,5 +48,53 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
     status,
     headers: { "content-type": "application/json; charset=utf-8", ...headers },
     bodyText: body === undefined ? undefined : JSON.stringify(body),
+  };
+}
+
+/** A path the URL parser would leave as it is: no dot segments, backslashes, percent-escapes or other characters to normalize. */
+const PLAIN_PATH = /^\/(?:[A-Za-z0-9_~!$&'()*+,;=:@-]|\.(?!\.?(?:\/|$))|\/(?!\.\.?(?:\/|$)))*$/;
+
+/** Pathname and query of the request target, as `new URL()` reads them (it is only asked when the path is not plain). */
+function splitTarget(target: string): { pathname: string; search: URLSearchParams } {
+  const q = target.indexOf("?");
+  const path = q < 0 ? target : target.slice(0, q);
+  if (PLAIN_PATH.test(path) && !target.includes("#")) return { pathname: path, search: new URLSearchParams(q < 0 ? "" : target.slice(q + 1)) };
+  const url = new URL(target, "http://sandbox.invalid");
+  return { pathname: url.pathname, search: url.searchParams };
+}
+
+/**
+ * A new exchange for a request: `target` is the request target as received
+ * (Express's `originalUrl` where a router is mounted), `prefix` the base path
+ * the operation paths are relative to (/platform, /_sandbox).
+ */
+export function newExchange(req: IncomingMessage & { body?: unknown }, target: string, prefix: string, correlationHex: string): Exchange {
+  const { pathname: fullPath, search } = splitTarget(target);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  const query: Record<string, string | string[]> = {};
+  for (const key of new Set(search.keys())) {
+    const all = search.getAll(key);
+    query[key] = all.length === 1 ? all[0]! : all;
+  }
+  return {
+    correlationId: `${correlationHex}-SBX`,
+    receivedAt: Date.now(),
+    method: (req.method ?? "GET").toUpperCase(),
+    fullPath,
+    path: fullPath.startsWith(prefix) ? fullPath.slice(prefix.length) || "/" : fullPath,
+    host: headers.host ?? "",
+    query,
+    headers,
+    rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
+    body: undefined,
+    pathParams: {},
+    auth: { kind: "none", verified: false },
+    problems: [],
+    scenarios: [],
+    mock: false,
+    idempotentReplay: false,
   };
 }

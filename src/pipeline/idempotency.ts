@@ -13,9 +13,10 @@ import { canonicalJson } from "../auth/reqHash.js";
 import type { Clock } from "../clock.js";
 import { apiError } from "../errors/catalogue.js";
 import type { PendingTx } from "../store/store.js";
+import { declareCollection } from "../store/collections.js";
 import type { Exchange, Outgoing } from "./exchange.js";
 
-export const IDEMPOTENCY_COLLECTION = "_idempotency";
+const IDEMPOTENCY = declareCollection<IdempotencyRecord>("_idempotency");
 const LIFETIME_MS = 24 * 60 * 60 * 1000;
 
 export interface IdempotencyRecord {
@@ -55,7 +56,7 @@ export class Idempotency {
     for (let pending = this.inFlight.get(slot); pending; pending = this.inFlight.get(slot)) await pending.catch(() => undefined);
 
     const fingerprint = fingerprintOf(ex);
-    const records = tx.collection<IdempotencyRecord>(IDEMPOTENCY_COLLECTION);
+    const records = tx.collection(IDEMPOTENCY);
     const previous = records.get(key);
     if (previous && previous.expiresAt > this.clock.now()) {
       if (previous.fingerprint !== fingerprint) {

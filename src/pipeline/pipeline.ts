@@ -11,7 +11,7 @@ import { hasDueWork, settleProject } from "../domains/settle.js";
 import { fallbackResponse } from "../contract/fallback.js";
 import type { OperationIndex } from "../contract/operations.js";
 import { describeProblems, validateRequest, validateResponse } from "../contract/validate.js";
-import type { HandlerMap, SandboxKeys } from "../domains/types.js";
+import type { AnyHandler, SandboxKeys } from "../domains/types.js";
 import { apiError } from "../errors/catalogue.js";
 import { errorForProblems } from "../errors/validationCases.js";
 import type { ProjectRegistry } from "../projects/projects.js";
@@ -19,7 +19,7 @@ import type { Random } from "../random.js";
 import type { PendingTx, Store } from "../store/store.js";
 import { authenticate, type EndUserAuthenticator } from "./authenticate.js";
 import { errorResponse } from "./errors.js";
-import { jsonResponse, type Exchange, type Outgoing } from "./exchange.js";
+import { jsonResponse, newExchange, type Exchange, type Outgoing } from "./exchange.js";
 import { Idempotency } from "./idempotency.js";
 import type { Journal } from "./journal.js";
 import { parseBody } from "./body.js";
@@ -31,7 +31,8 @@ import { writeOutgoing } from "./write.js";
 export interface PipelineDeps {
   keys: SandboxKeys;
   operations: OperationIndex;
-  handlers: HandlerMap;
+  /** operationId → handler; an operation without one is answered by the fallback mock. */
+  handlers: Readonly<Record<string, AnyHandler>>;
   store: Store;
   projects: ProjectRegistry;
   clock: Clock;
@@ -95,6 +96,9 @@ export function createPipeline(deps: PipelineDeps) {
     await authenticate(ex, { mode: deps.authMode, projects: deps.projects, endUserAuth: deps.endUserAuth });
     if (deps.authMode !== "none") await walletAuth.check(ex);
 
+    // An operation that declares a body always hands its handler one: none (or JSON null) is checked as {}, so a
+    // body with required fields is refused with 400 naming them and an all-optional one reads as empty.
+    if ((ex.body === undefined || ex.body === null) && match.operation.http.request?.body) ex.body = {};
     ex.problems = validateRequest(match.operation.http, ex);
     // With --auth none nobody signs, so the wallet token the contract requires is not asked for either.
     if (deps.authMode === "none") ex.problems = ex.problems.filter((p) => !/x-wallet-auth/i.test(`${p.location} ${p.message}`));
@@ -125,7 +129,7 @@ export function createPipeline(deps: PipelineDeps) {
 
   /** `req.body`: the raw body as read by app.ts. */
   return async function handle(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
-    const ex = newExchange(req, correlationIds.hex(8));
+    const ex = newExchange(req, req.url ?? "/", PLATFORM_PREFIX, correlationIds.hex(8));
     try {
       const parsed = parseBody(ex.rawBody, ex.headers["content-type"]);
       ex.body = parsed;
@@ -137,48 +141,5 @@ export function createPipeline(deps: PipelineDeps) {
     if (ex.auth.kind === "apiKey" && !ex.auth.verified && deps.authMode === "verify") ex.response.headers["x-sandbox-auth"] = "unverified";
     await writeOutgoing(res, ex);
     deps.journal.record(ex, Date.now());
-  };
-}
-
-/** A path the URL parser would leave as it is: no dot segments, backslashes, percent-escapes or other characters to normalize. */
-const PLAIN_PATH = /^\/(?:[A-Za-z0-9_~!$&'()*+,;=:@-]|\.(?!\.?(?:\/|$))|\/(?!\.\.?(?:\/|$)))*$/;
-
-/** Pathname and query of the request target, as `new URL()` reads them (it is only asked when the path is not plain). */
-function splitTarget(target: string): { pathname: string; search: URLSearchParams } {
-  const q = target.indexOf("?");
-  const path = q < 0 ? target : target.slice(0, q);
-  if (PLAIN_PATH.test(path) && !target.includes("#")) return { pathname: path, search: new URLSearchParams(q < 0 ? "" : target.slice(q + 1)) };
-  const url = new URL(target, "http://sandbox.invalid");
-  return { pathname: url.pathname, search: url.searchParams };
-}
-
-function newExchange(req: IncomingMessage & { body?: unknown }, correlationHex: string): Exchange {
-  const { pathname: fullPath, search } = splitTarget(req.url ?? "/");
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  const query: Record<string, string | string[]> = {};
-  for (const key of new Set(search.keys())) {
-    const all = search.getAll(key);
-    query[key] = all.length === 1 ? all[0]! : all;
-  }
-  return {
-    correlationId: `${correlationHex}-SBX`,
-    receivedAt: Date.now(),
-    method: (req.method ?? "GET").toUpperCase(),
-    fullPath,
-    path: fullPath.startsWith(PLATFORM_PREFIX) ? fullPath.slice(PLATFORM_PREFIX.length) || "/" : fullPath,
-    host: headers.host ?? "",
-    query,
-    headers,
-    rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
-    body: undefined,
-    pathParams: {},
-    auth: { kind: "none", verified: false },
-    problems: [],
-    scenarios: [],
-    mock: false,
-    idempotentReplay: false,
   };
 }

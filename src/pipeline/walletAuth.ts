@@ -6,7 +6,7 @@
  * Temporary Wallet Secret and names it in the body's `walletSecretId`.
  */
 import type { KeyObject } from "node:crypto";
-import { createJtiRegistry, verifyWalletAuth, type JtiRegistry } from "../auth/walletAuth.js";
+import { createJtiRegistry, verifyWalletAuth, type JtiRegistry } from "../auth/walletToken.js";
 import { apiError } from "../errors/catalogue.js";
 import type { ProjectRegistry } from "../projects/projects.js";
 import type { Exchange } from "./exchange.js";

@@ -8,7 +8,7 @@ import type { KeyObject } from "node:crypto";
 import { apiKeyFromSecret, generateApiKey, generateWalletSecret, walletSecretFromBase64, type ApiKey } from "../auth/credentials.js";
 import type { Clock } from "../clock.js";
 import type { Random } from "../random.js";
-import type { ProjectRecord } from "../store/state.js";
+import type { ProjectMeta, ProjectRecord } from "../store/state.js";
 import type { Store } from "../store/store.js";
 
 export interface ProjectCredentials {
@@ -39,7 +39,7 @@ export class ProjectRegistry {
     for (const project of this.store.projects()) this.index(project);
   }
 
-  private index(project: ProjectRecord): void {
+  private index(project: ProjectMeta): void {
     for (const key of project.apiKeys) {
       this.keyToProject.set(key.apiKeyId, project.id);
       if (key.verified && key.apiKeySecret) this.apiKeys.set(key.apiKeyId, apiKeyFromSecret(key.apiKeyId, key.apiKeySecret));
@@ -78,7 +78,7 @@ export class ProjectRegistry {
 
   /** The default project, created on first start (and kept in `--data FILE`). */
   async ensureDefault(): Promise<ProjectCredentials> {
-    const existing = this.store.state.defaultProjectId && this.store.project(this.store.state.defaultProjectId);
+    const existing = this.store.defaultProjectId && this.store.project(this.store.defaultProjectId);
     if (existing) return this.credentialsOf(existing);
     const created = await this.create("default");
     await this.store.setDefaultProject(created.projectId);
@@ -86,12 +86,12 @@ export class ProjectRegistry {
   }
 
   defaultProjectId(): string {
-    const id = this.store.state.defaultProjectId;
+    const id = this.store.defaultProjectId;
     if (!id) throw new Error("the default project does not exist yet");
     return id;
   }
 
-  credentialsOf(project: ProjectRecord): ProjectCredentials {
+  credentialsOf(project: ProjectMeta): ProjectCredentials {
     const key = project.apiKeys.find((k) => k.verified && k.apiKeySecret);
     return { projectId: project.id, apiKeyId: key?.apiKeyId ?? "", apiKeySecret: key?.apiKeySecret ?? "", walletSecret: project.walletSecret ?? "" };
   }
@@ -126,7 +126,7 @@ export class ProjectRegistry {
     return project.id;
   }
 
-  async updateSettings(projectId: string, settings: Record<string, unknown>): Promise<ProjectRecord | undefined> {
+  async updateSettings(projectId: string, settings: Record<string, unknown>): Promise<ProjectMeta | undefined> {
     const project = this.store.project(projectId);
     if (!project) return undefined;
     project.settings = { ...project.settings, ...settings };

@@ -3,9 +3,9 @@
  * project's bearer token, of everything otherwise. Restoring puts back
  * exactly what was saved.
  */
-import type { ProjectRecord, SandboxState } from "../store/state.js";
-import type { Store } from "../store/store.js";
 import type { Random } from "../random.js";
+import type { ProjectRecord, SandboxState } from "./state.js";
+import type { Store } from "./store.js";
 
 type Snapshot = { scope: "global"; state: SandboxState; takenAt: string } | { scope: "project"; project: ProjectRecord; takenAt: string };
 
@@ -18,8 +18,8 @@ export class Snapshots {
 
   take(projectId: string | undefined, takenAt: string): string {
     const id = `snap_${this.random.hex(8)}`;
-    if (projectId) this.saved.set(id, { scope: "project", project: structuredClone(this.store.project(projectId)!), takenAt });
-    else this.saved.set(id, { scope: "global", state: structuredClone(this.store.state), takenAt });
+    if (projectId) this.saved.set(id, { scope: "project", project: this.store.copyProject(projectId)!, takenAt });
+    else this.saved.set(id, { scope: "global", state: this.store.copyState(), takenAt });
     return id;
   }
 

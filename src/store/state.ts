@@ -21,6 +21,9 @@ export interface ProjectRecord {
   data: Record<string, Record<string, unknown>>;
 }
 
+/** What of a project is read outside the store: everything but its records. */
+export type ProjectMeta = Omit<ProjectRecord, "data">;
+
 export interface SandboxState {
   version: 1;
   defaultProjectId?: string;

@@ -4,6 +4,7 @@
  * undoes what came after it; nothing reaches the project before commit.
  */
 import { beforeEach, describe, expect, it } from "vitest";
+import { declareCollection } from "./collections.js";
 import { Store } from "./store.js";
 
 interface Rec {
@@ -11,12 +12,14 @@ interface Rec {
   n: number;
 }
 
+const RECS = declareCollection<Rec>("recs");
+const OTHERS = declareCollection<Rec>("others");
 let store: Store;
 beforeEach(async () => {
   store = await Store.open();
   await store.putProject({ id: "p", name: "p", createdAt: "2026-01-01T00:00:00.000Z", settings: {}, apiKeys: [], data: {} });
   const seed = store.begin("p");
-  for (const id of ["a", "b", "c"]) seed.collection<Rec>("recs").put(id, { id, n: 1 });
+  for (const id of ["a", "b", "c"]) seed.collection(RECS).put(id, { id, n: 1 });
   await seed.commit();
 });
 
@@ -25,7 +28,7 @@ const ids = (recs: Rec[]) => recs.map((r) => `${r.id}${r.n}`);
 describe("a transaction's view", () => {
   it("shows pending writes in place, new records last and deletions hidden, in list, find and filter alike", () => {
     const tx = store.begin("p");
-    const recs = tx.collection<Rec>("recs");
+    const recs = tx.collection(RECS);
     recs.put("d", { id: "d", n: 1 });
     recs.put("b", { id: "b", n: 2 });
     recs.delete("a");
@@ -37,44 +40,44 @@ describe("a transaction's view", () => {
     recs.delete("d");
     expect(ids(recs.list())).toEqual(["b2", "c1"]);
     // Nothing of it is committed yet.
-    expect(ids(store.begin("p").collection<Rec>("recs").list())).toEqual(["a1", "b1", "c1"]);
+    expect(ids(store.begin("p").collection(RECS).list())).toEqual(["a1", "b1", "c1"]);
   });
 
   it("hands out copies: changing what a read returned changes nothing stored", async () => {
     const tx = store.begin("p");
-    const recs = tx.collection<Rec>("recs");
+    const recs = tx.collection(RECS);
     recs.list()[0]!.n = 99;
     recs.find((r) => r.id === "b")!.n = 99;
     recs.filter(() => true)[2]!.n = 99;
     recs.get("a")!.n = 99;
     await tx.commit();
-    expect(ids(store.begin("p").collection<Rec>("recs").list())).toEqual(["a1", "b1", "c1"]);
+    expect(ids(store.begin("p").collection(RECS).list())).toEqual(["a1", "b1", "c1"]);
   });
 
   it("undoes every write made after a savepoint, and keeps those made before it", async () => {
     const tx = store.begin("p");
-    const recs = tx.collection<Rec>("recs");
+    const recs = tx.collection(RECS);
     recs.put("a", { id: "a", n: 2 });
     const undo = tx.savepoint();
     recs.put("a", { id: "a", n: 3 });
     recs.put("e", { id: "e", n: 1 });
     recs.delete("c");
-    tx.collection<Rec>("others").put("x", { id: "x", n: 1 });
+    tx.collection(OTHERS).put("x", { id: "x", n: 1 });
     undo();
     expect(ids(recs.list())).toEqual(["a2", "b1", "c1"]);
-    expect(tx.collection<Rec>("others").list()).toEqual([]);
+    expect(tx.collection(OTHERS).list()).toEqual([]);
     await tx.commit();
-    expect(ids(store.begin("p").collection<Rec>("recs").list())).toEqual(["a2", "b1", "c1"]);
+    expect(ids(store.begin("p").collection(RECS).list())).toEqual(["a2", "b1", "c1"]);
   });
 
   it("commits pending writes at once, and a discarded transaction leaves nothing", async () => {
     const dropped = store.begin("p");
-    dropped.collection<Rec>("recs").put("z", { id: "z", n: 1 });
+    dropped.collection(RECS).put("z", { id: "z", n: 1 });
     dropped.discard();
     await dropped.commit();
     const tx = store.begin("p");
-    tx.collection<Rec>("recs").delete("b");
+    tx.collection(RECS).delete("b");
     await tx.commit();
-    expect(ids(store.begin("p").collection<Rec>("recs").list())).toEqual(["a1", "c1"]);
+    expect(ids(store.begin("p").collection(RECS).list())).toEqual(["a1", "c1"]);
   });
 });

@@ -8,7 +8,8 @@
  */
 import { Low, Memory } from "lowdb";
 import { JSONFile } from "lowdb/node";
-import { emptyState, type ProjectRecord, type SandboxState } from "./state.js";
+import type { CollectionOf } from "./collections.js";
+import { emptyState, type ProjectMeta, type ProjectRecord, type SandboxState } from "./state.js";
 
 const DELETED = Symbol("deleted");
 
@@ -24,7 +25,7 @@ export interface Collection<T> {
 
 export interface ProjectTx {
   readonly projectId: string;
-  collection<T>(name: string): Collection<T>;
+  collection<T>(of: CollectionOf<T>): Collection<T>;
   /** The project's settings as committed (read-only here; changed through the admin API). */
   settings(): Readonly<Record<string, unknown>>;
   /**
@@ -48,16 +49,55 @@ export class Store {
     return new Store(db, file);
   }
 
-  get state(): SandboxState {
-    return this.db.data;
+  /** The sandbox's default project, once created. */
+  get defaultProjectId(): string | undefined {
+    return this.db.data.defaultProjectId;
   }
 
-  project(id: string): ProjectRecord | undefined {
+  /** A project's identity, keys and settings; its records are read through `begin` (or the committed readers below). */
+  project(id: string): ProjectMeta | undefined {
     return this.db.data.projects[id];
   }
 
-  projects(): ProjectRecord[] {
+  projects(): ProjectMeta[] {
     return Object.values(this.db.data.projects);
+  }
+
+  /**
+   * Whether any committed record of the collection satisfies `predicate`: a
+   * cheap check outside a transaction (the records are not copied; the
+   * predicate must not change them). Used to skip work when nothing is due.
+   */
+  someCommitted<T>(projectId: string, of: CollectionOf<T>, predicate: (record: Readonly<T>) => boolean = () => true): boolean {
+    const records = this.db.data.projects[projectId]?.data[of.name] as Record<string, T> | undefined;
+    if (!records) return false;
+    for (const id in records) if (predicate(records[id]!)) return true;
+    return false;
+  }
+
+  /** One committed record, read without a transaction (not a copy: never change it). */
+  committedRecord<T>(projectId: string, of: CollectionOf<T>, id: string): Readonly<T> | undefined {
+    const records = this.db.data.projects[projectId]?.data[of.name] as Record<string, T> | undefined;
+    return records && Object.hasOwn(records, id) ? records[id] : undefined;
+  }
+
+  /** Removes every record of these projects (their keys and settings stay) and persists. */
+  async clearRecords(projectIds: string[]): Promise<void> {
+    for (const id of projectIds) {
+      const project = this.db.data.projects[id];
+      if (project) project.data = {};
+    }
+    await this.save();
+  }
+
+  /** A deep copy of one project, or of the whole state (snapshots). */
+  copyProject(id: string): ProjectRecord | undefined {
+    const project = this.db.data.projects[id];
+    return project && structuredClone(project);
+  }
+
+  copyState(): SandboxState {
+    return structuredClone(this.db.data);
   }
 
   /** The sandbox-wide import key, created once and kept with the data. */
@@ -100,7 +140,7 @@ export class Store {
 
   /** Starts a transaction on one project's data. */
   begin(projectId: string): PendingTx {
-    const project = this.project(projectId);
+    const project = this.db.data.projects[projectId];
     if (!project) throw new Error(`unknown project ${projectId}`);
     return new PendingTx(this, project);
   }
@@ -126,7 +166,8 @@ export class PendingTx implements ProjectTx {
     return this.pending.size > 0;
   }
 
-  collection<T>(name: string): Collection<T> {
+  collection<T>(of: CollectionOf<T>): Collection<T> {
+    const name = of.name;
     const committed = () => (this.project.data[name] ?? {}) as Record<string, T>;
     const writes = () => {
       let w = this.pending.get(name);

@@ -2,8 +2,9 @@
  * Our openapi.yaml against the platform's published document, operation by
  * operation, in wire facts (method, path, operationId, tag, security,
  * parameters, bodies, statuses, schemas with their constraints); prose and
- * examples are not compared. Runs where ../shared/reference exists (the
- * project's own workspace) and skips elsewhere, e.g. on a user's machine.
+ * examples are not compared. The platform's document is not part of this
+ * repository: the test runs when CDP_REFERENCE_OPENAPI names it, and is
+ * skipped otherwise.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -13,9 +14,9 @@ import { describe, expect, it } from "vitest";
 import { compareDocuments, operationsOf } from "../../scripts/lib/wire-facts.mjs";
 import { packageRoot } from "../../src/paths.js";
 
-const referencePath = join(packageRoot, "..", "shared", "reference", "platform-openapi.yaml");
-const present = existsSync(referencePath);
-if (!present) console.log(`conformance: skipped, the reference document is not at ${referencePath}`);
+const referencePath = process.env.CDP_REFERENCE_OPENAPI ?? "";
+const present = referencePath !== "" && existsSync(referencePath);
+if (!present) console.log("conformance: skipped; set CDP_REFERENCE_OPENAPI to the platform's published OpenAPI document to compare against it");
 
 interface Allowed {
   operationId: string;

@@ -1,6 +1,6 @@
 /**
- * The handler types in src/contract/generated/types.ts are what
- * `npm run types:contract` makes from openapi.yaml today: a contract change
+ * The handler types in src/contract/generated/ are what
+ * `npm run types:contract` makes from openapi.yaml and admin-openapi.yaml today: a contract change
  * without regenerated types fails here (and the handlers' typecheck follows).
  */
 import { readFileSync } from "node:fs";
@@ -11,10 +11,15 @@ import { describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/paths.js";
 
 describe("generated contract types", () => {
-  it("are up to date with openapi.yaml", async () => {
-    const fresh = astToString(await openapiTS(pathToFileURL(join(packageRoot, "openapi.yaml"))));
-    const committed = readFileSync(join(packageRoot, "src", "contract", "generated", "types.ts"), "utf8");
-    const body = (text: string) => text.slice(text.indexOf("export")); // the CLI adds a banner comment
-    expect(body(committed) === body(fresh), "run `npm run types:contract` and commit the result").toBe(true);
-  }, 60_000);
+  for (const [document, generated] of [
+    ["openapi.yaml", "types.ts"],
+    ["admin-openapi.yaml", "admin-types.ts"],
+  ]) {
+    it(`are up to date with ${document}`, async () => {
+      const fresh = astToString(await openapiTS(pathToFileURL(join(packageRoot, document))));
+      const committed = readFileSync(join(packageRoot, "src", "contract", "generated", generated), "utf8");
+      const body = (text: string) => text.slice(text.indexOf("export")); // the CLI adds a banner comment
+      expect(body(committed) === body(fresh), "run `npm run types:contract` and commit the result").toBe(true);
+    }, 60_000);
+  }
 });

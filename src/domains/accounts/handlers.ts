@@ -2,20 +2,19 @@
  * Accounts (custodial): create, get, list by owner and type, balances per
  * asset. An account created without `owner` belongs to the project's entity;
  * one owned by a customer needs that customer's custody capabilities.
- * Transfers due on the sandbox clock are settled before balances are read.
+ * Balances include every transfer the sandbox clock has made due: the
+ * pipeline settles them before any handler runs (src/domains/settle.ts).
  */
-import type { RequestBody } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import { requireCapabilities, needsForAccountCreation } from "../customers/capabilities.js";
 import { customers } from "../customers/model.js";
 import { custodialAsset, knownAssetList } from "../shared/custodialAssets.js";
 import { paginate } from "../shared/pagination.js";
-import { settleDueTransfers } from "../transfers/settle.js";
-import type { Handler, HandlerMap } from "../types.js";
+import type { Handler, Handlers } from "../types.js";
 import { accounts, accountView, balanceView, entityIdOf, findAccount, heldAssets, type AccountRecord } from "./model.js";
 
-const createFoundationAccount: Handler = (req, ctx) => {
-  const body = (req.body ?? {}) as RequestBody<"createFoundationAccount">;
+const createFoundationAccount: Handler<"createFoundationAccount"> = (req, ctx) => {
+  const body = req.body;
   const entityId = entityIdOf(ctx.project.id);
   const owner = body.owner ?? entityId;
   if (owner.startsWith("entity_") && owner !== entityId) {
@@ -40,7 +39,10 @@ const createFoundationAccount: Handler = (req, ctx) => {
   return { status: 200, body: accountView(record) };
 };
 
-const getFoundationAccountById: Handler = (req, ctx) => ({ status: 200, body: accountView(findAccount(ctx.store, req.pathParams.accountId!)) });
+const getFoundationAccountById: Handler<"getFoundationAccountById"> = (req, ctx) => ({
+  status: 200,
+  body: accountView(findAccount(ctx.store, req.pathParams.accountId)),
+});
 
 /** `owner` takes entity/customer (all of that kind) or exact ids, comma-separated. */
 function ownerFilter(raw: string | string[] | undefined): ((owner: string) => boolean) | undefined {
@@ -49,17 +51,16 @@ function ownerFilter(raw: string | string[] | undefined): ((owner: string) => bo
   return (owner) => wanted.some((w) => (w === "entity" || w === "customer" ? owner.startsWith(`${w}_`) : owner === w));
 }
 
-const listFoundationAccounts: Handler = (req, ctx) => {
+const listFoundationAccounts: Handler<"listFoundationAccounts"> = (req, ctx) => {
   const byOwner = ownerFilter(req.query.owner);
-  const type = req.query.type as string | undefined;
+  const type = req.query.type;
   const matching = accounts(ctx.store).filter((a) => (!byOwner || byOwner(a.owner)) && (!type || a.type === type));
   const page = paginate(matching, req.query, "accounts");
   return { status: 200, body: { accounts: page.items.map(accountView), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
 };
 
-const listBalances: Handler = (req, ctx) => {
-  const account = findAccount(ctx.store, req.pathParams.accountId!);
-  settleDueTransfers(ctx, ctx.clock.now());
+const listBalances: Handler<"listBalances"> = (req, ctx) => {
+  const account = findAccount(ctx.store, req.pathParams.accountId);
   const page = paginate(heldAssets(ctx.store, account.accountId), req.query, `balances/${account.accountId}`);
   return {
     status: 200,
@@ -70,12 +71,11 @@ const listBalances: Handler = (req, ctx) => {
   };
 };
 
-const getBalanceByAsset: Handler = (req, ctx) => {
-  const account = findAccount(ctx.store, req.pathParams.accountId!);
-  const asset = custodialAsset(req.pathParams.asset!);
+const getBalanceByAsset: Handler<"getBalanceByAsset"> = (req, ctx) => {
+  const account = findAccount(ctx.store, req.pathParams.accountId);
+  const asset = custodialAsset(req.pathParams.asset);
   if (!asset) throw apiError("not_found", `Accounts hold no asset '${req.pathParams.asset}'; the sandbox's assets are ${knownAssetList()}.`);
-  settleDueTransfers(ctx, ctx.clock.now());
   return { status: 200, body: balanceView(ctx.store, account.accountId, asset) };
 };
 
-export const accountHandlers: HandlerMap = { createFoundationAccount, getFoundationAccountById, listFoundationAccounts, listBalances, getBalanceByAsset };
+export const handlers: Handlers = { createFoundationAccount, getFoundationAccountById, listFoundationAccounts, listBalances, getBalanceByAsset };

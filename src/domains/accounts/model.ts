@@ -12,6 +12,7 @@ import type { Collection, ProjectTx } from "../../store/store.js";
 import { CUSTODIAL_ASSETS, custodialAsset, type CustodialAsset } from "../shared/custodialAssets.js";
 import { fromUnits, usdMicrosOf } from "../shared/decimal.js";
 import { derivedUuid } from "../shared/derivedId.js";
+import { declareCollection } from "../../store/collections.js";
 
 export interface AccountRecord {
   accountId: string;
@@ -30,8 +31,11 @@ export interface BalanceRecord {
   held: string;
 }
 
-export const accounts = (store: ProjectTx): Collection<AccountRecord> => store.collection<AccountRecord>("custodialAccounts");
-const balances = (store: ProjectTx): Collection<BalanceRecord> => store.collection<BalanceRecord>("custodialBalances");
+const CUSTODIAL_ACCOUNTS = declareCollection<AccountRecord>("custodialAccounts");
+const CUSTODIAL_BALANCES = declareCollection<BalanceRecord>("custodialBalances");
+
+export const accounts = (store: ProjectTx): Collection<AccountRecord> => store.collection(CUSTODIAL_ACCOUNTS);
+const balances = (store: ProjectTx): Collection<BalanceRecord> => store.collection(CUSTODIAL_BALANCES);
 
 /** The project's own legal entity, owner of every account created without an owner. */
 export const entityIdOf = (projectId: string) => `entity_${derivedUuid(`entity/${projectId}`)}`;

@@ -1,6 +1,6 @@
 /**
- * Customers over HTTP: create, get, list, update by PUT and by the seed's
- * POST, delete; capabilities and requirements following what is submitted;
+ * Customers over HTTP: create, get, list, update by PUT and by the POST
+ * some clients use, delete; capabilities and requirements following what is submitted;
  * and customer_not_authorized arising from a customer's state — resolved by
  * submitting the due fields and retrying.
  */
@@ -76,7 +76,7 @@ describe("customers", () => {
     expect(res.body.tosAcceptances).toEqual([TOS]);
   });
 
-  it("updates by PUT and by the seed's POST alike: submitted fields clear their requirements", async () => {
+  it("updates alike by PUT and by the POST some clients use: submitted fields clear their requirements", async () => {
     const created = await create({ capabilities: { transferStablecoin: { requested: true } } });
     const id = created.body.customerId;
     expect(Object.keys(created.body.requirements).sort()).toEqual(["address", "firstName", "lastName"]);

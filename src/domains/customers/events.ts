@@ -14,7 +14,7 @@
  */
 import type { Store } from "../../store/store.js";
 import { emitWebhookEvent, type EmitContext } from "../webhooks/emit.js";
-import { adultAtMs, CAPABILITIES, capabilityStatus, customers, type CapabilityName, type CapabilityStatus, type CustomerRecord } from "./model.js";
+import { adultAtMs, CAPABILITIES, CUSTOMERS, capabilityStatus, customers, type CapabilityName, type CapabilityStatus, type CustomerRecord } from "./model.js";
 
 type Statuses = Partial<Record<CapabilityName, CapabilityStatus>>;
 
@@ -53,10 +53,7 @@ export function announceDeletion(ctx: EmitContext, customerId: string): void {
 
 /** Whether a customer's statuses changed with the clock since the last announcement (committed state, no transaction). */
 export function hasDueCustomerReviews(store: Store, projectId: string, nowMs: number): boolean {
-  const all = store.project(projectId)?.data.customers as Record<string, CustomerRecord> | undefined;
-  if (!all) return false;
-  for (const id in all) if (all[id]!.reviewAtMs !== undefined && all[id]!.reviewAtMs! <= nowMs) return true;
-  return false;
+  return store.someCommitted(projectId, CUSTOMERS, (c) => c.reviewAtMs !== undefined && c.reviewAtMs <= nowMs);
 }
 
 /** Announces the changes the clock made (customers who turned 18), at the time they happened. */

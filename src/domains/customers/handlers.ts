@@ -1,6 +1,6 @@
 /**
- * Customers: create, read, list, update (the platform's PUT and the seed's
- * POST, one behaviour) and delete. Updates merge: capabilities are requested
+ * Customers: create, read, list, update (PUT, and the POST some clients use:
+ * one behaviour) and delete. Updates merge: capabilities are requested
  * or withdrawn one by one, `individual` fields replace the ones given, terms
  * acceptances and tax attestations add up. What they change is seen at once
  * in `capabilities` and `requirements` (src/domains/customers/model.ts), and
@@ -9,7 +9,7 @@
 import type { RequestBody } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import { paginate } from "../shared/pagination.js";
-import type { Handler, HandlerContext, HandlerMap } from "../types.js";
+import type { Handler, HandlerContext, Handlers } from "../types.js";
 import { announceCapabilityChanges, announceDeletion } from "./events.js";
 import {
   CAPABILITIES,
@@ -29,6 +29,7 @@ type CustomerWrite = RequestBody<"updateCustomerById">;
 function applyWrite(record: CustomerRecord, body: CustomerWrite, ctx: HandlerContext): CustomerRecord {
   const next: CustomerRecord = structuredClone(record);
   for (const [name, input] of Object.entries(body.capabilities ?? {})) {
+    // Object.entries types its keys as string; the contract admits capability names only.
     if (input) next.requested[name as CapabilityName] = input.requested;
   }
   if (body.individual) {
@@ -61,8 +62,8 @@ function checkTos(acceptance: TosAcceptance): TosAcceptance {
   return { versionId: acceptance.versionId, language: acceptance.language, acceptedAt: acceptance.acceptedAt };
 }
 
-const createCustomer: Handler = (req, ctx) => {
-  const body = req.body as RequestBody<"createCustomer">;
+const createCustomer: Handler<"createCustomer"> = (req, ctx) => {
+  const body = req.body;
   const now = ctx.clock.iso();
   const blank: CustomerRecord = {
     customerId: `customer_${ctx.random.uuid()}`,
@@ -80,9 +81,12 @@ const createCustomer: Handler = (req, ctx) => {
   return { status: 201, body: customerView(record, ctx.clock.now()) };
 };
 
-const getCustomerById: Handler = (req, ctx) => ({ status: 200, body: customerView(findCustomer(ctx.store, req.pathParams.customerId!), ctx.clock.now()) });
+const getCustomerById: Handler<"getCustomerById"> = (req, ctx) => ({
+  status: 200,
+  body: customerView(findCustomer(ctx.store, req.pathParams.customerId), ctx.clock.now()),
+});
 
-const listCustomers: Handler = (req, ctx) => {
+const listCustomers: Handler<"listCustomers"> = (req, ctx) => {
   const live = customers(ctx.store).filter((c) => !c.deleted);
   const page = paginate(live, req.query, "customers");
   return {
@@ -91,19 +95,23 @@ const listCustomers: Handler = (req, ctx) => {
   };
 };
 
-const updateCustomerById: Handler = (req, ctx) => {
-  const record = findCustomer(ctx.store, req.pathParams.customerId!);
+function updateCustomer(ctx: HandlerContext, customerId: string, body: CustomerWrite) {
+  const record = findCustomer(ctx.store, customerId);
   if (isBlocked(record, ctx.clock.now()) && CAPABILITIES.some((c) => record.requested[c])) {
     throw apiError("forbidden", `Customer ${record.customerId} cannot be modified: its capabilities are permanently inactive (the customer is under 18).`);
   }
-  const updated = announceCapabilityChanges(ctx, record, applyWrite(record, (req.body ?? {}) as CustomerWrite, ctx));
+  const updated = announceCapabilityChanges(ctx, record, applyWrite(record, body, ctx));
   customers(ctx.store).put(updated.customerId, updated);
-  return { status: 200, body: customerView(updated, ctx.clock.now()) };
-};
+  return { status: 200 as const, body: customerView(updated, ctx.clock.now()) };
+}
+
+const updateCustomerById: Handler<"updateCustomerById"> = (req, ctx) => updateCustomer(ctx, req.pathParams.customerId, req.body);
+
+const updateCustomerByIdWithPost: Handler<"updateCustomerByIdWithPost"> = (req, ctx) => updateCustomer(ctx, req.pathParams.customerId, req.body);
 
 /** Idempotent, as the platform's: deleting a deleted customer is 204 again; only an unknown id is 404. */
-const deleteCustomerById: Handler = (req, ctx) => {
-  const record = customers(ctx.store).get(req.pathParams.customerId!);
+const deleteCustomerById: Handler<"deleteCustomerById"> = (req, ctx) => {
+  const record = customers(ctx.store).get(req.pathParams.customerId);
   if (!record) throw apiError("not_found", `Customer ${req.pathParams.customerId} was not found in this project.`);
   if (!record.deleted) {
     customers(ctx.store).put(record.customerId, announceCapabilityChanges(ctx, record, { ...record, deleted: true, updatedAt: ctx.clock.iso() }));
@@ -112,11 +120,11 @@ const deleteCustomerById: Handler = (req, ctx) => {
   return { status: 204 };
 };
 
-export const customerHandlers: HandlerMap = {
+export const handlers: Handlers = {
   createCustomer,
   getCustomerById,
   listCustomers,
   updateCustomerById,
-  updateCustomerByIdWithPost: updateCustomerById,
+  updateCustomerByIdWithPost,
   deleteCustomerById,
 };

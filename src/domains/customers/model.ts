@@ -7,12 +7,13 @@
  * (update) verifies them at once. `inactive` is final for a deleted customer,
  * and lasts until a customer under 18 on the sandbox clock turns 18. Every
  * change of a status is announced by webhook (events.ts). Requirements are keyed by field name,
- * listed only for requested capabilities, and vanish when met — the seed's
- * "requirements.due" are the entries whose status is `due`.
+ * listed only for requested capabilities, and vanish when met; what is still
+ * due ("requirements.due") is the entries whose status is `due`.
  */
-import type { ResponseBody } from "../../contract/types.js";
+import type { ResponseBody, Schema } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import type { Collection, ProjectTx } from "../../store/store.js";
+import { declareCollection } from "../../store/collections.js";
 
 export const CAPABILITIES = [
   "custodyCrypto",
@@ -25,7 +26,7 @@ export const CAPABILITIES = [
   "transferStablecoin",
 ] as const;
 export type CapabilityName = (typeof CAPABILITIES)[number];
-export type CapabilityStatus = "unrequested" | "pending" | "active" | "inactive";
+export type CapabilityStatus = Schema<"CapabilityStatus">;
 
 export interface IndividualData {
   firstName?: string;
@@ -61,7 +62,9 @@ export interface CustomerRecord {
   reviewAtMs?: number;
 }
 
-export const customers = (store: ProjectTx): Collection<CustomerRecord> => store.collection<CustomerRecord>("customers");
+export const CUSTOMERS = declareCollection<CustomerRecord>("customers");
+
+export const customers = (store: ProjectTx): Collection<CustomerRecord> => store.collection(CUSTOMERS);
 
 /** The terms every customer accepts for custody, trading and fiat transfers. */
 export const TERMS = { versionId: "us_individual_2026-05-29", languages: ["en", "es"], url: "https://docs.cdp.coinbase.com/legal/terms/us_individual" };

@@ -64,7 +64,7 @@ export function simulateDeposit(ctx: Ctx, depositDestinationId: string, input: D
   if (units === undefined || units <= 0n)
     throw apiError("invalid_request", `amount must be a positive decimal string with at most ${asset.decimals} decimals, e.g. "25.00".`);
   const targetAsset = custodialAsset(dest.target.asset)!;
-  const onchainTarget = "address" in dest.target ? (dest.target as Extract<TransferRecord["target"], { address: string }>) : undefined;
+  const onchainTarget = "address" in dest.target ? dest.target : undefined;
   const quote = quoteTransfer({
     source: asset,
     target: targetAsset,
@@ -92,7 +92,7 @@ export function simulateDeposit(ctx: Ctx, depositDestinationId: string, input: D
           }
         : { currency: "usd", companyName: name.slice(0, 16), companyEntryDescription: "DEPOSIT" };
   }
-  const creditTo = onchainTarget ? undefined : (dest.target as { accountId: string }).accountId;
+  const creditTo = "address" in dest.target ? undefined : dest.target.accountId;
   const target: TransferRecord["target"] = onchainTarget ?? { accountId: creditTo!, asset: targetAsset.symbol };
   const record = newTransferRecord(ctx, {
     kind: "deposit",

@@ -12,7 +12,7 @@ import { custodialAsset, knownAssetList, NETWORK_ASSETS } from "../shared/custod
 import { checkMetadata } from "../shared/metadata.js";
 import { paginate } from "../shared/pagination.js";
 import { checkOnchainAddress } from "../transfers/rules.js";
-import type { Handler, HandlerContext, HandlerMap } from "../types.js";
+import type { Handler, HandlerContext, Handlers, QueryParams } from "../types.js";
 import {
   depositDestinations,
   depositDestinationView,
@@ -22,32 +22,31 @@ import {
   type DepositDestinationRecord,
 } from "./model.js";
 
-type Body = RequestBody<"createDepositDestination">;
-type TargetInput = { accountId?: string; asset: string; address?: string; network?: string; destinationTag?: string };
+type TargetInput = NonNullable<RequestBody<"createDepositDestination">["target"]>;
 
 function checkTarget(ctx: HandlerContext, target: TargetInput, accountId: string): DepositDestinationRecord["target"] {
   if (!custodialAsset(target.asset))
     throw apiError("invalid_request", `target.asset ${target.asset} is not an asset accounts hold; they hold ${knownAssetList()}.`);
-  if (target.address !== undefined && target.network !== undefined) {
+  if ("address" in target && target.network !== undefined) {
     const carried = NETWORK_ASSETS[target.network] ?? [];
     if (!carried.includes(target.asset))
       throw apiError("invalid_request", `target.asset ${target.asset} cannot be forwarded on ${target.network}; it carries ${carried.join(", ")}.`);
     checkOnchainAddress(target.network, target.address);
-    return target as DepositDestinationRecord["target"];
+    return target;
   }
-  const creditTo = target.accountId ?? accountId;
+  const creditTo = ("accountId" in target ? target.accountId : undefined) ?? accountId;
   if (!accounts(ctx.store).get(creditTo)) throw apiError("not_found", `target.accountId ${creditTo} is not an account of this project.`);
   return { accountId: creditTo, asset: target.asset.toLowerCase() };
 }
 
-const createDepositDestination: Handler = (req, ctx) => {
-  const body = req.body as Body;
+const createDepositDestination: Handler<"createDepositDestination"> = (req, ctx) => {
+  const body = req.body;
   checkMetadata(body.metadata);
   const account = findAccount(ctx.store, body.accountId);
-  const type = body.type as "crypto" | "fiat";
-  const fiatInput = type === "fiat" ? (body as { fiat: { currency: "usd"; paymentRail?: "ach" | "fedwire" } }).fiat : undefined;
-  const network = type === "crypto" ? (body as { crypto: { network: string } }).crypto.network : undefined;
-  const target = checkTarget(ctx, (body.target as TargetInput | undefined) ?? { asset: type === "crypto" ? "usdc" : "usd" }, account.accountId);
+  const type = body.type;
+  const fiatInput = body.type === "fiat" ? body.fiat : undefined;
+  const network = body.type === "crypto" ? body.crypto.network : undefined;
+  const target = checkTarget(ctx, body.target ?? { asset: type === "crypto" ? "usdc" : "usd" }, account.accountId);
   requireCapabilities(ctx.store, ctx.clock.now(), needsForDepositDestination(account.owner, type), `receive ${type} deposits`);
   const now = ctx.clock.now();
   const owner = account.owner.startsWith("customer_") ? customers(ctx.store).get(account.owner) : undefined;
@@ -56,7 +55,7 @@ const createDepositDestination: Handler = (req, ctx) => {
     depositDestinationId: `depositDestination_${ctx.random.uuid()}`,
     accountId: account.accountId,
     type,
-    ...(network ? { crypto: { network: network as "base", address: newDepositAddress(network, ctx.random) } } : {}),
+    ...(network ? { crypto: { network, address: newDepositAddress(network, ctx.random) } } : {}),
     ...(fiatInput ? { fiat: newBankAccount(ctx.random, beneficiary, fiatInput.paymentRail) } : {}),
     target,
     ...(body.metadata ? { metadata: body.metadata } : {}),
@@ -68,13 +67,16 @@ const createDepositDestination: Handler = (req, ctx) => {
   return { status: 201, body: depositDestinationView(record, now) };
 };
 
-const getDepositDestinationById: Handler = (req, ctx) => ({
+const getDepositDestinationById: Handler<"getDepositDestinationById"> = (req, ctx) => ({
   status: 200,
-  body: depositDestinationView(findDepositDestination(ctx.store, req.pathParams.depositDestinationId!), ctx.clock.now()),
+  body: depositDestinationView(findDepositDestination(ctx.store, req.pathParams.depositDestinationId), ctx.clock.now()),
 });
 
-const listDepositDestinations: Handler = (req, ctx) => {
-  const q = req.query as Record<string, string | undefined>;
+type DepositDestinationFilters = { readonly [K in keyof QueryParams<"listDepositDestinations">]?: string };
+
+const listDepositDestinations: Handler<"listDepositDestinations"> = (req, ctx) => {
+  // Validation refuses a repeated filter (each is a single string in the contract), so none is a list here.
+  const q = req.query as DepositDestinationFilters;
   const key = (a: string) => (a.startsWith("0x") ? a.toLowerCase() : a);
   const matching = depositDestinations(ctx.store).filter(
     (d) =>
@@ -93,4 +95,4 @@ const listDepositDestinations: Handler = (req, ctx) => {
   };
 };
 
-export const depositDestinationHandlers: HandlerMap = { createDepositDestination, getDepositDestinationById, listDepositDestinations };
+export const handlers: Handlers = { createDepositDestination, getDepositDestinationById, listDepositDestinations };

@@ -14,6 +14,7 @@ import { apiError } from "../../errors/catalogue.js";
 import type { Random } from "../../random.js";
 import type { Collection, ProjectTx } from "../../store/store.js";
 import { addressFamilyOf } from "../shared/custodialAssets.js";
+import { declareCollection } from "../../store/collections.js";
 
 type Schemas = components["schemas"];
 export const FIAT_PROVISIONING_MS = 60_000;
@@ -21,18 +22,20 @@ export const FIAT_PROVISIONING_MS = 60_000;
 export interface DepositDestinationRecord {
   depositDestinationId: string;
   accountId: string;
-  type: "crypto" | "fiat";
+  type: Schemas["DepositDestination"]["type"];
   crypto?: Schemas["DepositDestinationCrypto"];
   fiat?: Schemas["BankAccountUS"];
-  target: Schemas["DepositDestinationTarget"];
+  /** Where deposits go: an account (always named here, the destination's own by default) or an onchain address. */
+  target: Required<Schemas["DepositDestinationTargetAccount"]> | Schemas["DepositDestinationTargetOnchainAddress"];
   metadata?: Record<string, string>;
   createdAt: string;
   updatedAt: string;
   createdAtMs: number;
 }
 
-export const depositDestinations = (store: ProjectTx): Collection<DepositDestinationRecord> =>
-  store.collection<DepositDestinationRecord>("depositDestinations");
+const DEPOSIT_DESTINATIONS = declareCollection<DepositDestinationRecord>("depositDestinations");
+
+export const depositDestinations = (store: ProjectTx): Collection<DepositDestinationRecord> => store.collection(DEPOSIT_DESTINATIONS);
 
 export function findDepositDestination(store: ProjectTx, id: string): DepositDestinationRecord {
   const record = depositDestinations(store).get(id);

@@ -442,7 +442,7 @@ describe("end users move assets", () => {
   });
 });
 
-describe("user operations for end users' smart accounts (seed 4.1)", () => {
+describe("user operations for end users' smart accounts", () => {
   async function userWithSmart() {
     const userId = `uo-${++n}`;
     const created = await call(sandbox, "POST", "/platform/v2/end-users", {

@@ -12,7 +12,8 @@ import { applySolanaTransaction } from "../../chain/solanaLedger.js";
 import { apiError } from "../../errors/catalogue.js";
 import { parseUnsignedTransaction, signAndSendEvmTransaction, signTransaction, transactionFacts } from "../evm-accounts/signing.js";
 import { enforcePolicies } from "../policies/evaluate.js";
-import type { Handler, HandlerContext, HandlerMap, HandlerRequest } from "../types.js";
+import type { PolicyFacts } from "../policies/facts.js";
+import type { Handler, HandlerContext, RequestFacts } from "../types.js";
 import { emitWebhookEvent } from "../webhooks/emit.js";
 import { emitWalletSend, emitWalletSigned, type WalletActor } from "../webhooks/walletEvents.js";
 import { activeGrant, authorizeAccountUse, delegationIdOf, grants, grantsOf, grantState, type DelegationGrant } from "./delegation.js";
@@ -30,55 +31,52 @@ function solanaAccountOfUser(user: EndUserRecord, address: string) {
   return account;
 }
 
-/** Looks the user and account up, checks who is calling (the actor the webhook events name), and applies the project's policy. */
+/** Looks the user's account up, checks who is calling (the actor the webhook events name), and applies the project's policy. */
 function prepare<T>(
-  req: HandlerRequest,
+  req: RequestFacts,
   ctx: HandlerContext,
+  userId: string,
+  address: string,
   find: (u: EndUserRecord, a: string) => T,
   operation: string,
-  facts: Parameters<typeof enforcePolicies>[1]["facts"],
+  facts: PolicyFacts,
 ): T & { actor: WalletActor } {
-  const user = findEndUser(ctx.store, req.pathParams.userId!);
-  const address = String(req.body.address);
+  const user = findEndUser(ctx.store, userId);
   const account = find(user, address);
   const actor = authorizeAccountUse(req, ctx, user.userId, address);
   enforcePolicies(ctx.store, { operation, accountPolicies: [], facts });
   return { ...account, actor };
 }
 
-const signEvmTransactionWithEndUserAccount: Handler = async (req, ctx) => {
-  const tx = parseUnsignedTransaction(String(req.body.transaction));
-  const account = prepare(req, ctx, evmAccountOfUser, "signEndUserEvmTransaction", transactionFacts(tx, undefined));
+export const signEvmTransactionWithEndUserAccount: Handler<"signEvmTransactionWithEndUserAccount"> = async (req, ctx) => {
+  const tx = parseUnsignedTransaction(req.body.transaction);
+  const account = prepare(req, ctx, req.pathParams.userId, req.body.address, evmAccountOfUser, "signEndUserEvmTransaction", transactionFacts(tx, undefined));
   const signedTransaction = await signTransaction(account.privateKey, tx);
   emitWalletSigned(ctx, "wallet.transaction.signed", account.address, account.actor);
   return { status: 200, body: { signedTransaction } };
 };
 
-const sendEvmTransactionWithEndUserAccount: Handler = async (req, ctx) => {
-  const network = String(req.body.network);
-  const tx = parseUnsignedTransaction(String(req.body.transaction));
-  const account = prepare(req, ctx, evmAccountOfUser, "sendEndUserEvmTransaction", transactionFacts(tx, network));
+export const sendEvmTransactionWithEndUserAccount: Handler<"sendEvmTransactionWithEndUserAccount"> = async (req, ctx) => {
+  const network = req.body.network;
+  const tx = parseUnsignedTransaction(req.body.transaction);
+  const account = prepare(req, ctx, req.pathParams.userId, req.body.address, evmAccountOfUser, "sendEndUserEvmTransaction", transactionFacts(tx, network));
   return { status: 200, body: { transactionHash: await signAndSendEvmTransaction(ctx, account, network, tx, account.actor) } };
 };
 
-const signEvmMessageWithEndUserAccount: Handler = async (req, ctx) => {
-  const message = String(req.body.message);
-  const account = prepare(req, ctx, evmAccountOfUser, "signEndUserEvmMessage", { kind: "message", message });
+export const signEvmMessageWithEndUserAccount: Handler<"signEvmMessageWithEndUserAccount"> = async (req, ctx) => {
+  const message = req.body.message;
+  const account = prepare(req, ctx, req.pathParams.userId, req.body.address, evmAccountOfUser, "signEndUserEvmMessage", { kind: "message", message });
   const signature = await evmAccountOf(account.privateKey).signMessage({ message });
   emitWalletSigned(ctx, "wallet.message.signed", account.address, account.actor);
   return { status: 200, body: { signature } };
 };
 
-const signEvmTypedDataWithEndUserAccount: Handler = async (req, ctx) => {
-  const typed = req.body.typedData as {
-    domain: Record<string, unknown>;
-    types: Record<string, unknown>;
-    primaryType: string;
-    message: Record<string, unknown>;
-  };
-  const account = prepare(req, ctx, evmAccountOfUser, "signEndUserEvmTypedData", { kind: "typedData", ...typed });
+export const signEvmTypedDataWithEndUserAccount: Handler<"signEvmTypedDataWithEndUserAccount"> = async (req, ctx) => {
+  const typed = req.body.typedData;
+  const account = prepare(req, ctx, req.pathParams.userId, req.body.address, evmAccountOfUser, "signEndUserEvmTypedData", { kind: "typedData", ...typed });
   if (!typed.types[typed.primaryType]) throw apiError("invalid_request", `primaryType ${typed.primaryType} is not defined in types.`);
   try {
+    // viem types the message from `types` known when compiling; these arrive at run time and were checked just above.
     const signature = await evmAccountOf(account.privateKey).signTypedData(typed as never);
     emitWalletSigned(ctx, "wallet.typed_data.signed", account.address, account.actor);
     return { status: 200, body: { signature } };
@@ -87,26 +85,33 @@ const signEvmTypedDataWithEndUserAccount: Handler = async (req, ctx) => {
   }
 };
 
-const signSolanaMessageWithEndUserAccount: Handler = (req, ctx) => {
-  const message = String(req.body.message);
-  const account = prepare(req, ctx, solanaAccountOfUser, "signEndUserSolMessage", { kind: "message", message });
+export const signSolanaMessageWithEndUserAccount: Handler<"signSolanaMessageWithEndUserAccount"> = (req, ctx) => {
+  const message = req.body.message;
+  const account = prepare(req, ctx, req.pathParams.userId, req.body.address, solanaAccountOfUser, "signEndUserSolMessage", { kind: "message", message });
   const signature = toBase58(signSolanaBytes(account, new TextEncoder().encode(message)));
   emitWalletSigned(ctx, "wallet.message.signed", account.address, account.actor);
   return { status: 200, body: { signature } };
 };
 
-const signSolanaTransactionWithEndUserAccount: Handler = (req, ctx) => {
-  const tx = decodeSolanaTransaction(String(req.body.transaction));
-  const account = prepare(req, ctx, solanaAccountOfUser, "signEndUserSolTransaction", { kind: "solanaTransaction", tx: readSolanaTransaction(tx) });
+export const signSolanaTransactionWithEndUserAccount: Handler<"signSolanaTransactionWithEndUserAccount"> = (req, ctx) => {
+  const tx = decodeSolanaTransaction(req.body.transaction);
+  const account = prepare(req, ctx, req.pathParams.userId, req.body.address, solanaAccountOfUser, "signEndUserSolTransaction", {
+    kind: "solanaTransaction",
+    tx: readSolanaTransaction(tx),
+  });
   const signedTransaction = encodeSolanaTransaction(signSolanaTransaction(tx, account));
   emitWalletSigned(ctx, "wallet.transaction.signed", account.address, account.actor);
   return { status: 200, body: { signedTransaction } };
 };
 
-const sendSolanaTransactionWithEndUserAccount: Handler = (req, ctx) => {
-  const network = String(req.body.network);
-  const tx = decodeSolanaTransaction(String(req.body.transaction));
-  const account = prepare(req, ctx, solanaAccountOfUser, "sendEndUserSolTransaction", { kind: "solanaTransaction", tx: readSolanaTransaction(tx), network });
+export const sendSolanaTransactionWithEndUserAccount: Handler<"sendSolanaTransactionWithEndUserAccount"> = (req, ctx) => {
+  const network = req.body.network;
+  const tx = decodeSolanaTransaction(req.body.transaction);
+  const account = prepare(req, ctx, req.pathParams.userId, req.body.address, solanaAccountOfUser, "sendEndUserSolTransaction", {
+    kind: "solanaTransaction",
+    tx: readSolanaTransaction(tx),
+    network,
+  });
   const signed = signSolanaTransaction(tx, account);
   const payer = Object.keys(signed.signatures)[0]!;
   const signature = toBase58(new Uint8Array(signed.signatures[payer as keyof typeof signed.signatures]!));
@@ -117,7 +122,7 @@ const sendSolanaTransactionWithEndUserAccount: Handler = (req, ctx) => {
 
 // Delegation grants.
 
-function requireOwnToken(req: HandlerRequest, userId: string): void {
+function requireOwnToken(req: RequestFacts, userId: string): void {
   if (req.auth.kind === "endUser" && req.auth.endUserId !== userId)
     throw apiError("unauthorized", `The access token belongs to another end user, not ${userId}.`);
 }
@@ -158,10 +163,10 @@ export function createGrant(ctx: HandlerContext, user: EndUserRecord, address: s
   return grant;
 }
 
-const createDelegationForEndUserAccount: Handler = (req, ctx) => {
-  const user = findEndUser(ctx.store, req.pathParams.userId!);
+export const createDelegationForEndUserAccount: Handler<"createDelegationForEndUserAccount"> = (req, ctx) => {
+  const user = findEndUser(ctx.store, req.pathParams.userId);
   requireOwnToken(req, user.userId);
-  const grant = createGrant(ctx, user, grantAddress(user, req.pathParams.address!), req.body.expiresAt);
+  const grant = createGrant(ctx, user, grantAddress(user, req.pathParams.address), req.body.expiresAt);
   return { status: 201, body: { expiresAt: new Date(grant.expiresAtMs).toISOString() } };
 };
 
@@ -179,16 +184,16 @@ function activeForAccount(ctx: HandlerContext, user: EndUserRecord, address: str
   return grant;
 }
 
-const getDelegationForEndUserAccount: Handler = (req, ctx) => {
-  const user = findEndUser(ctx.store, req.pathParams.userId!);
+export const getDelegationForEndUserAccount: Handler<"getDelegationForEndUserAccount"> = (req, ctx) => {
+  const user = findEndUser(ctx.store, req.pathParams.userId);
   requireOwnToken(req, user.userId);
-  const grant = activeForAccount(ctx, user, req.pathParams.address!);
+  const grant = activeForAccount(ctx, user, req.pathParams.address);
   return { status: 200, body: { expiresAt: new Date(grant.expiresAtMs).toISOString() } };
 };
 
 /** The user's active delegation, whatever its scope (there is at most one). */
-const getDelegationForEndUser: Handler = (req, ctx) => {
-  const user = findEndUser(ctx.store, req.pathParams.userId!);
+export const getDelegationForEndUser: Handler<"getDelegationForEndUser"> = (req, ctx) => {
+  const user = findEndUser(ctx.store, req.pathParams.userId);
   requireOwnToken(req, user.userId);
   const grant = grantsOf(ctx, user.userId).find(isActive(ctx));
   if (!grant) throw apiError("not_found", `End user ${user.userId} has no active delegation.`);
@@ -203,35 +208,20 @@ function revoke(ctx: HandlerContext, ended: DelegationGrant[]) {
       data: { delegation_id: delegationIdOf(grant), user_id: grant.userId, revoked_at: ctx.clock.iso() },
     });
   }
-  return { status: 204 };
+  return { status: 204 as const };
 }
 
-const revokeDelegationForEndUserAccount: Handler = (req, ctx) => {
-  const user = findEndUser(ctx.store, req.pathParams.userId!);
+export const revokeDelegationForEndUserAccount: Handler<"revokeDelegationForEndUserAccount"> = (req, ctx) => {
+  const user = findEndUser(ctx.store, req.pathParams.userId);
   requireOwnToken(req, user.userId);
-  return revoke(ctx, [activeForAccount(ctx, user, req.pathParams.address!)]);
+  return revoke(ctx, [activeForAccount(ctx, user, req.pathParams.address)]);
 };
 
 /** Revokes every active delegation of the user, project-wide and account-scoped. */
-const revokeDelegationForEndUser: Handler = (req, ctx) => {
-  const user = findEndUser(ctx.store, req.pathParams.userId!);
+export const revokeDelegationForEndUser: Handler<"revokeDelegationForEndUser"> = (req, ctx) => {
+  const user = findEndUser(ctx.store, req.pathParams.userId);
   requireOwnToken(req, user.userId);
   const active = grantsOf(ctx, user.userId).filter(isActive(ctx));
   if (active.length === 0) throw apiError("not_found", `End user ${user.userId} has no active delegation to revoke.`);
   return revoke(ctx, active);
-};
-
-export const endUserAccountHandlers: HandlerMap = {
-  signEvmTransactionWithEndUserAccount,
-  sendEvmTransactionWithEndUserAccount,
-  signEvmMessageWithEndUserAccount,
-  signEvmTypedDataWithEndUserAccount,
-  signSolanaMessageWithEndUserAccount,
-  signSolanaTransactionWithEndUserAccount,
-  sendSolanaTransactionWithEndUserAccount,
-  createDelegationForEndUserAccount,
-  getDelegationForEndUserAccount,
-  getDelegationForEndUser,
-  revokeDelegationForEndUserAccount,
-  revokeDelegationForEndUser,
 };

@@ -6,7 +6,7 @@
  * the other end-user operations: the user's token or a delegation grant.
  */
 import { encodeFunctionData, erc20Abi, parseUnits, type TransactionSerializable } from "viem";
-import { chainIdOf } from "../shared/evmNetworks.js";
+import { chainIdOf } from "../../chain/networks.js";
 import { balanceOf, credit, setBalance } from "../../chain/ledger.js";
 import { applySolanaTransaction, LAMPORTS_PER_SIGNATURE, solanaTokenBySymbol, solanaTxs } from "../../chain/solanaLedger.js";
 import { blockNumberAt } from "../../chain/blocks.js";
@@ -16,13 +16,14 @@ import { apiError } from "../../errors/catalogue.js";
 import { startEip7702Delegation } from "../evm-accounts/eip7702.js";
 import { signAndSendEvmTransaction, transactionFacts } from "../evm-accounts/signing.js";
 import { enforcePolicies } from "../policies/evaluate.js";
-import type { Handler, HandlerContext, HandlerMap, HandlerRequest } from "../types.js";
+import type { UserOperationNetwork } from "../evm-smart-accounts/userOperations.js";
+import type { Handler, HandlerContext, RequestFacts } from "../types.js";
 import { emitWalletSend } from "../webhooks/walletEvents.js";
 import { authorizeAccountUse } from "./delegation.js";
 import { findEndUser, type EndUserRecord } from "./model.js";
 import { authorizeSmartAccount, sendFromSmartAccount } from "./userOperations.js";
 
-const authorize = (req: HandlerRequest, ctx: HandlerContext, user: EndUserRecord, address: string) => authorizeAccountUse(req, ctx, user.userId, address);
+const authorize = (req: RequestFacts, ctx: HandlerContext, user: EndUserRecord, address: string) => authorizeAccountUse(req, ctx, user.userId, address);
 
 function parseAmount(amount: string, decimals: number): bigint {
   if (!/^[0-9]+(\.[0-9]+)?$/.test(amount)) throw apiError("invalid_request", `amount must be a positive decimal number such as "1.5", got "${amount}".`);
@@ -31,10 +32,10 @@ function parseAmount(amount: string, decimals: number): bigint {
   return value;
 }
 
-const sendEvmAssetWithEndUserAccount: Handler = async (req, ctx) => {
-  const user = findEndUser(ctx.store, req.pathParams.userId!);
-  const address = req.pathParams.address!;
-  const network = String(req.body.network);
+export const sendEvmAssetWithEndUserAccount: Handler<"sendEvmAssetWithEndUserAccount"> = async (req, ctx) => {
+  const user = findEndUser(ctx.store, req.pathParams.userId);
+  const address = req.pathParams.address;
+  const network = req.body.network;
   if (req.body.useCdpPaymaster === true && req.body.paymasterUrl !== undefined) {
     throw apiError("invalid_request", "useCdpPaymaster and paymasterUrl cannot be used together; choose one paymaster.");
   }
@@ -43,16 +44,18 @@ const sendEvmAssetWithEndUserAccount: Handler = async (req, ctx) => {
   const account = user.evmAccounts.find((a) => a.address.toLowerCase() === address.toLowerCase());
   if (!smart && !account) throw apiError("not_found", `End user ${user.userId} has no EVM account ${address}.`);
   const actor = smart ? undefined : authorize(req, ctx, user, address);
-  const token = evmTokenBySymbol(network, String(req.pathParams.asset));
-  if (!token) throw apiError("invalid_request", `${String(req.pathParams.asset).toUpperCase()} is not in the sandbox's token table for ${network}.`);
+  const token = evmTokenBySymbol(network, req.pathParams.asset);
+  if (!token) throw apiError("invalid_request", `${req.pathParams.asset.toUpperCase()} is not in the sandbox's token table for ${network}.`);
   const data = encodeFunctionData({
     abi: erc20Abi,
     functionName: "transfer",
-    args: [req.body.to as `0x${string}`, parseAmount(String(req.body.amount), token.decimals)],
+    // The contract takes any chain's address here (BlockchainAddress); viem refuses one that is not an EVM address.
+    args: [req.body.to as `0x${string}`, parseAmount(req.body.amount, token.decimals)],
   });
   if (smart) {
-    // From a smart account the transfer is a user operation, its gas paid by the paymaster.
-    const op = await sendFromSmartAccount(ctx, smart, network, [{ to: token.address, value: "0", data }]);
+    // From a smart account the transfer is a user operation, its gas paid by the paymaster. The networks with the
+    // asset in the token table (checked above) all run user operations; World Chain and Arbitrum Sepolia have none.
+    const op = await sendFromSmartAccount(ctx, smart, network as UserOperationNetwork, [{ to: token.address, value: "0", data }]);
     return { status: 200, body: { transactionHash: null, userOpHash: op.userOpHash } };
   }
   const tx: TransactionSerializable = { type: "eip1559", chainId: chainIdOf(network)!, to: token.address, value: 0n, data };
@@ -62,17 +65,17 @@ const sendEvmAssetWithEndUserAccount: Handler = async (req, ctx) => {
   return { status: 200, body: { transactionHash, userOpHash: null } };
 };
 
-const sendSolanaAssetWithEndUserAccount: Handler = (req, ctx) => {
-  const user = findEndUser(ctx.store, req.pathParams.userId!);
-  const address = req.pathParams.address!;
+export const sendSolanaAssetWithEndUserAccount: Handler<"sendSolanaAssetWithEndUserAccount"> = (req, ctx) => {
+  const user = findEndUser(ctx.store, req.pathParams.userId);
+  const address = req.pathParams.address;
   const account = user.solanaAccounts.find((a) => a.address === address);
   if (!account) throw apiError("not_found", `End user ${user.userId} has no Solana account ${address}.`);
   const actor = authorize(req, ctx, user, address);
-  const network = String(req.body.network);
-  const token = solanaTokenBySymbol(network, String(req.pathParams.asset));
-  if (!token) throw apiError("invalid_request", `${String(req.pathParams.asset).toUpperCase()} is not in the sandbox's token table for ${network}.`);
-  const to = String(req.body.to);
-  const amount = parseAmount(String(req.body.amount), token.decimals);
+  const network = req.body.network;
+  const token = solanaTokenBySymbol(network, req.pathParams.asset);
+  if (!token) throw apiError("invalid_request", `${req.pathParams.asset.toUpperCase()} is not in the sandbox's token table for ${network}.`);
+  const to = req.body.to;
+  const amount = parseAmount(req.body.amount, token.decimals);
   const transfer = { kind: "spl" as const, from: address, to, toOwner: to, mint: token.mint, authority: address, amount };
   const facts = { accountKeys: [address, to], instructions: [], transfers: [transfer] };
   enforcePolicies(ctx.store, { operation: "sendEndUserSolTransaction", accountPolicies: [], facts: { kind: "solanaTransaction", tx: facts, network } });
@@ -105,18 +108,12 @@ const sendSolanaAssetWithEndUserAccount: Handler = (req, ctx) => {
   return { status: 200, body: { transactionSignature: signature } };
 };
 
-const createEvmEip7702DelegationWithEndUserAccount: Handler = async (req, ctx) => {
-  const user = findEndUser(ctx.store, req.pathParams.userId!);
-  const address = String(req.body.address);
+export const createEvmEip7702DelegationWithEndUserAccount: Handler<"createEvmEip7702DelegationWithEndUserAccount"> = async (req, ctx) => {
+  const user = findEndUser(ctx.store, req.pathParams.userId);
+  const address = req.body.address;
   const account = user.evmAccounts.find((a) => a.address.toLowerCase() === address.toLowerCase());
   if (!account) throw apiError("not_found", `End user ${user.userId} has no EVM account ${address}.`);
   authorize(req, ctx, user, address);
-  const id = await startEip7702Delegation(ctx, account, String(req.body.network), req.body.enableSpendPermissions === true);
+  const id = await startEip7702Delegation(ctx, account, req.body.network, req.body.enableSpendPermissions === true);
   return { status: 201, body: { delegationOperationId: id } };
-};
-
-export const endUserAssetHandlers: HandlerMap = {
-  sendEvmAssetWithEndUserAccount,
-  sendSolanaAssetWithEndUserAccount,
-  createEvmEip7702DelegationWithEndUserAccount,
 };

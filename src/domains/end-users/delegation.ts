@@ -1,5 +1,5 @@
 /**
- * Delegation grants (seed section 3.2): an end user lets the developer sign
+ * Delegation grants: an end user lets the developer sign
  * for them — for one account (address) or, project-wide, for all of them —
  * until `expiresAt` on the sandbox clock. At most one active grant per
  * {project, user}. A grant is active, then expired (the clock passed
@@ -15,8 +15,9 @@
  * delegation_revoked / delegation_expired (the covering grant ended). All 403.
  */
 import { apiError } from "../../errors/catalogue.js";
+import { declareCollection } from "../../store/collections.js";
 import type { Collection, ProjectTx } from "../../store/store.js";
-import type { HandlerContext, HandlerRequest } from "../types.js";
+import type { HandlerContext, RequestFacts } from "../types.js";
 import type { WalletActor } from "../webhooks/walletEvents.js";
 
 export const GRANT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -31,7 +32,9 @@ export interface DelegationGrant {
   revokedAtMs?: number;
 }
 
-export const grants = (store: ProjectTx): Collection<DelegationGrant> => store.collection<DelegationGrant>("delegationGrants");
+const DELEGATION_GRANTS = declareCollection<DelegationGrant>("delegationGrants");
+
+export const grants = (store: ProjectTx): Collection<DelegationGrant> => store.collection(DELEGATION_GRANTS);
 
 const sameAddress = (a: string, b: string) => (a.startsWith("0x") ? a.toLowerCase() === b.toLowerCase() : a === b);
 
@@ -82,7 +85,7 @@ export function assertDelegated(ctx: HandlerContext, userId: string, address: st
  * Who may use an end user's account: the end user with their own token, or the developer
  * under a delegation grant covering `address`. Returns who acted, as webhook payloads name them.
  */
-export function authorizeAccountUse(req: HandlerRequest, ctx: HandlerContext, userId: string, address: string): WalletActor {
+export function authorizeAccountUse(req: RequestFacts, ctx: HandlerContext, userId: string, address: string): WalletActor {
   if (req.auth.kind === "endUser") {
     if (req.auth.endUserId !== userId) throw apiError("unauthorized", `The access token belongs to another end user, not ${userId}.`);
     return { user_id: userId };

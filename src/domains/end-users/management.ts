@@ -4,13 +4,14 @@
  * POST /_sandbox/end-users/{userId}/token).
  */
 import { bytesToHex } from "viem";
+import type { Schema } from "../../contract/types.js";
 import { evmAccountOf, generateEvmPrivateKey, isValidEvmPrivateKey } from "../../crypto/evm.js";
 import { openImportEnvelope } from "../../crypto/rsaEnvelope.js";
 import { generateSolanaKey, solanaKeyFromSeed } from "../../crypto/solana.js";
 import { apiError } from "../../errors/catalogue.js";
 import { counterfactualAddress } from "../evm-smart-accounts/accounts.js";
 import { paginate } from "../shared/pagination.js";
-import type { Handler, HandlerContext, HandlerMap } from "../types.js";
+import type { Handler, HandlerContext } from "../types.js";
 import { endUsers, endUserView, findEndUser, identityOf, type AuthenticationMethod, type EndUserRecord } from "./model.js";
 import { checkEndUserToken } from "./tokens.js";
 
@@ -38,13 +39,8 @@ function newSolanaAccount(ctx: HandlerContext) {
   return { address: key.address, seedHex: key.seedHex, createdAt: ctx.clock.iso() };
 }
 
-const createEndUser: Handler = (req, ctx) => {
-  const body = req.body as {
-    userId?: string;
-    authenticationMethods: AuthenticationMethod[];
-    evmAccount?: { createSmartAccount?: boolean };
-    solanaAccount?: object;
-  };
+export const createEndUser: Handler<"createEndUser"> = (req, ctx) => {
+  const body = req.body;
   const userId = body.userId ?? ctx.random.uuid();
   if (endUsers(ctx.store).get(userId)) throw apiError("invalid_request", `An end user with userId ${userId} already exists in this project.`);
   assertIdentitiesFree(ctx, body.authenticationMethods, userId);
@@ -61,8 +57,8 @@ const createEndUser: Handler = (req, ctx) => {
   return { status: 201, body: endUserView(user) };
 };
 
-const importEndUser: Handler = (req, ctx) => {
-  const body = req.body as { userId: string; authenticationMethods: AuthenticationMethod[]; encryptedPrivateKey: string; keyType: "evm" | "solana" };
+export const importEndUser: Handler<"importEndUser"> = (req, ctx) => {
+  const body = req.body;
   if (endUsers(ctx.store).get(body.userId)) throw apiError("already_exists", `An end user with userId ${body.userId} already exists in this project.`);
   assertIdentitiesFree(ctx, body.authenticationMethods, body.userId);
   const raw = openImportEnvelope(ctx.keys.importKey, body.encryptedPrivateKey);
@@ -89,10 +85,10 @@ const importEndUser: Handler = (req, ctx) => {
   return { status: 201, body: endUserView(user) };
 };
 
-const getEndUser: Handler = (req, ctx) => ({ status: 200, body: endUserView(findEndUser(ctx.store, req.pathParams.userId!)) });
+export const getEndUser: Handler<"getEndUser"> = (req, ctx) => ({ status: 200, body: endUserView(findEndUser(ctx.store, req.pathParams.userId)) });
 
-const listEndUsers: Handler = (req, ctx) => {
-  const sort = ([] as string[]).concat((req.query.sort as string | string[] | undefined) ?? []).flatMap((s) => s.split(","));
+export const listEndUsers: Handler<"listEndUsers"> = (req, ctx) => {
+  const sort = [req.query.sort ?? []].flat().flatMap((s) => s.split(","));
   const descending = sort.includes("createdAt=desc");
   const all = endUsers(ctx.store)
     .list()
@@ -101,31 +97,33 @@ const listEndUsers: Handler = (req, ctx) => {
   return { status: 200, body: { endUsers: page.items.map(endUserView), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
 };
 
-const lookupEndUser: Handler = (req, ctx) => {
-  const q = req.query as Record<string, string | undefined>;
+export const lookupEndUser: Handler<"lookupEndUser"> = (req, ctx) => {
+  // The query was checked against the contract: each of these is a single string (a repeated name is refused with 400).
+  const q = req.query;
   const wanted: string[] = [];
-  if (q.email) wanted.push(identityOf({ type: "email", email: q.email }));
-  if (q.phoneNumber) wanted.push(identityOf({ type: "sms", phoneNumber: q.phoneNumber }));
-  if (q.siweAddress) wanted.push(identityOf({ type: "siwe", address: q.siweAddress }));
+  if (q.email) wanted.push(identityOf({ type: "email", email: String(q.email) }));
+  if (q.phoneNumber) wanted.push(identityOf({ type: "sms", phoneNumber: String(q.phoneNumber) }));
+  if (q.siweAddress) wanted.push(identityOf({ type: "siwe", address: String(q.siweAddress) }));
   if (q.oauthProvider || q.oauthSubject) {
     if (!q.oauthProvider || !q.oauthSubject) throw apiError("invalid_request", "oauthProvider and oauthSubject go together.");
-    wanted.push(identityOf({ type: q.oauthProvider, sub: q.oauthSubject }));
+    // ...and oauthProvider is one of the contract's providers.
+    wanted.push(identityOf({ type: String(q.oauthProvider) as Schema<"OAuth2ProviderType">, sub: String(q.oauthSubject) }));
   }
   if (wanted.length === 0) throw apiError("invalid_request", "Give one of email, phoneNumber, siweAddress, or oauthProvider with oauthSubject.");
   const matches = endUsers(ctx.store).filter((u) => u.authenticationMethods.some((m) => wanted.includes(identityOf(m))));
   return { status: 200, body: { endUsers: matches.map(endUserView) } };
 };
 
-const addEndUserEvmAccount: Handler = (req, ctx) => {
-  const user = findEndUser(ctx.store, req.pathParams.userId!);
+export const addEndUserEvmAccount: Handler<"addEndUserEvmAccount"> = (req, ctx) => {
+  const user = findEndUser(ctx.store, req.pathParams.userId);
   const account = newEvmAccount(ctx);
   user.evmAccounts.push(account);
   endUsers(ctx.store).put(user.userId, user);
   return { status: 201, body: { evmAccount: { address: account.address, createdAt: account.createdAt } } };
 };
 
-const addEndUserEvmSmartAccount: Handler = (req, ctx) => {
-  const user = findEndUser(ctx.store, req.pathParams.userId!);
+export const addEndUserEvmSmartAccount: Handler<"addEndUserEvmSmartAccount"> = (req, ctx) => {
+  const user = findEndUser(ctx.store, req.pathParams.userId);
   const owner = user.evmAccounts[0]?.address;
   if (!owner) throw apiError("invalid_request", `End user ${user.userId} has no EVM account to own a smart account; add one first.`);
   const account = newSmartAccount(ctx, owner, user.evmSmartAccounts.length);
@@ -134,32 +132,20 @@ const addEndUserEvmSmartAccount: Handler = (req, ctx) => {
   return { status: 201, body: { evmSmartAccount: account } };
 };
 
-const addEndUserSolanaAccount: Handler = (req, ctx) => {
-  const user = findEndUser(ctx.store, req.pathParams.userId!);
+export const addEndUserSolanaAccount: Handler<"addEndUserSolanaAccount"> = (req, ctx) => {
+  const user = findEndUser(ctx.store, req.pathParams.userId);
   const account = newSolanaAccount(ctx);
   user.solanaAccounts.push(account);
   endUsers(ctx.store).put(user.userId, user);
   return { status: 201, body: { solanaAccount: { address: account.address, createdAt: account.createdAt } } };
 };
 
-const validateEndUserAccessToken: Handler = async (req, ctx) => {
-  const check = await checkEndUserToken(ctx.keys.endUserTokenSecret, String(req.body.accessToken), ctx.clock.now());
+export const validateEndUserAccessToken: Handler<"validateEndUserAccessToken"> = async (req, ctx) => {
+  const check = await checkEndUserToken(ctx.keys.endUserTokenSecret, req.body.accessToken, ctx.clock.now());
   if (!check.ok) {
     if (check.reason === "malformed") throw apiError("invalid_request", "accessToken is not a JWT.");
     throw apiError("unauthorized", check.reason === "expired" ? "The access token has expired." : "The access token was not issued for this sandbox.");
   }
   if (check.claims.projectId !== ctx.project.id) throw apiError("unauthorized", "The access token belongs to another project.");
   return { status: 200, body: endUserView(findEndUser(ctx.store, check.claims.userId)) };
-};
-
-export const endUserManagementHandlers: HandlerMap = {
-  createEndUser,
-  importEndUser,
-  getEndUser,
-  listEndUsers,
-  lookupEndUser,
-  addEndUserEvmAccount,
-  addEndUserEvmSmartAccount,
-  addEndUserSolanaAccount,
-  validateEndUserAccessToken,
 };

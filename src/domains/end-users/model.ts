@@ -5,19 +5,13 @@
  * developer's; userIds are unique per project.
  */
 import type { Hex } from "viem";
-import type { ResponseBody } from "../../contract/types.js";
+import type { ResponseBody, Schema } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
+import { declareCollection } from "../../store/collections.js";
 import type { Collection, ProjectTx } from "../../store/store.js";
 
-export interface AuthenticationMethod {
-  type: string;
-  email?: string;
-  phoneNumber?: string;
-  sub?: string;
-  kid?: string;
-  address?: string;
-  [field: string]: unknown;
-}
+/** How an end user signs in: email, SMS, the developer's JWT, an OAuth provider or Sign-In with Ethereum. */
+export type AuthenticationMethod = Schema<"AuthenticationMethod">;
 
 export interface EndUserRecord {
   userId: string;
@@ -28,14 +22,16 @@ export interface EndUserRecord {
   createdAt: string;
 }
 
-export const endUsers = (store: ProjectTx): Collection<EndUserRecord> => store.collection<EndUserRecord>("endUsers");
+const END_USERS = declareCollection<EndUserRecord>("endUsers");
+
+export const endUsers = (store: ProjectTx): Collection<EndUserRecord> => store.collection(END_USERS);
 
 type EndUserView = ResponseBody<"getEndUser", 200>;
 
 export function endUserView(u: EndUserRecord): EndUserView {
   return {
     userId: u.userId,
-    authenticationMethods: u.authenticationMethods as EndUserView["authenticationMethods"], // stored as validated against the contract
+    authenticationMethods: u.authenticationMethods,
     evmAccounts: u.evmAccounts.map((a) => a.address),
     evmAccountObjects: u.evmAccounts.map((a) => ({ address: a.address, createdAt: a.createdAt })),
     evmSmartAccounts: u.evmSmartAccounts.map((a) => a.address),
@@ -56,14 +52,15 @@ export function findEndUser(store: ProjectTx, userId: string): EndUserRecord {
 export function identityOf(m: AuthenticationMethod): string {
   switch (m.type) {
     case "email":
-      return `email:${String(m.email).toLowerCase()}`;
+      return `email:${m.email.toLowerCase()}`;
     case "sms":
       return `sms:${m.phoneNumber}`;
     case "jwt":
       return `jwt:${m.kid}:${m.sub}`;
     case "siwe":
-      return `siwe:${String(m.address).toLowerCase()}`;
+      return `siwe:${m.address.toLowerCase()}`;
     default:
-      return `${m.type}:${m.sub ?? m.username ?? JSON.stringify(m)}`;
+      // OAuth providers name the user by `sub`; Telegram has none and names them by username.
+      return `${m.type}:${("sub" in m ? m.sub : undefined) ?? m.username ?? JSON.stringify(m)}`;
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Sending a user operation from an end user's smart account (seed 4.1):
+ * Sending a user operation from an end user's smart account:
  * prepared, signed with the end user's owner key and sent in one call, by the
  * end user (token + Temporary Wallet Secret) or by the developer under a
  * delegation grant covering the smart account or its owner. At most
@@ -7,18 +7,17 @@
  * (sent, not yet included) → 429 rate_limit_exceeded. The Policy Engine has
  * no rule operation for end users' user operations, so none applies.
  */
-import type { Hex } from "viem";
 import { evmAccountOf } from "../../crypto/evm.js";
 import { apiError, ApiError } from "../../errors/catalogue.js";
-import { inFlightOperations, prepare, send, view, type Call } from "../evm-smart-accounts/userOperations.js";
-import type { Handler, HandlerContext, HandlerMap, HandlerRequest } from "../types.js";
+import { inFlightOperations, prepare, send, view, type Call, type UserOperationNetwork } from "../evm-smart-accounts/userOperations.js";
+import type { Handler, HandlerContext, RequestFacts } from "../types.js";
 import { assertDelegated } from "./delegation.js";
 import { findEndUser, type EndUserRecord } from "./model.js";
 
 export const MAX_CONCURRENT_USER_OPERATIONS = 5;
 
 /** The end user's smart account at `address` with its owner account, once the caller may act on it. */
-export function authorizeSmartAccount(req: HandlerRequest, ctx: HandlerContext, user: EndUserRecord, address: string) {
+export function authorizeSmartAccount(req: RequestFacts, ctx: HandlerContext, user: EndUserRecord, address: string) {
   const smart = user.evmSmartAccounts.find((a) => a.address.toLowerCase() === address.toLowerCase());
   if (!smart) throw apiError("not_found", `End user ${user.userId} has no smart account ${address}.`);
   const owner = user.evmAccounts.find((a) => smart.ownerAddresses.some((o) => o.toLowerCase() === a.address.toLowerCase()));
@@ -39,21 +38,19 @@ export function authorizeSmartAccount(req: HandlerRequest, ctx: HandlerContext, 
 }
 
 /** Prepares, signs with the owner's key and sends `calls` from the smart account. */
-export async function sendFromSmartAccount(ctx: HandlerContext, found: ReturnType<typeof authorizeSmartAccount>, network: string, calls: Call[]) {
+export async function sendFromSmartAccount(ctx: HandlerContext, found: ReturnType<typeof authorizeSmartAccount>, network: UserOperationNetwork, calls: Call[]) {
   if (inFlightOperations(ctx) >= MAX_CONCURRENT_USER_OPERATIONS) {
     throw apiError("rate_limit_exceeded", `The project already has ${MAX_CONCURRENT_USER_OPERATIONS} user operations in flight; wait for one to complete.`);
   }
   const account = { address: found.smart.address, owners: found.smart.ownerAddresses, policies: [] };
   const policy = {}; // no Policy Engine rule names end users' user operations
   const op = prepare(ctx, account, network, calls, policy);
-  const signature = (await evmAccountOf(found.owner.privateKey).sign({ hash: op.userOpHash })) as Hex;
+  const signature = await evmAccountOf(found.owner.privateKey).sign({ hash: op.userOpHash });
   return view(ctx, await send(ctx, account, op, signature, policy));
 }
 
-const sendUserOperationWithEndUserAccount: Handler = async (req, ctx) => {
-  const user = findEndUser(ctx.store, req.pathParams.userId!);
-  const found = authorizeSmartAccount(req, ctx, user, req.pathParams.address!);
-  return { status: 200, body: await sendFromSmartAccount(ctx, found, String(req.body.network), req.body.calls as Call[]) };
+export const sendUserOperationWithEndUserAccount: Handler<"sendUserOperationWithEndUserAccount"> = async (req, ctx) => {
+  const user = findEndUser(ctx.store, req.pathParams.userId);
+  const found = authorizeSmartAccount(req, ctx, user, req.pathParams.address);
+  return { status: 200, body: await sendFromSmartAccount(ctx, found, req.body.network, req.body.calls) };
 };
-
-export const endUserOperationHandlers: HandlerMap = { sendUserOperationWithEndUserAccount };

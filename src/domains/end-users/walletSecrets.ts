@@ -9,9 +9,8 @@
 import { createPublicKey, type KeyObject } from "node:crypto";
 import { generateWalletSecret } from "../../auth/credentials.js";
 import type { Random } from "../../random.js";
+import { declareCollection } from "../../store/collections.js";
 import type { ProjectTx, Store } from "../../store/store.js";
-
-export const TEMPORARY_WALLET_SECRETS = "endUserWalletSecrets";
 
 export interface TemporaryWalletSecret {
   walletSecretId: string;
@@ -20,6 +19,8 @@ export interface TemporaryWalletSecret {
   publicKey: string;
   expiresAtMs: number;
 }
+
+const TEMPORARY_WALLET_SECRETS = declareCollection<TemporaryWalletSecret>("endUserWalletSecrets");
 
 /** Creates a secret for `userId`; the private half is returned once and never kept. */
 export function issueTemporaryWalletSecret(
@@ -36,7 +37,7 @@ export function issueTemporaryWalletSecret(
     publicKey: publicKey.export({ type: "spki", format: "der" }).toString("base64"),
     expiresAtMs,
   };
-  const secrets = tx.collection<TemporaryWalletSecret>(TEMPORARY_WALLET_SECRETS);
+  const secrets = tx.collection(TEMPORARY_WALLET_SECRETS);
   // Expired secrets can never verify anything again: forget them while we are here.
   for (const old of secrets.filter((s) => s.expiresAtMs < expiresAtMs - 24 * 3600_000)) secrets.delete(old.walletSecretId);
   secrets.put(walletSecretId, record);
@@ -47,7 +48,7 @@ export type TemporaryWalletKey = { key: KeyObject } | { problem: string };
 
 /** The public key an end user's X-Wallet-Auth must verify with, or why there is none. */
 export function temporaryWalletKey(store: Store, projectId: string, userId: string, walletSecretId: string, nowMs: number): TemporaryWalletKey {
-  const record = store.project(projectId)?.data[TEMPORARY_WALLET_SECRETS]?.[walletSecretId] as TemporaryWalletSecret | undefined;
+  const record = store.committedRecord(projectId, TEMPORARY_WALLET_SECRETS, walletSecretId);
   if (!record || record.userId !== userId) {
     return { problem: `walletSecretId ${walletSecretId} is not a Temporary Wallet Secret of end user ${userId}; use the one issued with the access token.` };
   }

@@ -18,21 +18,20 @@ import {
   type Blockhash,
 } from "@solana/kit";
 import { solanaTokenByMint, solanaTokenBySymbol } from "../../chain/solanaLedger.js";
+import type { Schema } from "../../contract/types.js";
 import { encodeSolanaTransaction, signSolanaTransaction } from "../../crypto/solana.js";
 import { TOKEN_PROGRAM } from "../../crypto/solanaInstructions.js";
 import { apiError } from "../../errors/catalogue.js";
-import type { Handler, HandlerContext, HandlerMap, HandlerRequest } from "../types.js";
-import { x402Network } from "../x402/networks.js";
+import type { Handler } from "../types.js";
+import { x402Network, type X402Network } from "../x402/networks.js";
 import { latestBlockhash } from "../x402/svm.js";
 import { associatedTokenAddress, COMPUTE_BUDGET_PROGRAM, MEMO_PROGRAM } from "../x402/svmAccounts.js";
-import { assertDelegated } from "./delegation.js";
+import { authorizeAccountUse } from "./delegation.js";
 import { findEndUser } from "./model.js";
 
 /** Compute budget the payment asks for: enough for one transferChecked and a memo, at the minimum price. */
 const COMPUTE_UNIT_LIMIT = 20_000;
 const COMPUTE_UNIT_PRICE_MICROLAMPORTS = 1n;
-
-type Obj = Record<string, unknown>;
 
 function u32(value: number): Uint8Array {
   const b = Buffer.alloc(4);
@@ -45,49 +44,44 @@ function u64(value: bigint): Uint8Array {
   return b;
 }
 
-function authorize(req: HandlerRequest, ctx: HandlerContext, userId: string, account: string): void {
-  if (req.auth.kind === "endUser") {
-    if (req.auth.endUserId !== userId) throw apiError("unauthorized", `The access token belongs to another end user, not ${userId}.`);
-    return;
-  }
-  assertDelegated(ctx, userId, account);
-}
+/** A payment option read as the protocol version of the paymentRequired it comes from. */
+type SelectedOption = { version: 1; option: Schema<"x402V1PaymentRequirements"> } | { version: 2; option: Schema<"x402V2PaymentRequirements"> };
 
-/** The option the end user pays, or the 422 the platform answers for an index it cannot sign. */
-function selectedOption(body: Obj): { option: Obj; version: 1 | 2 } {
-  const required = body.paymentRequired as Obj;
-  const accepts = required.accepts as Obj[];
-  const index = Number(body.acceptsIndex);
-  const option = accepts[index];
-  if (!option) throw apiError("unprocessable_request", `acceptsIndex ${index} is out of range for paymentRequired.accepts (${accepts.length} entries).`);
-  const network = x402Network(String(option.network));
+/** The option the end user pays and its network, or the 422 the platform answers for an index it cannot sign. */
+function selectedOption(required: Schema<"x402PaymentRequired">, index: number): SelectedOption & { network: X402Network } {
+  const option = required.accepts[index];
+  if (!option)
+    throw apiError("unprocessable_request", `acceptsIndex ${index} is out of range for paymentRequired.accepts (${required.accepts.length} entries).`);
+  const network = x402Network(option.network);
   if (network?.family !== "svm")
-    throw apiError("unprocessable_request", `The payment option at acceptsIndex ${index} is on ${String(option.network)}; it must be a Solana network accept.`);
+    throw apiError("unprocessable_request", `The payment option at acceptsIndex ${index} is on ${option.network}; it must be a Solana network accept.`);
   if (option.scheme !== "exact")
     throw apiError(
       "unprocessable_request",
-      `The payment option at acceptsIndex ${index} uses the ${String(option.scheme)} scheme; Solana payments are signed for the exact scheme.`,
+      `The payment option at acceptsIndex ${index} uses the ${option.scheme} scheme; Solana payments are signed for the exact scheme.`,
     );
-  return { option, version: required.x402Version === 1 ? 1 : 2 };
+  // The contract lets options of either version stand in accepts: x402Version alone says how to read them.
+  const selected = (required.x402Version === 1 ? { version: 1, option } : { version: 2, option }) as SelectedOption;
+  return { ...selected, network };
 }
 
-const signSolanaX402PaymentWithEndUserAccount: Handler = async (req, ctx) => {
-  const body = req.body as Obj;
-  const user = findEndUser(ctx.store, req.pathParams.userId!);
-  const { option, version } = selectedOption(body);
-  const owner = String(body.address);
+export const signSolanaX402PaymentWithEndUserAccount: Handler<"signSolanaX402PaymentWithEndUserAccount"> = async (req, ctx) => {
+  const required = req.body.paymentRequired;
+  const user = findEndUser(ctx.store, req.pathParams.userId);
+  const selected = selectedOption(required, req.body.acceptsIndex);
+  const { option, network } = selected;
+  const owner = req.body.address;
   const account = user.solanaAccounts.find((a) => a.address === owner);
   if (!account) throw apiError("not_found", `End user ${user.userId} has no Solana account ${owner}.`);
-  authorize(req, ctx, user.userId, owner);
-  const network = x402Network(String(option.network))!;
-  const mint = String(option.asset);
+  authorizeAccountUse(req, ctx, user.userId, owner);
+  const mint = option.asset;
   const token = solanaTokenByMint(network.ledger, mint);
   if (!token || token.symbol === "SOL")
     throw apiError(
       "invalid_request",
       `asset ${mint} is not an SPL token of the sandbox's ${network.ledger} ledger (USDC is ${solanaTokenBySymbol(network.ledger, "USDC")?.mint}).`,
     );
-  const extra = (option.extra ?? {}) as Obj;
+  const extra = option.extra ?? {};
   const feePayer = extra.feePayer;
   if (typeof feePayer !== "string" || !/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(feePayer)) {
     throw apiError(
@@ -95,8 +89,8 @@ const signSolanaX402PaymentWithEndUserAccount: Handler = async (req, ctx) => {
       "The payment option names no extra.feePayer: the facilitator's fee payer (GET /v2/x402/supported) must be in the requirements.",
     );
   }
-  const payTo = String(option.payTo);
-  const amount = String(version === 1 ? option.maxAmountRequired : option.amount);
+  const payTo = option.payTo;
+  const amount = selected.version === 1 ? selected.option.maxAmountRequired : selected.option.amount;
   if (!/^[0-9]+$/.test(amount)) throw apiError("invalid_request", `The payment option's amount must be a whole number of the smallest unit, got "${amount}".`);
   const [source, destination] = [await associatedTokenAddress(owner, mint, TOKEN_PROGRAM), await associatedTokenAddress(payTo, mint, TOKEN_PROGRAM)];
   if (!destination) throw apiError("invalid_request", `payTo ${payTo} is not a Solana address.`);
@@ -129,18 +123,15 @@ const signSolanaX402PaymentWithEndUserAccount: Handler = async (req, ctx) => {
       ),
   );
   const transaction = encodeSolanaTransaction(signSolanaTransaction(compileTransaction(message), account));
-  const required = body.paymentRequired as Obj;
-  const paymentPayload =
-    version === 1
-      ? { x402Version: 1, scheme: "exact", network: option.network, payload: { transaction } }
+  const paymentPayload: Schema<"x402PaymentPayload"> =
+    selected.version === 1
+      ? { x402Version: 1, scheme: "exact", network: selected.option.network, payload: { transaction } }
       : {
           x402Version: 2,
-          accepted: option,
+          accepted: selected.option,
           payload: { transaction },
           ...(required.resource ? { resource: required.resource } : {}),
           ...(required.extensions ? { extensions: required.extensions } : {}),
         };
   return { status: 200, body: { paymentPayload } };
 };
-
-export const endUserX402Handlers: HandlerMap = { signSolanaX402PaymentWithEndUserAccount };

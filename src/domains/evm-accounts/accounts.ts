@@ -4,7 +4,6 @@
  */
 import { bytesToHex } from "viem";
 import { evmAccountOf, generateEvmPrivateKey, isValidEvmPrivateKey } from "../../crypto/evm.js";
-import type { RequestBody } from "../../contract/types.js";
 import { openImportEnvelope, sealExportEnvelope } from "../../crypto/rsaEnvelope.js";
 import { apiError } from "../../errors/catalogue.js";
 import { paginate } from "../shared/pagination.js";
@@ -30,16 +29,19 @@ function addAccount(ctx: HandlerContext, privateKey: `0x${string}`, body: { name
   return record;
 }
 
-export const createEvmAccount: Handler = (req, ctx) => {
-  const record = addAccount(ctx, generateEvmPrivateKey(ctx.random), (req.body ?? {}) as RequestBody<"createEvmAccount">);
+export const createEvmAccount: Handler<"createEvmAccount"> = (req, ctx) => {
+  const record = addAccount(ctx, generateEvmPrivateKey(ctx.random), req.body);
   return { status: 201, body: evmAccountView(record) };
 };
 
-export const getEvmAccount: Handler = (req, ctx) => ({ status: 200, body: evmAccountView(findEvmAccount(ctx.store, req.pathParams.address!)) });
+export const getEvmAccount: Handler<"getEvmAccount"> = (req, ctx) => ({ status: 200, body: evmAccountView(findEvmAccount(ctx.store, req.pathParams.address)) });
 
-export const getEvmAccountByName: Handler = (req, ctx) => ({ status: 200, body: evmAccountView(findEvmAccountByName(ctx.store, req.pathParams.name!)) });
+export const getEvmAccountByName: Handler<"getEvmAccountByName"> = (req, ctx) => ({
+  status: 200,
+  body: evmAccountView(findEvmAccountByName(ctx.store, req.pathParams.name)),
+});
 
-export const listEvmAccounts: Handler = (req, ctx) => {
+export const listEvmAccounts: Handler<"listEvmAccounts"> = (req, ctx) => {
   const all = evmAccounts(ctx.store)
     .list()
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.address.localeCompare(b.address));
@@ -47,9 +49,9 @@ export const listEvmAccounts: Handler = (req, ctx) => {
   return { status: 200, body: { accounts: page.items.map(evmAccountView), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
 };
 
-export const updateEvmAccount: Handler = (req, ctx) => {
-  const record = findEvmAccount(ctx.store, req.pathParams.address!);
-  const body = (req.body ?? {}) as RequestBody<"updateEvmAccount">;
+export const updateEvmAccount: Handler<"updateEvmAccount"> = (req, ctx) => {
+  const record = findEvmAccount(ctx.store, req.pathParams.address);
+  const body = req.body;
   if (body.name !== undefined) {
     assertEvmNameFree(ctx.store, body.name, record.address);
     record.name = body.name;
@@ -67,8 +69,8 @@ export const updateEvmAccount: Handler = (req, ctx) => {
   return { status: 200, body: evmAccountView(record) };
 };
 
-export const importEvmAccount: Handler = (req, ctx) => {
-  const body = req.body as RequestBody<"importEvmAccount">;
+export const importEvmAccount: Handler<"importEvmAccount"> = (req, ctx) => {
+  const body = req.body;
   const raw = openImportEnvelope(ctx.keys.importKey, body.encryptedPrivateKey);
   if (!isValidEvmPrivateKey(raw)) {
     throw apiError("invalid_request", `The decrypted key is ${raw.length} bytes; an EVM private key is 32 bytes and a valid secp256k1 scalar.`);
@@ -78,9 +80,11 @@ export const importEvmAccount: Handler = (req, ctx) => {
 };
 
 function exportKey(record: EvmAccountRecord, exportEncryptionKey: string) {
-  return { status: 200, body: { encryptedPrivateKey: sealExportEnvelope(exportEncryptionKey, Buffer.from(record.privateKey.slice(2), "hex")) } };
+  return { status: 200 as const, body: { encryptedPrivateKey: sealExportEnvelope(exportEncryptionKey, Buffer.from(record.privateKey.slice(2), "hex")) } };
 }
 
-export const exportEvmAccount: Handler = (req, ctx) => exportKey(findEvmAccount(ctx.store, req.pathParams.address!), req.body.exportEncryptionKey);
+export const exportEvmAccount: Handler<"exportEvmAccount"> = (req, ctx) =>
+  exportKey(findEvmAccount(ctx.store, req.pathParams.address), req.body.exportEncryptionKey);
 
-export const exportEvmAccountByName: Handler = (req, ctx) => exportKey(findEvmAccountByName(ctx.store, req.pathParams.name!), req.body.exportEncryptionKey);
+export const exportEvmAccountByName: Handler<"exportEvmAccountByName"> = (req, ctx) =>
+  exportKey(findEvmAccountByName(ctx.store, req.pathParams.name), req.body.exportEncryptionKey);

@@ -7,7 +7,10 @@
 import { keccak256 } from "viem";
 import { evmAccountOf } from "../../crypto/evm.js";
 import { apiError } from "../../errors/catalogue.js";
-import { chainIdOf } from "../shared/evmNetworks.js";
+import { chainIdOf } from "../../chain/networks.js";
+import { evmNonces } from "../../chain/ledger.js";
+import type { Schema } from "../../contract/types.js";
+import { declareCollection } from "../../store/collections.js";
 import type { Handler, HandlerContext } from "../types.js";
 import { findEvmAccount } from "./model.js";
 
@@ -15,18 +18,22 @@ import { findEvmAccount } from "./model.js";
 export const DELEGATE_ADDRESS = "0x000100abaad02f1cfC8Bbe32bD5a564817339E72" as const;
 const COMPLETES_AFTER_MS = 1000;
 
+type DelegationNetwork = Schema<"EvmEip7702DelegationNetwork">;
+
 interface DelegationOperation {
   delegationOperationId: string;
   address: `0x${string}`;
-  network: string;
+  network: DelegationNetwork;
   transactionHash: `0x${string}`;
   createdAtMs: number;
   enableSpendPermissions: boolean;
 }
 
-export const createEvmEip7702Delegation: Handler = async (req, ctx) => {
-  const record = findEvmAccount(ctx.store, req.pathParams.address!);
-  const id = await startEip7702Delegation(ctx, record, String(req.body.network), req.body.enableSpendPermissions === true);
+const EIP7702_DELEGATIONS = declareCollection<DelegationOperation>("eip7702Delegations");
+
+export const createEvmEip7702Delegation: Handler<"createEvmEip7702Delegation"> = async (req, ctx) => {
+  const record = findEvmAccount(ctx.store, req.pathParams.address);
+  const id = await startEip7702Delegation(ctx, record, req.body.network, req.body.enableSpendPermissions === true);
   return { status: 201, body: { delegationOperationId: id } };
 };
 
@@ -34,12 +41,12 @@ export const createEvmEip7702Delegation: Handler = async (req, ctx) => {
 export async function startEip7702Delegation(
   ctx: HandlerContext,
   record: { address: `0x${string}`; privateKey: `0x${string}` },
-  network: string,
+  network: DelegationNetwork,
   enableSpendPermissions: boolean,
 ): Promise<string> {
   const chainId = chainIdOf(network)!;
   const account = evmAccountOf(record.privateKey);
-  const nonces = ctx.store.collection<{ next: number }>("evmNonces");
+  const nonces = evmNonces(ctx.store);
   const nonceKey = `${record.address.toLowerCase()}:${network}`;
   const nonce = nonces.get(nonceKey)?.next ?? 0;
   // The account sends its own type-4 transaction, so the authorization uses the next nonce after it.
@@ -63,13 +70,13 @@ export async function startEip7702Delegation(
     createdAtMs: ctx.clock.now(),
     enableSpendPermissions,
   };
-  ctx.store.collection<DelegationOperation>("eip7702Delegations").put(operation.delegationOperationId, operation);
+  ctx.store.collection(EIP7702_DELEGATIONS).put(operation.delegationOperationId, operation);
   return operation.delegationOperationId;
 }
 
-export const getEvmEip7702DelegationOperationById: Handler = (req, ctx) => {
-  const id = req.pathParams.delegationOperationId!;
-  const operation = ctx.store.collection<DelegationOperation>("eip7702Delegations").get(id);
+export const getEvmEip7702DelegationOperationById: Handler<"getEvmEip7702DelegationOperationById"> = (req, ctx) => {
+  const id = req.pathParams.delegationOperationId;
+  const operation = ctx.store.collection(EIP7702_DELEGATIONS).get(id);
   if (!operation) throw apiError("not_found", `Delegation operation ${id} was not found in this project.`);
   const done = ctx.clock.now() - operation.createdAtMs >= COMPLETES_AFTER_MS;
   return {

@@ -1,5 +1,5 @@
 /** EVM Accounts: every operation of the area, by operationId. */
-import type { HandlerMap } from "../types.js";
+import type { Handlers } from "../types.js";
 import {
   createEvmAccount,
   exportEvmAccount,
@@ -13,7 +13,7 @@ import {
 import { createEvmEip7702Delegation, getEvmEip7702DelegationOperationById } from "./eip7702.js";
 import { sendEvmTransaction, signEvmHash, signEvmMessage, signEvmTransaction, signEvmTypedData } from "./signing.js";
 
-export const evmAccountHandlers: HandlerMap = {
+export const handlers: Handlers = {
   createEvmAccount,
   getEvmAccount,
   getEvmAccountByName,

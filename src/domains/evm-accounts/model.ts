@@ -8,6 +8,7 @@ import type { Hex } from "viem";
 import type { ResponseBody } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import type { Collection, ProjectTx } from "../../store/store.js";
+import { declareCollection } from "../../store/collections.js";
 
 export interface EvmAccountRecord {
   address: `0x${string}`;
@@ -19,7 +20,9 @@ export interface EvmAccountRecord {
   updatedAt: string;
 }
 
-export const evmAccounts = (store: ProjectTx): Collection<EvmAccountRecord> => store.collection<EvmAccountRecord>("evmAccounts");
+const EVM_ACCOUNTS = declareCollection<EvmAccountRecord>("evmAccounts");
+
+export const evmAccounts = (store: ProjectTx): Collection<EvmAccountRecord> => store.collection(EVM_ACCOUNTS);
 
 /** What the API shows of an account: never the key. */
 export function evmAccountView(record: EvmAccountRecord): ResponseBody<"getEvmAccount", 200> {

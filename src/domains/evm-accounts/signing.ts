@@ -6,11 +6,12 @@
  * simulated chain.
  */
 import { keccak256, parseTransaction, type Hex, type TransactionSerializable } from "viem";
-import { applyEvmTransaction } from "../../chain/ledger.js";
+import { applyEvmTransaction, evmNonces } from "../../chain/ledger.js";
+import { SANDBOX_CONTRACTS } from "../sandboxContracts.js";
 import { evmAccountOf, isHash32 } from "../../crypto/evm.js";
 import { apiError } from "../../errors/catalogue.js";
 import { enforcePolicies } from "../policies/evaluate.js";
-import { chainIdOf, networkOfChainId } from "../shared/evmNetworks.js";
+import { chainIdOf, networkOfChainId } from "../../chain/networks.js";
 import type { PolicyFacts } from "../policies/facts.js";
 import type { Handler, HandlerContext } from "../types.js";
 import { API_KEY_WALLET, emitWalletSend, emitWalletSigned, type WalletActor } from "../webhooks/walletEvents.js";
@@ -31,9 +32,9 @@ export function parseUnsignedTransaction(serialized: string): TransactionSeriali
   return unsigned as TransactionSerializable;
 }
 
-export const signEvmHash: Handler = async (req, ctx) => {
-  const record = findEvmAccount(ctx.store, req.pathParams.address!);
-  const hash = String(req.body.hash);
+export const signEvmHash: Handler<"signEvmHash"> = async (req, ctx) => {
+  const record = findEvmAccount(ctx.store, req.pathParams.address);
+  const hash = req.body.hash;
   if (!isHash32(hash)) throw apiError("invalid_request", "hash must be 32 bytes as 0x-prefixed hex (66 characters).");
   enforcePolicies(ctx.store, { operation: "signEvmHash", accountPolicies: record.policies, facts: { kind: "evmHash" } });
   const signature = await evmAccountOf(record.privateKey).sign({ hash });
@@ -41,17 +42,17 @@ export const signEvmHash: Handler = async (req, ctx) => {
   return { status: 200, body: { signature } };
 };
 
-export const signEvmMessage: Handler = async (req, ctx) => {
-  const record = findEvmAccount(ctx.store, req.pathParams.address!);
-  const message = String(req.body.message);
+export const signEvmMessage: Handler<"signEvmMessage"> = async (req, ctx) => {
+  const record = findEvmAccount(ctx.store, req.pathParams.address);
+  const message = req.body.message;
   enforcePolicies(ctx.store, { operation: "signEvmMessage", accountPolicies: record.policies, facts: { kind: "message", message } });
   const signature = await evmAccountOf(record.privateKey).signMessage({ message });
   emitWalletSigned(ctx, "wallet.message.signed", record.address, API_KEY_WALLET);
   return { status: 200, body: { signature } };
 };
 
-export const signEvmTypedData: Handler = async (req, ctx) => {
-  const record = findEvmAccount(ctx.store, req.pathParams.address!);
+export const signEvmTypedData: Handler<"signEvmTypedData"> = async (req, ctx) => {
+  const record = findEvmAccount(ctx.store, req.pathParams.address);
   const { domain, types, primaryType, message } = req.body as { domain: object; types: Record<string, unknown>; primaryType: string; message: object };
   if (!types[primaryType]) throw apiError("invalid_request", `primaryType ${primaryType} is not defined in types.`);
   try {
@@ -63,9 +64,9 @@ export const signEvmTypedData: Handler = async (req, ctx) => {
   }
 };
 
-export const signEvmTransaction: Handler = async (req, ctx) => {
-  const record = findEvmAccount(ctx.store, req.pathParams.address!);
-  const tx = parseUnsignedTransaction(String(req.body.transaction));
+export const signEvmTransaction: Handler<"signEvmTransaction"> = async (req, ctx) => {
+  const record = findEvmAccount(ctx.store, req.pathParams.address);
+  const tx = parseUnsignedTransaction(req.body.transaction);
   enforcePolicies(ctx.store, { operation: "signEvmTransaction", accountPolicies: record.policies, facts: transactionFacts(tx, networkOfChainId(tx.chainId)) });
   const signedTransaction = await signTransaction(record.privateKey, tx);
   emitWalletSigned(ctx, "wallet.transaction.signed", record.address, API_KEY_WALLET);
@@ -89,10 +90,10 @@ export async function signTransaction(privateKey: Hex, tx: TransactionSerializab
 const DEFAULT_MAX_FEE_PER_GAS = 2_000_000_000n;
 const DEFAULT_PRIORITY_FEE = 100_000_000n;
 
-export const sendEvmTransaction: Handler = async (req, ctx) => {
-  const record = findEvmAccount(ctx.store, req.pathParams.address!);
-  const network = String(req.body.network);
-  const tx = parseUnsignedTransaction(String(req.body.transaction));
+export const sendEvmTransaction: Handler<"sendEvmTransaction"> = async (req, ctx) => {
+  const record = findEvmAccount(ctx.store, req.pathParams.address);
+  const network = req.body.network;
+  const tx = parseUnsignedTransaction(req.body.transaction);
   enforcePolicies(ctx.store, { operation: "sendEvmTransaction", accountPolicies: record.policies, facts: transactionFacts(tx, network) });
   return { status: 200, body: { transactionHash: await signAndSendEvmTransaction(ctx, record, network, tx) } };
 };
@@ -112,7 +113,7 @@ export async function signAndSendEvmTransaction(
 ): Promise<Hex> {
   const chainId = chainIdOf(network)!;
   const nonceKey = `${signer.address.toLowerCase()}:${network}`;
-  const nonces = ctx.store.collection<{ next: number }>("evmNonces");
+  const nonces = evmNonces(ctx.store);
   const orDefault = <T>(value: T | undefined, fallback: T): T => (value === undefined || value === 0 || value === 0n ? fallback : value);
   const t = tx as TransactionSerializable &
     Record<string, unknown> & { data?: Hex; gas?: bigint; gasPrice?: bigint; maxFeePerGas?: bigint; maxPriorityFeePerGas?: bigint };
@@ -129,18 +130,23 @@ export async function signAndSendEvmTransaction(
   const signed = await signTransaction(signer.privateKey, filled);
   const hash = keccak256(signed);
   const f = filled as TransactionSerializable & { to?: `0x${string}` | null; value?: bigint; data?: Hex; gas?: bigint; type?: string };
-  applyEvmTransaction(ctx.store, ctx.clock, {
-    hash,
-    network,
-    chainId,
-    from: signer.address,
-    to: f.to ?? null,
-    value: f.value ?? 0n,
-    input: f.data ?? "0x",
-    nonce,
-    gas: f.gas ?? 21_000n,
-    type: f.type ?? "eip1559",
-  });
+  applyEvmTransaction(
+    ctx.store,
+    ctx.clock,
+    {
+      hash,
+      network,
+      chainId,
+      from: signer.address,
+      to: f.to ?? null,
+      value: f.value ?? 0n,
+      input: f.data ?? "0x",
+      nonce,
+      gas: f.gas ?? 21_000n,
+      type: f.type ?? "eip1559",
+    },
+    SANDBOX_CONTRACTS,
+  );
   nonces.put(nonceKey, { next: Math.max(nonce + 1, nonces.get(nonceKey)?.next ?? 0) });
   emitWalletSend(ctx, { chain: "evm", hash, network, address: signer.address, actor });
   return hash;

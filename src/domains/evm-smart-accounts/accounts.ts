@@ -6,7 +6,9 @@
  * nonce. Owners are echoed exactly as submitted.
  */
 import { encodeAbiParameters, getContractAddress, keccak256, toHex } from "viem";
+import type { Schema } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
+import { declareCollection } from "../../store/collections.js";
 import type { Collection, ProjectTx } from "../../store/store.js";
 import { paginate } from "../shared/pagination.js";
 import type { Handler } from "../types.js";
@@ -26,9 +28,11 @@ export interface SmartAccountRecord {
   updatedAt: string;
 }
 
-export const smartAccounts = (store: ProjectTx): Collection<SmartAccountRecord> => store.collection<SmartAccountRecord>("evmSmartAccounts");
+const EVM_SMART_ACCOUNTS = declareCollection<SmartAccountRecord>("evmSmartAccounts");
 
-export function smartAccountView(r: SmartAccountRecord) {
+export const smartAccounts = (store: ProjectTx): Collection<SmartAccountRecord> => store.collection(EVM_SMART_ACCOUNTS);
+
+export function smartAccountView(r: SmartAccountRecord): Schema<"EvmSmartAccount"> {
   return {
     address: r.address,
     owners: r.owners,
@@ -58,8 +62,8 @@ function assertNameFree(store: ProjectTx, name: string | undefined, except?: str
     throw apiError("already_exists", `A smart account named ${name} already exists in this project (${holder.address}).`);
 }
 
-export const createEvmSmartAccount: Handler = (req, ctx) => {
-  const { owners, name } = req.body as { owners: string[]; name?: string };
+export const createEvmSmartAccount: Handler<"createEvmSmartAccount"> = (req, ctx) => {
+  const { owners, name } = req.body;
   if (owners.length !== 1) throw apiError("invalid_request", `owners must list exactly one owner address; got ${owners.length}.`);
   assertNameFree(ctx.store, name);
   let nonce = 0;
@@ -79,15 +83,18 @@ export const createEvmSmartAccount: Handler = (req, ctx) => {
   return { status: 201, body: smartAccountView(record) };
 };
 
-export const getEvmSmartAccount: Handler = (req, ctx) => ({ status: 200, body: smartAccountView(findSmartAccount(ctx.store, req.pathParams.address!)) });
+export const getEvmSmartAccount: Handler<"getEvmSmartAccount"> = (req, ctx) => ({
+  status: 200,
+  body: smartAccountView(findSmartAccount(ctx.store, req.pathParams.address)),
+});
 
-export const getEvmSmartAccountByName: Handler = (req, ctx) => {
+export const getEvmSmartAccountByName: Handler<"getEvmSmartAccountByName"> = (req, ctx) => {
   const record = smartAccounts(ctx.store).find((a) => a.name === req.pathParams.name);
   if (!record) throw apiError("not_found", `No smart account is named ${req.pathParams.name} in this project.`);
   return { status: 200, body: smartAccountView(record) };
 };
 
-export const listEvmSmartAccounts: Handler = (req, ctx) => {
+export const listEvmSmartAccounts: Handler<"listEvmSmartAccounts"> = (req, ctx) => {
   const all = smartAccounts(ctx.store)
     .list()
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.address.localeCompare(b.address));
@@ -95,9 +102,9 @@ export const listEvmSmartAccounts: Handler = (req, ctx) => {
   return { status: 200, body: { accounts: page.items.map(smartAccountView), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
 };
 
-export const updateEvmSmartAccount: Handler = (req, ctx) => {
-  const record = findSmartAccount(ctx.store, req.pathParams.address!);
-  const { name } = (req.body ?? {}) as { name?: string };
+export const updateEvmSmartAccount: Handler<"updateEvmSmartAccount"> = (req, ctx) => {
+  const record = findSmartAccount(ctx.store, req.pathParams.address);
+  const { name } = req.body;
   if (name !== undefined) {
     assertNameFree(ctx.store, name, record.address);
     record.name = name;
@@ -106,5 +113,3 @@ export const updateEvmSmartAccount: Handler = (req, ctx) => {
   smartAccounts(ctx.store).put(record.address.toLowerCase(), record);
   return { status: 200, body: smartAccountView(record) };
 };
-
-export const evmSmartAccountHandlers = { createEvmSmartAccount, getEvmSmartAccount, getEvmSmartAccountByName, listEvmSmartAccounts, updateEvmSmartAccount };

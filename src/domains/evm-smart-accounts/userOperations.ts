@@ -9,28 +9,28 @@
 import { encodeAbiParameters, keccak256, recoverAddress, type Hex } from "viem";
 import { blockNumberAt } from "../../chain/blocks.js";
 import { applyEvmTransaction, ledgerTxs } from "../../chain/ledger.js";
+import type { Schema } from "../../contract/types.js";
 import { evmAccountOf } from "../../crypto/evm.js";
 import { apiError } from "../../errors/catalogue.js";
+import { declareCollection } from "../../store/collections.js";
 import { evmAccounts } from "../evm-accounts/model.js";
 import { enforcePolicies } from "../policies/evaluate.js";
-import { chainIdOf } from "../shared/evmNetworks.js";
-import type { Handler, HandlerContext, HandlerMap } from "../types.js";
+import { SANDBOX_CONTRACTS } from "../sandboxContracts.js";
+import { chainIdOf } from "../../chain/networks.js";
+import type { Handler, HandlerContext } from "../types.js";
 import { findSmartAccount, type SmartAccountRecord } from "./accounts.js";
 
 /** How long a prepared operation may wait for its signature. */
 const PREPARED_LIFETIME_MS = 15 * 60 * 1000;
 
-export interface Call {
-  to: `0x${string}`;
-  value: string;
-  data: Hex;
-  overrideGasLimit?: string;
-}
+/** One call of a user operation, as the contract gives it. */
+export type Call = Schema<"EvmCall">;
+export type UserOperationNetwork = Schema<"EvmUserOperationNetwork">;
 
 interface UserOperationRecord {
   userOpHash: Hex;
   smartAccount: `0x${string}`;
-  network: string;
+  network: UserOperationNetwork;
   calls: Call[];
   status: "pending" | "broadcast" | "failed";
   preparedAtMs: number;
@@ -39,12 +39,15 @@ interface UserOperationRecord {
   block?: number;
 }
 
-const operations = (ctx: HandlerContext) => ctx.store.collection<UserOperationRecord>("userOperations");
+const USER_OPERATIONS = declareCollection<UserOperationRecord>("userOperations");
+
+const operations = (ctx: HandlerContext) => ctx.store.collection(USER_OPERATIONS);
 
 const policyFacts = (calls: Call[], network: string) => ({
   kind: "evmTransaction" as const,
   network,
-  calls: calls.map((c) => ({ to: c.to, value: BigInt(c.value || "0"), data: c.data })),
+  // The contract's patterns checked the address and the hex: they are the template types viem takes.
+  calls: calls.map((c) => ({ to: c.to as `0x${string}`, value: BigInt(c.value || "0"), data: c.data as Hex })),
 });
 
 /** A smart account as user operations need it (project smart accounts and end users' alike). */
@@ -60,7 +63,7 @@ const PROJECT_OPERATIONS: PolicyOperations = { prepare: "prepareUserOperation", 
 export function prepare(
   ctx: HandlerContext,
   account: OperatingAccount,
-  network: string,
+  network: UserOperationNetwork,
   calls: Call[],
   policy: PolicyOperations = PROJECT_OPERATIONS,
 ): UserOperationRecord {
@@ -114,19 +117,24 @@ export async function send(
   // The calls run as one batch, as the smart account's executeBatch does: when one reverts, none of them happened.
   const undo = ctx.store.savepoint();
   for (const [index, call] of op.calls.entries()) {
-    const applied = applyEvmTransaction(ctx.store, ctx.clock, {
-      hash: callHash(index),
-      network: op.network,
-      chainId,
-      from: account.address,
-      to: call.to,
-      value: BigInt(call.value),
-      input: call.data,
-      nonce: index,
-      gas: BigInt(call.overrideGasLimit ?? "200000"),
-      type: "eip1559",
-      sponsored: true,
-    });
+    const applied = applyEvmTransaction(
+      ctx.store,
+      ctx.clock,
+      {
+        hash: callHash(index),
+        network: op.network,
+        chainId,
+        from: account.address,
+        to: call.to as `0x${string}`,
+        value: BigInt(call.value),
+        input: call.data as Hex,
+        nonce: index,
+        gas: BigInt(call.overrideGasLimit ?? "200000"),
+        type: "eip1559",
+        sponsored: true,
+      },
+      SANDBOX_CONTRACTS,
+    );
     if (applied.status === "reverted") {
       undo();
       const reason = `call ${index} of ${op.calls.length} reverted${applied.revertReason ? `: ${applied.revertReason}` : ""}; the batch was undone`;
@@ -149,7 +157,7 @@ export function inFlightOperations(ctx: HandlerContext): number {
   return operations(ctx).filter((o) => o.status === "broadcast" && (o.block ?? 0) > blockNumberAt(o.network, ctx.clock.now())).length;
 }
 
-export function view(ctx: HandlerContext, op: UserOperationRecord) {
+export function view(ctx: HandlerContext, op: UserOperationRecord): Schema<"EvmUserOperation"> {
   const included = op.status === "broadcast" && op.block !== undefined && op.block <= blockNumberAt(op.network, ctx.clock.now());
   const reverted = included && ledgerTxs(ctx.store).get(op.transactionHash!)?.status === "reverted";
   const status = included ? (reverted ? "failed" : "complete") : op.status;
@@ -181,27 +189,32 @@ function findOperation(ctx: HandlerContext, account: SmartAccountRecord, userOpH
   return op;
 }
 
-const prepareUserOperation: Handler = (req, ctx) => {
-  const account = findSmartAccount(ctx.store, req.pathParams.address!);
-  return { status: 201, body: view(ctx, prepare(ctx, account, String(req.body.network), req.body.calls as Call[])) };
+export const prepareUserOperation: Handler<"prepareUserOperation"> = (req, ctx) => {
+  const account = findSmartAccount(ctx.store, req.pathParams.address);
+  return { status: 201, body: view(ctx, prepare(ctx, account, req.body.network, req.body.calls)) };
 };
 
-const sendUserOperation: Handler = async (req, ctx) => {
-  const account = findSmartAccount(ctx.store, req.pathParams.address!);
-  const op = findOperation(ctx, account, req.pathParams.userOpHash!);
+export const sendUserOperation: Handler<"sendUserOperation"> = async (req, ctx) => {
+  const account = findSmartAccount(ctx.store, req.pathParams.address);
+  const op = findOperation(ctx, account, req.pathParams.userOpHash);
   return { status: 200, body: view(ctx, await send(ctx, account, op, req.body.signature as Hex)) };
 };
 
-const getUserOperation: Handler = (req, ctx) => {
-  const account = findSmartAccount(ctx.store, req.pathParams.address!);
-  return { status: 200, body: view(ctx, findOperation(ctx, account, req.pathParams.userOpHash!)) };
+export const getUserOperation: Handler<"getUserOperation"> = (req, ctx) => {
+  const account = findSmartAccount(ctx.store, req.pathParams.address);
+  return { status: 200, body: view(ctx, findOperation(ctx, account, req.pathParams.userOpHash)) };
 };
 
 /**
  * Prepares and sends in one step for a smart account owned by an account of the project:
  * the sandbox signs with the owner's key (prepare-and-send, spend permissions).
  */
-export async function prepareAndSendAsOwner(ctx: HandlerContext, account: SmartAccountRecord, network: string, calls: Call[]): Promise<UserOperationRecord> {
+export async function prepareAndSendAsOwner(
+  ctx: HandlerContext,
+  account: SmartAccountRecord,
+  network: UserOperationNetwork,
+  calls: Call[],
+): Promise<UserOperationRecord> {
   const owner = account.owners.map((o) => evmAccounts(ctx.store).get(o.toLowerCase())).find((r) => r !== undefined);
   if (!owner)
     throw apiError(
@@ -213,9 +226,7 @@ export async function prepareAndSendAsOwner(ctx: HandlerContext, account: SmartA
   return send(ctx, account, op, signature);
 }
 
-const prepareAndSendUserOperation: Handler = async (req, ctx) => {
-  const account = findSmartAccount(ctx.store, req.pathParams.address!);
-  return { status: 200, body: view(ctx, await prepareAndSendAsOwner(ctx, account, String(req.body.network), req.body.calls as Call[])) };
+export const prepareAndSendUserOperation: Handler<"prepareAndSendUserOperation"> = async (req, ctx) => {
+  const account = findSmartAccount(ctx.store, req.pathParams.address);
+  return { status: 200, body: view(ctx, await prepareAndSendAsOwner(ctx, account, req.body.network, req.body.calls)) };
 };
-
-export const userOperationHandlers: HandlerMap = { prepareUserOperation, sendUserOperation, getUserOperation, prepareAndSendUserOperation };

@@ -10,13 +10,21 @@ import { SOL, solanaTokenBySymbol, solanaTxs } from "../../chain/solanaLedger.js
 import { toBase58 } from "../../crypto/solana.js";
 import { evmTokenBySymbol } from "../../chain/tokens.js";
 import { apiError } from "../../errors/catalogue.js";
-import { chainIdOf } from "../shared/evmNetworks.js";
-import type { Handler, HandlerMap } from "../types.js";
+import type { RequestBody } from "../../contract/types.js";
+import { declareCollection } from "../../store/collections.js";
+import { chainIdOf } from "../../chain/networks.js";
+import type { Handler, Handlers } from "../types.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** What one claim pays and how many claims fit in 24 h. */
-export const EVM_FAUCET: Record<string, { amount: bigint; perAddress: number; perProject: number }> = {
+interface FaucetLimits {
+  amount: bigint;
+  perAddress: number;
+  perProject: number;
+}
+
+/** What one claim pays and how many claims fit in 24 h, for every token the contract lets a client ask for. */
+export const EVM_FAUCET: Record<RequestBody<"requestEvmFaucet">["token"], FaucetLimits> = {
   eth: { amount: 100_000_000_000_000n, perAddress: 1000, perProject: 10_000 }, // 0.0001 ETH
   usdc: { amount: 1_000_000n, perAddress: 10, perProject: 100 }, // 1 USDC
   eurc: { amount: 1_000_000n, perAddress: 10, perProject: 100 }, // 1 EURC
@@ -30,13 +38,17 @@ interface Claim {
   atMs: number;
 }
 
-const requestEvmFaucet: Handler = (req, ctx) => {
-  const { network, address, token } = req.body as { network: string; address: `0x${string}`; token: string };
-  const limits = EVM_FAUCET[token]!;
+const FAUCET_CLAIMS = declareCollection<Claim>("faucetClaims");
+
+const requestEvmFaucet: Handler<"requestEvmFaucet"> = (req, ctx) => {
+  const { network, token } = req.body;
+  // The contract's EvmAddress pattern (checked before the handler runs) guarantees the 0x prefix.
+  const address = req.body.address as `0x${string}`;
+  const limits = EVM_FAUCET[token];
   const asset = evmTokenBySymbol(network, token === "eth" ? "ETH" : token);
   if (!asset)
     throw apiError("invalid_request", `The ${network} faucet does not pay ${token}; it pays ${Object.keys(EVM_FAUCET).join(", ")} where the token exists.`);
-  const claims = ctx.store.collection<Claim>("faucetClaims");
+  const claims = ctx.store.collection(FAUCET_CLAIMS);
   const since = ctx.clock.now() - DAY_MS;
   const kind = `evm:${network}:${token}`;
   const recent = claims.filter((c) => c.kind === kind && c.atMs > since);
@@ -53,19 +65,20 @@ const requestEvmFaucet: Handler = (req, ctx) => {
   return { status: 200, body: { transactionHash: tx.hash } };
 };
 
-export const SOLANA_FAUCET: Record<string, { amount: bigint; perAddress: number; perProject: number }> = {
+/** The tokens the sandbox simulates on Solana devnet; the contract also names cbtusd, which is refused. */
+export const SOLANA_FAUCET: Partial<Record<RequestBody<"requestSolanaFaucet">["token"], FaucetLimits>> = {
   sol: { amount: 1_250_000n, perAddress: 10, perProject: 100 }, // 0.00125 SOL
   usdc: { amount: 1_000_000n, perAddress: 10, perProject: 100 }, // 1 USDC
 };
 
 /** Devnet only, like the platform's. */
-const requestSolanaFaucet: Handler = (req, ctx) => {
-  const { address, token } = req.body as { address: string; token: string };
+const requestSolanaFaucet: Handler<"requestSolanaFaucet"> = (req, ctx) => {
+  const { address, token } = req.body;
   const limits = SOLANA_FAUCET[token];
   const asset = solanaTokenBySymbol("solana-devnet", token);
   if (!limits || !asset)
     throw apiError("invalid_request", `The sandbox's Solana faucet pays ${Object.keys(SOLANA_FAUCET).join(" and ")}; ${token} is not simulated.`);
-  const claims = ctx.store.collection<Claim>("faucetClaims");
+  const claims = ctx.store.collection(FAUCET_CLAIMS);
   const since = ctx.clock.now() - DAY_MS;
   const kind = `solana:solana-devnet:${token}`;
   const recent = claims.filter((c) => c.kind === kind && c.atMs > since);
@@ -88,4 +101,4 @@ const requestSolanaFaucet: Handler = (req, ctx) => {
   return { status: 200, body: { transactionSignature: signature } };
 };
 
-export const faucetHandlers: HandlerMap = { requestEvmFaucet, requestSolanaFaucet };
+export const handlers: Handlers = { requestEvmFaucet, requestSolanaFaucet };

@@ -18,7 +18,7 @@
  */
 import type { Store } from "../../store/store.js";
 import { emitWebhookEvent, type EmitContext } from "../webhooks/emit.js";
-import { onrampOrders, orderView, TIMELINES, type OnrampOrderRecord, type OnrampOrderStatus } from "./model.js";
+import { ONRAMP_ORDERS, onrampOrders, orderView, TIMELINES, type OnrampOrderRecord, type OnrampOrderStatus } from "./model.js";
 
 type OnrampEventType = "onramp.transaction.created" | "onramp.transaction.updated" | "onramp.transaction.success" | "onramp.transaction.failed";
 
@@ -52,10 +52,7 @@ const isDue = (o: OnrampOrderRecord, nowMs: number) => o.nextAnnouncementAtMs !=
 
 /** Whether an order of the project reached a status not yet announced (committed state, no transaction). */
 export function hasDueOrderAnnouncements(store: Store, projectId: string, nowMs: number): boolean {
-  const all = store.project(projectId)?.data.onrampOrders as Record<string, OnrampOrderRecord> | undefined;
-  if (!all) return false;
-  for (const id in all) if (isDue(all[id]!, nowMs)) return true;
-  return false;
+  return store.someCommitted(projectId, ONRAMP_ORDERS, (o) => isDue(o, nowMs));
 }
 
 /** Announces every status the orders reached by `nowMs` and have not announced, in the order they were reached. */

@@ -1,13 +1,14 @@
 /** The Onramp area (7 operations), by operationId. */
-import type { HandlerMap } from "../types.js";
+import type { Handlers } from "../types.js";
 import { getOnrampUserLimits, requestLimitsUpgrade } from "./limits.js";
-import { orderHandlers } from "./orders.js";
-import { sessionHandlers } from "./sessions.js";
+import { createOnrampOrder, getOnrampOrderById } from "./orders.js";
+import { createOnrampSession } from "./sessions.js";
 import { initiateOnrampVerification, submitOnrampVerification } from "./verifications.js";
 
-export const onrampHandlers: HandlerMap = {
-  ...orderHandlers,
-  ...sessionHandlers,
+export const handlers: Handlers = {
+  createOnrampOrder,
+  getOnrampOrderById,
+  createOnrampSession,
   getOnrampUserLimits,
   requestLimitsUpgrade,
   initiateOnrampVerification,

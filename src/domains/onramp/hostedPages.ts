@@ -45,7 +45,7 @@ export function openOnrampPage({ store, clock }: Scope, token: string) {
   onrampSessions(store).put(token, { ...session, openedAtMs: clock.now() });
   const r = session.request;
   return {
-    page: "onramp",
+    page: "onramp" as const,
     purchaseCurrency: r.purchaseCurrency,
     destinationNetwork: r.destinationNetwork,
     destinationAddress: r.destinationAddress,
@@ -74,7 +74,11 @@ export function openPaymentLink({ store, clock }: Scope, kind: PageKind, token: 
       `This payment link is no longer valid (ERROR_CODE_INIT): order ${order.orderId} is ${status}; create a new order for another payment.`,
     );
   }
-  return { page: kind === "embedded" ? "embedded-order" : kind, order: orderView(order, clock.now()), ...(order.locale ? { locale: order.locale } : {}) };
+  return {
+    page: kind === "embedded" ? ("embedded-order" as const) : kind,
+    order: orderView(order, clock.now()),
+    ...(order.locale ? { locale: order.locale } : {}),
+  };
 }
 
 function upgradePage({ store, clock }: Scope, token: string) {
@@ -88,7 +92,7 @@ function upgradePage({ store, clock }: Scope, token: string) {
 /** The embedded upgrade form. */
 export function openUpgradePage(scope: Scope, token: string) {
   const page = upgradePage(scope, token);
-  return { page: "limits-upgrade", userId: page.phoneNumber, fields: ["ssnLast4", "dateOfBirth"], expiresAt: iso(page.expiresAtMs) };
+  return { page: "limits-upgrade" as const, userId: page.phoneNumber, fields: ["ssnLast4" as const, "dateOfBirth" as const], expiresAt: iso(page.expiresAtMs) };
 }
 
 /** The buyer submits the form: the upgrade goes to review, and the page is used up. */
@@ -96,7 +100,7 @@ export function submitUpgradePage(scope: Scope, token: string, fields: Record<st
   const page = upgradePage(scope, token);
   submitUpgrade(scope, page.phoneNumber, fields);
   upgradePages(scope).put(token, { ...page, usedAtMs: scope.clock.now() });
-  return { userId: page.phoneNumber, status: "pending" };
+  return { userId: page.phoneNumber, status: "pending" as const };
 }
 
 /** The code the sandbox "sent", for tests and demos (no SMS or email leaves the sandbox). */

@@ -9,7 +9,7 @@
  * (ssnLast4 "0000", a serial never issued: submit again) or inactive (a buyer
  * under 18: final).
  */
-import type { RequestBody, ResponseBody } from "../../contract/types.js";
+import type { ResponseBody, Schema } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import type { Handler, HandlerContext } from "../types.js";
 import { trimUnits } from "./amounts.js";
@@ -17,6 +17,7 @@ import { hostedUrl, pageToken } from "./links.js";
 import { countsAgainstLimits, onrampOrders } from "./model.js";
 import { checkPhoneNumber } from "./regions.js";
 import { onrampVerifications } from "./verifications.js";
+import { declareCollection } from "../../store/collections.js";
 
 export const WEEK_MS = 168 * 60 * 60 * 1000;
 export const REVIEW_MS = 5 * 60 * 1000;
@@ -25,7 +26,7 @@ const DEFAULT = { weeklyUsdCents: 50_000n, lifetime: 15n };
 const UPGRADED = { weeklyUsdCents: 250_000n, lifetime: 2_147_483_647n };
 const UPGRADE_FIELDS = ["ssnLast4", "dateOfBirth"] as const;
 
-type UpgradeStatus = "unrequested" | "pending" | "active" | "resubmit" | "inactive";
+type UpgradeStatus = Schema<"OnrampLimitUpgradeStatus">;
 
 export interface LimitUpgradeRecord {
   phoneNumber: string;
@@ -42,8 +43,11 @@ export interface UpgradePageRecord {
   usedAtMs?: number;
 }
 
-export const limitUpgrades = (ctx: Pick<HandlerContext, "store">) => ctx.store.collection<LimitUpgradeRecord>("onrampLimitUpgrades");
-export const upgradePages = (ctx: Pick<HandlerContext, "store">) => ctx.store.collection<UpgradePageRecord>("onrampUpgradePages");
+const ONRAMP_LIMIT_UPGRADES = declareCollection<LimitUpgradeRecord>("onrampLimitUpgrades");
+const ONRAMP_UPGRADE_PAGES = declareCollection<UpgradePageRecord>("onrampUpgradePages");
+
+export const limitUpgrades = (ctx: Pick<HandlerContext, "store">) => ctx.store.collection(ONRAMP_LIMIT_UPGRADES);
+export const upgradePages = (ctx: Pick<HandlerContext, "store">) => ctx.store.collection(ONRAMP_UPGRADE_PAGES);
 
 export function upgradeStatus(ctx: Pick<HandlerContext, "store" | "clock">, phoneNumber: string): UpgradeStatus {
   const upgrade = limitUpgrades(ctx).get(phoneNumber);
@@ -86,8 +90,8 @@ export function checkGuestLimits(ctx: HandlerContext, phoneNumber: string, usdCe
   }
 }
 
-export const getOnrampUserLimits: Handler = (req, ctx) => {
-  const { userId } = req.body as RequestBody<"getOnrampUserLimits">;
+export const getOnrampUserLimits: Handler<"getOnrampUserLimits"> = (req, ctx) => {
+  const { userId } = req.body;
   checkPhoneNumber(userId, "userId");
   checkKnownBuyer(ctx, userId);
   const { limits, weekly, lifetime } = usage(ctx, userId);
@@ -117,8 +121,9 @@ export const getOnrampUserLimits: Handler = (req, ctx) => {
   return { status: 200, body };
 };
 
-export const requestLimitsUpgrade: Handler = (req, ctx) => {
-  const { userId, interactionMode = "api", fields } = req.body as RequestBody<"requestLimitsUpgrade">;
+export const requestLimitsUpgrade: Handler<"requestLimitsUpgrade"> = (req, ctx) => {
+  // interactionMode has a default in the contract, so a request may leave it out (the generated type says it is always there).
+  const { userId, interactionMode = "api", fields } = req.body;
   checkPhoneNumber(userId, "userId");
   checkKnownBuyer(ctx, userId);
   checkUpgradeAllowed(ctx, userId);

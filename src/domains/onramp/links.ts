@@ -3,12 +3,12 @@
  * the limit-upgrade page) are served by the sandbox itself under
  * /_sandbox/onramp, on the host the caller used to reach it.
  */
-import type { HandlerContext, HandlerRequest } from "../types.js";
+import type { HandlerContext, RequestFacts } from "../types.js";
 
 export const HOSTED_PREFIX = "/_sandbox/onramp";
 
 /** An absolute URL of a hosted page, e.g. http://127.0.0.1:8080/_sandbox/onramp/buy?sessionToken=… */
-export function hostedUrl(req: HandlerRequest, page: string, query: Record<string, string | undefined>): string {
+export function hostedUrl(req: RequestFacts, page: string, query: Record<string, string | undefined>): string {
   const proto = req.headers["x-forwarded-proto"] === "https" ? "https" : "http";
   const host = req.headers.host || "127.0.0.1";
   const params = new URLSearchParams(Object.entries(query).filter((e): e is [string, string] => e[1] !== undefined));

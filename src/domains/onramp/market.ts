@@ -9,6 +9,7 @@
  */
 import { evmTokenBySymbol, NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
 import { SOL, solanaTokenBySymbol } from "../../chain/solanaLedger.js";
+import type { Schema } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import { divCeil, divFloor, divRound, formatUnits, fraction, parseUnits, trimUnits } from "./amounts.js";
 
@@ -168,8 +169,8 @@ export function quote(input: QuoteInput): Quote {
   };
 }
 
-/** The quote in the platform's words (OnrampQuote; an order adds its own fields). */
-export function quoteView(q: Quote) {
+/** The quote in the platform's words (an order adds its own fields). */
+export function quoteView(q: Quote): Schema<"OnrampQuote"> {
   return {
     paymentTotal: formatUnits(q.total, CENTS),
     paymentSubtotal: formatUnits(q.subtotal, CENTS),

@@ -17,6 +17,7 @@
  */
 import type { ResponseBody } from "../../contract/types.js";
 import type { ProjectTx } from "../../store/store.js";
+import { declareCollection } from "../../store/collections.js";
 
 export type OnrampOrderStatus = ResponseBody<"getOnrampOrderById", 200>["order"]["status"];
 type OrderView = ResponseBody<"getOnrampOrderById", 200>["order"];
@@ -71,7 +72,9 @@ export interface OnrampOrderRecord {
   nextAnnouncementAtMs?: number;
 }
 
-export const onrampOrders = (store: ProjectTx) => store.collection<OnrampOrderRecord>("onrampOrders");
+export const ONRAMP_ORDERS = declareCollection<OnrampOrderRecord>("onrampOrders");
+
+export const onrampOrders = (store: ProjectTx) => store.collection(ONRAMP_ORDERS);
 
 /** The status in force at `nowMs`, and since when. */
 export function stageAt(order: OnrampOrderRecord, nowMs: number): { status: OnrampOrderStatus; sinceMs: number } {

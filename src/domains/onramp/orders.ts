@@ -91,8 +91,8 @@ function checkVerifiedBuyer(ctx: HandlerContext, body: OrderBody): string {
   return phoneNumber;
 }
 
-const createOnrampOrder: Handler = (req, ctx) => {
-  const body = req.body as OrderBody;
+export const createOnrampOrder: Handler<"createOnrampOrder"> = (req, ctx) => {
+  const body = req.body;
   const { asset, network } = offering(body.purchaseCurrency, body.destinationNetwork);
   checkDestinationAddress(body.destinationAddress, network);
   if (body.paymentCurrency.toUpperCase() !== "USD") throw apiError("invalid_request", `Guest checkout is paid in USD, not ${body.paymentCurrency}.`);
@@ -162,12 +162,10 @@ const createOnrampOrder: Handler = (req, ctx) => {
   return { status: 201, body: response };
 };
 
-const getOnrampOrderById: Handler = (req, ctx) => {
-  const { orderId } = req.pathParams as { orderId: string };
+export const getOnrampOrderById: Handler<"getOnrampOrderById"> = (req, ctx) => {
+  const { orderId } = req.pathParams;
   const order = onrampOrders(ctx.store).get(orderId);
   if (!order) throw apiError("not_found", `Onramp order ${orderId} does not exist in this project.`);
   const body: ResponseBody<"getOnrampOrderById", 200> = { order: orderView(order, ctx.clock.now()) };
   return { status: 200, body };
 };
-
-export const orderHandlers = { createOnrampOrder, getOnrampOrderById };

@@ -5,13 +5,14 @@
  * currency it is a one-click URL; adding paymentMethod and country (and
  * subdivision in the US) also returns a quote.
  */
-import type { RequestBody, ResponseBody } from "../../contract/types.js";
+import type { RequestBody, ResponseBody, Schema } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import type { ProjectTx } from "../../store/store.js";
 import type { Handler } from "../types.js";
 import { hostedUrl, pageToken } from "./links.js";
 import { checkDestinationAddress, checkFiat, offering, quote, quoteView } from "./market.js";
 import { checkTradable, type Region } from "./regions.js";
+import { declareCollection } from "../../store/collections.js";
 
 export const SESSION_LIFETIME_MS = 5 * 60 * 1000;
 
@@ -23,10 +24,12 @@ export interface OnrampSessionRecord {
   expiresAtMs: number;
   openedAtMs?: number;
   request: SessionBody;
-  quote?: ReturnType<typeof quoteView>;
+  quote?: Schema<"OnrampQuote">;
 }
 
-export const onrampSessions = (store: ProjectTx) => store.collection<OnrampSessionRecord>("onrampSessions");
+const ONRAMP_SESSIONS = declareCollection<OnrampSessionRecord>("onrampSessions");
+
+export const onrampSessions = (store: ProjectTx) => store.collection(ONRAMP_SESSIONS);
 
 function regionOf(body: SessionBody): Region | undefined {
   if (body.country === undefined) {
@@ -41,8 +44,8 @@ function regionOf(body: SessionBody): Region | undefined {
   return { country: body.country.toUpperCase(), subdivision: body.subdivision?.toUpperCase() };
 }
 
-const createOnrampSession: Handler = (req, ctx) => {
-  const body = req.body as SessionBody;
+export const createOnrampSession: Handler<"createOnrampSession"> = (req, ctx) => {
+  const body = req.body;
   const { asset, network } = offering(body.purchaseCurrency, body.destinationNetwork);
   checkDestinationAddress(body.destinationAddress, network);
   if (body.paymentAmount !== undefined && body.purchaseAmount !== undefined)
@@ -84,5 +87,3 @@ const createOnrampSession: Handler = (req, ctx) => {
   };
   return { status: 201, body: response };
 };
-
-export const sessionHandlers = { createOnrampSession };

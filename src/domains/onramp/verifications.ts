@@ -9,20 +9,23 @@
  * changes nothing (a failed request never does); a late one needs a new
  * verification. A verified record backs orders for 60 days after confirmation.
  */
-import type { RequestBody, ResponseBody } from "../../contract/types.js";
+import type { ResponseBody, Schema } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import type { ProjectTx } from "../../store/store.js";
 import type { Handler, HandlerContext } from "../types.js";
 import { checkPhoneNumber } from "./regions.js";
+import { declareCollection } from "../../store/collections.js";
 
 export const OTP_LIFETIME_MS = 10 * 60 * 1000;
 export const VERIFICATION_LIFETIME_MS = 60 * 24 * 60 * 60 * 1000;
 /** Codes sent to one destination within OTP_LIFETIME_MS before 429. */
 export const MAX_CODES_PER_DESTINATION = 5;
 
+type Channel = Schema<"InitiateOnrampVerificationRequest">["channel"];
+
 export interface OnrampVerificationRecord {
   verificationId: string;
-  channel: "sms" | "email";
+  channel: Channel;
   destination: string;
   otpCode: string;
   createdAtMs: number;
@@ -31,15 +34,17 @@ export interface OnrampVerificationRecord {
   verifiedAtMs?: number;
 }
 
-export const onrampVerifications = (store: ProjectTx) => store.collection<OnrampVerificationRecord>("onrampVerifications");
+const ONRAMP_VERIFICATIONS = declareCollection<OnrampVerificationRecord>("onrampVerifications");
+
+export const onrampVerifications = (store: ProjectTx) => store.collection(ONRAMP_VERIFICATIONS);
 
 const EMAIL = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}/-]+@[a-zA-Z0-9-]+(?:\.[a-zA-Z0-9-]+)*$/;
 
-export const initiateOnrampVerification: Handler = (req, ctx) => {
+export const initiateOnrampVerification: Handler<"initiateOnrampVerification"> = (req, ctx) => {
   if (ctx.project.settings.onrampVerificationEnabled === false) {
     throw apiError("forbidden", "Onramp-managed verification is not enabled for this project (project setting onrampVerificationEnabled is false).");
   }
-  const { channel, destination } = req.body as RequestBody<"initiateOnrampVerification">;
+  const { channel, destination } = req.body;
   if (channel === "sms") checkPhoneNumber(destination, "destination");
   else if (!EMAIL.test(destination))
     throw apiError("invalid_request", `destination must be an email address when channel is email, got ${JSON.stringify(destination)}.`);
@@ -68,9 +73,9 @@ export const initiateOnrampVerification: Handler = (req, ctx) => {
   return { status: 201, body };
 };
 
-export const submitOnrampVerification: Handler = (req, ctx) => {
-  const { verificationId } = req.pathParams as { verificationId: string };
-  const { otpCode } = req.body as RequestBody<"submitOnrampVerification">;
+export const submitOnrampVerification: Handler<"submitOnrampVerification"> = (req, ctx) => {
+  const { verificationId } = req.pathParams;
+  const { otpCode } = req.body;
   const record = findVerification(ctx, verificationId);
   if (record.status === "verified")
     throw apiError("otp_verification_invalid", `Verification ${verificationId} was already completed; pass it to createOnrampOrder.`);
@@ -107,15 +112,9 @@ function mask(record: OnrampVerificationRecord): string {
  * A confirmed verification backing an order: it must exist, be verified, be
  * for this channel and destination, and not be older than 60 days.
  */
-export function verifiedFor(
-  ctx: HandlerContext,
-  verificationId: string,
-  channel: "sms" | "email",
-  destination: string,
-  field: string,
-): OnrampVerificationRecord {
+export function verifiedFor(ctx: HandlerContext, verificationId: string, channel: Channel, destination: string, field: string): OnrampVerificationRecord {
   const record = findVerification(ctx, verificationId);
-  const what = (c: "sms" | "email") => (c === "sms" ? "a phone number (sms)" : "an email address");
+  const what = (c: Channel) => (c === "sms" ? "a phone number (sms)" : "an email address");
   if (record.channel !== channel)
     throw apiError("otp_verification_invalid", `${field} ${verificationId} verified ${what(record.channel)}, not ${what(channel)}.`);
   if (record.status !== "verified")

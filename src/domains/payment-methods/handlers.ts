@@ -1,18 +1,18 @@
 /** Payment methods: list and get the project's bank accounts (see model.ts for the seeded set). */
 import { apiError } from "../../errors/catalogue.js";
 import { paginate } from "../shared/pagination.js";
-import type { Handler, HandlerMap } from "../types.js";
+import type { Handler, Handlers } from "../types.js";
 import { findPaymentMethod, paymentMethods, paymentMethodView } from "./model.js";
 
-const listPaymentMethods: Handler = (req, ctx) => {
+const listPaymentMethods: Handler<"listPaymentMethods"> = (req, ctx) => {
   const page = paginate(paymentMethods(ctx), req.query, "payment-methods");
   return { status: 200, body: { paymentMethods: page.items.map(paymentMethodView), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
 };
 
-const getPaymentMethod: Handler = (req, ctx) => {
-  const method = findPaymentMethod(ctx, req.pathParams.paymentMethodId!);
+const getPaymentMethod: Handler<"getPaymentMethod"> = (req, ctx) => {
+  const method = findPaymentMethod(ctx, req.pathParams.paymentMethodId);
   if (!method) throw apiError("not_found", `Payment method ${req.pathParams.paymentMethodId} was not found in this project.`);
   return { status: 200, body: paymentMethodView(method) };
 };
 
-export const paymentMethodHandlers: HandlerMap = { listPaymentMethods, getPaymentMethod };
+export const handlers: Handlers = { listPaymentMethods, getPaymentMethod };

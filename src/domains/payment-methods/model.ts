@@ -12,13 +12,14 @@
  *
  * A method has no state machine: `active` never changes through the API.
  */
-import type { ResponseBody } from "../../contract/types.js";
+import type { ResponseBody, Schema } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import type { HandlerContext } from "../types.js";
 import { derivedUuid } from "../shared/derivedId.js";
+import { declareCollection } from "../../store/collections.js";
 
 type PaymentMethodView = ResponseBody<"getPaymentMethod", 200>;
-export type PaymentRail = "fedwire" | "sepa" | "swift";
+export type PaymentRail = Schema<"payment-methods_PaymentMethod">["paymentRail"];
 
 export interface PaymentMethodRecord {
   paymentMethodId: string;
@@ -34,6 +35,8 @@ export interface PaymentMethodRecord {
   updatedAt: string;
 }
 
+const PAYMENT_METHODS = declareCollection<PaymentMethodRecord>("paymentMethods");
+
 const SEEDS: Array<Omit<PaymentMethodRecord, "paymentMethodId" | "createdAt" | "updatedAt">> = [
   { rail: "fedwire", asset: "usd", bankName: "JPMorgan Chase Bank, N.A.", last4: "6789", routingNumber: "021000021", active: true },
   { rail: "sepa", asset: "eur", bankName: "Deutsche Bank AG", last4: "3000", bic: "DEUTDEFF", active: true },
@@ -42,7 +45,7 @@ const SEEDS: Array<Omit<PaymentMethodRecord, "paymentMethodId" | "createdAt" | "
 
 /** The project's payment methods, created on first use. */
 export function paymentMethods(ctx: Pick<HandlerContext, "store" | "clock">): PaymentMethodRecord[] {
-  const collection = ctx.store.collection<PaymentMethodRecord>("paymentMethods");
+  const collection = ctx.store.collection(PAYMENT_METHODS);
   const existing = collection.list();
   if (existing.length > 0) return existing;
   const now = ctx.clock.iso();

@@ -5,11 +5,12 @@
  */
 import { RE2JS } from "re2js";
 import { decodeFunctionData, erc20Abi, type Abi } from "viem";
-import { EVM_NETWORKS } from "../shared/evmNetworks.js";
+import { EVM_NETWORKS } from "../../chain/networks.js";
 import type { EvmCallFacts, PolicyFacts } from "./facts.js";
 import { USD_CENTS_PER_ETH, USD_STABLECOINS } from "./prices.js";
-import { decodeSolanaInstruction, type Idl } from "./solanaIdl.js";
+import { decodeSolanaInstruction } from "./solanaIdl.js";
 import type { Criterion } from "./model.js";
+import type { Schema } from "../../contract/types.js";
 
 // The known ABIs use the standards' parameter names (EIP-20/721/1155), which conditions refer to.
 const erc20 = [
@@ -127,7 +128,7 @@ const erc1155Abi = [
     ],
   },
 ] as const;
-const KNOWN_ABIS: Record<string, Abi> = { erc20, erc721, erc1155: erc1155Abi };
+const KNOWN_ABIS: Record<Schema<"KnownAbiType">, Abi> = { erc20, erc721, erc1155: erc1155Abi };
 
 export function compare(left: bigint, operator: string, right: bigint): boolean {
   switch (operator) {
@@ -189,8 +190,9 @@ function paramHolds(actual: unknown, condition: { operator: string; value?: stri
   return condition.operator === "==" && text(actual) === text(condition.value);
 }
 
-function evmDataHolds(criterion: Criterion, call: EvmCallFacts): boolean {
+function evmDataHolds(criterion: Schema<"EvmDataCriterion">, call: EvmCallFacts): boolean {
   if (!call.data || call.data === "0x") return false;
+  // The contract's ABI schema is looser than viem's type; decoding below fails (no match) on an unusable ABI.
   const abi = typeof criterion.abi === "string" ? KNOWN_ABIS[criterion.abi] : (criterion.abi as Abi);
   if (!abi) return false;
   let decoded: { functionName: string; args?: readonly unknown[] };
@@ -200,11 +202,7 @@ function evmDataHolds(criterion: Criterion, call: EvmCallFacts): boolean {
     return false;
   }
   const fn = abi.find((item) => item.type === "function" && item.name === decoded.functionName) as { inputs: Array<{ name?: string }> } | undefined;
-  const conditions = (criterion.conditions ?? []) as Array<{
-    function: string;
-    params?: Array<{ name: string; operator: string; value?: string; values?: string[] }>;
-  }>;
-  return conditions.some((c) => {
+  return criterion.conditions.some((c) => {
     if (c.function !== decoded.functionName) return false;
     return (c.params ?? []).every((p) => {
       const index = /^[0-9]+$/.test(p.name) ? Number(p.name) : (fn?.inputs ?? []).findIndex((i) => i.name === p.name);
@@ -241,8 +239,7 @@ function valueAtPath(root: unknown, path: string): unknown {
 }
 
 /** Does `criterion` hold for `facts`? Criteria that do not apply to the kind of request never hold. */
-export function criterionHolds(criterion: Criterion, facts: PolicyFacts): boolean {
-  const c = criterion as Criterion & { operator?: string; addresses?: string[]; networks?: string[]; match?: string; programIds?: string[] };
+export function criterionHolds(c: Criterion, facts: PolicyFacts): boolean {
   switch (facts.kind) {
     case "evmTransaction": {
       const calls = facts.calls;
@@ -250,18 +247,18 @@ export function criterionHolds(criterion: Criterion, facts: PolicyFacts): boolea
         case "ethValue":
           return compare(
             calls.reduce((sum, call) => sum + call.value, 0n),
-            c.operator!,
-            BigInt(String(c.ethValue)),
+            c.operator,
+            BigInt(c.ethValue),
           );
         case "evmAddress":
           return membership(
             calls.map((call) => call.to ?? ""),
-            c.operator!,
-            c.addresses ?? [],
+            c.operator,
+            c.addresses,
             true,
           );
         case "evmNetwork":
-          return facts.network !== undefined && membership([facts.network], c.operator!, c.networks ?? [], false);
+          return facts.network !== undefined && membership([facts.network], c.operator, c.networks, false);
         case "evmData":
           return calls.length > 0 && calls.every((call) => evmDataHolds(c, call));
         case "netUSDChange": {
@@ -269,31 +266,29 @@ export function criterionHolds(criterion: Criterion, facts: PolicyFacts): boolea
           if (net?.testnet) return false;
           return compare(
             calls.reduce((sum, call) => sum + usdCentsOf(call), 0n),
-            c.operator!,
-            BigInt(Number(c.changeCents)),
+            c.operator,
+            BigInt(c.changeCents),
           );
         }
       }
       return false;
     }
     case "message":
-      return (c.type === "evmMessage" || c.type === "solMessage") && re2(c.match!).matcher(facts.message).find();
+      return (c.type === "evmMessage" || c.type === "solMessage") && re2(c.match).matcher(facts.message).find();
     case "typedData": {
       if (c.type === "evmTypedDataVerifyingContract") {
         const contract = facts.domain.verifyingContract;
-        return typeof contract === "string" && membership([contract], c.operator!, c.addresses ?? [], true);
+        return typeof contract === "string" && membership([contract], c.operator, c.addresses, true);
       }
       if (c.type === "evmTypedDataField") {
-        const spec = c.types as { primaryType?: string } | undefined;
-        if (spec?.primaryType !== facts.primaryType) return false;
-        const conditions = (c.conditions ?? []) as Array<{ path: string; operator?: string; addresses?: string[]; value?: string; match?: string }>;
-        return conditions.every((cond) => {
+        if (c.types.primaryType !== facts.primaryType) return false;
+        return c.conditions.every((cond) => {
           const actual = valueAtPath(facts.message, cond.path);
           if (actual === undefined) return false;
-          if (cond.addresses) return membership([String(actual)], cond.operator!, cond.addresses, true);
-          if (cond.match !== undefined) return re2(cond.match).matcher(String(actual)).find();
+          if ("addresses" in cond) return membership([String(actual)], cond.operator, cond.addresses, true);
+          if ("match" in cond) return re2(cond.match).matcher(String(actual)).find();
           const a = toBigInt(actual);
-          return a !== undefined && compare(a, cond.operator!, BigInt(cond.value!));
+          return a !== undefined && compare(a, cond.operator, BigInt(cond.value));
         });
       }
       return false;
@@ -306,46 +301,42 @@ export function criterionHolds(criterion: Criterion, facts: PolicyFacts): boolea
         case "solAddress":
           return membership(
             sol.map((t) => t.to),
-            c.operator!,
-            c.addresses ?? [],
+            c.operator,
+            c.addresses,
             false,
           );
         case "solValue":
           return compare(
             sol.reduce((s, t) => s + t.amount, 0n),
-            c.operator!,
-            BigInt(String(c.solValue)),
+            c.operator,
+            BigInt(c.solValue),
           );
         case "splAddress":
           return membership(
             spl.map((t) => t.toOwner ?? t.to),
-            c.operator!,
-            c.addresses ?? [],
+            c.operator,
+            c.addresses,
             false,
           );
         case "splValue":
           return compare(
             spl.reduce((s, t) => s + t.amount, 0n),
-            c.operator!,
-            BigInt(String(c.splValue)),
+            c.operator,
+            BigInt(c.splValue),
           );
         case "mintAddress":
           return membership(
             spl.map((t) => t.mint ?? ""),
-            c.operator!,
-            c.addresses ?? [],
+            c.operator,
+            c.addresses,
             false,
           );
         case "programId":
-          return membership([...new Set(instructions.map((i) => i.programId))], c.operator!, c.programIds ?? [], false);
+          return membership([...new Set(instructions.map((i) => i.programId))], c.operator, c.programIds, false);
         case "solNetwork":
-          return facts.network !== undefined && membership([facts.network], c.operator!, c.networks ?? [], false);
+          return facts.network !== undefined && membership([facts.network], c.operator, c.networks, false);
         case "solData": {
-          const idls = (c.idls ?? []) as Array<string | Idl>;
-          const conditions = (c.conditions ?? []) as Array<{
-            instruction: string;
-            params?: Array<{ name: string; operator: string; value?: string; values?: string[] }>;
-          }>;
+          const { idls, conditions } = c;
           return instructions.some((ix) => {
             const decoded = decodeSolanaInstruction(ix, idls);
             return (

@@ -8,7 +8,7 @@ import { apiError } from "../../errors/catalogue.js";
 import type { ProjectTx } from "../../store/store.js";
 import { criterionHolds } from "./criteria.js";
 import type { PolicyFacts } from "./facts.js";
-import { policies, type PolicyRecord } from "./model.js";
+import { criteriaOf, policies, type PolicyRecord } from "./model.js";
 
 export interface PolicyCheck {
   /** The rule operation name, e.g. signEvmTransaction, sendSolTransaction. */
@@ -21,7 +21,7 @@ export interface PolicyCheck {
 function decide(policy: PolicyRecord, check: PolicyCheck): void {
   for (const [index, rule] of policy.rules.entries()) {
     if (rule.operation !== check.operation) continue;
-    if (!(rule.criteria ?? []).every((c) => criterionHolds(c, check.facts))) continue;
+    if (!criteriaOf(rule).every((c) => criterionHolds(c, check.facts))) continue;
     if (rule.action === "accept") return;
     throw apiError("policy_violation", `Rejected by ${policy.scope} policy ${policy.id}, rule ${index + 1} (reject ${rule.operation}).`);
   }

@@ -1,12 +1,14 @@
 /** Policy Engine: create, read, list (by scope), update and delete policies. */
 import { apiError } from "../../errors/catalogue.js";
+import { evmAccounts } from "../evm-accounts/model.js";
 import { paginate } from "../shared/pagination.js";
-import type { Handler, HandlerMap } from "../types.js";
-import { findPolicy, policies, policyView, type PolicyRecord, type Rule } from "./model.js";
+import { solanaAccounts } from "../solana-accounts/model.js";
+import type { Handler, Handlers } from "../types.js";
+import { findPolicy, policies, policyView, type PolicyRecord } from "./model.js";
 import { checkRules } from "./rules.js";
 
-const createPolicy: Handler = (req, ctx) => {
-  const body = req.body as { scope: "project" | "account"; description?: string; rules: Rule[] };
+const createPolicy: Handler<"createPolicy"> = (req, ctx) => {
+  const body = req.body;
   checkRules(body.rules);
   if (body.scope === "project") {
     const existing = policies(ctx.store).find((p) => p.scope === "project");
@@ -25,9 +27,9 @@ const createPolicy: Handler = (req, ctx) => {
   return { status: 201, body: policyView(policy) };
 };
 
-const getPolicyById: Handler = (req, ctx) => ({ status: 200, body: policyView(findPolicy(ctx.store, req.pathParams.policyId!)) });
+const getPolicyById: Handler<"getPolicyById"> = (req, ctx) => ({ status: 200, body: policyView(findPolicy(ctx.store, req.pathParams.policyId)) });
 
-const listPolicies: Handler = (req, ctx) => {
+const listPolicies: Handler<"listPolicies"> = (req, ctx) => {
   const scope = req.query.scope;
   const all = policies(ctx.store)
     .filter((p) => scope === undefined || p.scope === scope)
@@ -36,9 +38,9 @@ const listPolicies: Handler = (req, ctx) => {
   return { status: 200, body: { policies: page.items.map(policyView), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
 };
 
-const updatePolicy: Handler = (req, ctx) => {
-  const policy = findPolicy(ctx.store, req.pathParams.policyId!);
-  const body = req.body as { description?: string; rules: Rule[] };
+const updatePolicy: Handler<"updatePolicy"> = (req, ctx) => {
+  const policy = findPolicy(ctx.store, req.pathParams.policyId);
+  const body = req.body;
   checkRules(body.rules);
   policy.rules = body.rules;
   if (body.description !== undefined) policy.description = body.description;
@@ -47,11 +49,10 @@ const updatePolicy: Handler = (req, ctx) => {
   return { status: 200, body: policyView(policy) };
 };
 
-const deletePolicy: Handler = (req, ctx) => {
-  const policy = findPolicy(ctx.store, req.pathParams.policyId!);
-  const attached = ["evmAccounts", "solanaAccounts"].flatMap((kind) =>
-    ctx.store.collection<{ address: string; policies?: string[] }>(kind).filter((a) => (a.policies ?? []).includes(policy.id)),
-  );
+const deletePolicy: Handler<"deletePolicy"> = (req, ctx) => {
+  const policy = findPolicy(ctx.store, req.pathParams.policyId);
+  const holdsPolicy = (account: { policies: string[] }) => account.policies.includes(policy.id);
+  const attached = [...evmAccounts(ctx.store).filter(holdsPolicy), ...solanaAccounts(ctx.store).filter(holdsPolicy)];
   if (attached.length > 0) {
     throw apiError(
       "policy_in_use",
@@ -62,4 +63,4 @@ const deletePolicy: Handler = (req, ctx) => {
   return { status: 204 };
 };
 
-export const policyHandlers: HandlerMap = { createPolicy, getPolicyById, listPolicies, updatePolicy, deletePolicy };
+export const handlers: Handlers = { createPolicy, getPolicyById, listPolicies, updatePolicy, deletePolicy };

@@ -5,31 +5,34 @@
  * attached to accounts through `accountPolicy` and cannot be deleted while
  * attached (400 policy_in_use).
  */
-import type { ResponseBody } from "../../contract/types.js";
+import type { ResponseBody, Schema } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
+import { declareCollection } from "../../store/collections.js";
 import type { Collection, ProjectTx } from "../../store/store.js";
 
-export interface Criterion {
-  type: string;
-  [field: string]: unknown;
-}
+/** A rule as the contract defines it, stored as the validated request gave it. */
+export type Rule = Schema<"Rule">;
 
-export interface Rule {
-  action: "accept" | "reject";
-  operation: string;
-  criteria?: Criterion[];
+/** Any criterion of any rule, told apart by its `type`. */
+export type Criterion = Extract<Rule, { criteria: unknown }>["criteria"][number];
+
+/** The criteria of a rule (signEvmHash rules have none). */
+export function criteriaOf(rule: Rule): Criterion[] {
+  return ("criteria" in rule ? rule.criteria : undefined) ?? [];
 }
 
 export interface PolicyRecord {
   id: string;
-  scope: "project" | "account";
+  scope: Schema<"PolicyScope">;
   description?: string;
   rules: Rule[];
   createdAt: string;
   updatedAt: string;
 }
 
-export const policies = (store: ProjectTx): Collection<PolicyRecord> => store.collection<PolicyRecord>("policies");
+const POLICIES = declareCollection<PolicyRecord>("policies");
+
+export const policies = (store: ProjectTx): Collection<PolicyRecord> => store.collection(POLICIES);
 
 type PolicyView = ResponseBody<"getPolicyById", 200>;
 
@@ -38,7 +41,7 @@ export function policyView(p: PolicyRecord): PolicyView {
     id: p.id,
     scope: p.scope,
     ...(p.description !== undefined ? { description: p.description } : {}),
-    rules: p.rules as PolicyView["rules"] /* stored as validated against the contract */,
+    rules: p.rules,
     createdAt: p.createdAt,
     updatedAt: p.updatedAt,
   };

@@ -5,7 +5,7 @@
  */
 import { RE2JS } from "re2js";
 import { apiError } from "../../errors/catalogue.js";
-import type { Criterion, Rule } from "./model.js";
+import { criteriaOf, type Criterion, type Rule } from "./model.js";
 
 function fail(ruleIndex: number, message: string): never {
   throw apiError("invalid_request", `rules[${ruleIndex}]: ${message}`);
@@ -35,16 +35,14 @@ function checkCriterion(ruleIndex: number, criterionIndex: number, c: Criterion)
     case "splValue":
       return checkInteger(ruleIndex, `${where}.splValue`, c.splValue);
     case "evmTypedDataField":
-      for (const [i, cond] of ((c.conditions ?? []) as Array<{ match?: unknown }>).entries()) {
-        if (cond.match !== undefined) checkRegex(ruleIndex, `${where}.conditions[${i}].match`, cond.match);
+      for (const [i, cond] of c.conditions.entries()) {
+        if ("match" in cond) checkRegex(ruleIndex, `${where}.conditions[${i}].match`, cond.match);
       }
       return;
     case "evmData": {
-      if (Array.isArray(c.abi) && !c.abi.some((item: { type?: string }) => item.type === "function")) fail(ruleIndex, `${where}.abi has no functions`);
-      const names = Array.isArray(c.abi)
-        ? new Set(c.abi.filter((i: { type?: string }) => i.type === "function").map((i: { name?: string }) => i.name))
-        : undefined;
-      for (const [i, cond] of ((c.conditions ?? []) as Array<{ function: string }>).entries()) {
+      if (Array.isArray(c.abi) && !c.abi.some((item) => item.type === "function")) fail(ruleIndex, `${where}.abi has no functions`);
+      const names = Array.isArray(c.abi) ? new Set(c.abi.flatMap((i) => (i.type === "function" ? [i.name] : []))) : undefined;
+      for (const [i, cond] of c.conditions.entries()) {
         if (names && !names.has(cond.function)) fail(ruleIndex, `${where}.conditions[${i}].function ${cond.function} is not in the ABI`);
       }
       return;
@@ -54,8 +52,7 @@ function checkCriterion(ruleIndex: number, criterionIndex: number, c: Criterion)
 
 export function checkRules(rules: Rule[]): void {
   rules.forEach((rule, ruleIndex) => {
-    if (rule.operation === "signEvmHash" && (rule.criteria ?? []).length > 0)
-      fail(ruleIndex, "signEvmHash rules take no criteria; use action reject to block it");
-    for (const [i, c] of (rule.criteria ?? []).entries()) checkCriterion(ruleIndex, i, c);
+    if (rule.operation === "signEvmHash" && criteriaOf(rule).length > 0) fail(ruleIndex, "signEvmHash rules take no criteria; use action reject to block it");
+    for (const [i, c] of criteriaOf(rule).entries()) checkCriterion(ruleIndex, i, c);
   });
 }

@@ -9,6 +9,12 @@ import { apiError } from "../../errors/catalogue.js";
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 
+/** The paging parameters of a list operation's query, as the URL carries them (a repeated name gives a list). */
+export interface PageQuery {
+  readonly pageSize?: string | string[];
+  readonly pageToken?: string | string[];
+}
+
 export interface Page<T> {
   items: T[];
   nextPageToken?: string;
@@ -27,7 +33,7 @@ function readToken(token: string, list: string): number {
 /**
  * @example paginate(accounts, req.query, "evm-accounts") // → { items, nextPageToken? }
  */
-export function paginate<T>(all: T[], query: Record<string, unknown>, list: string): Page<T> {
+export function paginate<T>(all: T[], query: PageQuery, list: string): Page<T> {
   const rawSize = query.pageSize;
   const size = rawSize === undefined ? DEFAULT_PAGE_SIZE : Number(rawSize);
   if (!Number.isInteger(size) || size < 1) throw apiError("invalid_request", "pageSize must be a positive integer.");

@@ -24,19 +24,22 @@ function addAccount(ctx: HandlerContext, key: SolanaKey, body: { name?: string; 
   return record;
 }
 
-export const createSolanaAccount: Handler = (req, ctx) => ({
+export const createSolanaAccount: Handler<"createSolanaAccount"> = (req, ctx) => ({
   status: 201,
-  body: solanaAccountView(addAccount(ctx, generateSolanaKey(ctx.random), req.body ?? {})),
+  body: solanaAccountView(addAccount(ctx, generateSolanaKey(ctx.random), req.body)),
 });
 
-export const getSolanaAccount: Handler = (req, ctx) => ({ status: 200, body: solanaAccountView(findSolanaAccount(ctx.store, req.pathParams.address!)) });
-
-export const getSolanaAccountByName: Handler = (req, ctx) => ({
+export const getSolanaAccount: Handler<"getSolanaAccount"> = (req, ctx) => ({
   status: 200,
-  body: solanaAccountView(findSolanaAccountByName(ctx.store, req.pathParams.name!)),
+  body: solanaAccountView(findSolanaAccount(ctx.store, req.pathParams.address)),
 });
 
-export const listSolanaAccounts: Handler = (req, ctx) => {
+export const getSolanaAccountByName: Handler<"getSolanaAccountByName"> = (req, ctx) => ({
+  status: 200,
+  body: solanaAccountView(findSolanaAccountByName(ctx.store, req.pathParams.name)),
+});
+
+export const listSolanaAccounts: Handler<"listSolanaAccounts"> = (req, ctx) => {
   const all = solanaAccounts(ctx.store)
     .list()
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.address.localeCompare(b.address));
@@ -44,9 +47,9 @@ export const listSolanaAccounts: Handler = (req, ctx) => {
   return { status: 200, body: { accounts: page.items.map(solanaAccountView), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
 };
 
-export const updateSolanaAccount: Handler = (req, ctx) => {
-  const record = findSolanaAccount(ctx.store, req.pathParams.address!);
-  const body = (req.body ?? {}) as { name?: string; accountPolicy?: string };
+export const updateSolanaAccount: Handler<"updateSolanaAccount"> = (req, ctx) => {
+  const record = findSolanaAccount(ctx.store, req.pathParams.address);
+  const body = req.body;
   if (body.name !== undefined) {
     assertSolanaNameFree(ctx.store, body.name, record.address);
     record.name = body.name;
@@ -63,8 +66,8 @@ export const updateSolanaAccount: Handler = (req, ctx) => {
   return { status: 200, body: solanaAccountView(record) };
 };
 
-export const importSolanaAccount: Handler = (req, ctx) => {
-  const body = req.body as { encryptedPrivateKey: string; name?: string };
+export const importSolanaAccount: Handler<"importSolanaAccount"> = (req, ctx) => {
+  const body = req.body;
   const raw = openImportEnvelope(ctx.keys.importKey, body.encryptedPrivateKey);
   // The client sends the 32-byte seed (it truncates 64-byte secret keys); accept the 64-byte form too.
   if (raw.length !== 32 && raw.length !== 64)
@@ -73,11 +76,12 @@ export const importSolanaAccount: Handler = (req, ctx) => {
 };
 
 const exportKey = (record: SolanaAccountRecord, exportEncryptionKey: string) => ({
-  status: 200,
+  status: 200 as const,
   body: { encryptedPrivateKey: sealExportEnvelope(exportEncryptionKey, Buffer.from(record.seedHex, "hex")) },
 });
 
-export const exportSolanaAccount: Handler = (req, ctx) => exportKey(findSolanaAccount(ctx.store, req.pathParams.address!), req.body.exportEncryptionKey);
+export const exportSolanaAccount: Handler<"exportSolanaAccount"> = (req, ctx) =>
+  exportKey(findSolanaAccount(ctx.store, req.pathParams.address), req.body.exportEncryptionKey);
 
-export const exportSolanaAccountByName: Handler = (req, ctx) =>
-  exportKey(findSolanaAccountByName(ctx.store, req.pathParams.name!), req.body.exportEncryptionKey);
+export const exportSolanaAccountByName: Handler<"exportSolanaAccountByName"> = (req, ctx) =>
+  exportKey(findSolanaAccountByName(ctx.store, req.pathParams.name), req.body.exportEncryptionKey);

@@ -1,5 +1,5 @@
 /** Solana Accounts: every operation of the area, by operationId. */
-import type { HandlerMap } from "../types.js";
+import type { Handlers } from "../types.js";
 import {
   createSolanaAccount,
   exportSolanaAccount,
@@ -10,9 +10,9 @@ import {
   listSolanaAccounts,
   updateSolanaAccount,
 } from "./accounts.js";
-import { sendSolanaTransaction, signSolanaMessage, signSolanaTransactionHandler } from "./signing.js";
+import { sendSolanaTransaction, signSolanaMessage, signSolanaTransaction } from "./signing.js";
 
-export const solanaAccountHandlers: HandlerMap = {
+export const handlers: Handlers = {
   createSolanaAccount,
   getSolanaAccount,
   getSolanaAccountByName,
@@ -22,6 +22,6 @@ export const solanaAccountHandlers: HandlerMap = {
   exportSolanaAccount,
   exportSolanaAccountByName,
   signSolanaMessage,
-  signSolanaTransaction: signSolanaTransactionHandler,
+  signSolanaTransaction,
   sendSolanaTransaction,
 };

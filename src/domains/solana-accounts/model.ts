@@ -6,6 +6,7 @@
 import type { ResponseBody } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import type { Collection, ProjectTx } from "../../store/store.js";
+import { declareCollection } from "../../store/collections.js";
 
 export interface SolanaAccountRecord {
   address: string;
@@ -16,7 +17,9 @@ export interface SolanaAccountRecord {
   updatedAt: string;
 }
 
-export const solanaAccounts = (store: ProjectTx): Collection<SolanaAccountRecord> => store.collection<SolanaAccountRecord>("solanaAccounts");
+const SOLANA_ACCOUNTS = declareCollection<SolanaAccountRecord>("solanaAccounts");
+
+export const solanaAccounts = (store: ProjectTx): Collection<SolanaAccountRecord> => store.collection(SOLANA_ACCOUNTS);
 
 export function solanaAccountView(record: SolanaAccountRecord): ResponseBody<"getSolanaAccount", 200> {
   return {

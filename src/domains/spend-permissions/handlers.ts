@@ -7,14 +7,14 @@
  * (the official client's useSpendPermission).
  */
 import { isAddress, type Hex } from "viem";
-import { managerCalldata, SPEND_PERMISSION_MANAGER_ADDRESS, spendPermissionHash } from "../../chain/spendPermissionManager.js";
+import { managerCalldata, SPEND_PERMISSION_MANAGER_ADDRESS, spendPermissionHash } from "./manager.js";
 import type { RequestBody } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import { findSmartAccount } from "../evm-smart-accounts/accounts.js";
 import { prepareAndSendAsOwner, view } from "../evm-smart-accounts/userOperations.js";
 import { paginate } from "../shared/pagination.js";
-import { chainIdOf } from "../shared/evmNetworks.js";
-import type { Handler, HandlerMap } from "../types.js";
+import { chainIdOf } from "../../chain/networks.js";
+import type { Handler, Handlers } from "../types.js";
 import { spendPermissionKey, spendPermissions, spendPermissionView, type SpendPermissionTerms } from "./model.js";
 
 const UINT48_MAX = 2n ** 48n - 1n;
@@ -48,9 +48,9 @@ function termsOf(account: `0x${string}`, b: RequestBody<"createSpendPermission">
   return terms;
 }
 
-const createSpendPermission: Handler = async (req, ctx) => {
-  const account = findSmartAccount(ctx.store, req.pathParams.address!);
-  const body = req.body as RequestBody<"createSpendPermission">;
+const createSpendPermission: Handler<"createSpendPermission"> = async (req, ctx) => {
+  const account = findSmartAccount(ctx.store, req.pathParams.address);
+  const body = req.body;
   const terms = termsOf(account.address, body);
   const hash = spendPermissionHash(chainIdOf(body.network)!, terms);
   if (spendPermissions(ctx.store).get(spendPermissionKey(body.network, hash))?.revokedAt) {
@@ -62,8 +62,8 @@ const createSpendPermission: Handler = async (req, ctx) => {
   return { status: 200, body: view(ctx, op) };
 };
 
-const listSpendPermissions: Handler = (req, ctx) => {
-  const account = findSmartAccount(ctx.store, req.pathParams.address!);
+const listSpendPermissions: Handler<"listSpendPermissions"> = (req, ctx) => {
+  const account = findSmartAccount(ctx.store, req.pathParams.address);
   const all = spendPermissions(ctx.store)
     .filter((r) => r.permission.account.toLowerCase() === account.address.toLowerCase() && r.approvedAt !== undefined)
     .sort((a, b) => a.approvedAt!.localeCompare(b.approvedAt!) || a.permissionHash.localeCompare(b.permissionHash));
@@ -77,9 +77,9 @@ const listSpendPermissions: Handler = (req, ctx) => {
   };
 };
 
-const revokeSpendPermission: Handler = async (req, ctx) => {
-  const account = findSmartAccount(ctx.store, req.pathParams.address!);
-  const { network, permissionHash } = req.body as RequestBody<"revokeSpendPermission">;
+const revokeSpendPermission: Handler<"revokeSpendPermission"> = async (req, ctx) => {
+  const account = findSmartAccount(ctx.store, req.pathParams.address);
+  const { network, permissionHash } = req.body;
   if (!/^0x[0-9a-fA-F]{64}$/.test(permissionHash))
     throw apiError("invalid_request", "permissionHash must be a 32-byte 0x-prefixed hex hash, as listSpendPermissions returns it.");
   const record = spendPermissions(ctx.store).get(spendPermissionKey(network, permissionHash));
@@ -93,4 +93,4 @@ const revokeSpendPermission: Handler = async (req, ctx) => {
   return { status: 200, body: view(ctx, op) };
 };
 
-export const spendPermissionHandlers: HandlerMap = { createSpendPermission, listSpendPermissions, revokeSpendPermission };
+export const handlers: Handlers = { createSpendPermission, listSpendPermissions, revokeSpendPermission };

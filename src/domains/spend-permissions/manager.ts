@@ -6,12 +6,20 @@
  * beyond it — with the contract's own error names as revert reasons.
  */
 import { decodeFunctionData, encodeAbiParameters, encodeEventTopics, encodeFunctionData, hashTypedData, pad, type Hex } from "viem";
-import type { Clock } from "../clock.js";
-import { spendPermissionKey, spendPermissions, type SpendPermissionRecord, type SpendPermissionTerms } from "../domains/spend-permissions/model.js";
-import type { ProjectTx } from "../store/store.js";
-import { balanceOf, setBalance, credit, TRANSFER_TOPIC, type EvmTransactionInput, type LedgerLog } from "./ledger.js";
-import type { SettlementResult } from "./swapRouter.js";
-import { NATIVE_TOKEN_ADDRESS } from "./tokens.js";
+import {
+  balanceOf,
+  type ContractCallResult,
+  credit,
+  type EvmTransactionInput,
+  type LedgerLog,
+  type SandboxContract,
+  setBalance,
+  TRANSFER_TOPIC,
+} from "../../chain/ledger.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
+import type { Clock } from "../../clock.js";
+import type { ProjectTx } from "../../store/store.js";
+import { spendPermissionKey, spendPermissions, type SpendPermissionRecord, type SpendPermissionTerms } from "./model.js";
 
 export const SPEND_PERMISSION_MANAGER_ADDRESS = "0xf85210B21cC50302F477BA56686d2019dC9b67Ad" as const;
 
@@ -105,8 +113,8 @@ export function managerCalldata(functionName: "approve" | "revoke", p: SpendPerm
 }
 
 /** Executes a call to the manager inside `applyEvmTransaction` (gas already paid). */
-export function callSpendPermissionManager(store: ProjectTx, clock: Clock, tx: EvmTransactionInput, logs: LedgerLog[]): SettlementResult {
-  const revert = (revertReason: string): SettlementResult => ({ status: "reverted", revertReason });
+function callSpendPermissionManager(store: ProjectTx, clock: Clock, tx: EvmTransactionInput, logs: LedgerLog[]): ContractCallResult {
+  const revert = (revertReason: string): ContractCallResult => ({ status: "reverted", revertReason });
   if (tx.value !== 0n) return revert("the SpendPermissionManager's functions are not payable");
   let call: { functionName: "approve" | "revoke" | "spend"; args: readonly unknown[] };
   try {
@@ -201,3 +209,6 @@ export function currentPeriod(record: SpendPermissionRecord, now: number): { sta
   const periodStart = now - ((now - start) % length);
   return { start: periodStart, end: Math.min(periodStart + length, Number(record.permission.end)), spend: "0" };
 }
+
+/** The manager as the ledger runs it. */
+export const spendPermissionManager: SandboxContract = { address: SPEND_PERMISSION_MANAGER_ADDRESS, gasUsed: 80_000n, call: callSpendPermissionManager };

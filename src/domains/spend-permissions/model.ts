@@ -14,6 +14,7 @@
 import type { Hex } from "viem";
 import type { ResponseBody } from "../../contract/types.js";
 import type { Collection, ProjectTx } from "../../store/store.js";
+import { declareCollection } from "../../store/collections.js";
 
 /** The contract's SpendPermission struct; numbers as decimal strings. */
 export interface SpendPermissionTerms {
@@ -39,7 +40,9 @@ export interface SpendPermissionRecord {
   lastPeriod?: { start: number; end: number; spend: string };
 }
 
-export const spendPermissions = (store: ProjectTx): Collection<SpendPermissionRecord> => store.collection<SpendPermissionRecord>("spendPermissions");
+const SPEND_PERMISSIONS = declareCollection<SpendPermissionRecord>("spendPermissions");
+
+export const spendPermissions = (store: ProjectTx): Collection<SpendPermissionRecord> => store.collection(SPEND_PERMISSIONS);
 
 export const spendPermissionKey = (network: string, hash: string) => `${network}|${hash.toLowerCase()}`;
 

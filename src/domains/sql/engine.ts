@@ -8,7 +8,7 @@
 import { createRequire } from "node:module";
 import type { Database, SqlJsStatic } from "sql.js";
 import { apiError } from "../../errors/catalogue.js";
-import { TABLES, SQL_NETWORKS } from "./tables.js";
+import { TABLES, SQL_NETWORKS, type ColumnType } from "./tables.js";
 
 export const SQL_LIMITS = { maxCharacters: 10_000, maxJoins: 5, maxRows: 10_000 } as const;
 
@@ -40,11 +40,11 @@ export function checkQuery(sql: string): void {
   if (joins > SQL_LIMITS.maxJoins) throw reject(`The query has ${joins} JOINs; the limit is ${SQL_LIMITS.maxJoins}.`);
 }
 
-const typeOfValue = (v: unknown) => (typeof v === "number" ? (Number.isInteger(v) ? "Int64" : "Float64") : "String");
+const typeOfValue = (v: unknown): ColumnType => (typeof v === "number" ? (Number.isInteger(v) ? "Int64" : "Float64") : "String");
 
 export interface QueryResult {
   rows: Array<Record<string, unknown>>;
-  columns: Array<{ name: string; type: string }>;
+  columns: Array<{ name: string; type: ColumnType }>;
 }
 
 export async function runQuery(sql: string, data: Record<string, Array<Record<string, unknown>>>): Promise<QueryResult> {

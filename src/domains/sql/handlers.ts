@@ -1,11 +1,11 @@
 /** SQL API: run a query over the ledger, and describe what can be queried. */
-import type { Handler, HandlerMap } from "../types.js";
+import type { Handler, Handlers } from "../types.js";
 import { runQuery, SQL_LIMITS } from "./engine.js";
 import { ledgerRows, SQL_NETWORKS, TABLES } from "./tables.js";
 
-const runSQLQuery: Handler = async (req, ctx) => {
+export const runSQLQuery: Handler<"runSQLQuery"> = async (req, ctx) => {
   const started = Date.now();
-  const { rows, columns } = await runQuery(String(req.body.sql), ledgerRows(ctx.store, ctx.clock.now()));
+  const { rows, columns } = await runQuery(req.body.sql, ledgerRows(ctx.store, ctx.clock.now()));
   return {
     status: 200,
     body: {
@@ -17,7 +17,7 @@ const runSQLQuery: Handler = async (req, ctx) => {
 };
 
 /** Tables of one database (default base), optionally one table; solana and hyperevm have none in the sandbox. */
-const getSQLSchema: Handler = (req) => {
+export const getSQLSchema: Handler<"getSQLSchema"> = (req) => {
   const database = String(req.query.database ?? "base");
   const table = req.query.table === undefined ? undefined : String(req.query.table);
   const tables = database in SQL_NETWORKS ? TABLES.filter((t) => table === undefined || t.name === table) : [];
@@ -48,6 +48,6 @@ join       = [ "LEFT" | "INNER" | "CROSS" ] "JOIN" source [ "ON" expr ] ;   (* a
 (* expressions, functions and operators: SQLite's. Limits: ${SQL_LIMITS.maxCharacters} characters, ${SQL_LIMITS.maxRows} rows. *)
 `;
 
-const getSQLGrammar: Handler = () => ({ status: 200, body: GRAMMAR });
+export const getSQLGrammar: Handler<"getSQLGrammar"> = () => ({ status: 200, body: GRAMMAR });
 
-export const sqlHandlers: HandlerMap = { runSQLQuery, getSQLSchema, getSQLGrammar };
+export const handlers: Handlers = { runSQLQuery, getSQLSchema, getSQLGrammar };

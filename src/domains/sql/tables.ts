@@ -7,11 +7,15 @@
 import { decodeEventLog, erc20Abi } from "viem";
 import { blockNumberAt, blockTimestampOf } from "../../chain/blocks.js";
 import { ledgerTxs } from "../../chain/ledger.js";
+import type { Schema } from "../../contract/types.js";
 import type { ProjectTx } from "../../store/store.js";
+
+/** A column type as the SQL API names it in query results. */
+export type ColumnType = NonNullable<NonNullable<NonNullable<Schema<"OnchainDataResult">["schema"]>["columns"]>[number]["type"]>;
 
 export interface ColumnSpec {
   name: string;
-  type: string;
+  type: ColumnType;
   sqlite: "TEXT" | "INTEGER" | "REAL";
   nullable?: boolean;
 }
@@ -21,7 +25,7 @@ export interface TableSpec {
   columns: ColumnSpec[];
 }
 
-const col = (name: string, type: string, nullable = false): ColumnSpec => ({
+const col = (name: string, type: ColumnType, nullable = false): ColumnSpec => ({
   name,
   type,
   sqlite: /Int|Bool/.test(type) && !/256|128/.test(type) ? "INTEGER" : /Float/.test(type) ? "REAL" : "TEXT",

@@ -8,11 +8,11 @@ import type { Hex } from "viem";
 import { blockNumberAt } from "../../chain/blocks.js";
 import { allowanceOf, balanceOf, GAS_PRICE_WEI } from "../../chain/ledger.js";
 import { PERMIT2_ADDRESS, permitTransferFromHash, permitTransferFromTypedData } from "../../chain/permit2.js";
-import { SWAP_GAS_LIMIT, SWAP_SETTLER_ADDRESS, swapCalldata } from "../../chain/swapRouter.js";
+import { SWAP_GAS_LIMIT, SWAP_SETTLER_ADDRESS, swapCalldata } from "./settler.js";
 import { NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
-import type { RequestBody, ResponseBody } from "../../contract/types.js";
-import { chainIdOf } from "../shared/evmNetworks.js";
-import type { Handler, HandlerContext, HandlerMap } from "../types.js";
+import type { ResponseBody } from "../../contract/types.js";
+import { chainIdOf } from "../../chain/networks.js";
+import type { Handler, HandlerContext, Handlers } from "../types.js";
 import { swapQuotes, type SwapQuoteRecord } from "./model.js";
 import { DEFAULT_SLIPPAGE_BPS, QUOTE_LIFETIME_SECONDS } from "./priceTable.js";
 import { priceSwap, type SwapRequest, type SwapTerms } from "./pricing.js";
@@ -24,7 +24,7 @@ type Eip712 = NonNullable<QuoteBody["permit2"]>["eip712"];
 
 const isNative = (address: string) => address.toLowerCase() === NATIVE_TOKEN_ADDRESS.toLowerCase();
 
-function readRequest(source: Record<string, unknown>): SwapRequest & { gasPrice: bigint } {
+function readRequest(source: Readonly<Record<string, unknown>>): SwapRequest & { gasPrice: bigint } {
   const slippage = source.slippageBps;
   return {
     network: String(source.network),
@@ -64,7 +64,7 @@ function commonView(ctx: HandlerContext, network: string, taker: string, t: Pric
   };
 }
 
-const getEvmSwapPrice: Handler = (req, ctx) => {
+const getEvmSwapPrice: Handler<"getEvmSwapPrice"> = (req, ctx) => {
   const r = readRequest(req.query);
   const terms = priceSwap(r);
   if (!terms.liquidityAvailable) return { status: 200, body: { liquidityAvailable: false } };
@@ -73,8 +73,8 @@ const getEvmSwapPrice: Handler = (req, ctx) => {
 };
 
 /** A firm quote: stored open until its transaction settles it or its deadline passes. */
-const createEvmSwapQuote: Handler = (req, ctx) => {
-  const r = readRequest(req.body as RequestBody<"createEvmSwapQuote">);
+const createEvmSwapQuote: Handler<"createEvmSwapQuote"> = (req, ctx) => {
+  const r = readRequest(req.body);
   const terms = priceSwap(r);
   if (!terms.liquidityAvailable) return { status: 201, body: { liquidityAvailable: false } };
   const chainId = chainIdOf(r.network)!;
@@ -113,4 +113,4 @@ const createEvmSwapQuote: Handler = (req, ctx) => {
   return { status: 201, body };
 };
 
-export const swapHandlers: HandlerMap = { getEvmSwapPrice, createEvmSwapQuote };
+export const handlers: Handlers = { getEvmSwapPrice, createEvmSwapQuote };

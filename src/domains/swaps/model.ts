@@ -8,10 +8,11 @@
  * A transaction that reverts (bad signature, missing allowance or balance,
  * deadline passed) leaves the quote open, as a reverted transaction leaves a
  * Permit2 nonce unused on chain. The settlement itself is the swap settler
- * contract of the simulated chain (`src/chain/swapRouter.ts`).
+ * contract of the simulated chain (`settler.ts`).
  */
 import type { Hex } from "viem";
 import type { Collection, ProjectTx } from "../../store/store.js";
+import { declareCollection } from "../../store/collections.js";
 
 export interface SwapQuoteRecord {
   /** 32 random bytes; the first argument of the settler call. */
@@ -36,4 +37,6 @@ export interface SwapQuoteRecord {
   createdAt: string;
 }
 
-export const swapQuotes = (store: ProjectTx): Collection<SwapQuoteRecord> => store.collection<SwapQuoteRecord>("swapQuotes");
+const SWAP_QUOTES = declareCollection<SwapQuoteRecord>("swapQuotes");
+
+export const swapQuotes = (store: ProjectTx): Collection<SwapQuoteRecord> => store.collection(SWAP_QUOTES);

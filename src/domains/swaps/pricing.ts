@@ -4,7 +4,7 @@
  * liquidity is available. Pure: the same inputs always give the same terms.
  */
 import { PERMIT2_ADDRESS } from "../../chain/permit2.js";
-import { SWAP_LIQUIDITY_POOL, SWAP_SETTLER_ADDRESS } from "../../chain/swapRouter.js";
+import { SWAP_LIQUIDITY_POOL, SWAP_SETTLER_ADDRESS } from "./settler.js";
 import { evmTokenByAddress, evmTokensOf, type EvmToken } from "../../chain/tokens.js";
 import { apiError } from "../../errors/catalogue.js";
 import { LIQUIDITY_CAP_USD, PAIRS_WITHOUT_LIQUIDITY, PROTOCOL_FEE_BPS, USD_PRICE_MICROS } from "./priceTable.js";

@@ -13,15 +13,26 @@
  * has no balance of its own and never runs dry below the price table's cap.
  */
 import { decodeFunctionData, encodeAbiParameters, encodeFunctionData, hexToBigInt, pad, size, slice, type Hex } from "viem";
-import type { Clock } from "../clock.js";
-import { recoverEvmSigner } from "../crypto/evm.js";
-import { isValidSmartWalletSignature } from "../crypto/smartWallet.js";
-import { smartWalletOwners } from "../domains/evm-smart-accounts/owners.js";
-import { swapQuotes, type SwapQuoteRecord } from "../domains/swaps/model.js";
-import type { ProjectTx } from "../store/store.js";
-import { allowanceOf, balanceOf, credit, setAllowance, setBalance, TRANSFER_TOPIC, type EvmTransactionInput, type LedgerLog } from "./ledger.js";
-import { PERMIT2_ADDRESS } from "./permit2.js";
-import { NATIVE_TOKEN_ADDRESS } from "./tokens.js";
+import {
+  allowanceOf,
+  balanceOf,
+  type ContractCallResult,
+  credit,
+  type EvmTransactionInput,
+  type LedgerLog,
+  type SandboxContract,
+  setAllowance,
+  setBalance,
+  TRANSFER_TOPIC,
+} from "../../chain/ledger.js";
+import { PERMIT2_ADDRESS } from "../../chain/permit2.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
+import type { Clock } from "../../clock.js";
+import { recoverEvmSigner } from "../../crypto/evm.js";
+import { isValidSmartWalletSignature } from "../../crypto/smartWallet.js";
+import type { ProjectTx } from "../../store/store.js";
+import { smartWalletOwners } from "../evm-smart-accounts/owners.js";
+import { swapQuotes, type SwapQuoteRecord } from "./model.js";
 
 export const SWAP_SETTLER_ADDRESS = "0xD759B42e707Dba26bB99f64492671f66773d775C" as const;
 /** The counterparty of every swap in Transfer logs. */
@@ -74,17 +85,12 @@ export function swapCalldata(q: SwapQuoteRecord): Hex {
   });
 }
 
-export interface SettlementResult {
-  status: "success" | "reverted";
-  revertReason?: string;
-}
-
 /**
  * Executes a call to the settler inside `applyEvmTransaction` (gas already paid).
  * Checks everything first, then moves both tokens: all or nothing.
  */
-export function settleSwap(store: ProjectTx, clock: Clock, tx: EvmTransactionInput, logs: LedgerLog[]): SettlementResult {
-  const revert = (revertReason: string): SettlementResult => ({ status: "reverted", revertReason });
+function settleSwap(store: ProjectTx, clock: Clock, tx: EvmTransactionInput, logs: LedgerLog[]): ContractCallResult {
+  const revert = (revertReason: string): ContractCallResult => ({ status: "reverted", revertReason });
   if (size(tx.input) < CALL_SIZE) return revert("not a settler call: swap(bytes32,address,address,uint256,address,uint256,uint256,uint256,uint256) expected");
   let args: readonly [Hex, string, string, bigint, string, bigint, bigint, bigint, bigint];
   try {
@@ -159,3 +165,6 @@ function transferLog(token: `0x${string}`, from: string, to: string, amount: big
   const topic = (a: string) => pad(a.toLowerCase() as Hex, { size: 32 });
   return { address: token, topics: [TRANSFER_TOPIC, topic(from), topic(to)], data: encodeAbiParameters([{ type: "uint256" }], [amount]), logIndex };
 }
+
+/** The settler as the ledger runs it. */
+export const swapSettler: SandboxContract = { address: SWAP_SETTLER_ADDRESS, gasUsed: SWAP_GAS_USED, call: settleSwap };

@@ -2,12 +2,16 @@
 import { holdings } from "../../chain/ledger.js";
 import { evmTokenByAddress, NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
 import { SOL, solanaTokenByMint } from "../../chain/solanaLedger.js";
-import { paginate } from "../shared/pagination.js";
-import type { Handler, HandlerMap } from "../types.js";
+import type { Schema } from "../../contract/types.js";
+import type { ProjectTx } from "../../store/store.js";
+import { type PageQuery, paginate } from "../shared/pagination.js";
+import type { Handler, Handlers } from "../types.js";
 
-const listEvmTokenBalances: Handler = (req, ctx) => {
-  const { network, address } = req.pathParams as { network: string; address: string };
-  const rows = holdings(ctx.store, network, address)
+function evmTokenBalances(store: ProjectTx, path: { network: string; address: string }, query: PageQuery): Schema<"TokenBalancesPage"> {
+  const { address } = path;
+  // The contract's enum of balance networks is checked on the path before a handler runs.
+  const network = path.network as Schema<"ListEvmTokenBalancesNetwork">;
+  const rows = holdings(store, network, address)
     .map(([asset, amount]) => {
       const contract = asset === "native" ? NATIVE_TOKEN_ADDRESS : asset;
       const token = evmTokenByAddress(network, contract);
@@ -23,12 +27,17 @@ const listEvmTokenBalances: Handler = (req, ctx) => {
           ? 1
           : a.token.contractAddress.localeCompare(b.token.contractAddress),
     );
-  const page = paginate(rows, req.query, `balances:${network}:${address.toLowerCase()}`);
-  return { status: 200, body: { balances: page.items, ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
-};
+  const page = paginate(rows, query, `balances:${network}:${address.toLowerCase()}`);
+  return { balances: page.items, ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) };
+}
 
-const listSolanaTokenBalances: Handler = (req, ctx) => {
-  const { network, address } = req.pathParams as { network: string; address: string };
+const listEvmTokenBalances: Handler<"listEvmTokenBalances"> = (req, ctx) => ({ status: 200, body: evmTokenBalances(ctx.store, req.pathParams, req.query) });
+
+// The Onchain Data balances operation answers from the same ledger (the official client uses it for listTokenBalances).
+const listDataTokenBalances: Handler<"listDataTokenBalances"> = (req, ctx) => ({ status: 200, body: evmTokenBalances(ctx.store, req.pathParams, req.query) });
+
+const listSolanaTokenBalances: Handler<"listSolanaTokenBalances"> = (req, ctx) => {
+  const { network, address } = req.pathParams;
   const rows = holdings(ctx.store, network, address)
     .map(([asset, amount]) => {
       const token = asset === "native" ? SOL : solanaTokenByMint(network, asset);
@@ -43,18 +52,17 @@ const listSolanaTokenBalances: Handler = (req, ctx) => {
 };
 
 /** Token contracts an address holds or has held on the ledger (native excluded). */
-const listTokensForAccount: Handler = (req, ctx) => {
-  const { network, address } = req.pathParams as { network: string; address: string };
+const listTokensForAccount: Handler<"listTokensForAccount"> = (req, ctx) => {
+  const { network, address } = req.pathParams;
   const tokenAddresses = holdings(ctx.store, network, address)
     .filter(([asset]) => asset !== "native")
     .map(([asset]) => evmTokenByAddress(network, asset)?.address ?? asset);
   return { status: 200, body: { accountAddress: address, tokenAddresses, totalCount: tokenAddresses.length } };
 };
 
-// The Onchain Data balances operation answers from the same ledger (the official client uses it for listTokenBalances).
-export const tokenBalanceHandlers: HandlerMap = {
+export const handlers: Handlers = {
   listEvmTokenBalances,
-  listDataTokenBalances: listEvmTokenBalances,
+  listDataTokenBalances,
   listTokensForAccount,
   listSolanaTokenBalances,
 };

@@ -18,10 +18,9 @@ import { emitTransferEvent } from "./events.js";
 import { transfers, transferView, type TransferRecord } from "./model.js";
 import { exchangeRateView, feeViews, quoteTransfer, type Quote, type Route } from "./quote.js";
 import { checkOnchainAddress, checkTravelRuleShape, missingOutgoingTravelRule, TRAVEL_RULE_THRESHOLD_USD } from "./rules.js";
-import { settleDueTransfers, settlementDelay, startExecution } from "./settle.js";
+import { settlementDelay, startExecution } from "./settle.js";
 
-type Body = RequestBody<"createTransfer">;
-type TargetInput = Body["target"] & { accountId?: string; paymentMethodId?: string; address?: string; network?: string; email?: string };
+type TargetInput = RequestBody<"createTransfer">["target"];
 
 interface ResolvedTarget {
   route: Route;
@@ -37,7 +36,7 @@ function targetAsset(symbol: string): CustodialAsset {
 
 function resolveTarget(ctx: HandlerContext, target: TargetInput, source: AccountRecord, sourceAsset: CustodialAsset): ResolvedTarget {
   const asset = targetAsset(target.asset);
-  if (target.accountId !== undefined) {
+  if ("accountId" in target) {
     const account = accounts(ctx.store).get(target.accountId);
     if (!account)
       throw apiError("target_account_not_found", `target.accountId ${target.accountId} is not an account of this project; GET /v2/accounts lists them.`);
@@ -49,7 +48,7 @@ function resolveTarget(ctx: HandlerContext, target: TargetInput, source: Account
     }
     return { route: { kind: "account" }, asset, account };
   }
-  if (target.paymentMethodId !== undefined) {
+  if ("paymentMethodId" in target) {
     const method = usablePaymentMethod(ctx, target.paymentMethodId);
     if (method.asset !== asset.symbol) {
       throw apiError(
@@ -59,7 +58,7 @@ function resolveTarget(ctx: HandlerContext, target: TargetInput, source: Account
     }
     return { route: { kind: "bank", rail: method.rail }, asset };
   }
-  if (target.address !== undefined && target.network !== undefined) {
+  if ("address" in target && target.network !== undefined) {
     const carried = NETWORK_ASSETS[target.network] ?? [];
     if (!carried.includes(asset.symbol)) {
       throw apiError("target_asset_not_supported", `${asset.symbol} cannot be sent on ${target.network}; ${target.network} carries ${carried.join(", ")}.`);
@@ -113,11 +112,10 @@ export function newTransferRecord(
   };
 }
 
-export const createTransfer: Handler = (req, ctx) => {
-  const body = req.body as Body;
-  settleDueTransfers(ctx, ctx.clock.now());
+export const createTransfer: Handler<"createTransfer"> = (req, ctx) => {
+  const body = req.body;
   checkMetadata(body.metadata);
-  checkTravelRuleShape(body.travelRule as Record<string, unknown> | undefined, "travelRule");
+  checkTravelRuleShape(body.travelRule, "travelRule");
   const asset = custodialAsset(body.asset);
   if (!asset) throw apiError("transfer_asset_not_supported", `asset ${body.asset} is not an asset the sandbox moves; it moves ${knownAssetList()}.`);
   const source = accounts(ctx.store).get(body.source.accountId);
@@ -126,7 +124,7 @@ export const createTransfer: Handler = (req, ctx) => {
   const sourceAsset = custodialAsset(body.source.asset);
   if (!sourceAsset)
     throw apiError("source_asset_not_supported", `source.asset ${body.source.asset} is not an asset accounts hold; they hold ${knownAssetList()}.`);
-  const target = resolveTarget(ctx, body.target as TargetInput, source, sourceAsset);
+  const target = resolveTarget(ctx, body.target, source, sourceAsset);
   if (asset.symbol !== sourceAsset.symbol && asset.symbol !== target.asset.symbol) {
     throw apiError(
       "asset_mismatch",
@@ -136,10 +134,11 @@ export const createTransfer: Handler = (req, ctx) => {
   const amount = toUnits(body.amount, asset.decimals);
   if (amount === undefined)
     throw apiError("transfer_amount_invalid", `amount ${body.amount} has more decimal places than ${asset.symbol} allows (${asset.decimals}).`);
+  // amountType has a default in the contract, so a request may leave it out (the generated type says it is always there).
   const quote = quoteTransfer({ source: sourceAsset, target: target.asset, amount, asset, amountType: body.amountType ?? "source", route: target.route });
 
   if (target.route.kind === "onchain" && usdMicrosOf(quote.sourceUnits, sourceAsset) >= BigInt(TRAVEL_RULE_THRESHOLD_USD) * 1_000_000n) {
-    const missing = missingOutgoingTravelRule(body.travelRule as Record<string, unknown> | undefined);
+    const missing = missingOutgoingTravelRule(body.travelRule);
     if (missing.length > 0) {
       throw apiError(
         "travel_rules_field_missing",
@@ -173,7 +172,7 @@ export const createTransfer: Handler = (req, ctx) => {
   });
   record.sourceAccountId = source.accountId;
   if (target.account) record.targetAccountId = target.account.accountId;
-  if (body.travelRule) record.travelRule = body.travelRule as Record<string, unknown>;
+  if (body.travelRule) record.travelRule = body.travelRule;
   if (body.validateOnly) {
     const { transferId: _id, status: _status, expiresAt: _expires, createdAt: _created, updatedAt: _updated, ...preview } = transferView(record);
     return { status: 200, body: preview };

@@ -1,33 +1,32 @@
 /**
  * Transfers: create (create.ts), get, list with the platform's filters,
  * execute a quote before it expires, and travel-rule details for deposits
- * held for them. Every handler first settles what the sandbox clock has made
- * due (settle.ts), so reads always show the current state.
+ * held for them. What the sandbox clock has made due is settled (settle.ts)
+ * by the pipeline before any handler runs, so reads show the current state.
  */
-import type { RequestBody } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import { accounts } from "../accounts/model.js";
 import { needsForTransfer, requireCapabilities } from "../customers/capabilities.js";
 import { custodialAsset } from "../shared/custodialAssets.js";
 import { paginate } from "../shared/pagination.js";
-import type { Handler, HandlerMap } from "../types.js";
+import type { Handler, Handlers, QueryParams } from "../types.js";
 import { createTransfer } from "./create.js";
 import { emitTransferEvent } from "./events.js";
 import { findTransfer, transfers, transferView, type TransferRecord } from "./model.js";
 import { checkTravelRuleShape, missingDepositTravelRule } from "./rules.js";
-import { deliver, settleDueTransfers, startExecution } from "./settle.js";
+import { deliver, startExecution } from "./settle.js";
 
-const getTransferById: Handler = (req, ctx) => {
-  settleDueTransfers(ctx, ctx.clock.now());
-  return { status: 200, body: transferView(findTransfer(ctx.store, req.pathParams.transferId!)) };
-};
+const getTransferById: Handler<"getTransferById"> = (req, ctx) => ({ status: 200, body: transferView(findTransfer(ctx.store, req.pathParams.transferId)) });
 
 const lower = (v: string | undefined) => (v?.startsWith("0x") ? v.toLowerCase() : v);
 
-function matchesQuery(t: TransferRecord, q: Record<string, string | undefined>): boolean {
+type TransferFilters = { readonly [K in keyof QueryParams<"listTransfers">]?: string };
+
+function matchesQuery(t: TransferRecord, q: TransferFilters): boolean {
   const time = (iso: string) => Date.parse(iso);
-  const source = t.source as { address?: string };
-  const target = t.target as { address?: string; email?: string };
+  const sourceAddress = "address" in t.source ? t.source.address : undefined;
+  const targetAddress = "address" in t.target ? t.target.address : undefined;
+  const targetEmail = "email" in t.target ? t.target.email : undefined;
   return (
     (!q.status || t.status === q.status) &&
     (!q.accountId || t.sourceAccountId === q.accountId || t.targetAccountId === q.accountId) &&
@@ -39,15 +38,15 @@ function matchesQuery(t: TransferRecord, q: Record<string, string | undefined>):
     (!q.updatedBefore || time(t.updatedAt) <= time(q.updatedBefore)) &&
     (!q.sourceAsset || t.sourceAsset === q.sourceAsset.toLowerCase()) &&
     (!q.targetAsset || t.targetAsset === q.targetAsset.toLowerCase()) &&
-    (!q.sourceAddress || lower(source.address) === lower(q.sourceAddress)) &&
-    (!q.targetAddress || lower(target.address) === lower(q.targetAddress)) &&
-    (!q.targetEmail || target.email?.toLowerCase() === q.targetEmail.toLowerCase())
+    (!q.sourceAddress || lower(sourceAddress) === lower(q.sourceAddress)) &&
+    (!q.targetAddress || lower(targetAddress) === lower(q.targetAddress)) &&
+    (!q.targetEmail || targetEmail?.toLowerCase() === q.targetEmail.toLowerCase())
   );
 }
 
-const listTransfers: Handler = (req, ctx) => {
-  settleDueTransfers(ctx, ctx.clock.now());
-  const q = req.query as Record<string, string | undefined>;
+const listTransfers: Handler<"listTransfers"> = (req, ctx) => {
+  // Validation refuses a repeated filter (each is a single string in the contract), so none is a list here.
+  const q = req.query as TransferFilters;
   if (q.accountId && (q.sourceAccountId || q.targetAccountId)) {
     throw apiError("invalid_request", "accountId (source or target) cannot be combined with sourceAccountId or targetAccountId; use one or the other.");
   }
@@ -57,10 +56,9 @@ const listTransfers: Handler = (req, ctx) => {
   return { status: 200, body: { transfers: page.items.map(transferView), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
 };
 
-const executeFundTransfer: Handler = (req, ctx) => {
+const executeFundTransfer: Handler<"executeFundTransfer"> = (req, ctx) => {
   const now = ctx.clock.now();
-  settleDueTransfers(ctx, now);
-  const t = findTransfer(ctx.store, req.pathParams.transferId!);
+  const t = findTransfer(ctx.store, req.pathParams.transferId);
   if (t.kind === "deposit") throw apiError("invalid_request", `Transfer ${t.transferId} is a deposit; deposits are not executed.`);
   if (t.status !== "quoted") {
     throw apiError("invalid_request", `Transfer ${t.transferId} is ${t.status} (executed at ${t.executedAt}); only a quoted transfer can be executed.`);
@@ -101,18 +99,17 @@ function merge(base: Record<string, unknown>, extra: Record<string, unknown>): R
   return out;
 }
 
-const submitDepositTravelRule: Handler = (req, ctx) => {
-  settleDueTransfers(ctx, ctx.clock.now());
-  const t = findTransfer(ctx.store, req.pathParams.transferId!);
+const submitDepositTravelRule: Handler<"submitDepositTravelRule"> = (req, ctx) => {
+  const t = findTransfer(ctx.store, req.pathParams.transferId);
   if (!t.awaitingTravelRule) {
     throw apiError(
       "invalid_request",
       `Transfer ${t.transferId} (${t.kind}, ${t.status}) is not a deposit held for travel-rule information; nothing is needed.`,
     );
   }
-  const body = (req.body ?? {}) as RequestBody<"submitDepositTravelRule">;
-  checkTravelRuleShape(body as Record<string, unknown>, "body");
-  const info = merge(t.travelRule ?? {}, body as Record<string, unknown>);
+  const body = req.body;
+  checkTravelRuleShape(body, "body");
+  const info = merge(t.travelRule ?? {}, body);
   const missing = missingDepositTravelRule(info);
   const iso = ctx.clock.iso();
   if (missing.length > 0) {
@@ -141,4 +138,4 @@ const submitDepositTravelRule: Handler = (req, ctx) => {
   return { status: 200, body: { status: "completed", missingFields: [] } };
 };
 
-export const transferHandlers: HandlerMap = { createTransfer, getTransferById, listTransfers, executeFundTransfer, submitDepositTravelRule };
+export const handlers: Handlers = { createTransfer, getTransferById, listTransfers, executeFundTransfer, submitDepositTravelRule };

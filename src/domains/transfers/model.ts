@@ -17,6 +17,7 @@ import type { components } from "../../contract/generated/types.js";
 import type { ResponseBody } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import type { Collection, ProjectTx } from "../../store/store.js";
+import { declareCollection } from "../../store/collections.js";
 
 type Schemas = components["schemas"];
 export type TransferStatus = Schemas["TransferStatus"];
@@ -63,7 +64,9 @@ export interface TransferRecord {
   expiryUnnotified?: boolean;
 }
 
-export const transfers = (store: ProjectTx): Collection<TransferRecord> => store.collection<TransferRecord>("transfers");
+export const TRANSFERS = declareCollection<TransferRecord>("transfers");
+
+export const transfers = (store: ProjectTx): Collection<TransferRecord> => store.collection(TRANSFERS);
 
 export function findTransfer(store: ProjectTx, transferId: string): TransferRecord {
   const record = transfers(store).get(transferId);

@@ -19,7 +19,7 @@ import { EVM_TOKENS } from "../../chain/tokens.js";
 import { apiError } from "../../errors/catalogue.js";
 import type { ProjectTx } from "../../store/store.js";
 import { addressFamilyOf } from "../shared/custodialAssets.js";
-import { FAILURE, type TravelRuleInfo } from "./model.js";
+import { FAILURE, type TransferRecord, type TravelRuleInfo } from "./model.js";
 
 /** Sanctioned addresses (OFAC SDN list, Tornado Cash): payouts to them fail the security check. */
 export const BLOCKED_ADDRESSES = [
@@ -64,9 +64,9 @@ const tokenContracts = (network: string) => [
 ];
 
 /** Why a well-formed recipient cannot be paid, decided while the transfer processes; undefined when it can. */
-export function recipientProblem(store: ProjectTx, target: { address?: string; network?: string; email?: string }): string | undefined {
-  if (target.email !== undefined) return /\.invalid$/i.test(target.email) ? FAILURE.unableToSend : undefined;
-  if (target.address === undefined || target.network === undefined) return undefined;
+export function recipientProblem(store: ProjectTx, target: TransferRecord["target"]): string | undefined {
+  if ("email" in target) return /\.invalid$/i.test(target.email) ? FAILURE.unableToSend : undefined;
+  if (!("address" in target) || target.network === undefined) return undefined;
   const key = (a: string) => (a.startsWith("0x") ? a.toLowerCase() : a);
   const extra = store.settings().blockedAddresses;
   const blocked = [...BLOCKED_ADDRESSES, ...(Array.isArray(extra) ? extra.filter((a): a is string => typeof a === "string") : [])].map(key);

@@ -24,9 +24,9 @@ import type { ProjectTx, Store } from "../../store/store.js";
 import type { EmitContext } from "../webhooks/emit.js";
 import { creditAccount, debitAccount, holdFunds, releaseHold } from "../accounts/model.js";
 import { ledgerTokenOf } from "../shared/custodialAssets.js";
-import { chainIdOf } from "../shared/evmNetworks.js";
+import { chainIdOf } from "../../chain/networks.js";
 import { emitTransferEvent } from "./events.js";
-import { FAILURE, transfers, type TransferRecord } from "./model.js";
+import { FAILURE, TRANSFERS, transfers, type TransferRecord } from "./model.js";
 import type { Route } from "./quote.js";
 import { recipientProblem } from "./rules.js";
 
@@ -64,10 +64,7 @@ const dueToExpire = (t: TransferRecord, nowMs: number) =>
 
 /** Whether a transfer of the project is due to settle, or a quote to expire, by `nowMs` (committed state, no transaction). */
 export function hasDueTransfers(store: Store, projectId: string, nowMs: number): boolean {
-  const all = store.project(projectId)?.data.transfers as Record<string, TransferRecord> | undefined;
-  if (!all) return false;
-  for (const id in all) if (dueToSettle(all[id]!, nowMs) || dueToExpire(all[id]!, nowMs)) return true;
-  return false;
+  return store.someCommitted(projectId, TRANSFERS, (t) => dueToSettle(t, nowMs) || dueToExpire(t, nowMs));
 }
 
 /** Settles every processing transfer whose time has come, and notes expired quotes, in the order they became due. */
@@ -93,7 +90,7 @@ function settle(ctx: EmitContext, t: TransferRecord): void {
   const { store } = ctx;
   const at = new Date(t.settlesAtMs!).toISOString();
   const units = BigInt(t.sourceUnits);
-  const problem = recipientProblem(store, t.target as { address?: string; network?: string; email?: string });
+  const problem = recipientProblem(store, t.target);
   const fail = (reason: string) => {
     if (t.held && t.sourceAccountId) releaseHold(store, t.sourceAccountId, t.sourceAsset, units);
     const failed: TransferRecord = { ...t, status: "failed", failureReason: reason, updatedAt: at, held: false };
@@ -121,10 +118,10 @@ export function deliver(store: ProjectTx, t: TransferRecord): TransferRecord["de
     creditAccount(store, t.targetAccountId, t.targetAsset, units);
     return t.details;
   }
-  const target = t.target as { address?: string; network?: string };
-  if (!target.address || !target.network) return t.details;
+  const target = "address" in t.target ? t.target : undefined;
+  if (!target?.address || !target.network) return t.details;
   const hash = onchainHash(store, t, target.network, target.address, units);
-  return { ...t.details, onchainTransactions: [{ transactionHash: hash, network: target.network as "base" }] };
+  return { ...t.details, onchainTransactions: [{ transactionHash: hash, network: target.network }] };
 }
 
 function onchainHash(store: ProjectTx, t: TransferRecord, network: string, address: string, units: bigint): string {

@@ -12,11 +12,11 @@
 import { setMaxListeners } from "node:events";
 import type { Clock } from "../../clock.js";
 import type { Store } from "../../store/store.js";
-import { deliveries, subscriptions, type DeliveryRecord, type SubscriptionRecord } from "./model.js";
+import { deliveries, subscriptions, WEBHOOK_DELIVERIES, WEBHOOK_SUBSCRIPTIONS, type DeliveryRecord, type SubscriptionRecord } from "./model.js";
 import { scanActivity } from "./onchain.js";
 import { postDelivery, type AttemptOutcome } from "./send.js";
 import { SIGNATURE_HEADER, signDelivery } from "./signature.js";
-import { WALLET_TRANSACTIONS_COLLECTION } from "./walletEvents.js";
+import { WALLET_TRANSACTIONS } from "./walletEvents.js";
 
 export const RETRY_DELAYS_MS = [3_000, 10_000, 180_000, 1_800_000, 3_600_000, 10_800_000, 18_000_000, 36_000_000];
 export const MAX_RETRIES = 60;
@@ -108,10 +108,12 @@ export function startWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher 
 
   /** One project: detect activity, then start every due attempt. */
   async function passProject(projectId: string): Promise<void> {
-    const data = store.project(projectId)?.data ?? {};
-    const isEmpty = (name: string) => Object.keys(data[name] ?? {}).length === 0;
     // Sends waiting for their block are read even without subscriptions, so they do not pile up.
-    if (isEmpty("webhookSubscriptions") && isEmpty("webhookDeliveries") && isEmpty(WALLET_TRANSACTIONS_COLLECTION)) return;
+    const busy =
+      store.someCommitted(projectId, WEBHOOK_SUBSCRIPTIONS) ||
+      store.someCommitted(projectId, WEBHOOK_DELIVERIES) ||
+      store.someCommitted(projectId, WALLET_TRANSACTIONS);
+    if (!busy) return;
     const tx = store.begin(projectId);
     scanActivity(tx, clock);
     const now = clock.now();

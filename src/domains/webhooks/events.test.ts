@@ -9,13 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
 import { apiError } from "../../errors/catalogue.js";
 import { handlers } from "../index.js";
-import type { HandlerMap } from "../types.js";
+import type { AnyHandler } from "../types.js";
 import { startReceiver, type Received, type Receiver } from "../../../test/helpers/receiver.js";
 import { call, withSandbox, type Credentials } from "../../../test/helpers/sandbox.js";
 import { emitWebhookEvent } from "./emit.js";
 
 /** createEvmAccount as another domain would emit from it: the event is part of the request, which then may still fail. */
-const emitting: HandlerMap = {
+const emitting: Record<string, AnyHandler> = {
   ...handlers,
   createEvmAccount: async (req, ctx) => {
     const result = await handlers.createEvmAccount!(req, ctx);

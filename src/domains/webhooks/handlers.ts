@@ -4,10 +4,9 @@
  * event id, time range or event type). Deliveries themselves are made by the
  * dispatcher (dispatcher.ts) after the requests that caused them commit.
  */
-import type { RequestBody } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import { paginate } from "../shared/pagination.js";
-import type { Handler, HandlerMap } from "../types.js";
+import type { Handler, Handlers, QueryParams } from "../types.js";
 import { deliveries, eventView, findSubscription, isEventType, scanCursors, subscriptions, subscriptionView, type SubscriptionRecord } from "./model.js";
 import { startScanAt } from "./onchain.js";
 import { activityNetworkOf, checkSubscriptionInput, type SubscriptionInput } from "./rules.js";
@@ -26,8 +25,8 @@ function configOf(body: SubscriptionInput): Omit<SubscriptionRecord, "subscripti
   };
 }
 
-const createWebhookSubscription: Handler = (req, ctx) => {
-  const body = req.body as RequestBody<"createWebhookSubscription">;
+export const createWebhookSubscription: Handler<"createWebhookSubscription"> = (req, ctx) => {
+  const body = req.body;
   checkSubscriptionInput(body);
   const all = subscriptions(ctx.store).list();
   const record: SubscriptionRecord = {
@@ -43,9 +42,12 @@ const createWebhookSubscription: Handler = (req, ctx) => {
   return { status: 201, body: subscriptionView(record) };
 };
 
-const getWebhookSubscription: Handler = (req, ctx) => ({ status: 200, body: subscriptionView(findSubscription(ctx.store, req.pathParams.subscriptionId!)) });
+export const getWebhookSubscription: Handler<"getWebhookSubscription"> = (req, ctx) => ({
+  status: 200,
+  body: subscriptionView(findSubscription(ctx.store, req.pathParams.subscriptionId)),
+});
 
-const listWebhookSubscriptions: Handler = (req, ctx) => {
+export const listWebhookSubscriptions: Handler<"listWebhookSubscriptions"> = (req, ctx) => {
   const newestFirst = subscriptions(ctx.store)
     .list()
     .sort((a, b) => b.createdAtMs - a.createdAtMs || b.seq - a.seq);
@@ -53,9 +55,9 @@ const listWebhookSubscriptions: Handler = (req, ctx) => {
   return { status: 200, body: { subscriptions: page.items.map(subscriptionView), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
 };
 
-const updateWebhookSubscription: Handler = (req, ctx) => {
-  const existing = findSubscription(ctx.store, req.pathParams.subscriptionId!);
-  const body = req.body as RequestBody<"updateWebhookSubscription">;
+export const updateWebhookSubscription: Handler<"updateWebhookSubscription"> = (req, ctx) => {
+  const existing = findSubscription(ctx.store, req.pathParams.subscriptionId);
+  const body = req.body;
   checkSubscriptionInput(body);
   const { subscriptionId, secret, createdAt, createdAtMs, seq } = existing;
   const updated: SubscriptionRecord = { subscriptionId, ...configOf(body), secret, createdAt, createdAtMs, seq, updatedAt: ctx.clock.iso() };
@@ -65,15 +67,15 @@ const updateWebhookSubscription: Handler = (req, ctx) => {
   return { status: 200, body: subscriptionView(updated) };
 };
 
-const deleteWebhookSubscription: Handler = (req, ctx) => {
-  const { subscriptionId } = findSubscription(ctx.store, req.pathParams.subscriptionId!);
+export const deleteWebhookSubscription: Handler<"deleteWebhookSubscription"> = (req, ctx) => {
+  const { subscriptionId } = findSubscription(ctx.store, req.pathParams.subscriptionId);
   subscriptions(ctx.store).delete(subscriptionId);
   scanCursors(ctx.store).delete(subscriptionId);
   for (const d of deliveries(ctx.store).filter((r) => r.subscriptionId === subscriptionId)) deliveries(ctx.store).delete(d.id);
   return { status: 204 };
 };
 
-function timeFilter(query: Record<string, unknown>, name: "minCreatedAt" | "maxCreatedAt"): number | undefined {
+function timeFilter(query: QueryParams<"listWebhookSubscriptionEvents">, name: "minCreatedAt" | "maxCreatedAt"): number | undefined {
   const value = query[name];
   if (value === undefined) return undefined;
   const ms = typeof value === "string" ? Date.parse(value) : Number.NaN;
@@ -81,8 +83,8 @@ function timeFilter(query: Record<string, unknown>, name: "minCreatedAt" | "maxC
   return ms;
 }
 
-const listWebhookSubscriptionEvents: Handler = (req, ctx) => {
-  const { subscriptionId } = findSubscription(ctx.store, req.pathParams.subscriptionId!);
+export const listWebhookSubscriptionEvents: Handler<"listWebhookSubscriptionEvents"> = (req, ctx) => {
+  const { subscriptionId } = findSubscription(ctx.store, req.pathParams.subscriptionId);
   const min = timeFilter(req.query, "minCreatedAt");
   const max = timeFilter(req.query, "maxCreatedAt");
   const rawNames = req.query.eventTypeNames;
@@ -107,7 +109,7 @@ const listWebhookSubscriptionEvents: Handler = (req, ctx) => {
   return { status: 200, body: { events: newestFirst.slice(0, MAX_EVENTS_LISTED).map(eventView) } };
 };
 
-export const webhookHandlers: HandlerMap = {
+export const handlers: Handlers = {
   createWebhookSubscription,
   getWebhookSubscription,
   listWebhookSubscriptions,

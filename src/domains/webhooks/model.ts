@@ -16,6 +16,7 @@
 import type { RequestBody, ResponseBody } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import type { Collection, ProjectTx } from "../../store/store.js";
+import { declareCollection } from "../../store/collections.js";
 
 export type EventType = RequestBody<"createWebhookSubscription">["eventTypes"][number];
 export type SubscriptionView = ResponseBody<"getWebhookSubscription", 200>;
@@ -108,9 +109,11 @@ export interface DeliveryAttempt {
   httpCode?: number;
   elapsedTimeMs: number;
   body?: string;
-  /** timeout, connection_refused, dns_failure, connection_error, http_error, subscription_disabled */
-  errorName?: string;
+  errorName?: DeliveryErrorName;
 }
+
+/** Why an attempt did not deliver. */
+export type DeliveryErrorName = "http_error" | "timeout" | "connection_refused" | "dns_failure" | "connection_error" | "subscription_disabled";
 
 export interface DeliveryRecord {
   id: string;
@@ -136,9 +139,13 @@ export interface ScanCursor {
   block: number;
 }
 
-export const subscriptions = (store: ProjectTx): Collection<SubscriptionRecord> => store.collection<SubscriptionRecord>("webhookSubscriptions");
-export const deliveries = (store: ProjectTx): Collection<DeliveryRecord> => store.collection<DeliveryRecord>("webhookDeliveries");
-export const scanCursors = (store: ProjectTx): Collection<ScanCursor> => store.collection<ScanCursor>("webhookScanCursors");
+export const WEBHOOK_SUBSCRIPTIONS = declareCollection<SubscriptionRecord>("webhookSubscriptions");
+export const WEBHOOK_DELIVERIES = declareCollection<DeliveryRecord>("webhookDeliveries");
+const WEBHOOK_SCAN_CURSORS = declareCollection<ScanCursor>("webhookScanCursors");
+
+export const subscriptions = (store: ProjectTx): Collection<SubscriptionRecord> => store.collection(WEBHOOK_SUBSCRIPTIONS);
+export const deliveries = (store: ProjectTx): Collection<DeliveryRecord> => store.collection(WEBHOOK_DELIVERIES);
+export const scanCursors = (store: ProjectTx): Collection<ScanCursor> => store.collection(WEBHOOK_SCAN_CURSORS);
 
 export const deliveryId = (subscriptionId: string, eventId: string) => `${subscriptionId}|${eventId}`;
 

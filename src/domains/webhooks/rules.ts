@@ -5,6 +5,7 @@
  * length, and labels — at most 20, and for the activity event types only the
  * keys the platform filters on, with `network` required.
  */
+import type { RequestBody } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import { usesLabels, type EventType, type SubscriptionRecord } from "./model.js";
 
@@ -19,14 +20,8 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // Set by the delivery itself, or by the HTTP connection: a target header cannot replace them.
 const RESERVED_HEADERS = new Set(["host", "content-length", "transfer-encoding", "connection", "keep-alive", "upgrade", "te", "trailer", "x-hook0-signature"]);
 
-export interface SubscriptionInput {
-  description?: string;
-  eventTypes: EventType[];
-  isEnabled: boolean;
-  target: { url: string; headers?: Record<string, string> };
-  metadata?: Record<string, string>;
-  labels?: Record<string, string>;
-}
+/** A create or replace body: both carry every field of the subscription. */
+export type SubscriptionInput = RequestBody<"createWebhookSubscription"> | RequestBody<"updateWebhookSubscription">;
 
 function checkTarget(target: SubscriptionInput["target"]): void {
   let url: URL;

@@ -7,6 +7,7 @@
 import http from "node:http";
 import https from "node:https";
 import { performance } from "node:perf_hooks";
+import type { DeliveryErrorName } from "./model.js";
 
 export const DELIVERY_TIMEOUT_MS = 15_000;
 const MAX_KEPT_BODY = 1000;
@@ -16,10 +17,10 @@ export interface AttemptOutcome {
   httpCode?: number;
   elapsedTimeMs: number;
   body?: string;
-  errorName?: string;
+  errorName?: DeliveryErrorName;
 }
 
-function errorNameOf(error: NodeJS.ErrnoException): string {
+function errorNameOf(error: NodeJS.ErrnoException): DeliveryErrorName {
   switch (error.code) {
     case "ECONNREFUSED":
       return "connection_refused";

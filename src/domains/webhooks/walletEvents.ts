@@ -17,6 +17,7 @@
  * happen.
  */
 import type { Collection, ProjectTx } from "../../store/store.js";
+import { declareCollection } from "../../store/collections.js";
 import { emitWebhookEvent, type EmitContext } from "./emit.js";
 
 /** Who acted: nobody but the API key, the end user, or the developer for the end user. */
@@ -36,9 +37,8 @@ export interface WatchedWalletTransaction {
   actor: WalletActor;
 }
 
-export const WALLET_TRANSACTIONS_COLLECTION = "webhookWalletTransactions";
-export const watchedWalletTransactions = (store: ProjectTx): Collection<WatchedWalletTransaction> =>
-  store.collection<WatchedWalletTransaction>(WALLET_TRANSACTIONS_COLLECTION);
+export const WALLET_TRANSACTIONS = declareCollection<WatchedWalletTransaction>("webhookWalletTransactions");
+export const watchedWalletTransactions = (store: ProjectTx): Collection<WatchedWalletTransaction> => store.collection(WALLET_TRANSACTIONS);
 
 /** A signature made outside a send: `address` signed `eventType`'s kind of payload. */
 export function emitWalletSigned(ctx: EmitContext, eventType: SigningEventType, address: string, actor: WalletActor): void {

@@ -4,6 +4,7 @@
  * the last 30 days of sandbox time, bundle membership and curation), and the
  * filters of search.
  */
+import type { Schema } from "../../contract/types.js";
 import type { HandlerContext } from "../types.js";
 import type { Catalogued } from "./bazaarExtension.js";
 import { bazaarResources, bundles, settlements, type BazaarResource, type Requirements } from "./model.js";
@@ -56,24 +57,26 @@ function bundleSlugsOf(ctx: HandlerContext, r: BazaarResource): string[] {
     .sort();
 }
 
-export function resourceView(ctx: HandlerContext, r: BazaarResource) {
+/** A resource as the discovery operations show it: fields the index does not have are left out. */
+export function resourceView(ctx: HandlerContext, r: BazaarResource): Schema<"x402DiscoveryResource"> {
   const bundleSlugs = bundleSlugsOf(ctx, r);
-  const view: Record<string, unknown> = {
+  const quality = qualityOf(ctx, r.key);
+  return {
     resource: r.resource,
-    description: r.description,
+    ...(r.description !== undefined ? { description: r.description } : {}),
     type: r.type,
     x402Version: r.x402Version,
     lastUpdated: new Date(r.lastUpdatedMs).toISOString(),
-    accepts: r.accepts,
-    extensions: r.extensions,
-    quality: qualityOf(ctx, r.key),
-    serviceName: r.serviceName,
-    tags: r.tags,
-    bundleSlugs: bundleSlugs.length ? bundleSlugs : undefined,
-    iconUrl: r.iconUrl,
+    // Kept as received, after the contract's checks (a settled payment's) or requirementsProblem's (a probed 402's).
+    accepts: r.accepts as Schema<"x402PaymentRequirements">[],
+    ...(r.extensions !== undefined ? { extensions: r.extensions } : {}),
+    ...(quality !== undefined ? { quality } : {}),
+    ...(r.serviceName !== undefined ? { serviceName: r.serviceName } : {}),
+    ...(r.tags !== undefined ? { tags: r.tags } : {}),
+    ...(bundleSlugs.length ? { bundleSlugs } : {}),
+    ...(r.iconUrl !== undefined ? { iconUrl: r.iconUrl } : {}),
     curated: bundleSlugs.length > 0,
   };
-  return Object.fromEntries(Object.entries(view).filter(([, v]) => v !== undefined));
 }
 
 /** Active resources, most recently updated first (ties by URL, so pages are stable). */

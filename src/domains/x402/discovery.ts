@@ -3,25 +3,28 @@
  * type, limit/offset), resources of one merchant (payTo), search (free text
  * plus payment and catalogue filters) and the curated bundles.
  */
+import type { Schema } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
-import type { Handler, HandlerContext, HandlerMap, HandlerRequest } from "../types.js";
+import type { Handler, HandlerContext, QueryParams } from "../types.js";
 import { activeResources, bundleSlugsFor, isCurated, onNetwork, paysTo, resourceView, qualityOf, usdPrice } from "./bazaar.js";
 import { bazaarResources, bundles, type BazaarResource, type Bundle } from "./model.js";
 
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 const many = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
-function window(req: HandlerRequest, defaultLimit: number) {
-  const limit = one(req.query.limit) === undefined ? defaultLimit : Number(one(req.query.limit));
-  const offset = one(req.query.offset) === undefined ? 0 : Number(one(req.query.offset));
-  if (!Number.isInteger(limit) || limit < 1) throw apiError("invalid_request", `limit must be a positive integer, got ${String(one(req.query.limit))}.`);
+type SearchQuery = QueryParams<"searchX402Resources">;
+
+function window(query: Pick<QueryParams<"listX402DiscoveryResources">, "limit" | "offset">, defaultLimit: number) {
+  const limit = one(query.limit) === undefined ? defaultLimit : Number(one(query.limit));
+  const offset = one(query.offset) === undefined ? 0 : Number(one(query.offset));
+  if (!Number.isInteger(limit) || limit < 1) throw apiError("invalid_request", `limit must be a positive integer, got ${String(one(query.limit))}.`);
   if (!Number.isInteger(offset) || offset < 0)
-    throw apiError("invalid_request", `offset must be zero or a positive integer, got ${String(one(req.query.offset))}.`);
+    throw apiError("invalid_request", `offset must be zero or a positive integer, got ${String(one(query.offset))}.`);
   return { limit, offset };
 }
 
-const listX402DiscoveryResources: Handler = (req, ctx) => {
-  const { limit, offset } = window(req, 100);
+export const listX402DiscoveryResources: Handler<"listX402DiscoveryResources"> = (req, ctx) => {
+  const { limit, offset } = window(req.query, 100);
   const type = one(req.query.type);
   const all = activeResources(ctx).filter((r) => type === undefined || r.type === type);
   return {
@@ -30,8 +33,8 @@ const listX402DiscoveryResources: Handler = (req, ctx) => {
   };
 };
 
-const listX402DiscoveryMerchant: Handler = (req, ctx) => {
-  const { limit, offset } = window(req, 20);
+export const listX402DiscoveryMerchant: Handler<"listX402DiscoveryMerchant"> = (req, ctx) => {
+  const { limit, offset } = window(req.query, 20);
   const payTo = String(one(req.query.payTo));
   const all = activeResources(ctx).filter((r) => paysTo(r, payTo));
   return {
@@ -51,7 +54,7 @@ function haystack(r: BazaarResource): string {
   return [r.resource, r.description, r.serviceName, r.tool, ...(r.tags ?? []), JSON.stringify(bazaar.info ?? "")].filter(Boolean).join(" ").toLowerCase();
 }
 
-function matchesFilters(ctx: HandlerContext, r: BazaarResource, q: HandlerRequest["query"]): boolean {
+function matchesFilters(ctx: HandlerContext, r: BazaarResource, q: SearchQuery): boolean {
   const options = r.accepts.filter(
     (a) =>
       (one(q.network) === undefined || onNetwork(a, one(q.network)!)) &&
@@ -72,7 +75,7 @@ function matchesFilters(ctx: HandlerContext, r: BazaarResource, q: HandlerReques
 }
 
 /** Search as the Bazaar's text ranking does it here: more query words matched first, then more paid calls, then recency. */
-export function searchResources(ctx: HandlerContext, query: HandlerRequest["query"]) {
+export function searchResources(ctx: HandlerContext, query: SearchQuery): Schema<"x402DiscoveryResource">[] {
   const maxUsd = one(query.maxUsdPrice);
   if (maxUsd !== undefined && !/^[0-9]+(\.[0-9]+)?$/.test(maxUsd))
     throw apiError("invalid_request", `maxUsdPrice must be a decimal number of dollars such as "0.01", got "${maxUsd}".`);
@@ -89,14 +92,14 @@ export function searchResources(ctx: HandlerContext, query: HandlerRequest["quer
   return ranked.slice(0, limit).map((x) => resourceView(ctx, x.r));
 }
 
-const searchX402Resources: Handler = (req, ctx) => ({
+export const searchX402Resources: Handler<"searchX402Resources"> = (req, ctx) => ({
   status: 200,
   body: { x402Version: 2, partialResults: false, searchMethod: "text", resources: searchResources(ctx, req.query) },
 });
 
-const bundleView = (b: Bundle) => ({ slug: b.slug, name: b.name, ...(b.description ? { description: b.description } : {}) });
+const bundleView = (b: Bundle): Schema<"x402Bundle"> => ({ slug: b.slug, name: b.name, ...(b.description ? { description: b.description } : {}) });
 
-const listX402Bundles: Handler = (_req, ctx) => ({
+export const listX402Bundles: Handler<"listX402Bundles"> = (_req, ctx) => ({
   status: 200,
   body: {
     bundles: bundles(ctx.store)
@@ -106,8 +109,8 @@ const listX402Bundles: Handler = (_req, ctx) => ({
   },
 });
 
-const getX402Bundle: Handler = (req, ctx) => {
-  const slug = req.pathParams.bundleSlug!;
+export const getX402Bundle: Handler<"getX402Bundle"> = (req, ctx) => {
+  const slug = req.pathParams.bundleSlug;
   const bundle = bundles(ctx.store).get(slug);
   if (!bundle) throw apiError("not_found", `No bundle has the slug ${slug}; GET /v2/x402/discovery/bundles lists them.`);
   const members = bundle.resources
@@ -115,5 +118,3 @@ const getX402Bundle: Handler = (req, ctx) => {
     .filter((r): r is BazaarResource => r?.active === true);
   return { status: 200, body: { ...bundleView(bundle), resources: members.map((r) => resourceView(ctx, r)) } };
 };
-
-export const discoveryHandlers: HandlerMap = { listX402DiscoveryResources, listX402DiscoveryMerchant, searchX402Resources, listX402Bundles, getX402Bundle };

@@ -20,7 +20,7 @@ import {
 import { blockNumberAt } from "../../chain/blocks.js";
 import { balanceOf, credit, GAS_PRICE_WEI, ledgerTxs, setBalance, type LedgerTx } from "../../chain/ledger.js";
 import { evmTokenByAddress } from "../../chain/tokens.js";
-import { chainIdOf } from "../shared/evmNetworks.js";
+import { chainIdOf } from "../../chain/networks.js";
 import type { HandlerContext } from "../types.js";
 import { authorizationKey, usedAuthorizations } from "./model.js";
 import { FACILITATOR_EVM_ADDRESS } from "./networks.js";
@@ -81,7 +81,7 @@ const uint = (v: unknown): bigint | undefined => (typeof v === "string" && /^(0x
 export async function verifyExactEvm(ctx: HandlerContext, p: Payment): Promise<{ plan: EvmPlan } | { rejection: Rejection }> {
   const auth = (p.payload.authorization ?? {}) as Record<string, unknown>;
   const signature = p.payload.signature as Hex | undefined;
-  const no = (reason: string, message: string, payer?: string) => ({ rejection: { reason, message, payer } });
+  const no = (reason: Rejection["reason"], message: string, payer?: string) => ({ rejection: { reason, message, payer } });
   if (p.payload.permit2Authorization !== undefined) {
     return no(
       "unsupported_payload_type",

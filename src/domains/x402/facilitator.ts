@@ -4,19 +4,20 @@
  * or `success: false` (settle) and the protocol's reason, as the platform
  * answers; a malformed body is the platform's usual 400 invalid_request.
  */
+import type { Schema } from "../../contract/types.js";
 import { bazaarResources, settlements } from "./model.js";
 import { catalogue } from "./bazaar.js";
 import { readBazaarExtension, readV1Discovery, type ExtensionOutcome } from "./bazaarExtension.js";
 import { settleExactEvm, verifyExactEvm, type EvmPlan } from "./eip3009.js";
 import { FACILITATOR_EVM_ADDRESS, FACILITATOR_FEE_PAYER, X402_NETWORKS } from "./networks.js";
-import { readPayment, type Payment, type Rejection } from "./payment.js";
+import { readPayment, type Payment, type PaymentRequest, type Rejection } from "./payment.js";
 import { settleExactSvm, verifyExactSvm, type SvmPlan } from "./svm.js";
-import type { Handler, HandlerContext, HandlerMap } from "../types.js";
+import type { Handler, HandlerContext, HandlerResult } from "../types.js";
 
 type Checked = { payment: Payment; evm?: EvmPlan; svm?: SvmPlan; payer: string } | { rejection: Rejection; payment?: Payment };
 
 /** Every check of the exact scheme, on the ledger and the sandbox clock; nothing is written. */
-export async function checkPayment(ctx: HandlerContext, body: Record<string, unknown>): Promise<Checked> {
+export async function checkPayment(ctx: HandlerContext, body: PaymentRequest): Promise<Checked> {
   const read = readPayment(body);
   if ("rejection" in read) return read;
   const { payment } = read;
@@ -28,11 +29,13 @@ export async function checkPayment(ctx: HandlerContext, body: Record<string, unk
   return "rejection" in r ? { ...r, payment } : { payment, svm: r.plan, payer: r.plan.payer };
 }
 
-const verifyX402Payment: Handler = async (req, ctx) => {
+export const verifyX402Payment: Handler<"verifyX402Payment"> = async (req, ctx) => {
   const checked = await checkPayment(ctx, req.body);
   if ("rejection" in checked) {
     const { reason, message, payer } = checked.rejection;
-    return { status: 400, body: { isValid: false, invalidReason: reason, invalidMessage: message, ...(payer ? { payer } : {}) } };
+    const refusal: Schema<"x402VerifyPaymentRejection"> = { isValid: false, invalidReason: reason, invalidMessage: message, ...(payer ? { payer } : {}) };
+    // The contract's 400 for a refused payment carries this body; Handler types only the success answers.
+    return { status: 400, body: refusal } as unknown as HandlerResult<"verifyX402Payment">;
   }
   return { status: 200, body: { isValid: true, payer: checked.payer } };
 };
@@ -52,15 +55,14 @@ function discover(ctx: HandlerContext, p: Payment): { outcome?: ExtensionOutcome
   return { outcome, resourceKey: known?.key };
 }
 
-const settleX402Payment: Handler = async (req, ctx) => {
+export const settleX402Payment: Handler<"settleX402Payment"> = async (req, ctx) => {
   const checked = await checkPayment(ctx, req.body);
   if ("rejection" in checked) {
     const { reason, message, payer } = checked.rejection;
-    const network = checked.payment?.networkName ?? (req.body.paymentRequirements as { network?: unknown })?.network;
-    return {
-      status: 400,
-      body: { success: false, errorReason: reason, errorMessage: message, ...(payer ? { payer } : {}), ...(typeof network === "string" ? { network } : {}) },
-    };
+    const network = checked.payment?.networkName ?? req.body.paymentRequirements.network;
+    const refusal: Schema<"x402SettlePaymentRejection"> = { success: false, errorReason: reason, errorMessage: message, ...(payer ? { payer } : {}), network };
+    // The contract's 400 for a refused settlement carries this body; Handler types only the success answers.
+    return { status: 400, body: refusal } as unknown as HandlerResult<"settleX402Payment">;
   }
   const { payment } = checked;
   const transaction = checked.evm ? settleExactEvm(ctx, payment.network.ledger, checked.evm).hash : settleExactSvm(ctx, payment, checked.svm!);
@@ -89,11 +91,11 @@ const settleX402Payment: Handler = async (req, ctx) => {
   };
 };
 
-const supportedX402PaymentKinds: Handler = () => {
-  const kinds = [2, 1].flatMap((x402Version) =>
+export const supportedX402PaymentKinds: Handler<"supportedX402PaymentKinds"> = () => {
+  const kinds = ([2, 1] as const).flatMap((x402Version) =>
     X402_NETWORKS.map((n) => ({
       x402Version,
-      scheme: "exact",
+      scheme: "exact" as const,
       network: x402Version === 1 ? n.v1 : n.caip2,
       ...(n.family === "svm" ? { extra: { feePayer: FACILITATOR_FEE_PAYER.address } } : {}),
     })),
@@ -103,5 +105,3 @@ const supportedX402PaymentKinds: Handler = () => {
     body: { kinds, extensions: ["bazaar"], signers: { "eip155:*": [FACILITATOR_EVM_ADDRESS], "solana:*": [FACILITATOR_FEE_PAYER.address] } },
   };
 };
-
-export const facilitatorHandlers: HandlerMap = { verifyX402Payment, settleX402Payment, supportedX402PaymentKinds };

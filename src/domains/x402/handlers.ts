@@ -1,8 +1,19 @@
 /** x402 Facilitator: every operation of the area, by operationId. */
-import type { HandlerMap } from "../types.js";
-import { discoveryHandlers } from "./discovery.js";
-import { facilitatorHandlers } from "./facilitator.js";
-import { mcpHandlers } from "./mcp.js";
-import { validateHandlers } from "./validate.js";
+import type { Handlers } from "../types.js";
+import { getX402Bundle, listX402Bundles, listX402DiscoveryMerchant, listX402DiscoveryResources, searchX402Resources } from "./discovery.js";
+import { settleX402Payment, supportedX402PaymentKinds, verifyX402Payment } from "./facilitator.js";
+import { postX402DiscoveryMcp } from "./mcp.js";
+import { validateX402Resource } from "./validate.js";
 
-export const x402Handlers: HandlerMap = { ...facilitatorHandlers, ...discoveryHandlers, ...mcpHandlers, ...validateHandlers };
+export const handlers: Handlers = {
+  verifyX402Payment,
+  settleX402Payment,
+  supportedX402PaymentKinds,
+  listX402DiscoveryResources,
+  listX402DiscoveryMerchant,
+  searchX402Resources,
+  listX402Bundles,
+  getX402Bundle,
+  postX402DiscoveryMcp,
+  validateX402Resource,
+};

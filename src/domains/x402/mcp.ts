@@ -6,7 +6,7 @@
  * `_meta`, where an x402 payment travels). JSON-RPC errors are answered
  * with HTTP 200 and an `error` member, as JSON-RPC over HTTP does.
  */
-import type { Handler, HandlerContext, HandlerMap, HandlerRequest } from "../types.js";
+import type { Handler, HandlerContext, HandlerRequest, HandlerResult } from "../types.js";
 import { activeResources } from "./bazaar.js";
 import { searchResources } from "./discovery.js";
 import { isLoopbackUrl, probe } from "./probe.js";
@@ -94,7 +94,7 @@ async function dispatch(ctx: HandlerContext, method: string, params: Obj): Promi
       const args = (params.arguments && typeof params.arguments === "object" ? params.arguments : {}) as Obj;
       if (params.name === "search_resources") {
         if (args.query !== undefined && typeof args.query !== "string") throw new RpcError(-32602, "search_resources takes query as a string.");
-        const resources = searchResources(ctx, args.query === undefined ? {} : { query: args.query as string });
+        const resources = searchResources(ctx, args.query === undefined ? {} : { query: args.query });
         return { ...text({ resources }), structuredContent: { resources } };
       }
       if (params.name === "proxy_tool_call") return proxyToolCall(ctx, args, params._meta);
@@ -104,9 +104,9 @@ async function dispatch(ctx: HandlerContext, method: string, params: Obj): Promi
   throw new RpcError(-32601, "Method not found");
 }
 
-const postX402DiscoveryMcp: Handler = Object.assign(
-  async (req: HandlerRequest, ctx: HandlerContext) => {
-    const { id, method, params } = req.body as { id?: string | number; method: string; params?: Obj };
+export const postX402DiscoveryMcp: Handler<"postX402DiscoveryMcp"> = Object.assign(
+  async (req: HandlerRequest<"postX402DiscoveryMcp">, ctx: HandlerContext): Promise<HandlerResult<"postX402DiscoveryMcp">> => {
+    const { id, method, params } = req.body;
     // A notification (no id) gets no result, only the acknowledgement.
     if (id === undefined) return { status: 200, body: { jsonrpc: "2.0", id: null } };
     try {
@@ -118,5 +118,3 @@ const postX402DiscoveryMcp: Handler = Object.assign(
   },
   { outbound: true },
 );
-
-export const mcpHandlers: HandlerMap = { postX402DiscoveryMcp };

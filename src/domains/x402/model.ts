@@ -17,6 +17,7 @@
  * validation succeeds again. Bundles are curated through `/_sandbox`.
  */
 import type { Collection, ProjectTx } from "../../store/store.js";
+import { declareCollection } from "../../store/collections.js";
 
 /** Requirements as the contract shapes them (version 1 or 2), kept as received. */
 export type Requirements = Record<string, unknown>;
@@ -71,10 +72,15 @@ export interface Bundle {
   createdAtMs: number;
 }
 
-export const usedAuthorizations = (store: ProjectTx): Collection<UsedAuthorization> => store.collection("x402UsedAuthorizations");
-export const settlements = (store: ProjectTx): Collection<Settlement> => store.collection("x402Settlements");
-export const bazaarResources = (store: ProjectTx): Collection<BazaarResource> => store.collection("x402BazaarResources");
-export const bundles = (store: ProjectTx): Collection<Bundle> => store.collection("x402Bundles");
+const X402_USED_AUTHORIZATIONS = declareCollection<UsedAuthorization>("x402UsedAuthorizations");
+const X402_SETTLEMENTS = declareCollection<Settlement>("x402Settlements");
+const X402_BAZAAR_RESOURCES = declareCollection<BazaarResource>("x402BazaarResources");
+const X402_BUNDLES = declareCollection<Bundle>("x402Bundles");
+
+export const usedAuthorizations = (store: ProjectTx): Collection<UsedAuthorization> => store.collection(X402_USED_AUTHORIZATIONS);
+export const settlements = (store: ProjectTx): Collection<Settlement> => store.collection(X402_SETTLEMENTS);
+export const bazaarResources = (store: ProjectTx): Collection<BazaarResource> => store.collection(X402_BAZAAR_RESOURCES);
+export const bundles = (store: ProjectTx): Collection<Bundle> => store.collection(X402_BUNDLES);
 
 /** Key of an EIP-3009 authorization: the token contract's `authorizationState(authorizer, nonce)`. */
 export const authorizationKey = (network: string, asset: string, from: string, nonce: string) =>

@@ -7,14 +7,15 @@
  */
 import { createHash } from "node:crypto";
 import { keccak256, toHex } from "viem";
+import type { Schema } from "../../contract/types.js";
 import { evmAccountOf } from "../../crypto/evm.js";
 import { solanaKeyFromSeed, type SolanaKey } from "../../crypto/solana.js";
 
 export interface X402Network {
   /** Version 1 name, e.g. "base-sepolia". */
-  v1: string;
+  v1: Schema<"X402V1Network">;
   /** Version 2 CAIP-2 id, e.g. "eip155:84532". */
-  caip2: string;
+  caip2: Schema<"X402V2Network">;
   /** The ledger network the payment moves on. */
   ledger: string;
   family: "evm" | "svm";

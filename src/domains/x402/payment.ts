@@ -5,12 +5,14 @@
  * contract has already checked the shapes; this reads them into one form.
  */
 import { getAddress, isAddress } from "viem";
+import type { RequestBody, Schema } from "../../contract/types.js";
 import type { Requirements } from "./model.js";
 import { x402Network, type X402Network } from "./networks.js";
 
 /** Why a payment is refused: an `invalidReason` (verify) or `errorReason` (settle) of the contract. */
 export interface Rejection {
-  reason: string;
+  /** Every reason the facilitator gives is one of verify's, which settle's reasons include. */
+  reason: Schema<"x402VerifyInvalidReason">;
   message: string;
   payer?: string;
 }
@@ -31,6 +33,9 @@ export interface Payment {
   paymentPayload: Record<string, unknown>;
 }
 
+/** The body of verify and settle: the same three fields. */
+export type PaymentRequest = RequestBody<"verifyX402Payment"> | RequestBody<"settleX402Payment">;
+
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {});
 
@@ -40,14 +45,14 @@ export function payerHint(paymentPayload: unknown): string | undefined {
   return typeof from === "string" && isAddress(from, { strict: false }) ? getAddress(from) : undefined;
 }
 
-const reject = (reason: string, message: string, paymentPayload: unknown): { rejection: Rejection } => ({
+const reject = (reason: Rejection["reason"], message: string, paymentPayload: unknown): { rejection: Rejection } => ({
   rejection: { reason, message, payer: payerHint(paymentPayload) },
 });
 
 const sameAddress = (a: string, b: string) => (a.startsWith("0x") ? a.toLowerCase() === b.toLowerCase() : a === b);
 
 /** Reads `{x402Version, paymentPayload, paymentRequirements}` or says why the payment cannot be the one asked for. */
-export function readPayment(body: Obj): { payment: Payment } | { rejection: Rejection } {
+export function readPayment(body: PaymentRequest): { payment: Payment } | { rejection: Rejection } {
   const paymentPayload = obj(body.paymentPayload);
   const requirements = obj(body.paymentRequirements);
   const version = body.x402Version;
@@ -108,7 +113,7 @@ export function readPayment(body: Obj): { payment: Payment } | { rejection: Reje
   }
   return {
     payment: {
-      x402Version: version as 1 | 2,
+      x402Version: version,
       network,
       networkName,
       requirements,

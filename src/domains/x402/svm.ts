@@ -12,8 +12,7 @@ import { ed25519 } from "@noble/curves/ed25519.js";
 import { getCompiledTransactionMessageDecoder, type Transaction } from "@solana/kit";
 import { blockNumberAt } from "../../chain/blocks.js";
 import { balanceOf, credit, setBalance } from "../../chain/ledger.js";
-import { solanaTxs } from "../../chain/solanaLedger.js";
-import { solanaCall } from "../../chain/solanaRpc.js";
+import { blockhashAt, solanaTxs } from "../../chain/solanaLedger.js";
 import { decodeSolanaTransaction, fromBase58, signSolanaTransaction, toBase58 } from "../../crypto/solana.js";
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from "../../crypto/solanaInstructions.js";
 import type { HandlerContext } from "../types.js";
@@ -35,7 +34,7 @@ export interface SvmPlan {
   messageHash: string;
 }
 
-const UNKNOWN_INSTRUCTION = [
+const UNKNOWN_INSTRUCTION: Rejection["reason"][] = [
   "invalid_exact_solana_payload_unknown_fourth_instruction",
   "invalid_exact_solana_payload_unknown_fifth_instruction",
   "invalid_exact_solana_payload_unknown_sixth_instruction",
@@ -43,18 +42,17 @@ const UNKNOWN_INSTRUCTION = [
 
 export const messageHashOf = (tx: Transaction) => createHash("sha256").update(new Uint8Array(tx.messageBytes)).digest("hex");
 
-/** The blockhash the sandbox's node hands out at `slot` (see src/chain/solanaRpc.ts). */
+/** Whether `blockhash` is one the sandbox's node handed out in the last slots. */
 function isRecentBlockhash(ctx: HandlerContext, network: string, blockhash: string): boolean {
   const slot = blockNumberAt(network, ctx.clock.now());
-  const hashAt = (s: number) => createHash("sha256").update(`cdp-sandbox:${network}:${s}`).digest();
   const wanted = Buffer.from(fromBase58(blockhash));
-  for (let s = slot; s >= Math.max(0, slot - BLOCKHASH_VALID_SLOTS); s--) if (hashAt(s).equals(wanted)) return true;
+  for (let s = slot; s >= Math.max(0, slot - BLOCKHASH_VALID_SLOTS); s--) if (blockhashAt(network, s).equals(wanted)) return true;
   return false;
 }
 
 /** Checks an exact Solana payment against its requirements and the ledger. */
 export async function verifyExactSvm(ctx: HandlerContext, p: Payment): Promise<{ plan: SvmPlan } | { rejection: Rejection }> {
-  const no = (reason: string, message: string, payer?: string) => ({ rejection: { reason, message, payer } });
+  const no = (reason: Rejection["reason"], message: string, payer?: string) => ({ rejection: { reason, message, payer } });
   const feePayer = p.extra.feePayer;
   if (typeof feePayer !== "string" || feePayer === "") {
     return no(
@@ -212,8 +210,6 @@ export function settleExactSvm(ctx: HandlerContext, p: Payment, plan: SvmPlan): 
 
 /** The node's current blockhash for `network`, as a client would fetch it. */
 export function latestBlockhash(ctx: HandlerContext, network: string): { blockhash: string; lastValidBlockHeight: bigint } {
-  const answer = solanaCall("getLatestBlockhash", [], { network, store: ctx.store, clock: ctx.clock }) as {
-    value: { blockhash: string; lastValidBlockHeight: number };
-  };
-  return { blockhash: answer.value.blockhash, lastValidBlockHeight: BigInt(answer.value.lastValidBlockHeight) };
+  const slot = blockNumberAt(network, ctx.clock.now());
+  return { blockhash: toBase58(blockhashAt(network, slot)), lastValidBlockHeight: BigInt(slot + 150) };
 }

@@ -6,11 +6,12 @@
  * catalogued, a listed endpoint that no longer answers a valid 402 becomes
  * inactive.
  */
-import type { Handler, HandlerContext, HandlerMap, HandlerRequest } from "../types.js";
+import type { Schema } from "../../contract/types.js";
+import type { Handler, HandlerContext, HandlerRequest, HandlerResult } from "../types.js";
 import { catalogue, qualityOf } from "./bazaar.js";
 import { readBazaarExtension, readV1Discovery } from "./bazaarExtension.js";
 import { eip3009Domain } from "./eip3009.js";
-import { bazaarResources, type BazaarResource, type Requirements } from "./model.js";
+import { bazaarResources, type BazaarResource } from "./model.js";
 import { FACILITATOR_FEE_PAYER, x402Network } from "./networks.js";
 import { assertReachable, probe, type ProbeAnswer } from "./probe.js";
 import { solanaTokenBySymbol } from "../../chain/solanaLedger.js";
@@ -72,7 +73,7 @@ function readPaymentRequired(answer: ProbeAnswer): { paymentRequired: Obj } | { 
 }
 
 /** Whether this facilitator would take a payment against the option, and if not, the reason it would give. */
-function simulate(a: Obj) {
+function simulate(a: Obj): Schema<"x402ValidateSimulation"> {
   const network = x402Network(String(a.network));
   if (a.scheme !== "exact") return { outcome: "rejected", rejectionReason: "invalid_scheme" };
   if (!network) return { outcome: "rejected", rejectionReason: "invalid_network" };
@@ -88,7 +89,7 @@ function simulate(a: Obj) {
   return { outcome: "accepted" };
 }
 
-const indexView = (ctx: HandlerContext, r: BazaarResource | undefined) =>
+const indexView = (ctx: HandlerContext, r: BazaarResource | undefined): Schema<"x402ValidateIndex"> | null =>
   r
     ? {
         active: r.active,
@@ -97,13 +98,14 @@ const indexView = (ctx: HandlerContext, r: BazaarResource | undefined) =>
       }
     : null;
 
-const validateX402Resource: Handler = Object.assign(
-  async (req: HandlerRequest, ctx: HandlerContext) => {
-    const resource = String(req.body.resource);
-    const method = String(req.body.method ?? "GET");
+export const validateX402Resource: Handler<"validateX402Resource"> = Object.assign(
+  async (req: HandlerRequest<"validateX402Resource">, ctx: HandlerContext): Promise<HandlerResult<"validateX402Resource">> => {
+    const resource = req.body.resource;
+    // The generated type marks `method` present because the contract gives it a default; a request may leave it out.
+    const method = req.body.method ?? "GET";
     const url = assertReachable(resource, "the resource");
     const listed = () => bazaarResources(ctx.store).find((r) => r.resource === resource);
-    const preflight: Obj[] = [];
+    const preflight: Schema<"x402ValidateCheck">[] = [];
     let answer: ProbeAnswer | undefined;
     try {
       answer = await probe(url, method);
@@ -140,7 +142,7 @@ const validateX402Resource: Handler = Object.assign(
           ? readBazaarExtension(bazaar, pr.resource ?? { url: resource }, first!, 2)
           : undefined
         : first
-          ? readV1Discovery(first as Requirements)
+          ? readV1Discovery(first)
           : undefined;
     if (pr) {
       const detail = !discovery
@@ -165,7 +167,8 @@ const validateX402Resource: Handler = Object.assign(
         statusCode: status,
         x402Version: typeof pr?.x402Version === "number" ? pr.x402Version : null,
         preflight,
-        paymentRequirements: first ?? null,
+        // Checked by requirementsProblem against the contract's requirement shapes before it gets here.
+        paymentRequirements: (first ?? null) as Schema<"x402PaymentRequirements"> | null,
         bazaarExtension: bazaar ?? null,
         simulation: first ? simulate(first) : { outcome: "rejected", rejectionReason: "invalid_payment_requirements" },
         index: indexView(ctx, indexed),
@@ -174,5 +177,3 @@ const validateX402Resource: Handler = Object.assign(
   },
   { outbound: true },
 );
-
-export const validateHandlers: HandlerMap = { validateX402Resource };

@@ -1,0 +1,116 @@
+/**
+ * The sandbox's own API under /_sandbox, routed and validated from
+ * admin-openapi.yaml through the same operation index and validator as the
+ * platform API: route → body → contract check (400 `invalid_request` naming
+ * the field) → optional bearer token (scopes the call to that key's project)
+ * → the operation's locks → its handler. Errors leave in the platform's
+ * error body. The API has no auth of its own, which is why the server binds
+ * to loopback by default.
+ */
+import type { Request, Response } from "express";
+import type { OperationIndex } from "../contract/operations.js";
+import { describeProblems, validateRequest } from "../contract/validate.js";
+import { apiError } from "../errors/catalogue.js";
+import { authenticateApiKey } from "../pipeline/authenticate.js";
+import { parseBody } from "../pipeline/body.js";
+import { errorResponse } from "../pipeline/errors.js";
+import { type Exchange, jsonResponse, newExchange, type Outgoing } from "../pipeline/exchange.js";
+import { sendOutgoing } from "../pipeline/write.js";
+import type { Random } from "../random.js";
+import { Snapshots } from "../store/snapshots.js";
+import { adminHandlers } from "./handlers.js";
+import { type AdminContext, type AdminHandler, type AdminOperationId, callerProject } from "./types.js";
+
+export const ADMIN_PREFIX = "/_sandbox";
+
+export type AdminApiDeps = Omit<AdminContext, "snapshots" | "random"> & {
+  /** The operations of admin-openapi.yaml. */
+  operations: OperationIndex;
+  random: Random;
+};
+
+/** Any admin handler, as the router calls it once the request has passed the document's checks. */
+type RoutedCall = { projectId?: string; pathParams: Record<string, string>; query: Record<string, string | string[]>; body: unknown };
+type RoutedResult = { status: number; body?: unknown; headers?: Record<string, string> };
+type RoutedHandler = ((call: RoutedCall, ctx: AdminContext) => RoutedResult | Promise<RoutedResult>) &
+  Pick<AdminHandler<AdminOperationId>, "lock"> & {
+    readonly htmlTitle?: (call: RoutedCall) => string;
+  };
+
+const isEmptyObject = (value: unknown) => value === null || (typeof value === "object" && !Array.isArray(value) && Object.keys(value).length === 0);
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** A page for a browser or webview: the answer's JSON, readable. */
+function htmlPage(title: string, body: unknown): string {
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)} · cdp-sandbox</title></head><body><h1>${escapeHtml(title)}</h1><p>Simulated by cdp-sandbox.</p><pre>${escapeHtml(JSON.stringify(body, null, 2))}</pre></body></html>`;
+}
+
+export function createAdminApi(deps: AdminApiDeps): (req: Request, res: Response) => void {
+  const ctx: AdminContext = {
+    ...deps,
+    snapshots: new Snapshots(deps.store, deps.random.fork("snapshots")),
+    random: {
+      walletSecrets: deps.random.fork("end-user-wallet-secrets"),
+      grants: deps.random.fork("admin-delegation-grants"),
+      webhookTests: deps.random.fork("admin-webhook-tests"),
+      money: deps.random.fork("money"),
+    },
+  };
+  const correlationIds = deps.random.fork("admin-correlation");
+
+  async function carryOut(ex: Exchange, req: Request): Promise<Outgoing> {
+    const match = deps.operations.match(ex.method, ex.path);
+    if (match.kind !== "found") {
+      const allowed = match.kind === "method-not-allowed" ? `; it supports ${match.allowed.join(", ")}` : "";
+      throw apiError("not_found", `The sandbox admin API has no ${ex.method} ${ex.fullPath}${allowed}.`);
+    }
+    const op = match.operation;
+    ex.operation = op;
+    ex.body = parseBody(ex.rawBody, ex.headers["content-type"]);
+    if (op.http.request?.body) {
+      // As on the platform API: an operation that declares a body checks a missing (or null) one as {}.
+      if (ex.body === undefined || ex.body === null) ex.body = {};
+    } else if (isEmptyObject(ex.body)) {
+      // `{}` where no body is declared says nothing (clients send it on every POST); anything more is refused.
+      ex.body = undefined;
+      const { "content-length": _length, "content-type": _type, ...headers } = ex.headers;
+      ex.headers = headers;
+    }
+    const problems = validateRequest(op.http, ex);
+    if (problems.length > 0) throw apiError("invalid_request", describeProblems(problems));
+    const projectId =
+      ex.headers.authorization && deps.authMode !== "none"
+        ? (
+            await authenticateApiKey(
+              { method: ex.method, host: ex.host, path: ex.fullPath },
+              { mode: deps.authMode, projects: deps.projects },
+              ex.headers.authorization,
+            )
+          ).projectId
+        : undefined;
+    const handler = adminHandlers[op.operationId as AdminOperationId] as unknown as RoutedHandler;
+    const call: RoutedCall = { projectId, pathParams: match.pathParams, query: ex.query, body: ex.body };
+    const run = async () => handler(call, ctx);
+    const result =
+      handler.lock === "project"
+        ? await deps.locks.run(callerProject(call, ctx), true, run)
+        : handler.lock === "scope"
+          ? await deps.locks.runExclusive(projectId ? [projectId] : deps.store.projects().map((p) => p.id), run)
+          : await run();
+    if (handler.htmlTitle && req.accepts(["json", "html"]) === "html") {
+      return { status: result.status, headers: { "content-type": "text/html; charset=utf-8" }, bodyText: htmlPage(handler.htmlTitle(call), result.body) };
+    }
+    return jsonResponse(result.status, result.body, result.headers);
+  }
+
+  return (req, res) => {
+    const ex = newExchange(req, req.originalUrl, ADMIN_PREFIX, correlationIds.hex(8));
+    carryOut(ex, req)
+      .catch((error: unknown) => errorResponse(error, ex.correlationId, deps.log))
+      .then((out) => {
+        out.headers["x-correlation-id"] = ex.correlationId;
+        sendOutgoing(res, out);
+      });
+  };
+}

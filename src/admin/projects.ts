@@ -1,0 +1,44 @@
+/** The sandbox itself: liveness, projects and their settings, and the key imported private keys are encrypted with. */
+import { apiError } from "../errors/catalogue.js";
+import type { ProjectMeta } from "../store/state.js";
+import type { AdminCall, AdminContext, AdminHandler } from "./types.js";
+
+export const sandboxHealth: AdminHandler<"sandboxHealth"> = (_call, ctx) => ({
+  status: 200,
+  body: { status: "ok", uptimeSeconds: Math.round((Date.now() - ctx.startedAt) / 1000), projects: ctx.store.projects().length },
+});
+
+export const createSandboxProject: AdminHandler<"createSandboxProject"> = async ({ body }, ctx) => {
+  const { name, apiKeyId, apiKeySecret, walletSecret } = body;
+  let credentials: Awaited<ReturnType<typeof ctx.projects.create>>;
+  try {
+    credentials = await ctx.projects.create(name, { apiKeyId, apiKeySecret, walletSecret });
+  } catch (error) {
+    throw apiError("invalid_request", `The supplied credentials cannot be used: ${(error as Error).message}.`);
+  }
+  return { status: 201, body: { basePath: ctx.basePath(), ...credentials } };
+};
+
+/** A project the caller may see: any without a bearer token, only its own with one. */
+function visibleProject(call: AdminCall<"getSandboxProject" | "updateSandboxProjectSettings">, ctx: AdminContext): ProjectMeta {
+  const id = call.pathParams.projectId;
+  const project = call.projectId && call.projectId !== id ? undefined : ctx.store.project(id);
+  if (!project) throw apiError("not_found", `Project ${id} was not found.`);
+  return project;
+}
+
+const projectView = (p: ProjectMeta) => ({ projectId: p.id, name: p.name, createdAt: p.createdAt, settings: p.settings });
+
+export const getSandboxProject: AdminHandler<"getSandboxProject"> = (call, ctx) => ({ status: 200, body: projectView(visibleProject(call, ctx)) });
+
+export const updateSandboxProjectSettings: AdminHandler<"updateSandboxProjectSettings"> = async (call, ctx) => {
+  const project = visibleProject(call, ctx);
+  const updated = await ctx.projects.updateSettings(project.id, call.body.settings);
+  return { status: 200, body: projectView(updated!) };
+};
+
+/** The RSA key to encrypt imported private keys with: pass it to the client as `encryptionPublicKey`. */
+export const getSandboxImportKey: AdminHandler<"getSandboxImportKey"> = (_call, ctx) => ({
+  status: 200,
+  body: { publicKeyPem: ctx.keys.importKey.publicKeyPem, algorithm: "RSA-OAEP-SHA256" },
+});

@@ -1,0 +1,17 @@
+/**
+ * The contracts of the simulated chain beyond ERC-20 tokens, as the ledger
+ * runs them: whoever applies an EVM transaction (a send, a user operation,
+ * the node) passes this table to `applyEvmTransaction`.
+ */
+import type { SandboxContract } from "../chain/ledger.js";
+import { PERMIT2_ADDRESS } from "../chain/permit2.js";
+import { spendPermissionManager } from "./spend-permissions/manager.js";
+import { swapSettler } from "./swaps/settler.js";
+
+export const SANDBOX_CONTRACTS: readonly SandboxContract[] = [swapSettler, spendPermissionManager];
+
+/** Addresses with code on every network besides tokens (what `eth_getCode` reports): the contracts above and Permit2. */
+export function hasSandboxCode(address: string): boolean {
+  const a = address.toLowerCase();
+  return a === PERMIT2_ADDRESS.toLowerCase() || SANDBOX_CONTRACTS.some((c) => c.address.toLowerCase() === a);
+}

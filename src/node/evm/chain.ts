@@ -1,0 +1,65 @@
+/** The chain itself: its id, its blocks on the sandbox clock, and a fixed gas price. */
+import { keccak256 } from "viem";
+import { blockTimestampOf } from "../../chain/blocks.js";
+import { GAS_PRICE_WEI, ledgerTxs } from "../../chain/ledger.js";
+import { type EvmNodeContext, hex, latestBlock } from "./context.js";
+import { blockHash, txView, ZERO_BLOOM } from "./views.js";
+
+export const eth_chainId = (_params: unknown[], ctx: EvmNodeContext) => hex(ctx.chainId);
+
+export const net_version = (_params: unknown[], ctx: EvmNodeContext) => String(ctx.chainId);
+
+export const eth_blockNumber = (_params: unknown[], ctx: EvmNodeContext) => hex(latestBlock(ctx));
+
+export const eth_gasPrice = () => hex(GAS_PRICE_WEI);
+
+export const eth_maxPriorityFeePerGas = () => "0x0";
+
+export function eth_feeHistory(params: unknown[], ctx: EvmNodeContext) {
+  const count = Number(params[0] ?? 1);
+  const now = latestBlock(ctx);
+  return {
+    oldestBlock: hex(Math.max(0, now - count + 1)),
+    baseFeePerGas: Array(count + 1).fill(hex(GAS_PRICE_WEI)),
+    gasUsedRatio: Array(count).fill(0.5),
+    reward: Array(count).fill(["0x0"]),
+  };
+}
+
+/** Block `n` with its transactions (hashes, or whole when `full`); null beyond the latest. */
+function block(ctx: EvmNodeContext, n: number, full: boolean) {
+  if (n > latestBlock(ctx)) return null;
+  const { network } = ctx;
+  const txs = ledgerTxs(ctx.store).filter((t) => t.network === network && t.block === n);
+  return {
+    number: hex(n),
+    hash: blockHash(network, n),
+    parentHash: blockHash(network, Math.max(0, n - 1)),
+    timestamp: hex(Math.floor(blockTimestampOf(network, n) / 1000)),
+    nonce: "0x0000000000000000",
+    difficulty: "0x0",
+    gasLimit: hex(30_000_000),
+    gasUsed: hex(txs.reduce((s, t) => s + Number(t.gasUsed), 0)),
+    baseFeePerGas: hex(GAS_PRICE_WEI),
+    miner: "0x4200000000000000000000000000000000000011",
+    extraData: "0x",
+    logsBloom: ZERO_BLOOM,
+    sha3Uncles: keccak256("0x"),
+    stateRoot: blockHash(network, n),
+    receiptsRoot: blockHash(network, n),
+    transactionsRoot: blockHash(network, n),
+    size: "0x0",
+    uncles: [],
+    transactions: full ? txs.map((t) => txView(t, true)) : txs.map((t) => t.hash),
+  };
+}
+
+export function eth_getBlockByNumber(params: unknown[], ctx: EvmNodeContext) {
+  const tag = String(params[0]);
+  const now = latestBlock(ctx);
+  const n = tag === "latest" || tag === "pending" || tag === "safe" || tag === "finalized" ? now : tag === "earliest" ? 0 : Number(BigInt(tag));
+  return block(ctx, n, Boolean(params[1]));
+}
+
+/** Any hash names the latest block: the sandbox keeps no index of block hashes. */
+export const eth_getBlockByHash = (params: unknown[], ctx: EvmNodeContext) => block(ctx, latestBlock(ctx), Boolean(params[1]));

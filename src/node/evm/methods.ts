@@ -1,0 +1,35 @@
+/** The EVM JSON-RPC methods the node answers: method name → function. */
+import type { RpcMethod } from "../jsonRpc.js";
+import {
+  eth_blockNumber,
+  eth_chainId,
+  eth_feeHistory,
+  eth_gasPrice,
+  eth_getBlockByHash,
+  eth_getBlockByNumber,
+  eth_maxPriorityFeePerGas,
+  net_version,
+} from "./chain.js";
+import type { EvmNodeContext } from "./context.js";
+import { cdp_listBalances, eth_call, eth_getBalance, eth_getCode, eth_getTransactionCount } from "./state.js";
+import { eth_estimateGas, eth_getTransactionByHash, eth_getTransactionReceipt, eth_sendRawTransaction } from "./transactions.js";
+
+export const evmMethods: Readonly<Record<string, RpcMethod<EvmNodeContext>>> = {
+  eth_chainId,
+  net_version,
+  eth_blockNumber,
+  eth_gasPrice,
+  eth_maxPriorityFeePerGas,
+  eth_feeHistory,
+  eth_getBlockByNumber,
+  eth_getBlockByHash,
+  eth_getBalance,
+  eth_getTransactionCount,
+  eth_getCode,
+  eth_call,
+  cdp_listBalances,
+  eth_getTransactionByHash,
+  eth_getTransactionReceipt,
+  eth_sendRawTransaction,
+  eth_estimateGas,
+};

@@ -1,0 +1,81 @@
+/** What the ledger holds for an address: balances, nonces, code, ERC-20 reads, and the platform's balance listing. */
+import { decodeFunctionData, encodeAbiParameters, type Hex } from "viem";
+import { allowanceOf, balanceOf, evmNonces, holdings } from "../../chain/ledger.js";
+import { evmTokenByAddress, NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
+import { hasSandboxCode } from "../../domains/sandboxContracts.js";
+import { RpcError } from "../jsonRpc.js";
+import { type EvmNodeContext, hex } from "./context.js";
+
+const erc20Reads = [
+  { type: "function", name: "balanceOf", stateMutability: "view", inputs: [{ name: "owner", type: "address" }], outputs: [{ type: "uint256" }] },
+  {
+    type: "function",
+    name: "allowance",
+    stateMutability: "view",
+    inputs: [
+      { name: "owner", type: "address" },
+      { name: "spender", type: "address" },
+    ],
+    outputs: [{ type: "uint256" }],
+  },
+  { type: "function", name: "decimals", stateMutability: "view", inputs: [], outputs: [{ type: "uint8" }] },
+  { type: "function", name: "symbol", stateMutability: "view", inputs: [], outputs: [{ type: "string" }] },
+  { type: "function", name: "name", stateMutability: "view", inputs: [], outputs: [{ type: "string" }] },
+] as const;
+
+export const eth_getBalance = (params: unknown[], ctx: EvmNodeContext) => hex(balanceOf(ctx.store, ctx.network, NATIVE_TOKEN_ADDRESS, String(params[0])));
+
+export function eth_getTransactionCount(params: unknown[], ctx: EvmNodeContext) {
+  return hex(evmNonces(ctx.store).get(`${String(params[0]).toLowerCase()}:${ctx.network}`)?.next ?? 0);
+}
+
+export function eth_getCode(params: unknown[], ctx: EvmNodeContext) {
+  const address = String(params[0]);
+  const isToken = evmTokenByAddress(ctx.network, address) && address.toLowerCase() !== NATIVE_TOKEN_ADDRESS.toLowerCase();
+  return isToken || hasSandboxCode(address) ? "0x00" : "0x";
+}
+
+/** ERC-20 reads of the tokens the ledger knows; anything else answers no data. */
+export function eth_call(params: unknown[], ctx: EvmNodeContext) {
+  const [req] = params as [{ to?: string; data?: Hex; input?: Hex } | undefined];
+  const token = req?.to ? evmTokenByAddress(ctx.network, req.to) : undefined;
+  if (!token) return "0x";
+  const { functionName, args } = decodeFunctionData({ abi: erc20Reads, data: (req!.data ?? req!.input ?? "0x") as Hex });
+  switch (functionName) {
+    case "balanceOf":
+      return encodeAbiParameters([{ type: "uint256" }], [balanceOf(ctx.store, ctx.network, token.address, args[0])]);
+    case "allowance":
+      return encodeAbiParameters([{ type: "uint256" }], [allowanceOf(ctx.store, ctx.network, token.address, args[0], args[1])]);
+    case "decimals":
+      return encodeAbiParameters([{ type: "uint8" }], [token.decimals]);
+    case "symbol":
+      return encodeAbiParameters([{ type: "string" }], [token.symbol]);
+    case "name":
+      return encodeAbiParameters([{ type: "string" }], [token.name]);
+  }
+  return "0x";
+}
+
+/** The platform's balance listing on its node: params [{ address, pageToken?, pageSize? }], native first. */
+export function cdp_listBalances(params: unknown[], ctx: EvmNodeContext) {
+  const [query] = params as [{ address?: unknown; pageToken?: unknown; pageSize?: unknown } | undefined];
+  if (!query || typeof query.address !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(query.address))
+    throw new RpcError(-32602, "params[0].address must be a 0x address");
+  const rows = holdings(ctx.store, ctx.network, query.address)
+    .map(([asset, amount]) => {
+      const token = asset === "native" ? undefined : evmTokenByAddress(ctx.network, asset);
+      return {
+        asset:
+          asset === "native"
+            ? { id: "eth", type: "native", groupId: "eth", decimals: 18 }
+            : { id: asset, type: "erc20", groupId: (token?.symbol ?? asset).toLowerCase(), decimals: token?.decimals ?? 18 },
+        value: Number(amount),
+        valueStr: amount.toString(),
+      };
+    })
+    .sort((a, b) => (a.asset.type === "native" ? -1 : b.asset.type === "native" ? 1 : a.asset.id.localeCompare(b.asset.id)));
+  const size = typeof query.pageSize === "number" && query.pageSize > 0 ? Math.min(query.pageSize, 100) : 20;
+  const offset = typeof query.pageToken === "string" && /^[0-9]+$/.test(query.pageToken) ? Number(query.pageToken) : 0;
+  const page = rows.slice(offset, offset + size);
+  return { balances: page, nextPageToken: offset + size < rows.length ? String(offset + size) : "", totalCount: rows.length };
+}

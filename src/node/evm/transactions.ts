@@ -1,0 +1,125 @@
+/** Transactions on the node: look-ups by hash, raw sends of transactions signed anywhere, and gas estimates. */
+import { type Hex, keccak256, parseTransaction, recoverTransactionAddress, toHex } from "viem";
+import { applyEvmTransaction, evmNonces, type LedgerTx, ledgerTxs } from "../../chain/ledger.js";
+import { SANDBOX_CONTRACTS } from "../../domains/sandboxContracts.js";
+import { ApiError } from "../../errors/catalogue.js";
+import { RpcError } from "../jsonRpc.js";
+import { type EvmNodeContext, hex, latestBlock } from "./context.js";
+import { receiptView, txView } from "./views.js";
+
+/** The ledger's transaction with this hash on this network (hashes compare without case). */
+function findTx(ctx: EvmNodeContext, hash: unknown): LedgerTx | undefined {
+  const tx = ledgerTxs(ctx.store).get(String(hash).toLowerCase()) ?? ledgerTxs(ctx.store).get(String(hash));
+  return tx && tx.network === ctx.network ? tx : undefined;
+}
+
+export function eth_getTransactionByHash(params: unknown[], ctx: EvmNodeContext) {
+  const tx = findTx(ctx, params[0]);
+  return tx ? txView(tx, tx.block <= latestBlock(ctx)) : null;
+}
+
+/** null until the block that includes the transaction is reached on the sandbox clock. */
+export function eth_getTransactionReceipt(params: unknown[], ctx: EvmNodeContext) {
+  const tx = findTx(ctx, params[0]);
+  return tx && tx.block <= latestBlock(ctx) ? receiptView(tx) : null;
+}
+
+export async function eth_sendRawTransaction(params: unknown[], ctx: EvmNodeContext) {
+  const raw = String(params[0]) as Hex;
+  let parsed: ReturnType<typeof parseTransaction>;
+  let from: `0x${string}`;
+  try {
+    parsed = parseTransaction(raw);
+    from = await recoverTransactionAddress({ serializedTransaction: raw as never });
+  } catch (error) {
+    throw new RpcError(-32602, `invalid raw transaction: ${(error as Error).message.split("\n")[0]}`);
+  }
+  if (parsed.chainId !== undefined && parsed.chainId !== ctx.chainId)
+    throw new RpcError(-32000, `chain id ${parsed.chainId} does not match ${ctx.network} (${ctx.chainId})`);
+  const hash = keccak256(raw);
+  const nonces = evmNonces(ctx.store);
+  const key = `${from.toLowerCase()}:${ctx.network}`;
+  const expected = nonces.get(key)?.next ?? 0;
+  if ((parsed.nonce ?? 0) < expected) throw new RpcError(-32000, `nonce too low: next nonce of ${from} is ${expected}`);
+  try {
+    applyEvmTransaction(
+      ctx.store,
+      ctx.clock,
+      {
+        hash,
+        network: ctx.network,
+        chainId: ctx.chainId,
+        from,
+        to: (parsed.to as `0x${string}` | undefined) ?? null,
+        value: parsed.value ?? 0n,
+        input: (parsed.data ?? "0x") as Hex,
+        nonce: parsed.nonce ?? 0,
+        gas: parsed.gas ?? 21_000n,
+        type: parsed.type ?? "eip1559",
+      },
+      SANDBOX_CONTRACTS,
+    );
+  } catch (error) {
+    if (error instanceof ApiError) throw new RpcError(-32000, `insufficient funds for gas * price + value: ${error.message}`);
+    throw error;
+  }
+  nonces.put(key, { next: (parsed.nonce ?? 0) + 1 });
+  return hash;
+}
+
+const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000" as const;
+const ESTIMATE_HASH = keccak256(toHex("cdp-sandbox:eth_estimateGas"));
+
+/**
+ * Runs the transaction on the ledger and undoes it, as a node simulates it:
+ * the gas the ledger would burn, or the revert a send would meet (error 3,
+ * "execution reverted", as geth answers) and the shortfall of a value the
+ * sender does not have. Gas itself is not charged, as a node estimates
+ * without the sender paying for it.
+ */
+export function eth_estimateGas(params: unknown[], ctx: EvmNodeContext) {
+  const req = (params[0] ?? {}) as { from?: unknown; to?: unknown; data?: Hex; input?: Hex; value?: string };
+  const address = (field: "from" | "to"): `0x${string}` | undefined => {
+    const v = req[field];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(v))
+      throw new RpcError(-32602, `invalid ${field} ${JSON.stringify(v)}: a 0x-prefixed 20-byte address`);
+    return v as `0x${string}`;
+  };
+  const from = address("from") ?? ZERO_ADDRESS;
+  const to = address("to") ?? null;
+  let value: bigint;
+  try {
+    value = BigInt(req.value ?? 0);
+  } catch {
+    throw new RpcError(-32602, `invalid value ${JSON.stringify(req.value)}: a hex quantity`);
+  }
+  const undo = ctx.store.savepoint();
+  try {
+    const applied = applyEvmTransaction(
+      ctx.store,
+      ctx.clock,
+      {
+        hash: ESTIMATE_HASH,
+        network: ctx.network,
+        chainId: ctx.chainId,
+        from,
+        to,
+        value,
+        input: req.data ?? req.input ?? "0x",
+        nonce: 0,
+        gas: 30_000_000n,
+        type: "eip1559",
+        sponsored: true,
+      },
+      SANDBOX_CONTRACTS,
+    );
+    if (applied.status === "reverted") throw new RpcError(3, `execution reverted${applied.revertReason ? `: ${applied.revertReason}` : ""}`);
+    return hex(BigInt(applied.gasUsed));
+  } catch (error) {
+    if (error instanceof ApiError) throw new RpcError(-32000, `insufficient funds for transfer: ${error.message}`);
+    throw error;
+  } finally {
+    undo();
+  }
+}

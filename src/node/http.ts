@@ -1,0 +1,91 @@
+/**
+ * The node the official client reads: `GET /apikeys/v1/tokens/active` hands
+ * out a node token for the caller's project (its id), and JSON-RPC 2.0 at
+ * `/rpc/v1/{network}/{token}` answers from that project's ledger — enough for
+ * viem's public client, `waitForTransactionReceipt` and
+ * `eth_sendRawTransaction` of transactions signed anywhere.
+ *
+ * Like a platform request, a node call authenticates with the pipeline's
+ * bearer check, holds the project's write lock (sends and due deliveries
+ * write the ledger), lands what the clock made due first, and commits once.
+ */
+import express, { type Request, type Response } from "express";
+import type { AuthMode } from "../auth/bearer.js";
+import type { Clock } from "../clock.js";
+import { chainIdOf } from "../chain/networks.js";
+import { settleProject } from "../domains/settle.js";
+import { errorResponse } from "../pipeline/errors.js";
+import { authenticateApiKey } from "../pipeline/authenticate.js";
+import type { ProjectLocks } from "../pipeline/locks.js";
+import type { ProjectRegistry } from "../projects/projects.js";
+import type { Random } from "../random.js";
+import type { Store } from "../store/store.js";
+import { evmMethods } from "./evm/methods.js";
+import { answer, rpcFailure, stringifyWithBigInts } from "./jsonRpc.js";
+import { isSolanaNetwork, solanaMethods } from "./solana/methods.js";
+
+export interface NodeDeps {
+  store: Store;
+  projects: ProjectRegistry;
+  clock: Clock;
+  /** For the ids of the webhook events that due transitions emit before a call. */
+  random: Random;
+  authMode: AuthMode;
+  /** The sandbox's per-project write locks: the node writes the same ledgers as the platform API. */
+  locks: ProjectLocks;
+}
+
+export function createNodeRouter(deps: NodeDeps): express.Router {
+  const router = express.Router();
+  const correlationIds = deps.random.fork("node-correlation");
+
+  router.get("/apikeys/v1/tokens/active", async (req: Request, res: Response) => {
+    try {
+      const target = { method: "GET", host: req.headers.host ?? "", path: req.path };
+      const projectId =
+        deps.authMode === "none"
+          ? deps.projects.defaultProjectId()
+          : (await authenticateApiKey(target, { mode: deps.authMode, projects: deps.projects }, req.headers.authorization)).projectId;
+      res.json({ id: projectId });
+    } catch (error) {
+      const correlationId = `${correlationIds.hex(8)}-SBX`;
+      const out = errorResponse(error, correlationId);
+      res.status(out.status).set(out.headers).set("x-correlation-id", correlationId).send(out.bodyText);
+    }
+  });
+
+  router.post("/rpc/v1/:network/:token", async (req: Request, res: Response) => {
+    const network = String(req.params.network);
+    const chainId = chainIdOf(network);
+    const solana = isSolanaNetwork(network);
+    const projectId = String(req.params.token);
+    if ((chainId === undefined && !solana) || !deps.store.project(projectId)) {
+      const message = chainId === undefined && !solana ? `unknown network ${network}` : "unknown node token; get one from GET /apikeys/v1/tokens/active";
+      res.status(404).json(rpcFailure(-32001, message));
+      return;
+    }
+    let payload: unknown;
+    try {
+      payload = JSON.parse(Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "");
+    } catch {
+      res.json(rpcFailure(-32700, "parse error"));
+      return;
+    }
+    const out = await deps.locks.run(projectId, true, async () => {
+      const tx = deps.store.begin(projectId);
+      settleProject(tx, { clock: deps.clock, random: deps.random }); // deliveries and payouts that are due show in what the node reports
+      const out = solana
+        ? await answer(payload, solanaMethods, { network, store: tx, clock: deps.clock }, () => "Method not found")
+        : await answer(
+            payload,
+            evmMethods,
+            { network, chainId: chainId!, store: tx, clock: deps.clock },
+            (m) => `the method ${m} does not exist/is not available`,
+          );
+      await tx.commit();
+      return out;
+    });
+    res.type("application/json").send(stringifyWithBigInts(out));
+  });
+  return router;
+}

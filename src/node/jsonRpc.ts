@@ -1,0 +1,70 @@
+/**
+ * JSON-RPC 2.0 framing for the node: one message or a batch in, one answer
+ * each out, method errors as `{ code, message }`, and bigints written as the
+ * plain JSON integers the Solana RPC uses for its u64 fields.
+ */
+
+/** A JSON-RPC error a method throws on purpose (codes as geth and the Solana RPC use them). */
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A method of a node table: its params and a context of the caller's choosing. */
+export type RpcMethod<Ctx> = (params: unknown[], ctx: Ctx) => unknown;
+
+interface Message {
+  id?: unknown;
+  method?: unknown;
+  params?: unknown;
+}
+
+const reply = (id: unknown, body: object) => ({ jsonrpc: "2.0", id: id ?? null, ...body });
+
+/** A reply that is not an answer to any method (unknown network or token, unreadable payload). */
+export const rpcFailure = (code: number, message: string) => reply(null, { error: { code, message } });
+
+/**
+ * Answers a parsed payload from a method table. Methods are looked up among
+ * the table's own keys only (a method named `constructor` is unknown).
+ */
+export async function answer<Ctx>(
+  payload: unknown,
+  methods: Readonly<Record<string, RpcMethod<Ctx>>>,
+  ctx: Ctx,
+  /** The message of error -32601, in the words of the node being imitated. */
+  unknownMethod: (method: string) => string,
+): Promise<unknown> {
+  const one = async (message: Message | null) => {
+    if (!message || typeof message !== "object" || typeof message.method !== "string") {
+      return reply(message?.id, { error: { code: -32600, message: "invalid request" } });
+    }
+    try {
+      if (!Object.hasOwn(methods, message.method)) throw new RpcError(-32601, unknownMethod(message.method));
+      const params = Array.isArray(message.params) ? message.params : [];
+      return reply(message.id, { result: await methods[message.method]!(params, ctx) });
+    } catch (error) {
+      if (error instanceof RpcError) return reply(message.id, { error: { code: error.code, message: error.message } });
+      return reply(message.id, { error: { code: -32603, message: (error as Error).message } });
+    }
+  };
+  // A batch is answered in order, one message after the other: they may write the same ledger.
+  if (!Array.isArray(payload)) return one(payload as Message | null);
+  const answers: unknown[] = [];
+  for (const message of payload) answers.push(await one(message as Message | null));
+  return answers;
+}
+
+/**
+ * JSON with bigints written as plain integers, as the Solana RPC writes its
+ * u64 fields (a rent-exempt account's rentEpoch is 2^64 − 1, beyond a double).
+ */
+export function stringifyWithBigInts(value: unknown): string {
+  const marker = "\u0000bigint:";
+  const text = JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? `${marker}${v}` : v));
+  return text.replace(/"\\u0000bigint:(-?\d+)"/g, "$1");
+}
