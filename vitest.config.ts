@@ -3,8 +3,11 @@ import { fileURLToPath } from "node:url";
 
 export default defineConfig({
   resolve: {
-    // Tests import the package by its public name, served from source.
-    alias: { "cdp-sandbox": fileURLToPath(new URL("./src/index.ts", import.meta.url)) },
+    alias: [
+      // Tests import the package by its public name, served from source, and the shared helpers as #test/…
+      { find: /^cdp-sandbox$/, replacement: fileURLToPath(new URL("./src/index.ts", import.meta.url)) },
+      { find: /^#test\/(.*)\.js$/, replacement: `${fileURLToPath(new URL("./test/", import.meta.url))}$1.ts` },
+    ],
   },
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],

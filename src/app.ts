@@ -4,7 +4,7 @@
  *
  * /platform requests go straight to the pipeline, past Express: its router
  * and response helpers cost more CPU per request than authentication,
- * validation and the handler together (README "Speed"). They still get the
+ * validation and the handler together (docs/performance.md). They still get the
  * same body reader, and Express keeps the routes as a fallback for request
  * targets the quick test does not recognise.
  */

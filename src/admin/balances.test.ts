@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { call, fund, withSandbox } from "../../test/helpers/sandbox.js";
+import { call, fund, withSandbox } from "#test/helpers/sandbox.js";
 
 const HOLDER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 let sandbox: Sandbox;

@@ -8,7 +8,7 @@
 import type { AuthMode } from "../auth/bearer.js";
 import type { Clock } from "../clock.js";
 import type { operations } from "../contract/generated/admin-types.js";
-import type { PathParamsOf, QueryParamsOf, RequestBodyOf, SuccessOf } from "../contract/types.js";
+import type { PathParamsOf, QueryParamsOf, RequestBodyOf, AnswerOf } from "../contract/types.js";
 import type { SandboxKeys } from "../domains/types.js";
 import type { WebhookDispatcher } from "../domains/webhooks/dispatcher.js";
 import type { Journal } from "../pipeline/journal.js";
@@ -54,7 +54,7 @@ export interface AdminContext {
 export type AdminHandler<Id extends AdminOperationId> = ((
   call: AdminCall<Id>,
   ctx: AdminContext,
-) => SuccessOf<operations, Id> | Promise<SuccessOf<operations, Id>>) & {
+) => AnswerOf<operations, Id> | Promise<AnswerOf<operations, Id>>) & {
   /**
    * The locks the call holds: `project` the caller's project (else the
    * default project), so it cannot interleave with a platform request or a

@@ -1,6 +1,7 @@
 /**
- * The bearer token check, as the platform performs it (official-client-notes
- * §2). Every failure says which check failed, so a client bug is obvious.
+ * The bearer token check, as the platform performs it on the JWT the
+ * official client signs with the API key (EdDSA or ES256, `uris` naming the
+ * request). Every failure says which check failed, so a client bug is obvious.
  *
  * Modes: `strict` accepts only keys the sandbox issued or registered;
  * `verify` also accepts unknown keys, checking their claims but not their

@@ -1,5 +1,6 @@
 /**
- * The X-Wallet-Auth check (official-client-notes §3): ES256 with the project's
+ * The X-Wallet-Auth check, on the token the official client signs for wallet
+ * operations: ES256 with the project's
  * wallet secret, uris for this request, a body hash when the body has
  * content, and a jti that may be used once. The token has no exp; the
  * platform treats it as valid for a minute after iat.

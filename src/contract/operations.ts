@@ -26,7 +26,7 @@ export type RouteMatch =
 
 /**
  * Operations the official client signs with X-Wallet-Auth although the
- * contract does not declare the header for them (official-client-notes §3.1).
+ * contract does not declare the header for them (the account updates).
  */
 const WALLET_AUTH_ALSO: ReadonlySet<string> = new Set(["updateEvmAccount", "updateSolanaAccount"]);
 

@@ -7,7 +7,7 @@
 import { createRequire } from "node:module";
 import type { IHttpOperation } from "@stoplight/types";
 import { beforeAll, describe, expect, it } from "vitest";
-import { generateRequest } from "../../test/helpers/requests.js";
+import { generateRequest } from "#test/helpers/requests.js";
 import { defaultSpecPath } from "../paths.js";
 import { loadCompiledOperations } from "./compile.js";
 import { OperationIndex, type Operation } from "./operations.js";

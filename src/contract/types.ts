@@ -29,20 +29,37 @@ export type PathParamsOf<Ops, Id extends keyof Ops> = [ParametersOf<Ops, Id, "pa
 /** The query parameters as the URL carries them: text, or a list when the name repeats. */
 export type QueryParamsOf<Ops, Id extends keyof Ops> = [ParametersOf<Ops, Id, "query">] extends [never]
   ? Record<never, string>
-  : { readonly [K in keyof ParametersOf<Ops, Id, "query">]?: string | string[] };
+  : { readonly [K in keyof ParametersOf<Ops, Id, "query">]: string | string[] };
 
 /** The JSON body the operation declares (whether or not the body is required), `never` when it declares none. */
 export type RequestBodyOf<Ops, Id extends keyof Ops> = Ops[Id] extends { requestBody?: infer R } ? JsonOf<NonNullable<R>> : never;
 
 type Responses<Ops, Id extends keyof Ops> = Ops[Id] extends { responses: infer R } ? R : never;
-type SuccessStatus<Ops, Id extends keyof Ops> = Extract<keyof Responses<Ops, Id>, 200 | 201 | 202 | 203 | 204 | 206>;
 
-/** One of the operation's success answers: a status it declares with the body the contract gives that status. */
-export type SuccessOf<Ops, Id extends keyof Ops> = {
-  [S in SuccessStatus<Ops, Id>]: [JsonOf<Responses<Ops, Id>[S]>] extends [never]
+/**
+ * The statuses a handler answers with: the operation's successes, and any
+ * other status it declares with a body of its own (x402's refused payments
+ * are a 400 with the protocol's body). Statuses whose body is the platform's
+ * error body are thrown as catalogue errors instead.
+ */
+type AnswerStatus<Ops, Id extends keyof Ops> = {
+  [S in keyof Responses<Ops, Id>]: S extends 200 | 201 | 202 | 203 | 204 | 206
+    ? S
+    : S extends number
+      ? [JsonOf<Responses<Ops, Id>[S]>] extends [never]
+        ? never
+        : JsonOf<Responses<Ops, Id>[S]> extends { errorType: string }
+          ? never
+          : S
+      : never;
+}[keyof Responses<Ops, Id>];
+
+/** One answer of the operation: a status it declares with exactly the body the contract gives that status. */
+export type AnswerOf<Ops, Id extends keyof Ops> = {
+  [S in AnswerStatus<Ops, Id>]: [JsonOf<Responses<Ops, Id>[S]>] extends [never]
     ? { status: S; body?: undefined; headers?: Record<string, string> }
     : { status: S; body: JsonOf<Responses<Ops, Id>[S]>; headers?: Record<string, string> };
-}[SuccessStatus<Ops, Id>];
+}[AnswerStatus<Ops, Id>];
 
 /** The platform's request body of an operation. */
 export type RequestBody<Op extends OperationId> = RequestBodyOf<operations, Op>;

@@ -1,6 +1,5 @@
 /**
- * Key import and export envelopes (official-client-notes "Import/export
- * crypto"): the client sends a raw private key encrypted with RSA-OAEP-SHA256
+ * Key import and export envelopes, as the official client builds them: the client sends a raw private key encrypted with RSA-OAEP-SHA256
  * under an RSA public key; for export it sends the base64 DER SPKI of its own
  * RSA key and receives the raw key encrypted under it.
  *

@@ -12,7 +12,7 @@
  */
 import type { Clock } from "../clock.js";
 import type { operations } from "../contract/generated/types.js";
-import type { OperationId, PathParamsOf, QueryParamsOf, RequestBody, SuccessOf } from "../contract/types.js";
+import type { OperationId, PathParamsOf, QueryParamsOf, RequestBody, AnswerOf } from "../contract/types.js";
 import type { ImportKey } from "../crypto/rsaEnvelope.js";
 import type { Random } from "../random.js";
 import type { ProjectTx } from "../store/store.js";
@@ -27,7 +27,7 @@ type BodyOf<Id extends OperationId> = [RequestBody<Id>] extends [never] ? undefi
 
 export type PathParams<Id extends OperationId> = PathParamsOf<operations, Id>;
 export type QueryParams<Id extends OperationId> = QueryParamsOf<operations, Id>;
-export type HandlerResult<Id extends OperationId> = SuccessOf<operations, Id>;
+export type HandlerResult<Id extends OperationId> = AnswerOf<operations, Id>;
 
 /** Who is calling: a project API key, an end user's access token, or nobody (unauthenticated operations). */
 export interface RequestAuth {

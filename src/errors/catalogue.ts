@@ -1,6 +1,6 @@
 /**
  * Every error case the sandbox can answer with, in one place: the platform's
- * error table (seed section 7) plus the errorTypes of the contract. Domains and
+ * error table plus the errorTypes of the contract. Domains and
  * pipeline stages throw `apiError(name, message?)`; only this file knows
  * statuses, default messages and documentation links.
  *

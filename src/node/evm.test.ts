@@ -9,8 +9,8 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { baseSepolia } from "viem/chains";
 import request from "supertest";
 import type { Sandbox } from "cdp-sandbox";
-import { call, fund, hostOf, withSandbox } from "../../test/helpers/sandbox.js";
-import { mintBearer } from "../../test/helpers/tokens.js";
+import { call, fund, hostOf, withSandbox } from "#test/helpers/sandbox.js";
+import { mintBearer } from "#test/helpers/tokens.js";
 
 let sandbox: Sandbox;
 let client: PublicClient;

@@ -19,8 +19,8 @@ import { fetchEncodedAccount } from "@solana/kit";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { fund, hostOf, withSandbox } from "../../test/helpers/sandbox.js";
-import { mintBearer } from "../../test/helpers/tokens.js";
+import { fund, hostOf, withSandbox } from "#test/helpers/sandbox.js";
+import { mintBearer } from "#test/helpers/tokens.js";
 
 let sandbox: Sandbox;
 let url: string;

@@ -65,7 +65,7 @@ function due(activation: Activation, index: number, random: Random): boolean {
 export function ruleFromErrorFlag(flag: string): Rule {
   const [name, ...params] = flag.split(";").map((s) => s.trim());
   const options = Object.fromEntries(params.map((p) => [p.slice(0, p.indexOf("=")).trim(), p.slice(p.indexOf("=") + 1).trim()]));
-  if (!isErrorCase(name)) throw apiError("invalid_request", `X-Sandbox-Error names no error case '${name}'; see the README's catalogue table.`);
+  if (!isErrorCase(name)) throw apiError("invalid_request", `X-Sandbox-Error names no error case '${name}'; see the catalogue table in docs/scenarios.md.`);
   const status = options.status === undefined ? undefined : Number(options.status);
   if (status !== undefined && !(Number.isInteger(status) && status >= 400 && status <= 599)) {
     throw apiError("invalid_request", `X-Sandbox-Error status must be 400-599, got '${options.status}'.`);

@@ -7,7 +7,7 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { withSandbox } from "../helpers/sandbox.js";
+import { withSandbox } from "#test/helpers/sandbox.js";
 
 let sandbox: Sandbox;
 beforeAll(async () => {

@@ -1,8 +1,8 @@
 import { generateKeyPairSync } from "node:crypto";
-import { randomEd25519Secret } from "../helpers/tokens.js";
+import { randomEd25519Secret } from "#test/helpers/tokens.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { call, withSandbox } from "../helpers/sandbox.js";
+import { call, withSandbox } from "#test/helpers/sandbox.js";
 
 let sandbox: Sandbox;
 beforeAll(async () => {

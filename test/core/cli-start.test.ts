@@ -13,7 +13,7 @@ import { verifyMessage } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
 import { defaultSpecPath, packageRoot } from "../../src/paths.js";
-import { call } from "../helpers/sandbox.js";
+import { call } from "#test/helpers/sandbox.js";
 
 const cli = join(packageRoot, "dist", "cli.js");
 

@@ -11,8 +11,8 @@ import { loadCompiledOperations } from "../../src/contract/compile.js";
 import { OperationIndex } from "../../src/contract/operations.js";
 import { validateResponse, describeProblems } from "../../src/contract/validate.js";
 import { defaultSpecPath } from "../../src/paths.js";
-import { generateRequest } from "../helpers/requests.js";
-import { call, withSandbox } from "../helpers/sandbox.js";
+import { generateRequest } from "#test/helpers/requests.js";
+import { call, withSandbox } from "#test/helpers/sandbox.js";
 
 let sandbox: Sandbox;
 let index: OperationIndex;

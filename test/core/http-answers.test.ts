@@ -7,8 +7,8 @@ import { request as httpRequest } from "node:http";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { call, withSandbox } from "../helpers/sandbox.js";
-import { mintBearer } from "../helpers/tokens.js";
+import { call, withSandbox } from "#test/helpers/sandbox.js";
+import { mintBearer } from "#test/helpers/tokens.js";
 
 let sandbox: Sandbox;
 beforeAll(async () => {

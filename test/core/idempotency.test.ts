@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { call, withSandbox } from "../helpers/sandbox.js";
-import { recordingHandlers } from "../helpers/handlers.js";
+import { call, withSandbox } from "#test/helpers/sandbox.js";
+import { recordingHandlers } from "#test/helpers/handlers.js";
 
 const counter = { calls: 0 };
 let sandbox: Sandbox;

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { call, fund, withSandbox } from "../helpers/sandbox.js";
-import { recordingHandlers } from "../helpers/handlers.js";
+import { call, fund, withSandbox } from "#test/helpers/sandbox.js";
+import { recordingHandlers } from "#test/helpers/handlers.js";
 import { balanceOf, setBalance } from "../../src/chain/ledger.js";
 import { NATIVE_TOKEN_ADDRESS } from "../../src/chain/tokens.js";
 

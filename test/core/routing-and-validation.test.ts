@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { call, withSandbox } from "../helpers/sandbox.js";
+import { call, withSandbox } from "#test/helpers/sandbox.js";
 
 let sandbox: Sandbox;
 beforeAll(async () => {

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { call, withSandbox } from "../helpers/sandbox.js";
-import { recordingHandlers } from "../helpers/handlers.js";
+import { call, withSandbox } from "#test/helpers/sandbox.js";
+import { recordingHandlers } from "#test/helpers/handlers.js";
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -48,7 +48,7 @@ describe("X-Wallet-Auth", () => {
     const token = await call(sandbox, "POST", SIGN_TYPED(ADDRESS), { body: typedData, wallet: true });
     expect(token.status).toBe(200);
     const signedFor = { ...typedData, primaryType: "Mail" };
-    const { mintWalletAuth } = await import("../helpers/tokens.js");
+    const { mintWalletAuth } = await import("#test/helpers/tokens.js");
     const host = new URL(sandbox.url).host;
     const walletToken = await mintWalletAuth(sandbox.credentials.walletSecret, {
       method: "POST",
@@ -85,7 +85,7 @@ describe("X-Wallet-Auth", () => {
   it("rejects a token signed with another wallet secret", async () => {
     const other = await sandbox.createProject("other");
     const host = new URL(sandbox.url).host;
-    const { mintWalletAuth } = await import("../helpers/tokens.js");
+    const { mintWalletAuth } = await import("#test/helpers/tokens.js");
     const foreign = await mintWalletAuth(other.walletSecret, { method: "POST", host, path: CREATE, body: { name: "foreign" } });
     const res = await call(sandbox, "POST", CREATE, { body: { name: "foreign" }, headers: { "X-Wallet-Auth": foreign } });
     expect(res.status).toBe(401);

@@ -1,7 +1,7 @@
 /**
- * Tokens minted exactly the way the official client mints them
- * (official-client-notes §2 and §3), with jose, independently of the
- * sandbox's own auth code.
+ * Tokens minted exactly the way the official client mints them (the API
+ * key's bearer JWT and the wallet secret's X-Wallet-Auth), with jose,
+ * independently of the sandbox's own auth code.
  */
 import { createHash, generateKeyPairSync, randomBytes } from "node:crypto";
 import { SignJWT, importJWK, importPKCS8 } from "jose";

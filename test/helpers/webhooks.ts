@@ -4,9 +4,10 @@
  * receiver does, with node:crypto), and the order the sandbox emitted events in.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
-import type { Sandbox } from "cdp-sandbox";
-import type { Received, Receiver } from "./receiver.js";
-import { call, type Credentials } from "./sandbox.js";
+import type { Sandbox, SandboxOptions } from "cdp-sandbox";
+import { afterAll } from "vitest";
+import { type Received, type Receiver, startReceiver } from "./receiver.js";
+import { call, type Credentials, withSandbox } from "./sandbox.js";
 
 export const SUBSCRIPTIONS = "/platform/v2/data/webhooks/subscriptions";
 
@@ -82,4 +83,20 @@ export async function emitted(
   );
   if (res.status !== 200) throw new Error(`deliveries failed: ${res.status} ${res.text}`);
   return [...res.body.deliveries].reverse();
+}
+
+/**
+ * A sandbox checked against the contract, its clock frozen (exact event and
+ * retry times), and a receiver for its webhooks; both close after the file's
+ * tests. Await it at the top of a test file.
+ */
+export async function sandboxWithReceiver(options: SandboxOptions): Promise<{ sandbox: Sandbox; receiver: Receiver }> {
+  const sandbox = await withSandbox(options);
+  sandbox.clock.freeze(true);
+  const receiver = await startReceiver();
+  afterAll(async () => {
+    await sandbox.close();
+    await receiver.close();
+  });
+  return { sandbox, receiver };
 }

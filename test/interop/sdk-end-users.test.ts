@@ -23,7 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recoverMessageAddress, serializeTransaction, recoverTransactionAddress, verifyTypedData } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
-import { call, endUserSession, fund } from "../helpers/sandbox.js";
+import { call, endUserSession, fund } from "#test/helpers/sandbox.js";
 
 let sandbox: Sandbox;
 let cdp: CdpClient;

@@ -7,7 +7,7 @@
 import { CdpClient } from "@coinbase/cdp-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
-import { call } from "../helpers/sandbox.js";
+import { call } from "#test/helpers/sandbox.js";
 
 let sandbox: Sandbox;
 let cdp: CdpClient;

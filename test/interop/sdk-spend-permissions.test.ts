@@ -8,7 +8,7 @@
 import { CdpClient } from "@coinbase/cdp-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
-import { fund } from "../helpers/sandbox.js";
+import { fund } from "#test/helpers/sandbox.js";
 
 let sandbox: Sandbox;
 let cdp: CdpClient;

@@ -10,7 +10,7 @@ import { CdpClient } from "@coinbase/cdp-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeFunctionData, erc20Abi, parseUnits } from "viem";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
-import { fund } from "../helpers/sandbox.js";
+import { fund } from "#test/helpers/sandbox.js";
 
 let sandbox: Sandbox;
 let cdp: CdpClient;

@@ -9,8 +9,8 @@ import { createHmac } from "node:crypto";
 import { CdpClient } from "@coinbase/cdp-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
-import { startReceiver, type Receiver } from "../helpers/receiver.js";
-import { call, endUserSession } from "../helpers/sandbox.js";
+import { startReceiver, type Receiver } from "#test/helpers/receiver.js";
+import { call, endUserSession } from "#test/helpers/sandbox.js";
 
 let sandbox: Sandbox;
 let cdp: CdpClient;

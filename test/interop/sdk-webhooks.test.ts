@@ -10,7 +10,7 @@ import { CdpClient } from "@coinbase/cdp-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
 import type { CdpOpenApiClient as GeneratedClient } from "../../node_modules/@coinbase/cdp-sdk/_types/openapi-client/index.js";
-import { startReceiver, type Receiver } from "../helpers/receiver.js";
+import { startReceiver, type Receiver } from "#test/helpers/receiver.js";
 
 // The package does not export its generated client by name; this is the very module CdpClient configures.
 const generatedPath = "../../node_modules/@coinbase/cdp-sdk/_esm/openapi-client/index.js";

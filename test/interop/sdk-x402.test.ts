@@ -17,9 +17,9 @@ import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
-import { call, fund, hostOf } from "../helpers/sandbox.js";
-import { mintBearer } from "../helpers/tokens.js";
-import { USDC_BASE_SEPOLIA, USDC_SOLANA_DEVNET, v2Requirements } from "../helpers/x402.js";
+import { call, fund, hostOf } from "#test/helpers/sandbox.js";
+import { mintBearer } from "#test/helpers/tokens.js";
+import { USDC_BASE_SEPOLIA, USDC_SOLANA_DEVNET, v2Requirements } from "#test/helpers/x402.js";
 
 let sandbox: Sandbox;
 let cdp: CdpClient;

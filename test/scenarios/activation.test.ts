@@ -7,9 +7,9 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { recordingHandlers } from "../helpers/handlers.js";
-import { call, withSandbox, type Credentials } from "../helpers/sandbox.js";
-import { mintBearer } from "../helpers/tokens.js";
+import { recordingHandlers } from "#test/helpers/handlers.js";
+import { call, withSandbox, type Credentials } from "#test/helpers/sandbox.js";
+import { mintBearer } from "#test/helpers/tokens.js";
 
 const LIST = "/platform/v2/evm/accounts";
 let sandbox: Sandbox;

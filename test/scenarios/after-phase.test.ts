@@ -1,12 +1,12 @@
 /**
  * The shipped "5xx after the operation did succeed" scenarios: the client sees
- * a 500, yet the state changed — the platform's "status unknown after a 5xx"
- * (seed section 7). Each is switched on per request with X-Sandbox-Scenario.
+ * a 500, yet the state changed — the platform's "status unknown after a 5xx".
+ * Each is switched on per request with X-Sandbox-Scenario.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serializeTransaction } from "viem";
 import type { Sandbox } from "cdp-sandbox";
-import { call, fund, withSandbox } from "../helpers/sandbox.js";
+import { call, fund, withSandbox } from "#test/helpers/sandbox.js";
 
 let sandbox: Sandbox;
 beforeAll(async () => {

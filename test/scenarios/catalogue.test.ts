@@ -14,9 +14,9 @@ import { catalogue, isErrorCase } from "../../src/errors/catalogue.js";
 import { defaultSpecPath, scenariosDir } from "../../src/paths.js";
 import { loadShippedScenarios } from "../../src/scenarios/load.js";
 import type { Rule, Scenario } from "../../src/scenarios/model.js";
-import { recordingHandlers } from "../helpers/handlers.js";
-import { generateRequest, type GeneratedRequest } from "../helpers/requests.js";
-import { call, withSandbox } from "../helpers/sandbox.js";
+import { recordingHandlers } from "#test/helpers/handlers.js";
+import { generateRequest, type GeneratedRequest } from "#test/helpers/requests.js";
+import { call, withSandbox } from "#test/helpers/sandbox.js";
 
 let sandbox: Sandbox;
 let index: OperationIndex;

@@ -2601,7 +2601,7 @@ export interface components {
             /** @description How old a cached result may be. */
             cache?: {
                 /** @default 500 */
-                maxAgeMs: number;
+                maxAgeMs?: number;
             };
         };
         /** @description Rows of a query, their column types, and facts about the run. */
@@ -3574,7 +3574,7 @@ export interface components {
              * @default GET
              * @enum {string}
              */
-            method: "GET" | "POST";
+            method?: "GET" | "POST";
         };
         /**
          * @description Result of one preflight check on the endpoint.
@@ -4369,7 +4369,7 @@ export interface components {
             userId: string;
             userIdType: components["schemas"]["OnrampUserIdType"];
             /** @default api */
-            interactionMode: components["schemas"]["OnrampLimitUpgradeInteractionMode"];
+            interactionMode?: components["schemas"]["OnrampLimitUpgradeInteractionMode"];
             fields?: components["schemas"]["OnrampLimitUpgradeIdentityFields"];
         };
         OnrampLimitUpgradeEmbeddedResponse: {
@@ -4787,9 +4787,9 @@ export interface components {
              * @default source
              * @enum {string}
              */
-            amountType: "target" | "source";
+            amountType?: "target" | "source";
             /** @default false */
-            validateOnly: boolean;
+            validateOnly?: boolean;
             /** @description Start at once instead of only quoting. */
             execute: boolean;
             metadata?: components["schemas"]["Metadata"];

@@ -3,27 +3,15 @@
  * statuses is announced once (only the capabilities that changed), then the
  * deletion; refused requests and other projects send nothing.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Sandbox } from "cdp-sandbox";
-import { P } from "../../../test/helpers/money.js";
-import { startReceiver, type Receiver } from "../../../test/helpers/receiver.js";
-import { call, withSandbox } from "../../../test/helpers/sandbox.js";
-import { deliveredTo, flush, subscribe } from "../../../test/helpers/webhooks.js";
+import { describe, expect, it } from "vitest";
+import { P } from "#test/helpers/money.js";
+import { call } from "#test/helpers/sandbox.js";
+import { deliveredTo, flush, subscribe, sandboxWithReceiver } from "#test/helpers/webhooks.js";
 
 const ALL = ["customers.capability.changed", "customers.customer.deleted"];
 const ADDRESS = { line1: "500 Main St", city: "Boston", state: "MA", postCode: "02108", countryCode: "US" };
 
-let sandbox: Sandbox;
-let receiver: Receiver;
-beforeAll(async () => {
-  sandbox = await withSandbox({ seed: "customer-events", validateResponses: true });
-  sandbox.clock.freeze(true);
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await sandbox.close();
-  await receiver.close();
-});
+const { sandbox, receiver } = await sandboxWithReceiver({ seed: "customer-events", validateResponses: true });
 
 const create = (body: object) => call(sandbox, "POST", `${P}/customers`, { body: { type: "individual", ...body } });
 const update = (id: string, body: object) => call(sandbox, "PUT", `${P}/customers/${id}`, { body });

@@ -75,7 +75,7 @@ const filled = (v: unknown) => typeof v === "string" && v.trim() !== "";
 
 type RequirementState = "met" | "due" | "rejected";
 
-/** Which fields each capability needs (README: "Customers"). */
+/** Which fields each capability needs (docs/custodial.md, "Customers"). */
 export const REQUIREMENTS: Array<{ key: string; blocks: CapabilityName[]; state: (c: CustomerRecord) => RequirementState }> = [
   { key: "firstName", blocks: [...CAPABILITIES], state: (c) => (filled(c.individual.firstName) ? "met" : "due") },
   { key: "lastName", blocks: [...CAPABILITIES], state: (c) => (filled(c.individual.lastName) ? "met" : "due") },

@@ -8,8 +8,8 @@ import { getBase58Encoder } from "@solana/kit";
 import { getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { call, withSandbox } from "../../../test/helpers/sandbox.js";
-import { advance, balanceOf, openAccount, P } from "../../../test/helpers/money.js";
+import { call, withSandbox } from "#test/helpers/sandbox.js";
+import { advance, balanceOf, openAccount, P } from "#test/helpers/money.js";
 
 let sandbox: Sandbox;
 beforeAll(async () => {

@@ -10,7 +10,7 @@ import request from "supertest";
 import { recoverMessageAddress, serializeTransaction } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { call, endUserSession, fund, withSandbox, type EndUserSession } from "../../../test/helpers/sandbox.js";
+import { call, endUserSession, fund, withSandbox, type EndUserSession } from "#test/helpers/sandbox.js";
 
 let sandbox: Sandbox;
 beforeAll(async () => {

@@ -4,26 +4,14 @@
  * token) or the end user and the grant (the developer acting for them).
  */
 import { serializeTransaction } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Sandbox } from "cdp-sandbox";
-import { startReceiver, type Receiver } from "../../../test/helpers/receiver.js";
-import { call, endUserSession, fund, withSandbox, type EndUserSession } from "../../../test/helpers/sandbox.js";
-import { deliveredTo, flush, subscribe } from "../../../test/helpers/webhooks.js";
+import { describe, expect, it } from "vitest";
+import { call, endUserSession, fund, type EndUserSession } from "#test/helpers/sandbox.js";
+import { deliveredTo, flush, subscribe, sandboxWithReceiver } from "#test/helpers/webhooks.js";
 
 const EW = "/platform/v2/embedded-wallet-api/end-users";
 const DELEGATION = ["wallet.delegation.created", "wallet.delegation.revoked"];
 
-let sandbox: Sandbox;
-let receiver: Receiver;
-beforeAll(async () => {
-  sandbox = await withSandbox({ seed: "end-user-events", validateResponses: true });
-  sandbox.clock.freeze(true);
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await sandbox.close();
-  await receiver.close();
-});
+const { sandbox, receiver } = await sandboxWithReceiver({ seed: "end-user-events", validateResponses: true });
 
 let n = 0;
 async function newUser() {

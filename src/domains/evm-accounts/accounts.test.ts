@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getAddress } from "viem";
 import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
 import type { Sandbox } from "cdp-sandbox";
-import { call, withSandbox, type Credentials } from "../../../test/helpers/sandbox.js";
+import { call, withSandbox, type Credentials } from "#test/helpers/sandbox.js";
 
 let sandbox: Sandbox;
 let other: Credentials;

@@ -13,7 +13,7 @@ import {
   type Hex,
 } from "viem";
 import type { Sandbox } from "cdp-sandbox";
-import { call, fund, withSandbox } from "../../../test/helpers/sandbox.js";
+import { call, fund, withSandbox } from "#test/helpers/sandbox.js";
 
 let sandbox: Sandbox;
 let address: `0x${string}`;

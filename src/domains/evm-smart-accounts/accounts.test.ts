@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getAddress } from "viem";
 import type { Sandbox } from "cdp-sandbox";
-import { call, withSandbox } from "../../../test/helpers/sandbox.js";
+import { call, withSandbox } from "#test/helpers/sandbox.js";
 
 let sandbox: Sandbox;
 beforeAll(async () => {

@@ -2,7 +2,7 @@
  * Faucets: testnet funds credited to the project's ledger, with a
  * transaction that the node (`/rpc/v1/...`) and the balance APIs see.
  * Limits per address and per project over a rolling 24 h of sandbox time
- * (table below, also in the README) → 429 faucet_limit_exceeded.
+ * (table below, also in docs/chain.md) → 429 faucet_limit_exceeded.
  */
 import { blockNumberAt } from "../../chain/blocks.js";
 import { credit, faucetPayout } from "../../chain/ledger.js";

@@ -4,27 +4,15 @@
  * looks after reaching it, carrying the time it was reached.
  */
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Sandbox } from "cdp-sandbox";
-import { createOrder, getOrder, orderBody } from "../../../test/helpers/onramp.js";
-import { startReceiver, type Receiver } from "../../../test/helpers/receiver.js";
-import { call, hostOf, withSandbox } from "../../../test/helpers/sandbox.js";
-import { mintBearer } from "../../../test/helpers/tokens.js";
-import { deliveredTo, flush, subscribe } from "../../../test/helpers/webhooks.js";
+import { describe, expect, it } from "vitest";
+import { createOrder, getOrder, orderBody } from "#test/helpers/onramp.js";
+import { call, hostOf } from "#test/helpers/sandbox.js";
+import { mintBearer } from "#test/helpers/tokens.js";
+import { deliveredTo, flush, subscribe, sandboxWithReceiver } from "#test/helpers/webhooks.js";
 
 const ALL = ["onramp.transaction.created", "onramp.transaction.updated", "onramp.transaction.success", "onramp.transaction.failed"];
 
-let sandbox: Sandbox;
-let receiver: Receiver;
-beforeAll(async () => {
-  sandbox = await withSandbox({ seed: "onramp-events", validateResponses: true });
-  sandbox.clock.freeze(true);
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await sandbox.close();
-  await receiver.close();
-});
+const { sandbox, receiver } = await sandboxWithReceiver({ seed: "onramp-events", validateResponses: true });
 
 const advance = (ms: number) => sandbox.clock.advance(ms);
 /** An event's body: the order as the API shows it, with the event type first. */

@@ -6,8 +6,8 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { createOrder, freshPhone, orderBody } from "../../../test/helpers/onramp.js";
-import { call, withSandbox } from "../../../test/helpers/sandbox.js";
+import { createOrder, freshPhone, orderBody } from "#test/helpers/onramp.js";
+import { call, withSandbox } from "#test/helpers/sandbox.js";
 
 let sandbox: Sandbox;
 beforeAll(async () => {

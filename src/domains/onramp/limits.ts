@@ -122,7 +122,6 @@ export const getOnrampUserLimits: Handler<"getOnrampUserLimits"> = (req, ctx) =>
 };
 
 export const requestLimitsUpgrade: Handler<"requestLimitsUpgrade"> = (req, ctx) => {
-  // interactionMode has a default in the contract, so a request may leave it out (the generated type says it is always there).
   const { userId, interactionMode = "api", fields } = req.body;
   checkPhoneNumber(userId, "userId");
   checkKnownBuyer(ctx, userId);

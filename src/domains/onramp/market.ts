@@ -1,6 +1,6 @@
 /**
  * What the sandbox's onramp sells, where, and at what price: a small fixed
- * table (also in the README) so quotes are reproducible. Prices are in USD;
+ * table (also in docs/onramp.md) so quotes are reproducible. Prices are in USD;
  * fees are an exchange fee (a share of the subtotal, by payment method) and a
  * network fee (fixed per network, in USD), both charged in the payment currency.
  *

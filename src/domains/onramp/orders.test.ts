@@ -8,9 +8,9 @@ import { createPublicClient, erc20Abi, http, parseEventLogs, type PublicClient }
 import { base } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { createOrder, EVM_DESTINATION, getOrder, openPage, orderBody, SOLANA_DESTINATION } from "../../../test/helpers/onramp.js";
-import { call, hostOf, withSandbox } from "../../../test/helpers/sandbox.js";
-import { mintBearer } from "../../../test/helpers/tokens.js";
+import { createOrder, EVM_DESTINATION, getOrder, openPage, orderBody, SOLANA_DESTINATION } from "#test/helpers/onramp.js";
+import { call, hostOf, withSandbox } from "#test/helpers/sandbox.js";
+import { mintBearer } from "#test/helpers/tokens.js";
 
 let sandbox: Sandbox;
 const USDC_BASE = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";

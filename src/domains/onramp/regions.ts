@@ -4,7 +4,7 @@
  * the phone number's area code and keeps a small table of state rules (a
  * stablecoin restricted to one network in one state, as the platform's
  * network_not_tradable describes). Two reserved test numbers reproduce
- * a blocked buyer and a declined card. All of it is in the README.
+ * a blocked buyer and a declined card. All of it is in docs/onramp.md.
  */
 import { apiError } from "../../errors/catalogue.js";
 

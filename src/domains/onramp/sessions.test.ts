@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { EVM_DESTINATION, openPage, SOLANA_DESTINATION } from "../../../test/helpers/onramp.js";
-import { call, withSandbox } from "../../../test/helpers/sandbox.js";
+import { EVM_DESTINATION, openPage, SOLANA_DESTINATION } from "#test/helpers/onramp.js";
+import { call, withSandbox } from "#test/helpers/sandbox.js";
 
 let sandbox: Sandbox;
 beforeAll(async () => {

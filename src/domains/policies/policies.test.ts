@@ -21,7 +21,7 @@ import {
 import { encodeFunctionData, erc20Abi, keccak256, parseEther, serializeTransaction, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { call, fund, withSandbox, type Credentials } from "../../../test/helpers/sandbox.js";
+import { call, fund, withSandbox, type Credentials } from "#test/helpers/sandbox.js";
 
 let sandbox: Sandbox;
 beforeAll(async () => {

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import request from "supertest";
 import { decodeErrorResult, decodeFunctionData, encodeFunctionData, hashTypedData, parseEventLogs, erc20Abi, serializeTransaction, type Hex } from "viem";
 import type { Sandbox } from "cdp-sandbox";
-import { call, fund, hostOf, withSandbox } from "../../../test/helpers/sandbox.js";
-import { mintBearer } from "../../../test/helpers/tokens.js";
+import { call, fund, hostOf, withSandbox } from "#test/helpers/sandbox.js";
+import { mintBearer } from "#test/helpers/tokens.js";
 
 let sandbox: Sandbox;
 let rpcPath: string;

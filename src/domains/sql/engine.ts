@@ -1,6 +1,6 @@
 /**
  * Runs one read-only SELECT with SQLite (sql.js, compiled to WebAssembly) over
- * tables built from the ledger. Limits (documented in the README): 10,000
+ * tables built from the ledger. Limits (documented in docs/stateful.md): 10,000
  * characters, at most 5 JOINs, 10,000 result rows; only SELECT/WITH, one
  * statement. Every refusal and engine error is 400 invalid_sql_query naming
  * the cause.

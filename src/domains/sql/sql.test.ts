@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeFunctionData, erc20Abi, serializeTransaction } from "viem";
 import type { Sandbox } from "cdp-sandbox";
-import { call, fund, withSandbox } from "../../../test/helpers/sandbox.js";
+import { call, fund, withSandbox } from "#test/helpers/sandbox.js";
 
 let sandbox: Sandbox;
 let address: string;

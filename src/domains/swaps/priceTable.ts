@@ -1,6 +1,6 @@
 /**
  * The sandbox's swap price table: fixed USD prices, so every price and quote
- * is reproducible (README "Swaps" lists the same numbers). A token must be in
+ * is reproducible (docs/swaps.md lists the same numbers). A token must be in
  * the ledger's token table of the network (`src/chain/tokens.ts`) and priced
  * here to be swapped.
  */

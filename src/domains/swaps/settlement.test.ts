@@ -26,8 +26,8 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { base } from "viem/chains";
 import type { Sandbox } from "cdp-sandbox";
-import { call, fund, hostOf, withSandbox } from "../../../test/helpers/sandbox.js";
-import { mintBearer } from "../../../test/helpers/tokens.js";
+import { call, fund, hostOf, withSandbox } from "#test/helpers/sandbox.js";
+import { mintBearer } from "#test/helpers/tokens.js";
 
 let sandbox: Sandbox;
 let node: PublicClient;

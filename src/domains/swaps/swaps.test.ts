@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashTypedData, type Hex } from "viem";
 import type { Sandbox } from "cdp-sandbox";
-import { call, fund, withSandbox } from "../../../test/helpers/sandbox.js";
+import { call, fund, withSandbox } from "#test/helpers/sandbox.js";
 
 let sandbox: Sandbox;
 beforeAll(async () => {

@@ -134,7 +134,6 @@ export const createTransfer: Handler<"createTransfer"> = (req, ctx) => {
   const amount = toUnits(body.amount, asset.decimals);
   if (amount === undefined)
     throw apiError("transfer_amount_invalid", `amount ${body.amount} has more decimal places than ${asset.symbol} allows (${asset.decimals}).`);
-  // amountType has a default in the contract, so a request may leave it out (the generated type says it is always there).
   const quote = quoteTransfer({ source: sourceAsset, target: target.asset, amount, asset, amountType: body.amountType ?? "source", route: target.route });
 
   if (target.route.kind === "onchain" && usdMicrosOf(quote.sourceUnits, sourceAsset) >= BigInt(TRAVEL_RULE_THRESHOLD_USD) * 1_000_000n) {

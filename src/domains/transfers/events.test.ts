@@ -3,12 +3,10 @@
  * transition of a real transfer or deposit once, in order, in the platform's
  * envelope, signed; failed requests and other projects send nothing.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Sandbox } from "cdp-sandbox";
-import { advance, fundAccount, openAccount, P } from "../../../test/helpers/money.js";
-import { startReceiver, type Receiver } from "../../../test/helpers/receiver.js";
-import { call, withSandbox, type Credentials } from "../../../test/helpers/sandbox.js";
-import { deliveredTo, flush, subscribe } from "../../../test/helpers/webhooks.js";
+import { describe, expect, it } from "vitest";
+import { advance, fundAccount, openAccount, P } from "#test/helpers/money.js";
+import { call, type Credentials } from "#test/helpers/sandbox.js";
+import { deliveredTo, flush, subscribe, sandboxWithReceiver } from "#test/helpers/webhooks.js";
 
 const ALL = [
   "payments.transfers.quoted",
@@ -20,17 +18,7 @@ const ALL = [
   "payments.transfers.travel_rule_completed",
 ];
 
-let sandbox: Sandbox;
-let receiver: Receiver;
-beforeAll(async () => {
-  sandbox = await withSandbox({ seed: "transfer-events", validateResponses: true });
-  sandbox.clock.freeze(true);
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await sandbox.close();
-  await receiver.close();
-});
+const { sandbox, receiver } = await sandboxWithReceiver({ seed: "transfer-events", validateResponses: true });
 
 async function funded(amount = "100", credentials?: Credentials) {
   const from = await openAccount(sandbox, { name: "From" }, credentials);

@@ -2,7 +2,7 @@
  * The sandbox's fee table and the quote it gives for a transfer. Fees depend
  * on the route (source and target assets, target kind, network, bank rail)
  * and on the amount (conversion tiers); they are integer units of an asset,
- * so a quote and its settlement agree exactly. README "Transfers" mirrors
+ * so a quote and its settlement agree exactly. docs/custodial.md ("Transfers") mirrors
  * these tables.
  */
 import { apiError } from "../../errors/catalogue.js";

@@ -5,7 +5,7 @@
  * which well-formed recipients cannot be paid (the transfer fails while
  * processing), and the travel-rule details large onchain transfers need.
  *
- * Inputs that make a transfer fail while processing (README "Transfers"):
+ * Inputs that make a transfer fail while processing (docs/custodial.md, "Transfers"):
  * - the zero address, a token's own contract or mint, Solana's System Program
  *   → "The recipient address is invalid for the selected network."
  * - an address on the blocked list (BLOCKED_ADDRESSES, plus the project

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { call, withSandbox } from "../../../test/helpers/sandbox.js";
-import { balanceOf, fundAccount, openAccount, P } from "../../../test/helpers/money.js";
+import { call, withSandbox } from "#test/helpers/sandbox.js";
+import { balanceOf, fundAccount, openAccount, P } from "#test/helpers/money.js";
 
 let sandbox: Sandbox;
 let from: string;

@@ -9,8 +9,8 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { encodeFunctionData, erc20Abi, keccak256, serializeTransaction, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { startReceiver, type Received, type Receiver } from "../../../test/helpers/receiver.js";
-import { call, fund, withSandbox } from "../../../test/helpers/sandbox.js";
+import { startReceiver, type Received, type Receiver } from "#test/helpers/receiver.js";
+import { call, fund, withSandbox } from "#test/helpers/sandbox.js";
 
 let sandbox: Sandbox;
 let receiver: Receiver;

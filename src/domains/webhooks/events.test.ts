@@ -5,14 +5,14 @@
  */
 import { createHmac } from "node:crypto";
 import { getAddress } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Sandbox } from "cdp-sandbox";
+import { describe, expect, it } from "vitest";
 import { apiError } from "../../errors/catalogue.js";
 import { handlers } from "../index.js";
 import type { AnyHandler } from "../types.js";
-import { startReceiver, type Received, type Receiver } from "../../../test/helpers/receiver.js";
-import { call, withSandbox, type Credentials } from "../../../test/helpers/sandbox.js";
+import type { Received } from "#test/helpers/receiver.js";
+import { call, type Credentials } from "#test/helpers/sandbox.js";
 import { emitWebhookEvent } from "./emit.js";
+import { sandboxWithReceiver } from "#test/helpers/webhooks.js";
 
 /** createEvmAccount as another domain would emit from it: the event is part of the request, which then may still fail. */
 const emitting: Record<string, AnyHandler> = {
@@ -26,17 +26,7 @@ const emitting: Record<string, AnyHandler> = {
   },
 };
 
-let sandbox: Sandbox;
-let receiver: Receiver;
-beforeAll(async () => {
-  sandbox = await withSandbox({ seed: "webhook-events", validateResponses: true, handlers: emitting });
-  sandbox.clock.freeze(true); // exact creation times and retry times
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await sandbox.close();
-  await receiver.close();
-});
+const { sandbox, receiver } = await sandboxWithReceiver({ seed: "webhook-events", validateResponses: true, handlers: emitting });
 
 const BASE = "/platform/v2/data/webhooks/subscriptions";
 let paths = 0;

@@ -15,13 +15,11 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
   type Blockhash,
 } from "@solana/kit";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Sandbox } from "cdp-sandbox";
+import { describe, expect, it } from "vitest";
 import { blockTimestampOf } from "../../chain/blocks.js";
 import { evmTokenBySymbol } from "../../chain/tokens.js";
-import { startReceiver, type Receiver } from "../../../test/helpers/receiver.js";
-import { call, fund, withSandbox, type Credentials } from "../../../test/helpers/sandbox.js";
-import { deliveredTo, flush, subscribe } from "../../../test/helpers/webhooks.js";
+import { call, fund, type Credentials } from "#test/helpers/sandbox.js";
+import { deliveredTo, flush, subscribe, sandboxWithReceiver } from "#test/helpers/webhooks.js";
 
 const WALLET = [
   "wallet.transaction.created",
@@ -37,17 +35,7 @@ const WALLET = [
 ];
 const TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" as const;
 
-let sandbox: Sandbox;
-let receiver: Receiver;
-beforeAll(async () => {
-  sandbox = await withSandbox({ seed: "wallet-events", validateResponses: true });
-  sandbox.clock.freeze(true);
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await sandbox.close();
-  await receiver.close();
-});
+const { sandbox, receiver } = await sandboxWithReceiver({ seed: "wallet-events", validateResponses: true });
 
 const iso = () => new Date(sandbox.clock.now()).toISOString();
 async function evmAccount(credentials?: Credentials): Promise<`0x${string}`> {

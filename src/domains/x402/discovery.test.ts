@@ -7,8 +7,8 @@
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { call, fund, withSandbox } from "../../../test/helpers/sandbox.js";
-import { signAuthorization, v1Body, v1Requirements, v2Body, v2Requirements } from "../../../test/helpers/x402.js";
+import { call, fund, withSandbox } from "#test/helpers/sandbox.js";
+import { signAuthorization, v1Body, v1Requirements, v2Body, v2Requirements } from "#test/helpers/x402.js";
 
 let sandbox: Sandbox;
 beforeAll(async () => {

@@ -10,9 +10,9 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { baseSepolia } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { call, fund, hostOf, withSandbox } from "../../../test/helpers/sandbox.js";
-import { mintBearer } from "../../../test/helpers/tokens.js";
-import { signAuthorization, USDC_BASE_SEPOLIA, v1Body, v1Requirements, v2Body, v2Requirements } from "../../../test/helpers/x402.js";
+import { call, fund, hostOf, withSandbox } from "#test/helpers/sandbox.js";
+import { mintBearer } from "#test/helpers/tokens.js";
+import { signAuthorization, USDC_BASE_SEPOLIA, v1Body, v1Requirements, v2Body, v2Requirements } from "#test/helpers/x402.js";
 
 let sandbox: Sandbox;
 let node: PublicClient;

@@ -12,7 +12,7 @@ import { settleExactEvm, verifyExactEvm, type EvmPlan } from "./eip3009.js";
 import { FACILITATOR_EVM_ADDRESS, FACILITATOR_FEE_PAYER, X402_NETWORKS } from "./networks.js";
 import { readPayment, type Payment, type PaymentRequest, type Rejection } from "./payment.js";
 import { settleExactSvm, verifyExactSvm, type SvmPlan } from "./svm.js";
-import type { Handler, HandlerContext, HandlerResult } from "../types.js";
+import type { Handler, HandlerContext } from "../types.js";
 
 type Checked = { payment: Payment; evm?: EvmPlan; svm?: SvmPlan; payer: string } | { rejection: Rejection; payment?: Payment };
 
@@ -34,8 +34,7 @@ export const verifyX402Payment: Handler<"verifyX402Payment"> = async (req, ctx) 
   if ("rejection" in checked) {
     const { reason, message, payer } = checked.rejection;
     const refusal: Schema<"x402VerifyPaymentRejection"> = { isValid: false, invalidReason: reason, invalidMessage: message, ...(payer ? { payer } : {}) };
-    // The contract's 400 for a refused payment carries this body; Handler types only the success answers.
-    return { status: 400, body: refusal } as unknown as HandlerResult<"verifyX402Payment">;
+    return { status: 400, body: refusal };
   }
   return { status: 200, body: { isValid: true, payer: checked.payer } };
 };
@@ -61,8 +60,7 @@ export const settleX402Payment: Handler<"settleX402Payment"> = async (req, ctx) 
     const { reason, message, payer } = checked.rejection;
     const network = checked.payment?.networkName ?? req.body.paymentRequirements.network;
     const refusal: Schema<"x402SettlePaymentRejection"> = { success: false, errorReason: reason, errorMessage: message, ...(payer ? { payer } : {}), network };
-    // The contract's 400 for a refused settlement carries this body; Handler types only the success answers.
-    return { status: 400, body: refusal } as unknown as HandlerResult<"settleX402Payment">;
+    return { status: 400, body: refusal };
   }
   const { payment } = checked;
   const transaction = checked.evm ? settleExactEvm(ctx, payment.network.ledger, checked.evm).hash : settleExactSvm(ctx, payment, checked.svm!);

@@ -29,9 +29,9 @@ import { randomBytes } from "node:crypto";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { call, endUserSession, fund, hostOf, withSandbox } from "../../../test/helpers/sandbox.js";
-import { mintBearer } from "../../../test/helpers/tokens.js";
-import { USDC_SOLANA_DEVNET } from "../../../test/helpers/x402.js";
+import { call, endUserSession, fund, hostOf, withSandbox } from "#test/helpers/sandbox.js";
+import { mintBearer } from "#test/helpers/tokens.js";
+import { USDC_SOLANA_DEVNET } from "#test/helpers/x402.js";
 
 let sandbox: Sandbox;
 let rpcUrl: string;

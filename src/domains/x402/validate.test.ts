@@ -9,8 +9,8 @@ import type { AddressInfo } from "node:net";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { call, fund, withSandbox } from "../../../test/helpers/sandbox.js";
-import { signAuthorization, v1Requirements, v2Body, v2Requirements } from "../../../test/helpers/x402.js";
+import { call, fund, withSandbox } from "#test/helpers/sandbox.js";
+import { signAuthorization, v1Requirements, v2Body, v2Requirements } from "#test/helpers/x402.js";
 
 const MERCHANT = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
 let sandbox: Sandbox;

@@ -101,7 +101,6 @@ const indexView = (ctx: HandlerContext, r: BazaarResource | undefined): Schema<"
 export const validateX402Resource: Handler<"validateX402Resource"> = Object.assign(
   async (req: HandlerRequest<"validateX402Resource">, ctx: HandlerContext): Promise<HandlerResult<"validateX402Resource">> => {
     const resource = req.body.resource;
-    // The generated type marks `method` present because the contract gives it a default; a request may leave it out.
     const method = req.body.method ?? "GET";
     const url = assertReachable(resource, "the resource");
     const listed = () => bazaarResources(ctx.store).find((r) => r.resource === resource);
