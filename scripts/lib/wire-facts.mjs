@@ -5,7 +5,7 @@
  * $refs resolved, so two documents written differently can be compared.
  * Used by the conformance test and by scripts/conformance.mjs.
  */
-export const OUT_OF_SCOPE_TAGS = ["Payment Sessions", "Disbursements"];
+const OUT_OF_SCOPE_TAGS = ["Payment Sessions", "Disbursements"];
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"];
 /** Keys that carry no wire fact. */
 const PROSE = new Set(["description", "summary", "title", "example", "examples", "externalDocs", "$comment", "deprecated", "discriminator"]);
@@ -27,7 +27,7 @@ export function operationsOf(doc, { inScopeOnly = true } = {}) {
   return out;
 }
 
-export function resolvePointer(doc, ref) {
+function resolvePointer(doc, ref) {
   if (!ref.startsWith("#/")) throw new Error(`external $ref not supported: ${ref}`);
   let node = doc;
   for (const raw of ref.slice(2).split("/")) {
@@ -48,7 +48,7 @@ export class MissingRef extends Error {
 const canon = (v) => JSON.stringify(v);
 
 /** Resolves refs and strips prose; recursion is marked by how many levels up it points. */
-export function normalize(doc, node, stack = []) {
+function normalize(doc, node, stack = []) {
   if (Array.isArray(node)) return node.map((n) => normalize(doc, n, stack));
   if (node === null || typeof node !== "object") return node;
   if (typeof node.$ref === "string") {
@@ -122,7 +122,7 @@ function securityFacts(doc, op) {
 }
 
 /** The wire facts of one operation entry from `operationsOf`. */
-export function factsOf(doc, entry) {
+function factsOf(doc, entry) {
   const { op, pathItem } = entry;
   const params = new Map();
   for (const p of [...(pathItem.parameters ?? []), ...(op.parameters ?? [])]) {
@@ -165,7 +165,7 @@ export function factsOf(doc, entry) {
 }
 
 /** Differences between two fact trees as "json.path: expected … got …" lines. */
-export function diffFacts(expected, actual, path = "", out = [], limit = 200) {
+function diffFacts(expected, actual, path = "", out = [], limit = 200) {
   if (out.length >= limit) return out;
   if (canon(expected) === canon(actual)) return out;
   const isObj = (v) => v !== null && typeof v === "object" && !Array.isArray(v);

@@ -13,12 +13,10 @@ import { apiError } from "../errors/catalogue.js";
 
 export type AuthMode = "verify" | "strict" | "none";
 
-export const AUTH_MODES: readonly AuthMode[] = ["verify", "strict", "none"];
-
 /** Allowed skew between the client's clock and the machine's, in seconds. */
-export const DEFAULT_LEEWAY_SECONDS = 30;
+const DEFAULT_LEEWAY_SECONDS = 30;
 /** The platform refuses tokens that live longer than this. */
-export const MAX_LIFETIME_SECONDS = 120;
+const MAX_LIFETIME_SECONDS = 120;
 
 export interface BearerResult {
   keyId: string;

@@ -9,7 +9,7 @@
 import { createECDH, createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
 import type { Random } from "../random.js";
 
-export type ApiKeyAlg = "EdDSA" | "ES256";
+type ApiKeyAlg = "EdDSA" | "ES256";
 
 export interface ApiKey {
   apiKeyId: string;

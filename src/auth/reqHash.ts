@@ -26,9 +26,3 @@ export function canonicalJson(value: unknown): string {
 export function reqHashOf(body: unknown): string {
   return createHash("sha256").update(canonicalJson(body), "utf8").digest("hex");
 }
-
-/** The client only hashes bodies with at least one defined top-level value. */
-export function bodyNeedsHash(body: unknown): boolean {
-  if (body === null || typeof body !== "object") return body !== undefined;
-  return Object.values(body as Record<string, unknown>).some((v) => v !== undefined);
-}

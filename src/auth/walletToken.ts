@@ -10,7 +10,7 @@ import { apiError } from "../errors/catalogue.js";
 import { decodeJwt, signatureValid, urisMismatch, type RequestTarget } from "./jwt.js";
 import { canonicalJson, reqHashOf } from "./reqHash.js";
 
-export const WALLET_TOKEN_MAX_AGE_SECONDS = 60;
+const WALLET_TOKEN_MAX_AGE_SECONDS = 60;
 const LEEWAY_SECONDS = 30;
 
 /** Remembers jtis until their token could no longer be accepted anyway. */

@@ -5,7 +5,7 @@
  * advance the clock in tests instead of waiting.
  */
 /** Block times per network, in ms (the real chains' targets). */
-export const BLOCK_TIME_MS: Record<string, number> = {
+const BLOCK_TIME_MS: Record<string, number> = {
   base: 2000,
   "base-sepolia": 2000,
   optimism: 2000,
@@ -23,9 +23,9 @@ export const BLOCK_TIME_MS: Record<string, number> = {
 };
 
 /** 2024-01-01T00:00:00Z: block 0 everywhere. */
-export const GENESIS_MS = Date.UTC(2024, 0, 1);
+const GENESIS_MS = Date.UTC(2024, 0, 1);
 
-export function blockTimeOf(network: string): number {
+function blockTimeOf(network: string): number {
   return BLOCK_TIME_MS[network] ?? 2000;
 }
 

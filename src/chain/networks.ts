@@ -14,8 +14,6 @@ export const EVM_NETWORKS = {
   "ethereum-hoodi": { chainId: 560048, testnet: true },
 } as const;
 
-export type EvmNetwork = keyof typeof EVM_NETWORKS;
-
 export function networkOfChainId(chainId: number | undefined): string | undefined {
   return Object.entries(EVM_NETWORKS).find(([, n]) => n.chainId === chainId)?.[0];
 }

@@ -150,7 +150,7 @@ function addInputSchemas(op: IHttpOperation, inputSchemaOf: (schema: unknown) =>
   return op;
 }
 
-export async function compileContract(specPath: string): Promise<IHttpOperation[]> {
+async function compileContract(specPath: string): Promise<IHttpOperation[]> {
   const { getHttpOperationsFromSpec } = await import("@stoplight/prism-http/dist/utils/operations.js");
   const { parse } = await import("yaml");
   const operations = await getHttpOperationsFromSpec(specPath);

@@ -5,7 +5,7 @@
  */
 import type { IHttpOperation } from "@stoplight/types";
 
-export type SecurityScheme = "apiKeyAuth" | "endUserAuth" | "unauthenticated" | string;
+type SecurityScheme = "apiKeyAuth" | "endUserAuth" | "unauthenticated" | string;
 
 export interface Operation {
   operationId: string;

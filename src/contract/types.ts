@@ -13,7 +13,7 @@ import type { components, operations } from "./generated/types.js";
 export type OperationId = keyof operations;
 
 /** The JSON of a request body or a response, `never` where there is none. */
-export type JsonOf<T> = T extends { content: { "application/json": infer B } } ? B : never;
+type JsonOf<T> = T extends { content: { "application/json": infer B } } ? B : never;
 
 type ParametersOf<Ops, Id extends keyof Ops, Where extends "path" | "query"> = Ops[Id] extends { parameters: infer P }
   ? P extends { [K in Where]?: infer X }

@@ -11,19 +11,7 @@
 import { createRequire } from "node:module";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import {
-  bytesToHex,
-  getAddress,
-  hashTypedData,
-  hexToBytes,
-  isAddress,
-  isHex,
-  keccak256,
-  serializeTransaction,
-  type Hex,
-  type Signature,
-  type SignableMessage,
-} from "viem";
+import { bytesToHex, hashTypedData, hexToBytes, isHex, keccak256, serializeTransaction, type Hex, type Signature, type SignableMessage } from "viem";
 import { publicKeyToAddress, toAccount, type PrivateKeyAccount } from "viem/accounts";
 import { hashAuthorization } from "viem/utils";
 import type { Random } from "../random.js";
@@ -106,11 +94,6 @@ export function evmAccountOf(privateKey: Hex): PrivateKeyAccount {
     accounts.set(key, account);
   }
   return account;
-}
-
-/** EIP-55 form of an address given in any casing, or undefined when it is not an address. */
-export function checksumAddress(address: string): `0x${string}` | undefined {
-  return isAddress(address, { strict: false }) ? getAddress(address) : undefined;
 }
 
 export function isValidEvmPrivateKey(raw: Uint8Array): boolean {

@@ -20,7 +20,7 @@ const SIGNATURE_WRAPPER = [
 ] as const;
 
 /** The hash a wallet owner signs for `hash` (CoinbaseSmartWallet.replaySafeHash). */
-export function replaySafeHash(hash: Hex, chainId: number, wallet: `0x${string}`): Hex {
+function replaySafeHash(hash: Hex, chainId: number, wallet: `0x${string}`): Hex {
   return hashTypedData({
     domain: { name: "Coinbase Smart Wallet", version: "1", chainId, verifyingContract: wallet },
     types: { CoinbaseSmartWalletMessage: [{ name: "hash", type: "bytes32" }] },

@@ -18,7 +18,7 @@ export interface SolanaInstruction {
   data: Uint8Array;
 }
 
-export interface SolanaTransfer {
+interface SolanaTransfer {
   kind: "sol" | "spl";
   from: string;
   /** Recipient: the wallet for SOL; the token account for SPL. */

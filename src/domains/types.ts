@@ -17,15 +17,13 @@ import type { ImportKey } from "../crypto/rsaEnvelope.js";
 import type { Random } from "../random.js";
 import type { ProjectTx } from "../store/store.js";
 
-export type { OperationId } from "../contract/types.js";
-
 /** The JSON body, validated against the contract. An operation that declares a
  * body always gets one: a request without a body (or with `null`) is checked
  * as `{}`, so it fails validation when the body has required fields.
  */
 type BodyOf<Id extends OperationId> = [RequestBody<Id>] extends [never] ? undefined : RequestBody<Id>;
 
-export type PathParams<Id extends OperationId> = PathParamsOf<operations, Id>;
+type PathParams<Id extends OperationId> = PathParamsOf<operations, Id>;
 export type QueryParams<Id extends OperationId> = QueryParamsOf<operations, Id>;
 export type HandlerResult<Id extends OperationId> = AnswerOf<operations, Id>;
 

@@ -111,7 +111,7 @@ export function isErrorCase(name: string): name is ErrorCase {
 }
 
 /** Where the platform documents an error type. */
-export function errorLinkFor(errorType: string): string {
+function errorLinkFor(errorType: string): string {
   return `https://docs.cdp.coinbase.com/api-reference/v2/errors#${errorType.replace(/_/g, "-")}`;
 }
 

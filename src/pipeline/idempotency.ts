@@ -19,7 +19,7 @@ import type { Exchange, Outgoing } from "./exchange.js";
 const IDEMPOTENCY = declareCollection<IdempotencyRecord>("_idempotency");
 const LIFETIME_MS = 24 * 60 * 60 * 1000;
 
-export interface IdempotencyRecord {
+interface IdempotencyRecord {
   key: string;
   fingerprint: string;
   expiresAt: number;

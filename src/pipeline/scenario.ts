@@ -13,5 +13,3 @@ import type { Exchange, Outgoing } from "./exchange.js";
 export interface ScenarioHook {
   around(ex: Exchange, run: () => Promise<Outgoing>): Promise<Outgoing>;
 }
-
-export const noScenarios: ScenarioHook = { around: (_ex, run) => run() };

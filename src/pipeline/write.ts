@@ -10,7 +10,7 @@ import type { Exchange, Outgoing } from "./exchange.js";
 const JSON_UTF8 = "application/json; charset=utf-8";
 
 /** The content type with `charset=utf-8` (bodies are always UTF-8 text), parameters sorted, as Express's send set it. */
-export function withUtf8Charset(type: string): string {
+function withUtf8Charset(type: string): string {
   if (type === JSON_UTF8) return type;
   const [essence, ...parameters] = type.split(";");
   const kept = parameters

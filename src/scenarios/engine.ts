@@ -62,7 +62,7 @@ function due(activation: Activation, index: number, random: Random): boolean {
 }
 
 /** `X-Sandbox-Error: rate_limit_exceeded;status=429;message=slow down` → a one-off rule. */
-export function ruleFromErrorFlag(flag: string): Rule {
+function ruleFromErrorFlag(flag: string): Rule {
   const [name, ...params] = flag.split(";").map((s) => s.trim());
   const options = Object.fromEntries(params.map((p) => [p.slice(0, p.indexOf("=")).trim(), p.slice(p.indexOf("=") + 1).trim()]));
   if (!isErrorCase(name)) throw apiError("invalid_request", `X-Sandbox-Error names no error case '${name}'; see the catalogue table in docs/scenarios.md.`);

@@ -9,7 +9,7 @@
  */
 import type { Fault } from "../pipeline/exchange.js";
 
-export interface RuleMatch {
+interface RuleMatch {
   operationId?: string[];
   method?: string;
   /** Path relative to /platform; `*` stands for one segment, `**` for any number. */
@@ -22,7 +22,7 @@ export interface RuleMatch {
   body?: Record<string, unknown>;
 }
 
-export interface RuleWhen {
+interface RuleWhen {
   /** Only the nth matching call (1-based). */
   nth?: number;
   /** At most this many times. */
@@ -33,7 +33,7 @@ export interface RuleWhen {
   probability?: number;
 }
 
-export interface RawAnswer {
+interface RawAnswer {
   status: number;
   contentType: string;
   body: string;

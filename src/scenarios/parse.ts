@@ -34,7 +34,7 @@ function globToRegExp(glob: string): RegExp {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Checks one scenario object; `where` turns a field path into "file:line field". */
-export function checkScenario(value: unknown, source: string, where: Where): Scenario {
+function checkScenario(value: unknown, source: string, where: Where): Scenario {
   const fail = (path: Array<string | number>, problem: string): never => {
     throw new ScenarioError(`${where(path)}: ${problem}`);
   };
@@ -160,7 +160,7 @@ function checkRule(value: unknown, defaultName: string, failAt: (p: Array<string
 }
 
 /** Parses a scenario file (YAML or JSON), naming file, line and field on any mistake. */
-export function parseScenarioText(text: string, file: string): Scenario {
+function parseScenarioText(text: string, file: string): Scenario {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
   if (doc.errors.length > 0) {

@@ -1,6 +1,6 @@
 /** The shape of everything the sandbox keeps, as written to `--data FILE`. */
 
-export interface ApiKeyRecord {
+interface ApiKeyRecord {
   apiKeyId: string;
   /** Kept for keys the sandbox issued, so it can print them again after a restart. */
   apiKeySecret?: string;

@@ -3,7 +3,7 @@ import request from "supertest";
 import type { Sandbox } from "cdp-sandbox";
 import { call, type Credentials } from "./sandbox.js";
 
-export const ORDERS = "/platform/v2/onramp/orders";
+const ORDERS = "/platform/v2/onramp/orders";
 export const EVM_DESTINATION = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 export const SOLANA_DESTINATION = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM";
 

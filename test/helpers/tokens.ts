@@ -41,7 +41,7 @@ export async function mintBearer(apiKeyId: string, apiKeySecret: string, o: Mint
 }
 
 /** Deep-sorted JSON, as the client hashes it. */
-export function sortKeys(value: unknown): unknown {
+function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value && typeof value === "object") {
     return Object.fromEntries(

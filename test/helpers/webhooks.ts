@@ -9,7 +9,7 @@ import { afterAll } from "vitest";
 import { type Received, type Receiver, startReceiver } from "./receiver.js";
 import { call, type Credentials, withSandbox } from "./sandbox.js";
 
-export const SUBSCRIPTIONS = "/platform/v2/data/webhooks/subscriptions";
+const SUBSCRIPTIONS = "/platform/v2/data/webhooks/subscriptions";
 
 export interface Subscription {
   subscriptionId: string;
@@ -34,7 +34,7 @@ export async function flush(sandbox: Sandbox): Promise<void> {
 }
 
 /** Whether a delivery carries a valid X-Hook0-Signature for `secret`. */
-export function signedWith(r: Received, secret: string): boolean {
+function signedWith(r: Received, secret: string): boolean {
   const parts = Object.fromEntries(
     String(r.headers["x-hook0-signature"])
       .split(",")
@@ -70,7 +70,7 @@ export async function deliveredTo(sandbox: Sandbox, receiver: Receiver, sub: Sub
  * /_sandbox/webhooks/deliveries). The dispatcher sends a pass's deliveries concurrently,
  * so arrival order at the receiver is not the emission order.
  */
-export async function emitted(
+async function emitted(
   sandbox: Sandbox,
   sub: Subscription,
   credentials?: Credentials,

@@ -8,10 +8,9 @@ import type { PrivateKeyAccount } from "viem/accounts";
 import { randomBytes } from "node:crypto";
 
 export const USDC_BASE_SEPOLIA = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
-export const USDC_BASE = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
 export const USDC_SOLANA_DEVNET = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
 
-export interface Authorization {
+interface Authorization {
   from: `0x${string}`;
   to: `0x${string}`;
   value: string;

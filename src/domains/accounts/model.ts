@@ -24,7 +24,7 @@ export interface AccountRecord {
   updatedAt: string;
 }
 
-export interface BalanceRecord {
+interface BalanceRecord {
   accountId: string;
   asset: string;
   total: string;

@@ -28,7 +28,7 @@ export const CAPABILITIES = [
 export type CapabilityName = (typeof CAPABILITIES)[number];
 export type CapabilityStatus = Schema<"CapabilityStatus">;
 
-export interface IndividualData {
+interface IndividualData {
   firstName?: string;
   lastName?: string;
   email?: string;
@@ -76,7 +76,7 @@ const filled = (v: unknown) => typeof v === "string" && v.trim() !== "";
 type RequirementState = "met" | "due" | "rejected";
 
 /** Which fields each capability needs (docs/custodial.md, "Customers"). */
-export const REQUIREMENTS: Array<{ key: string; blocks: CapabilityName[]; state: (c: CustomerRecord) => RequirementState }> = [
+const REQUIREMENTS: Array<{ key: string; blocks: CapabilityName[]; state: (c: CustomerRecord) => RequirementState }> = [
   { key: "firstName", blocks: [...CAPABILITIES], state: (c) => (filled(c.individual.firstName) ? "met" : "due") },
   { key: "lastName", blocks: [...CAPABILITIES], state: (c) => (filled(c.individual.lastName) ? "met" : "due") },
   {

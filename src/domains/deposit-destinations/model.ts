@@ -17,7 +17,7 @@ import { addressFamilyOf } from "../shared/custodialAssets.js";
 import { declareCollection } from "../../store/collections.js";
 
 type Schemas = components["schemas"];
-export const FIAT_PROVISIONING_MS = 60_000;
+const FIAT_PROVISIONING_MS = 60_000;
 
 export interface DepositDestinationRecord {
   depositDestinationId: string;

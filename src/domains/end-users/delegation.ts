@@ -20,7 +20,7 @@ import type { Collection, ProjectTx } from "../../store/store.js";
 import type { HandlerContext, RequestFacts } from "../types.js";
 import type { WalletActor } from "../webhooks/walletEvents.js";
 
-export const GRANT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+const GRANT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
 export interface DelegationGrant {
   id: string;

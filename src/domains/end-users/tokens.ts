@@ -6,7 +6,7 @@
  */
 import { jwtVerify, SignJWT } from "jose";
 
-export const END_USER_TOKEN_TTL_SECONDS = 60 * 60;
+const END_USER_TOKEN_TTL_SECONDS = 60 * 60;
 const ISSUER = "cdp-sandbox:end-user";
 
 export interface EndUserTokenClaims {

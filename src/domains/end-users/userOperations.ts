@@ -14,7 +14,7 @@ import type { Handler, HandlerContext, RequestFacts } from "../types.js";
 import { assertDelegated } from "./delegation.js";
 import { findEndUser, type EndUserRecord } from "./model.js";
 
-export const MAX_CONCURRENT_USER_OPERATIONS = 5;
+const MAX_CONCURRENT_USER_OPERATIONS = 5;
 
 /** The end user's smart account at `address` with its owner account, once the caller may act on it. */
 export function authorizeSmartAccount(req: RequestFacts, ctx: HandlerContext, user: EndUserRecord, address: string) {

@@ -12,7 +12,7 @@ import type { Random } from "../../random.js";
 import { declareCollection } from "../../store/collections.js";
 import type { ProjectTx, Store } from "../../store/store.js";
 
-export interface TemporaryWalletSecret {
+interface TemporaryWalletSecret {
   walletSecretId: string;
   userId: string;
   /** base64 DER SPKI of the P-256 public key. */

@@ -15,7 +15,7 @@ import type { Handler, HandlerContext } from "../types.js";
 import { findEvmAccount } from "./model.js";
 
 /** The Coinbase Smart Wallet implementation an account delegates to (sandbox constant, same on every network). */
-export const DELEGATE_ADDRESS = "0x000100abaad02f1cfC8Bbe32bD5a564817339E72" as const;
+const DELEGATE_ADDRESS = "0x000100abaad02f1cfC8Bbe32bD5a564817339E72" as const;
 const COMPLETES_AFTER_MS = 1000;
 
 type DelegationNetwork = Schema<"EvmEip7702DelegationNetwork">;

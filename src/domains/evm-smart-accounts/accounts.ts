@@ -14,7 +14,7 @@ import { paginate } from "../shared/pagination.js";
 import type { Handler } from "../types.js";
 
 /** Coinbase Smart Wallet factory (v1.1), as deployed on every supported network. */
-export const SMART_WALLET_FACTORY = "0xBA5ED110eFDBa3D005bfC882d75358ACBbB85842" as const;
+const SMART_WALLET_FACTORY = "0xBA5ED110eFDBa3D005bfC882d75358ACBbB85842" as const;
 /** Stands in for the proxy init code hash: stable, documented, not claimed to be the chain's. */
 const PROXY_INIT_CODE_HASH = keccak256(toHex("cdp-sandbox:coinbase-smart-wallet-proxy:v1"));
 
@@ -32,7 +32,7 @@ const EVM_SMART_ACCOUNTS = declareCollection<SmartAccountRecord>("evmSmartAccoun
 
 export const smartAccounts = (store: ProjectTx): Collection<SmartAccountRecord> => store.collection(EVM_SMART_ACCOUNTS);
 
-export function smartAccountView(r: SmartAccountRecord): Schema<"EvmSmartAccount"> {
+function smartAccountView(r: SmartAccountRecord): Schema<"EvmSmartAccount"> {
   return {
     address: r.address,
     owners: r.owners,

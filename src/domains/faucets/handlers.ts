@@ -24,7 +24,7 @@ interface FaucetLimits {
 }
 
 /** What one claim pays and how many claims fit in 24 h, for every token the contract lets a client ask for. */
-export const EVM_FAUCET: Record<RequestBody<"requestEvmFaucet">["token"], FaucetLimits> = {
+const EVM_FAUCET: Record<RequestBody<"requestEvmFaucet">["token"], FaucetLimits> = {
   eth: { amount: 100_000_000_000_000n, perAddress: 1000, perProject: 10_000 }, // 0.0001 ETH
   usdc: { amount: 1_000_000n, perAddress: 10, perProject: 100 }, // 1 USDC
   eurc: { amount: 1_000_000n, perAddress: 10, perProject: 100 }, // 1 EURC
@@ -66,7 +66,7 @@ const requestEvmFaucet: Handler<"requestEvmFaucet"> = (req, ctx) => {
 };
 
 /** The tokens the sandbox simulates on Solana devnet; the contract also names cbtusd, which is refused. */
-export const SOLANA_FAUCET: Partial<Record<RequestBody<"requestSolanaFaucet">["token"], FaucetLimits>> = {
+const SOLANA_FAUCET: Partial<Record<RequestBody<"requestSolanaFaucet">["token"], FaucetLimits>> = {
   sol: { amount: 1_250_000n, perAddress: 10, perProject: 100 }, // 0.00125 SOL
   usdc: { amount: 1_000_000n, perAddress: 10, perProject: 100 }, // 1 USDC
 };

@@ -19,16 +19,16 @@ import { checkPhoneNumber } from "./regions.js";
 import { onrampVerifications } from "./verifications.js";
 import { declareCollection } from "../../store/collections.js";
 
-export const WEEK_MS = 168 * 60 * 60 * 1000;
-export const REVIEW_MS = 5 * 60 * 1000;
-export const UPGRADE_PAGE_LIFETIME_MS = 60 * 60 * 1000;
+const WEEK_MS = 168 * 60 * 60 * 1000;
+const REVIEW_MS = 5 * 60 * 1000;
+const UPGRADE_PAGE_LIFETIME_MS = 60 * 60 * 1000;
 const DEFAULT = { weeklyUsdCents: 50_000n, lifetime: 15n };
 const UPGRADED = { weeklyUsdCents: 250_000n, lifetime: 2_147_483_647n };
 const UPGRADE_FIELDS = ["ssnLast4", "dateOfBirth"] as const;
 
 type UpgradeStatus = Schema<"OnrampLimitUpgradeStatus">;
 
-export interface LimitUpgradeRecord {
+interface LimitUpgradeRecord {
   phoneNumber: string;
   requestedAtMs: number;
   /** What the review decides, known from the fields at submission and revealed after REVIEW_MS. */
@@ -46,10 +46,10 @@ export interface UpgradePageRecord {
 const ONRAMP_LIMIT_UPGRADES = declareCollection<LimitUpgradeRecord>("onrampLimitUpgrades");
 const ONRAMP_UPGRADE_PAGES = declareCollection<UpgradePageRecord>("onrampUpgradePages");
 
-export const limitUpgrades = (ctx: Pick<HandlerContext, "store">) => ctx.store.collection(ONRAMP_LIMIT_UPGRADES);
+const limitUpgrades = (ctx: Pick<HandlerContext, "store">) => ctx.store.collection(ONRAMP_LIMIT_UPGRADES);
 export const upgradePages = (ctx: Pick<HandlerContext, "store">) => ctx.store.collection(ONRAMP_UPGRADE_PAGES);
 
-export function upgradeStatus(ctx: Pick<HandlerContext, "store" | "clock">, phoneNumber: string): UpgradeStatus {
+function upgradeStatus(ctx: Pick<HandlerContext, "store" | "clock">, phoneNumber: string): UpgradeStatus {
   const upgrade = limitUpgrades(ctx).get(phoneNumber);
   if (!upgrade) return "unrequested";
   return ctx.clock.now() < upgrade.requestedAtMs + REVIEW_MS ? "pending" : upgrade.outcome;

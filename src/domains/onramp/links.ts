@@ -5,7 +5,7 @@
  */
 import type { HandlerContext, RequestFacts } from "../types.js";
 
-export const HOSTED_PREFIX = "/_sandbox/onramp";
+const HOSTED_PREFIX = "/_sandbox/onramp";
 
 /** An absolute URL of a hosted page, e.g. http://127.0.0.1:8080/_sandbox/onramp/buy?sessionToken=… */
 export function hostedUrl(req: RequestFacts, page: string, query: Record<string, string | undefined>): string {

@@ -22,7 +22,7 @@ export interface OnrampAsset {
   networks: string[];
 }
 
-export const ONRAMP_ASSETS: OnrampAsset[] = [
+const ONRAMP_ASSETS: OnrampAsset[] = [
   { symbol: "USDC", usd: "1", precision: 6, networks: ["base", "ethereum", "solana"] },
   { symbol: "ETH", usd: "3000", precision: 8, networks: ["base", "ethereum", "arbitrum", "optimism"] },
   { symbol: "EURC", usd: "1.08", precision: 6, networks: ["base", "ethereum"] },
@@ -31,13 +31,13 @@ export const ONRAMP_ASSETS: OnrampAsset[] = [
 ];
 
 /** USD value of one unit of each fiat currency the hosted flow takes (guest checkout is USD only). */
-export const FIAT_USD: Record<string, string> = { USD: "1", EUR: "1.08", GBP: "1.27" };
+const FIAT_USD: Record<string, string> = { USD: "1", EUR: "1.08", GBP: "1.27" };
 
 /** Network fee per order, in USD. */
-export const NETWORK_FEE_USD: Record<string, string> = { base: "0.10", arbitrum: "0.10", optimism: "0.10", ethereum: "1.50", solana: "0.05" };
+const NETWORK_FEE_USD: Record<string, string> = { base: "0.10", arbitrum: "0.10", optimism: "0.10", ethereum: "1.50", solana: "0.05" };
 
 /** Exchange fee in basis points of the subtotal, by payment method. */
-export const EXCHANGE_FEE_BPS: Record<string, bigint> = {
+const EXCHANGE_FEE_BPS: Record<string, bigint> = {
   GUEST_CHECKOUT_APPLE_PAY: 250n,
   GUEST_CHECKOUT_GOOGLE_PAY: 250n,
   CARD: 250n,
@@ -50,7 +50,7 @@ export const EXCHANGE_FEE_BPS: Record<string, bigint> = {
 
 const CENTS = 2;
 
-export function assetOf(purchaseCurrency: string): OnrampAsset {
+function assetOf(purchaseCurrency: string): OnrampAsset {
   const asset = ONRAMP_ASSETS.find((a) => a.symbol.toLowerCase() === purchaseCurrency.toLowerCase());
   if (!asset)
     throw apiError(

@@ -22,7 +22,7 @@ import { declareCollection } from "../../store/collections.js";
 export type OnrampOrderStatus = ResponseBody<"getOnrampOrderById", 200>["order"]["status"];
 type OrderView = ResponseBody<"getOnrampOrderById", 200>["order"];
 
-export const SECOND = 1000;
+const SECOND = 1000;
 
 /** Offsets from creation at which each status begins. */
 export const TIMELINES: Record<"headless" | "embedded" | "declined", Array<{ status: OnrampOrderStatus; afterMs: number }>> = {

@@ -20,7 +20,7 @@ import { checkGuestBuyer, checkPhoneNumber, checkTradable, TEST_PHONE_NUMBERS } 
 import { VERIFICATION_LIFETIME_MS, verifiedFor } from "./verifications.js";
 
 /** The wallets the sandbox's onramp pays from. */
-export const ONRAMP_HOT_WALLET = {
+const ONRAMP_HOT_WALLET = {
   evm: "0x5e2d6b9c0a0b8a1f4e3c7d9a2b1c0e8f7d6a5b4c",
   solana: toBase58(sha256(new TextEncoder().encode("cdp-sandbox onramp hot wallet"))),
 } as const;

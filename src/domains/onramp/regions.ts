@@ -38,7 +38,7 @@ const NEW_YORK_AREA_CODES = new Set([
 ]);
 
 /** Buy rules by region: in these places the asset may only go to the listed networks. */
-export const TRADABILITY_RULES: Array<{ country: string; subdivision?: string; asset: string; networks: string[] }> = [
+const TRADABILITY_RULES: Array<{ country: string; subdivision?: string; asset: string; networks: string[] }> = [
   { country: "US", subdivision: "NY", asset: "USDC", networks: ["ethereum"] },
 ];
 
@@ -50,7 +50,7 @@ export const TEST_PHONE_NUMBERS = {
   declined: "+15005550002",
 } as const;
 
-export const PHONE_NUMBER = /^\+[1-9]\d{1,14}$/;
+const PHONE_NUMBER = /^\+[1-9]\d{1,14}$/;
 
 export function checkPhoneNumber(phoneNumber: string, field: string): void {
   if (!PHONE_NUMBER.test(phoneNumber))
@@ -58,7 +58,7 @@ export function checkPhoneNumber(phoneNumber: string, field: string): void {
 }
 
 /** Region of a phone number: US (with its state when the table knows the area code), or the country code outside North America. */
-export function regionOfPhone(phoneNumber: string): Region {
+function regionOfPhone(phoneNumber: string): Region {
   if (!phoneNumber.startsWith("+1") || phoneNumber.length !== 12) return { country: `+${phoneNumber.slice(1, 4)}` };
   const areaCode = phoneNumber.slice(2, 5);
   return NEW_YORK_AREA_CODES.has(areaCode) ? { country: "US", subdivision: "NY" } : { country: "US" };

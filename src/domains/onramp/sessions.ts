@@ -14,7 +14,7 @@ import { checkDestinationAddress, checkFiat, offering, quote, quoteView } from "
 import { checkTradable, type Region } from "./regions.js";
 import { declareCollection } from "../../store/collections.js";
 
-export const SESSION_LIFETIME_MS = 5 * 60 * 1000;
+const SESSION_LIFETIME_MS = 5 * 60 * 1000;
 
 type SessionBody = RequestBody<"createOnrampSession">;
 

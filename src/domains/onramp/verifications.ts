@@ -16,10 +16,10 @@ import type { Handler, HandlerContext } from "../types.js";
 import { checkPhoneNumber } from "./regions.js";
 import { declareCollection } from "../../store/collections.js";
 
-export const OTP_LIFETIME_MS = 10 * 60 * 1000;
+const OTP_LIFETIME_MS = 10 * 60 * 1000;
 export const VERIFICATION_LIFETIME_MS = 60 * 24 * 60 * 60 * 1000;
 /** Codes sent to one destination within OTP_LIFETIME_MS before 429. */
-export const MAX_CODES_PER_DESTINATION = 5;
+const MAX_CODES_PER_DESTINATION = 5;
 
 type Channel = Schema<"InitiateOnrampVerificationRequest">["channel"];
 

@@ -19,7 +19,7 @@ import { derivedUuid } from "../shared/derivedId.js";
 import { declareCollection } from "../../store/collections.js";
 
 type PaymentMethodView = ResponseBody<"getPaymentMethod", 200>;
-export type PaymentRail = Schema<"payment-methods_PaymentMethod">["paymentRail"];
+type PaymentRail = Schema<"payment-methods_PaymentMethod">["paymentRail"];
 
 export interface PaymentMethodRecord {
   paymentMethodId: string;

@@ -130,7 +130,7 @@ const erc1155Abi = [
 ] as const;
 const KNOWN_ABIS: Record<Schema<"KnownAbiType">, Abi> = { erc20, erc721, erc1155: erc1155Abi };
 
-export function compare(left: bigint, operator: string, right: bigint): boolean {
+function compare(left: bigint, operator: string, right: bigint): boolean {
   switch (operator) {
     case ">":
       return left > right;
@@ -148,7 +148,7 @@ export function compare(left: bigint, operator: string, right: bigint): boolean 
 }
 
 /** `in`: every value is listed (and there is at least one); `not in`: none is. */
-export function membership(values: string[], operator: string, listed: string[], caseInsensitive: boolean): boolean {
+function membership(values: string[], operator: string, listed: string[], caseInsensitive: boolean): boolean {
   const norm = (v: string) => (caseInsensitive ? v.toLowerCase() : v);
   const set = new Set(listed.map(norm));
   if (operator === "in") return values.length > 0 && values.every((v) => set.has(norm(v)));
@@ -156,7 +156,7 @@ export function membership(values: string[], operator: string, listed: string[],
 }
 
 const regexCache = new Map<string, RE2JS>();
-export function re2(pattern: string): RE2JS {
+function re2(pattern: string): RE2JS {
   let compiled = regexCache.get(pattern);
   if (!compiled) {
     compiled = RE2JS.compile(pattern);

@@ -7,7 +7,7 @@
  */
 import { apiError } from "../../errors/catalogue.js";
 
-export const METADATA_LIMITS = { entries: 10, keyLength: 40, valueLength: 500 } as const;
+const METADATA_LIMITS = { entries: 10, keyLength: 40, valueLength: 500 } as const;
 
 export function checkMetadata(metadata: Record<string, string> | undefined): void {
   if (!metadata) return;

@@ -6,8 +6,8 @@
  */
 import { apiError } from "../../errors/catalogue.js";
 
-export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 100;
+const DEFAULT_PAGE_SIZE = 20;
+const MAX_PAGE_SIZE = 100;
 
 /** The paging parameters of a list operation's query, as the URL carries them (a repeated name gives a list). */
 export interface PageQuery {

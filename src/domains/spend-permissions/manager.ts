@@ -201,7 +201,7 @@ function callSpendPermissionManager(store: ProjectTx, clock: Clock, tx: EvmTrans
 }
 
 /** The contract's getCurrentPeriod: the last period spent in if it is still running, else a fresh one counted from start. */
-export function currentPeriod(record: SpendPermissionRecord, now: number): { start: number; end: number; spend: string } {
+function currentPeriod(record: SpendPermissionRecord, now: number): { start: number; end: number; spend: string } {
   const last = record.lastPeriod;
   if (last && last.start <= now && now < last.end) return last;
   const start = Number(record.permission.start);

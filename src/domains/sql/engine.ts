@@ -29,7 +29,7 @@ function skeleton(sql: string): string {
     .replace(/\/\*[\s\S]*?\*\//g, " ");
 }
 
-export function checkQuery(sql: string): void {
+function checkQuery(sql: string): void {
   if (sql.length > SQL_LIMITS.maxCharacters) throw reject(`The query has ${sql.length} characters; the limit is ${SQL_LIMITS.maxCharacters}.`);
   const bare = skeleton(sql).trim().replace(/;\s*$/, "");
   if (bare.includes(";")) throw reject("Only one statement is allowed.");

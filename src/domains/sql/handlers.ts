@@ -3,7 +3,7 @@ import type { Handler, Handlers } from "../types.js";
 import { runQuery, SQL_LIMITS } from "./engine.js";
 import { ledgerRows, SQL_NETWORKS, TABLES } from "./tables.js";
 
-export const runSQLQuery: Handler<"runSQLQuery"> = async (req, ctx) => {
+const runSQLQuery: Handler<"runSQLQuery"> = async (req, ctx) => {
   const started = Date.now();
   const { rows, columns } = await runQuery(req.body.sql, ledgerRows(ctx.store, ctx.clock.now()));
   return {
@@ -17,7 +17,7 @@ export const runSQLQuery: Handler<"runSQLQuery"> = async (req, ctx) => {
 };
 
 /** Tables of one database (default base), optionally one table; solana and hyperevm have none in the sandbox. */
-export const getSQLSchema: Handler<"getSQLSchema"> = (req) => {
+const getSQLSchema: Handler<"getSQLSchema"> = (req) => {
   const database = String(req.query.database ?? "base");
   const table = req.query.table === undefined ? undefined : String(req.query.table);
   const tables = database in SQL_NETWORKS ? TABLES.filter((t) => table === undefined || t.name === table) : [];
@@ -48,6 +48,6 @@ join       = [ "LEFT" | "INNER" | "CROSS" ] "JOIN" source [ "ON" expr ] ;   (* a
 (* expressions, functions and operators: SQLite's. Limits: ${SQL_LIMITS.maxCharacters} characters, ${SQL_LIMITS.maxRows} rows. *)
 `;
 
-export const getSQLGrammar: Handler<"getSQLGrammar"> = () => ({ status: 200, body: GRAMMAR });
+const getSQLGrammar: Handler<"getSQLGrammar"> = () => ({ status: 200, body: GRAMMAR });
 
 export const handlers: Handlers = { runSQLQuery, getSQLSchema, getSQLGrammar };

@@ -13,7 +13,7 @@ import type { ProjectTx } from "../../store/store.js";
 /** A column type as the SQL API names it in query results. */
 export type ColumnType = NonNullable<NonNullable<NonNullable<Schema<"OnchainDataResult">["schema"]>["columns"]>[number]["type"]>;
 
-export interface ColumnSpec {
+interface ColumnSpec {
   name: string;
   type: ColumnType;
   sqlite: "TEXT" | "INTEGER" | "REAL";

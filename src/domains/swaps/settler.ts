@@ -39,7 +39,7 @@ export const SWAP_SETTLER_ADDRESS = "0xD759B42e707Dba26bB99f64492671f66773d775C"
 export const SWAP_LIQUIDITY_POOL = "0x743B1b4772c74fbD16803f6a47FdC59688572e48" as const;
 /** Gas limit a quote asks for, and gas a settlement burns. */
 export const SWAP_GAS_LIMIT = 200_000n;
-export const SWAP_GAS_USED = 150_000n;
+const SWAP_GAS_USED = 150_000n;
 
 const settlerAbi = [
   {

@@ -20,7 +20,7 @@ import type { Collection, ProjectTx } from "../../store/store.js";
 import { declareCollection } from "../../store/collections.js";
 
 type Schemas = components["schemas"];
-export type TransferStatus = Schemas["TransferStatus"];
+type TransferStatus = Schemas["TransferStatus"];
 export type TravelRuleInfo = Record<string, unknown>;
 
 export interface TransferRecord {

@@ -12,7 +12,7 @@ import { basisPoints, convertUnits, fromUnits, rateOf, toUnits, usdMicrosOf } fr
 export type Route = { kind: "account" } | { kind: "email" } | { kind: "onchain"; network: string } | { kind: "bank"; rail: "fedwire" | "sepa" | "swift" };
 
 /** Conversion fee in basis points of the source amount: [below $10,000, from $10,000]. */
-export const CONVERSION_BPS = {
+const CONVERSION_BPS = {
   /** usd ↔ usdc, eur ↔ eurc */
   sameCurrency: [0, 0],
   /** usd/usdc ↔ eur/eurc */
@@ -20,10 +20,10 @@ export const CONVERSION_BPS = {
   /** anything ↔ eth, btc, sol */
   crypto: [100, 50],
 } as const;
-export const CONVERSION_TIER_USD = 10_000;
+const CONVERSION_TIER_USD = 10_000;
 
 /** Network fee per network and asset, in that asset, charged on every onchain payout. */
-export const NETWORK_FEES: Record<string, Record<string, string>> = {
+const NETWORK_FEES: Record<string, Record<string, string>> = {
   base: { usdc: "0.01", eurc: "0.01", eth: "0.000005" },
   ethereum: { usdc: "2.00", eurc: "2.00", eth: "0.0006" },
   arbitrum: { usdc: "0.01", eth: "0.00001" },
@@ -35,14 +35,14 @@ export const NETWORK_FEES: Record<string, Record<string, string>> = {
 };
 
 /** Bank fee per rail, in the bank account's currency. */
-export const BANK_FEES: Record<string, { amount: string; asset: string }> = {
+const BANK_FEES: Record<string, { amount: string; asset: string }> = {
   fedwire: { amount: "15.00", asset: "usd" },
   swift: { amount: "25.00", asset: "usd" },
   sepa: { amount: "0.50", asset: "eur" },
 };
 
 /** Smallest transfer, in USD value of `amount` (the platform's $1 minimum). */
-export const MINIMUM_USD = 1;
+const MINIMUM_USD = 1;
 
 const family = (a: CustodialAsset) => (a.symbol === "usd" || a.symbol === "usdc" ? "usd" : a.symbol === "eur" || a.symbol === "eurc" ? "eur" : a.symbol);
 

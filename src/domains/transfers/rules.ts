@@ -22,7 +22,7 @@ import { addressFamilyOf } from "../shared/custodialAssets.js";
 import { FAILURE, type TransferRecord, type TravelRuleInfo } from "./model.js";
 
 /** Sanctioned addresses (OFAC SDN list, Tornado Cash): payouts to them fail the security check. */
-export const BLOCKED_ADDRESSES = [
+const BLOCKED_ADDRESSES = [
   "0x8589427373D6D84E98730D7795D8f6f8731FDA16",
   "0x722122dF12D4e14e13Ac3b6895a86e84145b6967",
   "0xd90e2f925DA726b50C4Ed8D0Fb90Ad053324F31b",

@@ -18,16 +18,16 @@ import { postDelivery, type AttemptOutcome } from "./send.js";
 import { SIGNATURE_HEADER, signDelivery } from "./signature.js";
 import { WALLET_TRANSACTIONS } from "./walletEvents.js";
 
-export const RETRY_DELAYS_MS = [3_000, 10_000, 180_000, 1_800_000, 3_600_000, 10_800_000, 18_000_000, 36_000_000];
-export const MAX_RETRIES = 60;
+const RETRY_DELAYS_MS = [3_000, 10_000, 180_000, 1_800_000, 3_600_000, 10_800_000, 18_000_000, 36_000_000];
+const MAX_RETRIES = 60;
 const PASS_INTERVAL_MS = 250;
 // The delivery sets these; a target header of the same name is replaced, as Hook0 does.
 const DELIVERY_HEADERS = new Set(["content-type", "x-event-id", "x-event-type"]);
 
-export const retryDelayMs = (retriesSoFar: number) => RETRY_DELAYS_MS[Math.min(retriesSoFar, RETRY_DELAYS_MS.length - 1)]!;
+const retryDelayMs = (retriesSoFar: number) => RETRY_DELAYS_MS[Math.min(retriesSoFar, RETRY_DELAYS_MS.length - 1)]!;
 
 /** Where the deliveries stand once a flush is done (passes also run on their own, so this is a state, not a count of one pass's work). */
-export interface FlushSummary {
+interface FlushSummary {
   succeeded: number;
   retrying: number;
   failed: number;

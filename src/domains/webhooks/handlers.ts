@@ -11,7 +11,7 @@ import { deliveries, eventView, findSubscription, isEventType, scanCursors, subs
 import { startScanAt } from "./onchain.js";
 import { activityNetworkOf, checkSubscriptionInput, type SubscriptionInput } from "./rules.js";
 
-export const MAX_EVENTS_LISTED = 50;
+const MAX_EVENTS_LISTED = 50;
 
 /** The caller's fields, without the optional ones they left out (a PUT replaces them all). */
 function configOf(body: SubscriptionInput): Omit<SubscriptionRecord, "subscriptionId" | "secret" | "createdAt" | "createdAtMs" | "seq"> {
@@ -25,7 +25,7 @@ function configOf(body: SubscriptionInput): Omit<SubscriptionRecord, "subscripti
   };
 }
 
-export const createWebhookSubscription: Handler<"createWebhookSubscription"> = (req, ctx) => {
+const createWebhookSubscription: Handler<"createWebhookSubscription"> = (req, ctx) => {
   const body = req.body;
   checkSubscriptionInput(body);
   const all = subscriptions(ctx.store).list();
@@ -42,12 +42,12 @@ export const createWebhookSubscription: Handler<"createWebhookSubscription"> = (
   return { status: 201, body: subscriptionView(record) };
 };
 
-export const getWebhookSubscription: Handler<"getWebhookSubscription"> = (req, ctx) => ({
+const getWebhookSubscription: Handler<"getWebhookSubscription"> = (req, ctx) => ({
   status: 200,
   body: subscriptionView(findSubscription(ctx.store, req.pathParams.subscriptionId)),
 });
 
-export const listWebhookSubscriptions: Handler<"listWebhookSubscriptions"> = (req, ctx) => {
+const listWebhookSubscriptions: Handler<"listWebhookSubscriptions"> = (req, ctx) => {
   const newestFirst = subscriptions(ctx.store)
     .list()
     .sort((a, b) => b.createdAtMs - a.createdAtMs || b.seq - a.seq);
@@ -55,7 +55,7 @@ export const listWebhookSubscriptions: Handler<"listWebhookSubscriptions"> = (re
   return { status: 200, body: { subscriptions: page.items.map(subscriptionView), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
 };
 
-export const updateWebhookSubscription: Handler<"updateWebhookSubscription"> = (req, ctx) => {
+const updateWebhookSubscription: Handler<"updateWebhookSubscription"> = (req, ctx) => {
   const existing = findSubscription(ctx.store, req.pathParams.subscriptionId);
   const body = req.body;
   checkSubscriptionInput(body);
@@ -67,7 +67,7 @@ export const updateWebhookSubscription: Handler<"updateWebhookSubscription"> = (
   return { status: 200, body: subscriptionView(updated) };
 };
 
-export const deleteWebhookSubscription: Handler<"deleteWebhookSubscription"> = (req, ctx) => {
+const deleteWebhookSubscription: Handler<"deleteWebhookSubscription"> = (req, ctx) => {
   const { subscriptionId } = findSubscription(ctx.store, req.pathParams.subscriptionId);
   subscriptions(ctx.store).delete(subscriptionId);
   scanCursors(ctx.store).delete(subscriptionId);
@@ -83,7 +83,7 @@ function timeFilter(query: QueryParams<"listWebhookSubscriptionEvents">, name: "
   return ms;
 }
 
-export const listWebhookSubscriptionEvents: Handler<"listWebhookSubscriptionEvents"> = (req, ctx) => {
+const listWebhookSubscriptionEvents: Handler<"listWebhookSubscriptionEvents"> = (req, ctx) => {
   const { subscriptionId } = findSubscription(ctx.store, req.pathParams.subscriptionId);
   const min = timeFilter(req.query, "minCreatedAt");
   const max = timeFilter(req.query, "maxCreatedAt");

@@ -23,7 +23,7 @@ export type SubscriptionView = ResponseBody<"getWebhookSubscription", 200>;
 export type EventView = ResponseBody<"listWebhookSubscriptionEvents", 200>["events"][number];
 
 /** The contract's EventType enumeration at run time (the exhaustiveness check below keeps it in step with the generated types). */
-export const EVENT_TYPES = [
+const EVENT_TYPES = [
   "onchain.activity.detected",
   "wallet.activity.detected",
   "wallet.activity.multi",
@@ -81,7 +81,7 @@ void allEventTypesListed;
 export const isEventType = (name: string): name is EventType => (EVENT_TYPES as readonly string[]).includes(name);
 
 /** The event types the sandbox produces from its own ledger, filtered by labels (the others ignore labels, as on the platform). */
-export const ACTIVITY_TYPES: readonly EventType[] = ["onchain.activity.detected", "wallet.activity.detected"];
+const ACTIVITY_TYPES: readonly EventType[] = ["onchain.activity.detected", "wallet.activity.detected"];
 export const usesLabels = (eventType: string) => (ACTIVITY_TYPES as readonly string[]).includes(eventType);
 
 export interface SubscriptionRecord {
@@ -101,9 +101,9 @@ export interface SubscriptionRecord {
   seq: number;
 }
 
-export type DeliveryStatus = EventView["status"];
+type DeliveryStatus = EventView["status"];
 
-export interface DeliveryAttempt {
+interface DeliveryAttempt {
   /** Sandbox time of the attempt. */
   at: string;
   httpCode?: number;

@@ -70,7 +70,7 @@ function decode(tx: LedgerTx, log: LedgerLog): ActivityFacts | undefined {
 }
 
 /** The labels an activity event carries, for the total-overlap match. */
-export function activityLabels(f: ActivityFacts): Record<string, string> {
+function activityLabels(f: ActivityFacts): Record<string, string> {
   const labels: Record<string, string> = {
     network: f.network,
     contract_address: f.contractAddress,
@@ -141,7 +141,7 @@ export function startScanAt(store: ProjectTx, clock: Clock, sub: Pick<Subscripti
  * transaction reverted), stamped with the block's time; then the send is forgotten.
  * The event id derives from the transaction, so it is the same in every subscription.
  */
-export function confirmWalletTransactions(store: ProjectTx, clock: Clock): number {
+function confirmWalletTransactions(store: ProjectTx, clock: Clock): number {
   let queued = 0;
   for (const sent of watchedWalletTransactions(store).list()) {
     const key = `${sent.network}|${sent.hash}`;

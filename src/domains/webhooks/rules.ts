@@ -9,8 +9,8 @@ import type { RequestBody } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import { usesLabels, type EventType, type SubscriptionRecord } from "./model.js";
 
-export const MAX_LABELS = 20;
-export const MAX_METADATA_KEY_LENGTH = 40;
+const MAX_LABELS = 20;
+const MAX_METADATA_KEY_LENGTH = 40;
 
 /** The `network` label values of the activity events, and the ledger network each one reads. */
 export const ACTIVITY_NETWORKS: Record<string, string> = { "base-mainnet": "base", "base-sepolia": "base-sepolia" };

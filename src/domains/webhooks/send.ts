@@ -9,7 +9,7 @@ import https from "node:https";
 import { performance } from "node:perf_hooks";
 import type { DeliveryErrorName } from "./model.js";
 
-export const DELIVERY_TIMEOUT_MS = 15_000;
+const DELIVERY_TIMEOUT_MS = 15_000;
 const MAX_KEPT_BODY = 1000;
 
 export interface AttemptOutcome {

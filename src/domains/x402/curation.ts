@@ -9,8 +9,8 @@ import type { ProjectTx } from "../../store/store.js";
 import { bundles, type Bundle } from "./model.js";
 
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-export const MAX_BUNDLES = 50;
-export const MAX_BUNDLE_RESOURCES = 50;
+const MAX_BUNDLES = 50;
+const MAX_BUNDLE_RESOURCES = 50;
 
 /** Creates or replaces the bundle `slug` with `{name, description?, resources: [url, …]}` in order. */
 export function putBundle(store: ProjectTx, nowMs: number, slug: string, body: Record<string, unknown>): Bundle {

@@ -33,7 +33,7 @@ const EIP3009_DOMAINS: Record<string, Record<string, { name: string; version: st
 };
 
 /** validBefore must leave this much time for the settlement to land, as facilitators require. */
-export const VALID_BEFORE_MARGIN_SECONDS = 6;
+const VALID_BEFORE_MARGIN_SECONDS = 6;
 
 const AUTHORIZATION_TYPES = {
   TransferWithAuthorization: [
@@ -52,7 +52,7 @@ const eip3009Abi = parseAbi([
   "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)",
 ]);
 
-export interface EvmAuthorization {
+interface EvmAuthorization {
   from: `0x${string}`;
   to: `0x${string}`;
   value: bigint;

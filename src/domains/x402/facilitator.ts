@@ -17,7 +17,7 @@ import type { Handler, HandlerContext } from "../types.js";
 type Checked = { payment: Payment; evm?: EvmPlan; svm?: SvmPlan; payer: string } | { rejection: Rejection; payment?: Payment };
 
 /** Every check of the exact scheme, on the ledger and the sandbox clock; nothing is written. */
-export async function checkPayment(ctx: HandlerContext, body: PaymentRequest): Promise<Checked> {
+async function checkPayment(ctx: HandlerContext, body: PaymentRequest): Promise<Checked> {
   const read = readPayment(body);
   if ("rejection" in read) return read;
   const { payment } = read;

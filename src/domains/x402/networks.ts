@@ -33,9 +33,6 @@ export function x402Network(name: string): X402Network | undefined {
   return X402_NETWORKS.find((n) => n.v1 === name || n.caip2 === name);
 }
 
-/** How a network is written in a given protocol version. */
-export const networkNameFor = (network: X402Network, version: number) => (version === 1 ? network.v1 : network.caip2);
-
 // Fixed, public keys: the sandbox's facilitator holds no user funds, so nothing secret hangs on them.
 const EVM_FACILITATOR = evmAccountOf(keccak256(toHex("cdp-sandbox:x402-facilitator:evm")));
 // Derived on first use: an ed25519 derivation at module load would cost every start of the sandbox.

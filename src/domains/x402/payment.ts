@@ -40,7 +40,7 @@ type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {});
 
 /** The payer an EVM payload names, for the answer even when the payment is refused. */
-export function payerHint(paymentPayload: unknown): string | undefined {
+function payerHint(paymentPayload: unknown): string | undefined {
   const from = obj(obj(obj(paymentPayload).payload).authorization).from;
   return typeof from === "string" && isAddress(from, { strict: false }) ? getAddress(from) : undefined;
 }

@@ -7,7 +7,7 @@ import http from "node:http";
 import https from "node:https";
 import { apiError } from "../../errors/catalogue.js";
 
-export const PROBE_TIMEOUT_MS = 10_000;
+const PROBE_TIMEOUT_MS = 10_000;
 const MAX_BODY_BYTES = 1_000_000;
 
 export interface ProbeAnswer {

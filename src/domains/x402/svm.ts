@@ -22,9 +22,9 @@ import type { Payment, Rejection } from "./payment.js";
 import { associatedTokenAddress, COMPUTE_BUDGET_PROGRAM, LIGHTHOUSE_PROGRAM, MEMO_PROGRAM } from "./svmAccounts.js";
 
 /** Highest compute unit price a payment may set (micro-lamports), as facilitators cap it. */
-export const MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS = 5_000_000n;
+const MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS = 5_000_000n;
 /** A blockhash is usable for 150 slots (about a minute at 400 ms). */
-export const BLOCKHASH_VALID_SLOTS = 150;
+const BLOCKHASH_VALID_SLOTS = 150;
 
 export interface SvmPlan {
   payer: string;
@@ -40,7 +40,7 @@ const UNKNOWN_INSTRUCTION: Rejection["reason"][] = [
   "invalid_exact_solana_payload_unknown_sixth_instruction",
 ];
 
-export const messageHashOf = (tx: Transaction) => createHash("sha256").update(new Uint8Array(tx.messageBytes)).digest("hex");
+const messageHashOf = (tx: Transaction) => createHash("sha256").update(new Uint8Array(tx.messageBytes)).digest("hex");
 
 /** Whether `blockhash` is one the sandbox's node handed out in the last slots. */
 function isRecentBlockhash(ctx: HandlerContext, network: string, blockhash: string): boolean {

@@ -34,7 +34,7 @@ const V2_NETWORKS = [
 const V1_NETWORKS = ["base", "base-sepolia", "solana", "solana-devnet"];
 
 /** What is wrong with one payment option, measured against the contract's requirement shapes, or undefined. */
-export function requirementsProblem(a: Obj, version: number): string | undefined {
+function requirementsProblem(a: Obj, version: number): string | undefined {
   const extraOk = a.extra === undefined || obj(a.extra) !== undefined;
   if (version === 2) {
     if (!["exact", "upto", "batch-settlement"].includes(String(a.scheme))) return `scheme ${String(a.scheme)} is not a scheme of the protocol`;

@@ -29,23 +29,23 @@ const GENESIS: Record<string, string> = { solana: "5eykt4UsFv8P8NJdTREpY1vzqKqZK
 const slotOf = (ctx: SolanaNodeContext) => blockNumberAt(ctx.network, ctx.clock.now());
 const contextOf = (ctx: SolanaNodeContext) => ({ slot: slotOf(ctx) });
 
-export const getHealth = () => "ok";
+const getHealth = () => "ok";
 
-export const getGenesisHash = (_params: unknown[], ctx: SolanaNodeContext) => GENESIS[ctx.network];
+const getGenesisHash = (_params: unknown[], ctx: SolanaNodeContext) => GENESIS[ctx.network];
 
-export const getSlot = (_params: unknown[], ctx: SolanaNodeContext) => slotOf(ctx);
+const getSlot = (_params: unknown[], ctx: SolanaNodeContext) => slotOf(ctx);
 
-export const getBalance = (params: unknown[], ctx: SolanaNodeContext) => ({
+const getBalance = (params: unknown[], ctx: SolanaNodeContext) => ({
   context: contextOf(ctx),
   value: balanceOf(ctx.store, ctx.network, "native", String(params[0])),
 });
 
-export const getAccountInfo = (params: unknown[], ctx: SolanaNodeContext) => ({
+const getAccountInfo = (params: unknown[], ctx: SolanaNodeContext) => ({
   context: contextOf(ctx),
   value: accountInfo(ctx.store, ctx.network, String(params[0]), (params[1] as { encoding?: string } | undefined)?.encoding),
 });
 
-export function getLatestBlockhash(_params: unknown[], ctx: SolanaNodeContext) {
+function getLatestBlockhash(_params: unknown[], ctx: SolanaNodeContext) {
   const slot = slotOf(ctx);
   return {
     context: { slot },
@@ -53,7 +53,7 @@ export function getLatestBlockhash(_params: unknown[], ctx: SolanaNodeContext) {
   };
 }
 
-export function getSignatureStatuses(params: unknown[], ctx: SolanaNodeContext) {
+function getSignatureStatuses(params: unknown[], ctx: SolanaNodeContext) {
   const slot = slotOf(ctx);
   const signatures = (params[0] ?? []) as string[];
   return {
@@ -68,7 +68,7 @@ export function getSignatureStatuses(params: unknown[], ctx: SolanaNodeContext) 
 }
 
 /** Token balances are kept per owning wallet; the wallet's first token holding answers here. */
-export function getTokenAccountBalance(params: unknown[], ctx: SolanaNodeContext) {
+function getTokenAccountBalance(params: unknown[], ctx: SolanaNodeContext) {
   const held = holdings(ctx.store, ctx.network, String(params[0])).find(([asset]) => asset !== "native");
   if (!held) throw new RpcError(-32602, "Invalid param: could not find account");
   const token = solanaTokenByMint(ctx.network, held[0]);
@@ -78,7 +78,7 @@ export function getTokenAccountBalance(params: unknown[], ctx: SolanaNodeContext
   return { context: contextOf(ctx), value: { amount: amount.toString(), decimals, uiAmount: ui, uiAmountString: String(ui) } };
 }
 
-export function sendTransaction(params: unknown[], ctx: SolanaNodeContext) {
+function sendTransaction(params: unknown[], ctx: SolanaNodeContext) {
   const [wire, options] = params as [string, { encoding?: string } | undefined];
   const base64 = options?.encoding === "base58" ? Buffer.from(getBase58Encoder().encode(wire)).toString("base64") : String(wire);
   let tx: ReturnType<typeof decodeSolanaTransaction>;
