@@ -66,8 +66,13 @@ export async function verifyBearer(
   const now = options.nowSeconds;
   if (exp + leeway < now) throw reject(`Token expired at ${exp} (now ${now}); the client must mint a fresh token per request.`);
   if (nbf - leeway > now) throw reject(`Token not yet valid: nbf ${nbf} is in the future (now ${now}); check the machine clock.`);
-  const start = typeof iat === "number" ? iat : nbf;
-  if (exp - start > MAX_LIFETIME_SECONDS) throw reject(`Token lifetime ${exp - start} s exceeds the allowed ${MAX_LIFETIME_SECONDS} s.`);
+  // The lifetime is bounded from nbf and, when the token has one, from iat: either alone could be set far apart from exp.
+  if (exp - nbf > MAX_LIFETIME_SECONDS) throw reject(`Token lifetime ${exp - nbf} s (nbf to exp) exceeds the allowed ${MAX_LIFETIME_SECONDS} s.`);
+  if (iat !== undefined) {
+    if (typeof iat !== "number") throw reject("Malformed token: the iat claim must be a number (seconds).");
+    if (iat - leeway > now) throw reject(`Token issued in the future: iat ${iat} (now ${now}); check the machine clock.`);
+    if (exp - iat > MAX_LIFETIME_SECONDS) throw reject(`Token lifetime ${exp - iat} s (iat to exp) exceeds the allowed ${MAX_LIFETIME_SECONDS} s.`);
+  }
 
   const mismatch = urisMismatch(claims, target);
   if (mismatch) throw reject(mismatch);

@@ -73,6 +73,18 @@ describe("bearer tokens are checked the way the platform checks them", () => {
     await expectUnauthorized(await call(sandbox, "GET", LIST, { bearer: { expiresIn: 3600 } }), /120/);
   });
 
+  it("bounds the lifetime from nbf and from iat alike, and refuses an iat in the future", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const claims = (c: Record<string, unknown>) => ({ bearer: { override: { claims: c } } });
+    // A far iat made the lifetime look short while the token lived a day.
+    await expectUnauthorized(await call(sandbox, "GET", LIST, claims({ nbf: now, iat: now + 86300, exp: now + 86400 })), /120/);
+    // An old nbf behind a fresh iat made an expired-looking window valid for 1,060 s.
+    await expectUnauthorized(await call(sandbox, "GET", LIST, claims({ nbf: now - 1000, iat: now, exp: now + 60 })), /120/);
+    await expectUnauthorized(await call(sandbox, "GET", LIST, claims({ nbf: now, iat: now + 600, exp: now + 100 })), /issued in the future/);
+    await expectUnauthorized(await call(sandbox, "GET", LIST, claims({ iat: "now" })), /iat/);
+    expect((await call(sandbox, "GET", LIST, claims({ iat: now - 10, nbf: now - 10, exp: now + 110 }))).status).toBe(200);
+  });
+
   it("rejects uris for another method", async () => {
     await expectUnauthorized(await call(sandbox, "GET", LIST, { bearer: { method: "POST" } }), /method/i);
   });

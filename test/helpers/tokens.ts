@@ -32,11 +32,9 @@ async function signingKey(secret: string): Promise<{ alg: "EdDSA" | "ES256"; key
 export async function mintBearer(apiKeyId: string, apiKeySecret: string, o: MintOptions): Promise<string> {
   const { alg, key } = await signingKey(apiKeySecret);
   const now = o.now ?? Math.floor(Date.now() / 1000);
-  return new SignJWT({ sub: apiKeyId, iss: "cdp", uris: [`${o.method} ${o.host}${o.path}`], ...o.override?.claims })
+  const claims = { sub: apiKeyId, iss: "cdp", uris: [`${o.method} ${o.host}${o.path}`], iat: now, nbf: now, exp: now + (o.expiresIn ?? 120) };
+  return new SignJWT({ ...claims, ...o.override?.claims })
     .setProtectedHeader({ alg, kid: apiKeyId, typ: "JWT", nonce: randomBytes(16).toString("hex"), ...o.override?.header })
-    .setIssuedAt(now)
-    .setNotBefore(now)
-    .setExpirationTime(now + (o.expiresIn ?? 120))
     .sign(key);
 }
 
