@@ -6,7 +6,7 @@
  * interface it defines. Tests may import anything. `npm run lint` runs this.
  */
 const layer = (folders) => `^src/(${folders.join("|")})(/|\\.ts$)`;
-const BASE = ["store", "clock", "random", "crypto", "errors", "contract", "paths"];
+const BASE = ["store", "clock", "random", "crypto", "errors", "contract", "paths", "lookup"];
 const ABOVE_DOMAINS = ["pipeline", "admin", "node", "scenarios", "app", "index", "cli", "cli-early"];
 
 module.exports = {

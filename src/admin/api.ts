@@ -61,6 +61,7 @@ export function createAdminApi(deps: AdminApiDeps): (req: Request, res: Response
 
   async function carryOut(ex: Exchange, req: Request): Promise<Outgoing> {
     const match = deps.operations.match(ex.method, ex.path);
+    if (match.kind === "malformed") throw apiError("invalid_request", `The path segment '${match.segment}' has a malformed percent-escape.`);
     if (match.kind !== "found") {
       const allowed = match.kind === "method-not-allowed" ? `; it supports ${match.allowed.join(", ")}` : "";
       throw apiError("not_found", `The sandbox admin API has no ${ex.method} ${ex.fullPath}${allowed}.`);

@@ -4,8 +4,10 @@
  * next block, so its receipt exists once the clock has reached that block —
  * advance the clock in tests instead of waiting.
  */
+import { lookupTable } from "../lookup.js";
+
 /** Block times per network, in ms (the real chains' targets). */
-const BLOCK_TIME_MS: Record<string, number> = {
+const BLOCK_TIME_MS: Record<string, number> = lookupTable({
   base: 2000,
   "base-sepolia": 2000,
   optimism: 2000,
@@ -20,7 +22,7 @@ const BLOCK_TIME_MS: Record<string, number> = {
   "ethereum-hoodi": 12000,
   solana: 400,
   "solana-devnet": 400,
-};
+});
 
 /** 2024-01-01T00:00:00Z: block 0 everywhere. */
 const GENESIS_MS = Date.UTC(2024, 0, 1);

@@ -1,5 +1,7 @@
+import { lookupTable } from "../lookup.js";
+
 /** EVM networks the platform names, with their chain ids and whether they are testnets. */
-export const EVM_NETWORKS = {
+export const EVM_NETWORKS = lookupTable({
   base: { chainId: 8453, testnet: false },
   "base-sepolia": { chainId: 84532, testnet: true },
   ethereum: { chainId: 1, testnet: false },
@@ -12,7 +14,7 @@ export const EVM_NETWORKS = {
   world: { chainId: 480, testnet: false },
   "world-sepolia": { chainId: 4801, testnet: true },
   "ethereum-hoodi": { chainId: 560048, testnet: true },
-} as const;
+} as const);
 
 export function networkOfChainId(chainId: number | undefined): string | undefined {
   return Object.entries(EVM_NETWORKS).find(([, n]) => n.chainId === chainId)?.[0];

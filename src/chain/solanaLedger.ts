@@ -12,6 +12,7 @@ import type { SolanaTransactionFacts } from "../crypto/solanaInstructions.js";
 import { balanceOf, credit, setBalance } from "./ledger.js";
 import { blockNumberAt } from "./blocks.js";
 import { declareCollection } from "../store/collections.js";
+import { lookupTable } from "../lookup.js";
 
 export const LAMPORTS_PER_SIGNATURE = 5000n;
 
@@ -27,10 +28,10 @@ export interface SolanaToken {
 
 export const SOL: SolanaToken = { symbol: "SOL", name: "Solana", mint: "So11111111111111111111111111111111111111112", decimals: 9 };
 
-export const SOLANA_TOKENS: Record<string, SolanaToken[]> = {
+export const SOLANA_TOKENS: Record<string, SolanaToken[]> = lookupTable({
   solana: [SOL, { symbol: "USDC", name: "USD Coin", mint: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", decimals: 6 }],
   "solana-devnet": [SOL, { symbol: "USDC", name: "USD Coin", mint: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU", decimals: 6 }],
-};
+});
 
 export const solanaTokenByMint = (network: string, mint: string) => (SOLANA_TOKENS[network] ?? []).find((t) => t.mint === mint);
 export const solanaTokenBySymbol = (network: string, symbol: string) =>

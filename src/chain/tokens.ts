@@ -4,6 +4,8 @@
  * ETH is listed under the conventional 0xEeee… address, as the platform's
  * balance APIs do.
  */
+import { lookupTable } from "../lookup.js";
+
 export const NATIVE_TOKEN_ADDRESS = "0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE" as const;
 
 export interface EvmToken {
@@ -21,7 +23,7 @@ const CBBTC: EvmToken = { symbol: "cbBTC", name: "Coinbase Wrapped BTC", address
 // Wrapped Ether of the OP Stack chains (Base, Optimism): a predeploy at the same address.
 const OP_WETH: EvmToken = { symbol: "WETH", name: "Wrapped Ether", address: "0x4200000000000000000000000000000000000006", decimals: 18 };
 
-export const EVM_TOKENS: Record<string, EvmToken[]> = {
+export const EVM_TOKENS: Record<string, EvmToken[]> = lookupTable({
   base: [
     ETH,
     { symbol: "USDC", name: "USD Coin", address: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", decimals: 6 },
@@ -63,7 +65,7 @@ export const EVM_TOKENS: Record<string, EvmToken[]> = {
     { symbol: "USDC", name: "USD Coin", address: "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359", decimals: 6 },
     { symbol: "WETH", name: "Wrapped Ether", address: "0x7ceB23fD6bC0adD59E62ac25578270cFf1b9f619", decimals: 18 },
   ],
-};
+});
 
 /** Networks not listed (World Chain, Arbitrum Sepolia) have ETH as their native token and no others in the table. */
 export function evmTokensOf(network: string): EvmToken[] {

@@ -22,7 +22,9 @@ export interface Operation {
 export type RouteMatch =
   | { kind: "found"; operation: Operation; pathParams: Record<string, string> }
   | { kind: "method-not-allowed"; allowed: string[] }
-  | { kind: "not-found" };
+  | { kind: "not-found" }
+  /** A path segment with a percent-escape that does not decode (`%`, `%ZZ`, a cut UTF-8 sequence). */
+  | { kind: "malformed"; segment: string };
 
 /**
  * Operations the official client signs with X-Wallet-Auth although the
@@ -69,14 +71,19 @@ function matchSegments(op: Operation, parts: string[]): Record<string, string> |
       if (seg.literal !== parts[i]) return undefined;
     } else {
       if (parts[i] === "") return undefined;
-      try {
-        params[seg.param] = decodeURIComponent(parts[i]);
-      } catch {
-        params[seg.param] = parts[i];
-      }
+      params[seg.param] = decodeURIComponent(parts[i]); // match() checked that every segment decodes
     }
   }
   return params;
+}
+
+function decodes(segment: string): boolean {
+  try {
+    decodeURIComponent(segment);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Literal segments beat parameters, earliest segment first: /accounts/import wins over /accounts/{address}. */
@@ -108,6 +115,8 @@ export class OperationIndex {
   match(method: string, path: string): RouteMatch {
     const parts = path.split("/").filter((p, i) => i > 0 || p !== "");
     if (parts.length > 0 && parts[parts.length - 1] === "") parts.pop(); // tolerate one trailing slash
+    const malformed = parts.find((p) => p.includes("%") && !decodes(p));
+    if (malformed !== undefined) return { kind: "malformed", segment: malformed };
     const candidates = this.bySegmentCount.get(parts.length) ?? [];
     const upper = method.toUpperCase();
     const allowed: string[] = [];

@@ -84,6 +84,7 @@ export function createPipeline(deps: PipelineDeps) {
 
   async function process(ex: Exchange): Promise<Outgoing> {
     const match = deps.operations.match(ex.method, ex.path);
+    if (match.kind === "malformed") throw apiError("invalid_request", `The path segment '${match.segment}' has a malformed percent-escape.`);
     if (match.kind === "not-found") throw apiError("not_found", `No operation of the API serves ${ex.method} ${ex.fullPath}.`);
     if (match.kind === "method-not-allowed") {
       throw apiError("not_found", `${ex.fullPath} does not support ${ex.method}; it supports ${match.allowed.join(", ")}.`, undefined, {

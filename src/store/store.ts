@@ -56,7 +56,7 @@ export class Store {
 
   /** A project's identity, keys and settings; its records are read through `begin` (or the committed readers below). */
   project(id: string): ProjectMeta | undefined {
-    return this.db.data.projects[id];
+    return Object.hasOwn(this.db.data.projects, id) ? this.db.data.projects[id] : undefined;
   }
 
   projects(): ProjectMeta[] {
@@ -202,8 +202,9 @@ export class PendingTx implements ProjectTx {
           const v = w.get(id);
           return v === DELETED ? undefined : structuredClone(v as T);
         }
-        const v = committed()[id];
-        return v === undefined ? undefined : structuredClone(v);
+        const c = committed();
+        // Own records only: an id such as "constructor" must not find Object.prototype's member.
+        return Object.hasOwn(c, id) ? structuredClone(c[id]) : undefined;
       },
       list: () => current().map((v) => structuredClone(v)),
       find: (predicate) => {

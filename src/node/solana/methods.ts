@@ -14,6 +14,7 @@ import { ApiError } from "../../errors/catalogue.js";
 import type { ProjectTx } from "../../store/store.js";
 import { RpcError, type RpcMethod } from "../jsonRpc.js";
 import { accountInfo } from "./accounts.js";
+import { lookupTable } from "../../lookup.js";
 
 export interface SolanaNodeContext {
   network: string;
@@ -23,7 +24,7 @@ export interface SolanaNodeContext {
 
 export const isSolanaNetwork = (network: string) => network in SOLANA_TOKENS;
 
-const GENESIS: Record<string, string> = { solana: "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", "solana-devnet": "EtWTRABZaYq6iMfeYKouRu166VU2xqa1" };
+const GENESIS: Record<string, string> = lookupTable({ solana: "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", "solana-devnet": "EtWTRABZaYq6iMfeYKouRu166VU2xqa1" });
 
 /** The slot on the sandbox clock, and the `context` every value answer carries. */
 const slotOf = (ctx: SolanaNodeContext) => blockNumberAt(ctx.network, ctx.clock.now());

@@ -1,0 +1,58 @@
+/**
+ * Input an attacker or a fuzzer sends: every one gets a clear 4xx in the
+ * platform's error body and changes nothing, never a 500.
+ *  - a malformed percent-escape in a path segment;
+ *  - an id equal to a member every JavaScript object inherits ("constructor",
+ *    "toString", "__proto__"): records are looked up among their own keys only;
+ *  - a network named like such a member, on the node and the admin API.
+ */
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Sandbox } from "cdp-sandbox";
+import { call, withSandbox } from "#test/helpers/sandbox.js";
+
+let sandbox: Sandbox;
+beforeAll(async () => {
+  sandbox = await withSandbox({ seed: "hostile-input" });
+});
+afterAll(() => sandbox.close());
+
+const expectClientError = (res: { status: number; body: Record<string, unknown> }, status: number, errorType: string) => {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.body).toMatchObject({ errorType, errorMessage: expect.any(String), correlationId: expect.any(String), errorLink: expect.any(String) });
+};
+
+const INHERITED = ["constructor", "toString", "valueOf", "hasOwnProperty", "__proto__", "__defineGetter__"];
+
+describe("hostile input", () => {
+  it("answers a malformed percent-escape in a path segment with 400, on the platform API and the admin API", async () => {
+    for (const segment of ["%", "%ZZ", "%E0%A4%A", "abc%"]) {
+      expectClientError(await call(sandbox, "GET", `/platform/v2/evm/accounts/by-name/${segment}`), 400, "invalid_request");
+      expectClientError(await call(sandbox, "POST", `/platform/v2/evm/accounts/export/by-name/${segment}`, { body: { exportEncryptionKey: "x" }, wallet: true }), 400, "invalid_request");
+      expectClientError(await call(sandbox, "GET", `/_sandbox/projects/${segment}`, { anonymous: true }), 400, "invalid_request");
+    }
+  });
+
+  it("finds no record under an id that every object inherits", async () => {
+    for (const id of INHERITED) {
+      expectClientError(await call(sandbox, "GET", `/platform/v2/evm/accounts/by-name/${id}`), 404, "not_found");
+      expectClientError(await call(sandbox, "GET", `/platform/v2/solana/accounts/by-name/${id}`), 404, "not_found");
+      expectClientError(await call(sandbox, "GET", `/platform/v2/evm/smart-accounts/by-name/${id}`), 404, "not_found");
+      expectClientError(await call(sandbox, "GET", `/_sandbox/projects/${id}`, { anonymous: true }), 404, "not_found");
+    }
+  });
+
+  it("knows no network named like an inherited member, on the node and in admin funding", async () => {
+    for (const network of INHERITED) {
+      const rpc = await request(sandbox.url)
+        .post(`/rpc/v1/${network}/${sandbox.credentials.projectId}`)
+        .send({ jsonrpc: "2.0", id: 1, method: "eth_chainId" });
+      expect(rpc.status).toBe(404);
+      expect(rpc.body.error.code).toBe(-32001);
+      const rpcToken = await request(sandbox.url).post(`/rpc/v1/base-sepolia/${network}`).send({ jsonrpc: "2.0", id: 1, method: "eth_chainId" });
+      expect(rpcToken.status).toBe(404);
+      const funded = await call(sandbox, "POST", "/_sandbox/balances", { body: { network, address: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", amount: "1" } });
+      expectClientError(funded, 400, "invalid_request");
+    }
+  });
+});
