@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { IHttpOperation } from "@stoplight/types";
 import { packageRoot } from "../paths.js";
+import { generateValidators, loadValidators, writeValidators } from "./precompiled.js";
 
 /** Keys that carry prose or samples inside schemas; validation never reads them. */
 const PROSE_KEYS = new Set(["description", "summary", "title", "externalDocs", "deprecated"]);
@@ -191,29 +192,48 @@ function writeAtomically(target: string, text: string): void {
   renameSync(temp, target); // atomic: parallel test workers may race here
 }
 
-/** Compiled operations of `specPath`, from the cache when the document is unchanged. */
-export async function loadCompiledOperations(specPath: string): Promise<IHttpOperation[]> {
+/**
+ * Compiled operations of `specPath`, from the cache when the document is
+ * unchanged, with their precompiled request validators when the cache has
+ * them. `withValidators` (the build) also generates those when they are
+ * missing; otherwise schemas are compiled on first use.
+ */
+export async function loadCompiledOperations(specPath: string, options: { withValidators?: boolean } = {}): Promise<IHttpOperation[]> {
   const hash = createHash("sha256").update(COMPILER_VERSION).update(readFileSync(specPath)).digest("hex").slice(0, 16);
   const operationsFile = `operations-${hash}.json`;
   const responsesFile = `responses-${hash}.json`;
+  const validatorsDir = `validators-${hash}`;
+  let operations: IHttpOperation[] | undefined;
+  let dirOfCache: string | undefined;
   for (const dir of cacheDirs()) {
     try {
-      return withLazyResponses(JSON.parse(readFileSync(join(dir, operationsFile), "utf8")) as IHttpOperation[], join(dir, responsesFile));
+      operations = withLazyResponses(JSON.parse(readFileSync(join(dir, operationsFile), "utf8")) as IHttpOperation[], join(dir, responsesFile));
+      dirOfCache = dir;
+      break;
     } catch {
       // not cached there
     }
   }
-  const operations = await compileContract(specPath);
-  const requestSides = operations.map(({ responses: _responses, ...rest }) => rest);
-  for (const dir of cacheDirs()) {
-    try {
-      // Responses first: whoever finds the operations file finds its responses.
-      writeAtomically(join(dir, responsesFile), JSON.stringify(operations.map((op) => op.responses)));
-      writeAtomically(join(dir, operationsFile), JSON.stringify(requestSides));
-      break;
-    } catch {
-      // read-only location; try the next one
+  if (!operations) {
+    operations = await compileContract(specPath);
+    const requestSides = operations.map(({ responses: _responses, ...rest }) => rest);
+    for (const dir of cacheDirs()) {
+      try {
+        // Responses first: whoever finds the operations file finds its responses.
+        writeAtomically(join(dir, responsesFile), JSON.stringify(operations.map((op) => op.responses)));
+        writeAtomically(join(dir, operationsFile), JSON.stringify(requestSides));
+        dirOfCache = dir;
+        break;
+      } catch {
+        // read-only location; try the next one
+      }
     }
+  }
+  if (dirOfCache !== undefined && !loadValidators(join(dirOfCache, validatorsDir)) && options.withValidators) {
+    // Generated from the operations as the cache holds them, which is what every later start reads.
+    const cached = JSON.parse(readFileSync(join(dirOfCache, operationsFile), "utf8")) as IHttpOperation[];
+    writeValidators(join(dirOfCache, validatorsDir), generateValidators(cached), writeAtomically);
+    loadValidators(join(dirOfCache, validatorsDir));
   }
   return operations;
 }

@@ -15,6 +15,7 @@
  */
 import { createRequire } from "node:module";
 import type { IHttpOperation, IHttpParam, IMediaTypeContent } from "@stoplight/types";
+import { preparePrismAjv } from "./ajv.js";
 
 /** What the pipeline validates (see validate.ts). */
 export interface CheckedRequest {
@@ -42,6 +43,7 @@ let instances: { coerce: AjvInstance; noCoerce: AjvInstance } | undefined;
  */
 function ajv(): { coerce: AjvInstance; noCoerce: AjvInstance } {
   if (!instances) {
+    preparePrismAjv(prismRequire);
     const Ajv = (prismRequire("ajv") as { default: new (options: object) => AjvInstance & { addFormat(name: string, format: unknown): void } }).default;
     const addFormats = (prismRequire("ajv-formats") as { default: (ajv: unknown) => void }).default;
     const dateTime = prismRequire("./validators/dateTime.js") as {
@@ -58,6 +60,11 @@ function ajv(): { coerce: AjvInstance; noCoerce: AjvInstance } {
     instances = { coerce: make(true), noCoerce: make(false) };
   }
   return instances;
+}
+
+/** Builds the fast check's Ajv instances (the start-up does, so that no request waits for it). */
+export function prepareFastCheck(): void {
+  ajv();
 }
 
 const DRAFT_07_OR_UNSET = /^(undefined|https?:\/\/json-schema\.org\/draft-07\/schema#?)$/;

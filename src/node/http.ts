@@ -14,6 +14,7 @@ import type { AuthMode } from "../auth/bearer.js";
 import type { Clock } from "../clock.js";
 import { chainIdOf } from "../chain/networks.js";
 import { settleProject } from "../domains/settle.js";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../pipeline/body.js";
 import { errorResponse } from "../pipeline/errors.js";
 import { authenticateApiKey } from "../pipeline/authenticate.js";
 import type { ProjectLocks } from "../pipeline/locks.js";
@@ -65,8 +66,13 @@ export function createNodeRouter(deps: NodeDeps): express.Router {
       return;
     }
     let payload: unknown;
+    const text = Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "";
+    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+      res.json(rpcFailure(-32600, `the request nests deeper than ${MAX_JSON_DEPTH} levels`));
+      return;
+    }
     try {
-      payload = JSON.parse(Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "");
+      payload = JSON.parse(text);
     } catch {
       res.json(rpcFailure(-32700, "parse error"));
       return;

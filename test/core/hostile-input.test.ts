@@ -28,7 +28,11 @@ describe("hostile input", () => {
   it("answers a malformed percent-escape in a path segment with 400, on the platform API and the admin API", async () => {
     for (const segment of ["%", "%ZZ", "%E0%A4%A", "abc%"]) {
       expectClientError(await call(sandbox, "GET", `/platform/v2/evm/accounts/by-name/${segment}`), 400, "invalid_request");
-      expectClientError(await call(sandbox, "POST", `/platform/v2/evm/accounts/export/by-name/${segment}`, { body: { exportEncryptionKey: "x" }, wallet: true }), 400, "invalid_request");
+      expectClientError(
+        await call(sandbox, "POST", `/platform/v2/evm/accounts/export/by-name/${segment}`, { body: { exportEncryptionKey: "x" }, wallet: true }),
+        400,
+        "invalid_request",
+      );
       expectClientError(await call(sandbox, "GET", `/_sandbox/projects/${segment}`, { anonymous: true }), 400, "invalid_request");
     }
   });
@@ -44,15 +48,48 @@ describe("hostile input", () => {
 
   it("knows no network named like an inherited member, on the node and in admin funding", async () => {
     for (const network of INHERITED) {
-      const rpc = await request(sandbox.url)
-        .post(`/rpc/v1/${network}/${sandbox.credentials.projectId}`)
-        .send({ jsonrpc: "2.0", id: 1, method: "eth_chainId" });
+      const rpc = await request(sandbox.url).post(`/rpc/v1/${network}/${sandbox.credentials.projectId}`).send({ jsonrpc: "2.0", id: 1, method: "eth_chainId" });
       expect(rpc.status).toBe(404);
       expect(rpc.body.error.code).toBe(-32001);
       const rpcToken = await request(sandbox.url).post(`/rpc/v1/base-sepolia/${network}`).send({ jsonrpc: "2.0", id: 1, method: "eth_chainId" });
       expect(rpcToken.status).toBe(404);
-      const funded = await call(sandbox, "POST", "/_sandbox/balances", { body: { network, address: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", amount: "1" } });
+      const funded = await call(sandbox, "POST", "/_sandbox/balances", {
+        body: { network, address: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", amount: "1" },
+      });
       expectClientError(funded, 400, "invalid_request");
     }
+  });
+});
+
+describe("input that used to hold the event loop", () => {
+  it("matches the contract's patterns in linear time: an adversarial amount is refused at once", async () => {
+    // Backtracking took seconds for 40,000 characters and grew with the square of the length (100,000: ~30 s, with
+    // this test's own server, in this process, unable to answer anything meanwhile).
+    const amount = `0.${"1".repeat(100_000)}!`;
+    const started = Date.now();
+    const res = await call(sandbox, "POST", "/platform/v2/transfers", {
+      body: {
+        source: { accountId: "account_00000000-0000-4000-8000-000000000000", asset: "usd" },
+        target: { accountId: "account_00000000-0000-4000-8000-000000000001", asset: "usd" },
+        amount,
+        asset: "usd",
+      },
+    });
+    expectClientError(res, 400, "invalid_request");
+    expect(Date.now() - started).toBeLessThan(5_000); // linear: a few ms
+  });
+
+  it("refuses a body nested deeper than 64 levels, on the platform API, the admin API and the node", async () => {
+    const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
+    for (const path of ["/platform/v2/evm/accounts", "/_sandbox/balances"]) {
+      const res = await request(sandbox.url).post(path).set("content-type", "application/json").send(deep);
+      expectClientError(res, 400, "invalid_request");
+      expect(res.body.errorMessage).toMatch(/deeper than 64/);
+    }
+    const rpc = await request(sandbox.url).post(`/rpc/v1/base-sepolia/${sandbox.credentials.projectId}`).set("content-type", "application/json").send(deep);
+    expect(rpc.body.error).toMatchObject({ code: -32600, message: expect.stringMatching(/deeper than 64/) });
+    // Brackets inside strings are text, not nesting.
+    const named = await call(sandbox, "POST", "/platform/v2/evm/accounts", { body: { name: "a".repeat(10) }, wallet: true });
+    expect(named.status).toBe(201);
   });
 });

@@ -1,0 +1,102 @@
+/**
+ * The Ajv that validates requests (our fast check, and prism's validator
+ * behind it), made safe and quick:
+ *
+ * - Patterns match in linear time. JavaScript's RegExp backtracks: one amount
+ *   pattern of the contract took seconds on "0." + "1" × 40,000 + "!"
+ *   (quadratic in the length), with the whole server waiting. RE2 (re2js)
+ *   never backtracks; every pattern of both documents compiles in it (a test
+ *   keeps it so).
+ * - Schemas are compiled when the contract is (`npm run build`), not on the
+ *   first request that needs them: Ajv took up to 1.1 s for createPolicy's
+ *   body, with the event loop stalled. `precompiled.ts` writes the code; here
+ *   `compile` finds it by the schema it is asked for, and compiles only what
+ *   is not there (a contract of the user's own, say).
+ *
+ * prism builds its Ajv instances when its validator loads, so its Ajv classes
+ * are replaced before that (`preparePrismAjv`).
+ */
+import { createHash } from "node:crypto";
+import { RE2JS } from "re2js";
+
+interface RegExpLike {
+  test(input: string): boolean;
+}
+
+const patterns = new Map<string, RegExpLike>();
+
+/** Ajv's RegExpEngine on RE2: search semantics, as JSON Schema's `pattern` has. */
+export function linearRegExp(pattern: string, _flags: string): RegExpLike {
+  let rx = patterns.get(pattern);
+  if (!rx) {
+    const re2 = RE2JS.compile(pattern);
+    // Ajv keys its cache of patterns by toString().
+    rx = { test: (input) => re2.test(input), toString: () => `re2:${pattern}` } as RegExpLike;
+    patterns.set(pattern, rx);
+  }
+  return rx;
+}
+
+/** What the generated code writes to reach the engine (see precompiled.ts). */
+linearRegExp.code = 'require("cdp:regexp")';
+
+type ValidateFn = ((data: unknown) => boolean) & { errors?: unknown };
+
+/** The Ajv builds prism loads, by module id; the flavour of a compiled function names its build. */
+const AJV_BUILDS = ["ajv", "ajv/dist/2019", "ajv/dist/2020"] as const;
+
+/** Which generated code fits an Ajv: its build and the options that change the code. */
+export const flavourOf = (build: string, options: { allErrors?: boolean; coerceTypes?: unknown }) =>
+  `${build}:${options.allErrors ? "all" : "first"}:${options.coerceTypes ? "coerce" : "exact"}`;
+
+/** The key of a schema compiled in a flavour. */
+export const schemaKey = (flavour: string, schema: unknown) =>
+  createHash("sha256").update(flavour).update("\0").update(JSON.stringify(schema)).digest("base64url").slice(0, 24);
+
+/** Compiled functions by key (loaded by precompiled.ts), and the schemas compiled at run time while recording. */
+export const precompiledValidators = new Map<string, () => ValidateFn>();
+let recording: Map<string, { build: string; flavour: string; schema: unknown }> | undefined;
+
+/** Notes every schema compiled until `stop`, with its flavour: what the build precompiles. */
+export function recordCompiles(): { stop(): Array<{ build: string; flavour: string; schema: unknown }> } {
+  recording = new Map();
+  return {
+    stop: () => {
+      const found = [...(recording?.values() ?? [])];
+      recording = undefined;
+      return found;
+    },
+  };
+}
+
+type AjvClass = new (options?: Record<string, unknown>) => { compile(schema: object): ValidateFn; opts: Record<string, unknown> };
+
+function prepare(ajvModule: { default: AjvClass & { prepared?: boolean } }, build: string): void {
+  const Base = ajvModule.default;
+  if (Base.prepared) return;
+  class PreparedAjv extends Base {
+    static prepared = true;
+    constructor(options: Record<string, unknown> = {}) {
+      super({ ...options, code: { ...(options.code as object | undefined), regExp: linearRegExp } });
+    }
+
+    override compile(schema: object): ValidateFn {
+      const flavour = flavourOf(build, this.opts as { allErrors?: boolean; coerceTypes?: unknown });
+      const key = schemaKey(flavour, schema);
+      const ready = precompiledValidators.get(key);
+      if (ready) return ready();
+      recording?.set(key, { build, flavour, schema });
+      return super.compile(schema);
+    }
+  }
+  ajvModule.default = PreparedAjv;
+}
+
+/**
+ * Makes the Ajv builds prism's validator uses (as prism's own `require`
+ * resolves them) match patterns in linear time and take precompiled code.
+ * Run before prism's validator loads and before any instance is made; idempotent.
+ */
+export function preparePrismAjv(prismRequire: (id: string) => unknown): void {
+  for (const build of AJV_BUILDS) prepare(prismRequire(build) as { default: AjvClass }, build);
+}
