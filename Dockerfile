@@ -20,4 +20,5 @@ USER sandbox
 EXPOSE 8080
 # Inside a container the sandbox must listen beyond loopback to be reachable; publish the port to localhost only.
 CMD ["node", "--max-semi-space-size=2", "node_modules/cdp-sandbox/dist/cli.js", "--host", "0.0.0.0", "--port", "8080"]
-HEALTHCHECK --interval=10s --timeout=3s --start-period=5s CMD node -e "fetch('http://127.0.0.1:8080/_sandbox/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# Bound beyond loopback, the admin API takes a token: a 401 still proves the sandbox answers.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=5s CMD node -e "fetch('http://127.0.0.1:8080/_sandbox/health',{headers:{'x-sandbox-admin-token':process.env.CDP_SANDBOX_ADMIN_TOKEN||''}}).then(r=>process.exit(r.ok||r.status===401?0:1),()=>process.exit(1))"

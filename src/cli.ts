@@ -6,11 +6,13 @@
  *   --port N (0 = any free port; default 8080)  --host H (default 127.0.0.1)
  *   --spec FILE  --data FILE  --auth verify|strict|none  --credentials-file FILE
  *   --seed S  --validate-responses  --scenario NAME_OR_FILE (repeatable)
+ *   --admin-token T (required by /_sandbox; made up and printed when the host is not loopback)
  * A scenario file that does not check out stops the start with exit code 2.
  */
 import "./cli-early.js"; // first: starts work that runs while the rest loads
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { isLoopbackHost } from "./admin/guard.js";
 import { startSandbox } from "./index.js";
 
 function env(name: string): string | undefined {
@@ -33,6 +35,7 @@ async function main(): Promise<void> {
         data: { type: "string" },
         auth: { type: "string" },
         "credentials-file": { type: "string" },
+        "admin-token": { type: "string" },
         seed: { type: "string" },
         scenario: { type: "string", multiple: true },
         "validate-responses": { type: "boolean" },
@@ -47,7 +50,7 @@ async function main(): Promise<void> {
     process.stdout.write(
       "usage: cdp-sandbox [--port 8080] [--host 127.0.0.1] [--spec openapi.yaml] [--data state.json]\n" +
         "                   [--auth verify|strict|none] [--credentials-file creds.json] [--seed S] [--validate-responses]\n" +
-        "                   [--scenario NAME_OR_FILE ...]\n",
+        "                   [--scenario NAME_OR_FILE ...] [--admin-token T]\n",
     );
     return;
   }
@@ -59,22 +62,31 @@ async function main(): Promise<void> {
   if (auth !== "verify" && auth !== "strict" && auth !== "none") fail(`--auth must be verify, strict or none, got '${auth}'`);
   if (auth === "none") process.stderr.write("cdp-sandbox: --auth none accepts any request without checking credentials; never expose it.\n");
 
+  const host = get("host") ?? "127.0.0.1";
   const sandbox = await startSandbox({
     port,
-    host: get("host") ?? "127.0.0.1",
+    host,
     spec: get("spec"),
     data: get("data"),
     auth,
     seed: get("seed"),
     scenario: (values.scenario as string[] | undefined) ?? env("scenario")?.split(",").filter(Boolean),
     validateResponses: Boolean(values["validate-responses"]) || env("validate-responses") === "true",
+    adminToken: get("admin-token"),
     log: (message) => process.stderr.write(`cdp-sandbox: ${message}\n`),
   });
+  const { adminToken } = sandbox;
+  if (adminToken && !isLoopbackHost(host)) {
+    process.stderr.write(
+      `cdp-sandbox: listening on ${host}: the admin API (/_sandbox) is reachable from the network and requires the header X-Sandbox-Admin-Token: ${adminToken}\n`,
+    );
+  }
   const { basePath, apiKeyId, apiKeySecret, walletSecret, projectId } = sandbox.credentials;
   const credentialsFile = get("credentials-file");
-  if (credentialsFile) writeFileSync(credentialsFile, `${JSON.stringify({ basePath, apiKeyId, apiKeySecret, walletSecret, projectId }, null, 2)}\n`);
+  if (credentialsFile)
+    writeFileSync(credentialsFile, `${JSON.stringify({ basePath, apiKeyId, apiKeySecret, walletSecret, projectId, adminToken }, null, 2)}\n`);
   process.stdout.write(
-    `cdp-sandbox ready basePath=${basePath} projectId=${projectId} apiKeyId=${apiKeyId} apiKeySecret=${apiKeySecret} walletSecret=${walletSecret}\n`,
+    `cdp-sandbox ready basePath=${basePath} projectId=${projectId} apiKeyId=${apiKeyId} apiKeySecret=${apiKeySecret} walletSecret=${walletSecret}${adminToken ? ` adminToken=${adminToken}` : ""}\n`,
   );
   process.stdout.write(`cdp-sandbox import key (encryptionPublicKey for account imports; also GET /_sandbox/import-key):\n${sandbox.importKeyPem}`);
   const stop = () => void sandbox.close().finally(() => process.exit(0));

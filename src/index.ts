@@ -10,11 +10,13 @@
  */
 import type { AddressInfo } from "node:net";
 import { createServer, type Server } from "node:http";
+import { isLoopbackHost } from "./admin/guard.js";
 import { createApp } from "./app.js";
 import type { AuthMode } from "./auth/bearer.js";
 import { warmVerifyThread } from "./auth/verifyThread.js";
 import { createClock, type Clock } from "./clock.js";
 import { loadCompiledOperations } from "./contract/compile.js";
+import { loadValidation } from "./contract/validate.js";
 import { OperationIndex } from "./contract/operations.js";
 import { handlers as defaultHandlers } from "./domains/index.js";
 import type { AnyHandler } from "./domains/types.js";
@@ -25,7 +27,7 @@ import { Journal } from "./pipeline/journal.js";
 import { PLATFORM_PREFIX } from "./pipeline/pipeline.js";
 import type { ScenarioHook } from "./pipeline/scenario.js";
 import { ProjectRegistry, type ProjectCredentials } from "./projects/projects.js";
-import { createRandom } from "./random.js";
+import { createRandom, createRandomForStart } from "./random.js";
 import { Store } from "./store/store.js";
 import { generateImportKey, importKeyFromPem } from "./crypto/rsaEnvelope.js";
 import { checkEndUserToken } from "./domains/end-users/tokens.js";
@@ -61,6 +63,11 @@ export interface SandboxOptions {
   /** Replaces the scenario engine entirely (tests of the pipeline). */
   scenarios?: ScenarioHook;
   endUserAuth?: EndUserAuthenticator;
+  /**
+   * Required in the X-Sandbox-Admin-Token header of every /_sandbox call but the hosted pages. Bound to a
+   * non-loopback host without one, the sandbox makes one (from `seed` when set) and shows it as `Sandbox.adminToken`.
+   */
+  adminToken?: string;
   log?: (message: string) => void;
 }
 
@@ -73,6 +80,8 @@ export interface Sandbox {
   /** PEM of the RSA key to encrypt imported private keys with (the client's `encryptionPublicKey`). */
   importKeyPem: string;
   clock: Clock;
+  /** The token the admin API requires (X-Sandbox-Admin-Token), when one is in force. */
+  adminToken?: string;
   /** A new isolated project with its own credentials. */
   createProject(name?: string): Promise<ProjectCredentials & { basePath: string }>;
   close(): Promise<void>;
@@ -84,8 +93,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   if ((options.auth ?? "verify") !== "none") warmVerifyThread();
   const log = options.log ?? (() => undefined);
   const clock = options.clock ?? createClock();
-  const random = createRandom(options.seed);
   const store = await Store.open(options.data);
+  // Each start on a kept state draws from a seeded stream of its own (the first from the seed as is): no id repeats.
+  const random = createRandomForStart(options.seed, await store.countStart());
   // A new RSA import key is generated on the thread pool while the rest of the start-up runs.
   const importKeyPending = store.ensureImportKey(generateImportKey);
   importKeyPending.catch(() => undefined); // awaited below; this only keeps Node from calling it unhandled meanwhile
@@ -94,6 +104,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     loadCompiledOperations(adminSpecPath),
   ]);
   const operations = new OperationIndex(platformOperations);
+  // While the import key is generated on the thread pool: no request after the ready line waits for the validators to load.
+  loadValidation();
   const projects = new ProjectRegistry(store, clock, random.fork("projects"));
   const defaultCredentials = await projects.ensureDefault();
   const endUserTokenSecret = Buffer.from(await store.ensureEndUserTokenSecret(() => random.fork("end-user-tokens").hex(32)), "hex");
@@ -104,7 +116,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const keys = { importKey, endUserTokenSecret };
 
   let basePath = "";
-  const webhooks = startWebhookDispatcher({ store, clock, wallNow: Date.now, log });
+  const host = options.host ?? "127.0.0.1";
+  // Off loopback, other machines reach the admin API, which can reset and fund everything: it then takes a token.
+  // From the seed itself, not this start's stream: with --seed and --data the token stays the same across restarts.
+  const adminToken = options.adminToken || (isLoopbackHost(host) ? undefined : createRandom(options.seed).fork("admin-token").hex(24));
+  let listening: { host: string; port: number } | undefined;
+  const listeningPorts = () => (listening ? [listening.port] : []);
+  const webhooks = startWebhookDispatcher({ store, clock, wallNow: Date.now, log, listeningPorts });
   const app = createApp({
     keys,
     operations,
@@ -130,9 +148,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     log,
     basePath: () => basePath,
     startedAt,
+    listeningPorts,
+    adminAccess: { listening: () => listening, token: adminToken },
   });
 
-  const host = options.host ?? "127.0.0.1";
   const server: Server = createServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -142,6 +161,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     });
   });
   const { port } = server.address() as AddressInfo;
+  listening = { host, port };
   const urlHost = host.includes(":") ? `[${host}]` : host === "0.0.0.0" ? "127.0.0.1" : host;
   const url = `http://${urlHost}:${port}`;
   basePath = `${url}${PLATFORM_PREFIX}`;
@@ -152,6 +172,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     credentials: { ...defaultCredentials, basePath },
     importKeyPem: importKey.publicKeyPem,
     clock,
+    adminToken,
     createProject: async (name) => ({ ...(await projects.create(name)), basePath }),
     close: async () => {
       await webhooks.stop();

@@ -65,3 +65,16 @@ export function createRandom(seed?: string): Random {
   };
   return random;
 }
+
+/**
+ * The source of one start of the sandbox on a kept state (`start`: how many came before). The first start is
+ * `createRandom(seed)`; each later one has a stream of its own, derived from the seed and `start`, so that ids drawn
+ * after a restart never repeat those already stored.
+ *
+ * @example
+ *   createRandomForStart("demo", 0).uuid() === createRandom("demo").uuid(); // true
+ */
+export function createRandomForStart(seed: string | undefined, start: number): Random {
+  // A NUL no command-line seed can hold, and no fork's label (joined with "/") produces.
+  return createRandom(seed === undefined || start === 0 ? seed : `${seed}\u0000start ${start}`);
+}

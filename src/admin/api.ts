@@ -4,8 +4,8 @@
  * platform API: route → body → contract check (400 `invalid_request` naming
  * the field) → optional bearer token (scopes the call to that key's project)
  * → the operation's locks → its handler. Errors leave in the platform's
- * error body. The API has no auth of its own, which is why the server binds
- * to loopback by default.
+ * error body. Before all of it, `guard.ts` turns away other sites, foreign
+ * Host names and, when an admin token is in force, calls without it.
  */
 import type { Request, Response } from "express";
 import type { OperationIndex } from "../contract/operations.js";
@@ -18,6 +18,7 @@ import { type Exchange, jsonResponse, newExchange, type Outgoing } from "../pipe
 import { sendOutgoing } from "../pipeline/write.js";
 import type { Random } from "../random.js";
 import { Snapshots } from "../store/snapshots.js";
+import { type AdminAccess, guardAdminRequest } from "./guard.js";
 import { adminHandlers } from "./handlers.js";
 import { type AdminContext, type AdminHandler, type AdminOperationId, callerProject } from "./types.js";
 
@@ -27,6 +28,8 @@ export type AdminApiDeps = Omit<AdminContext, "snapshots" | "random"> & {
   /** The operations of admin-openapi.yaml. */
   operations: OperationIndex;
   random: Random;
+  /** Where the sandbox is reached and its admin token, for the guard. */
+  adminAccess: AdminAccess;
 };
 
 /** Any admin handler, as the router calls it once the request has passed the document's checks. */
@@ -61,6 +64,9 @@ export function createAdminApi(deps: AdminApiDeps): (req: Request, res: Response
 
   async function carryOut(ex: Exchange, req: Request): Promise<Outgoing> {
     const match = deps.operations.match(ex.method, ex.path);
+    // The hosted pages (`security: [{}]` alone) are opened by browsers and webviews, which hold no admin token.
+    const hostedPage = match.kind === "found" && match.operation.security.length === 1 && match.operation.security[0]!.length === 0;
+    guardAdminRequest(ex.headers, hostedPage, deps.adminAccess);
     if (match.kind === "malformed") throw apiError("invalid_request", `The path segment '${match.segment}' has a malformed percent-escape.`);
     if (match.kind !== "found") {
       const allowed = match.kind === "method-not-allowed" ? `; it supports ${match.allowed.join(", ")}` : "";

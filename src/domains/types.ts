@@ -62,6 +62,8 @@ export interface HandlerContext {
   store: ProjectTx;
   project: { id: string; settings: Readonly<Record<string, unknown>> };
   log: (message: string) => void;
+  /** The ports the sandbox itself listens on (webhook targets must not reach them). */
+  listeningPorts: () => readonly number[];
 }
 
 export type Handler<Id extends OperationId> = ((request: HandlerRequest<Id>, ctx: HandlerContext) => HandlerResult<Id> | Promise<HandlerResult<Id>>) & {

@@ -47,6 +47,8 @@ export interface PipelineDeps {
   log: (message: string) => void;
   /** Shared with the node (JSON-RPC), which writes to the same ledgers. */
   locks?: ProjectLocks;
+  /** The ports the sandbox listens on, for handlers that must not call the sandbox itself (webhook targets). */
+  listeningPorts: () => readonly number[];
 }
 
 export const PLATFORM_PREFIX = "/platform";
@@ -73,7 +75,15 @@ export function createPipeline(deps: PipelineDeps) {
       if (!handler.outbound) settleProject(tx, { clock: deps.clock, random: deps.random });
       const result = await handler(
         { operationId: op.operationId, pathParams: ex.pathParams, query: ex.query, headers: ex.headers, body: ex.body, auth: ex.auth },
-        { keys: deps.keys, clock: deps.clock, random: deps.random, store: tx, project: { id: tx.projectId, settings: tx.settings() }, log: deps.log },
+        {
+          keys: deps.keys,
+          clock: deps.clock,
+          random: deps.random,
+          store: tx,
+          project: { id: tx.projectId, settings: tx.settings() },
+          log: deps.log,
+          listeningPorts: deps.listeningPorts,
+        },
       );
       return jsonResponse(result.status, result.body, result.headers);
     } catch (error) {

@@ -31,6 +31,8 @@ export interface SandboxState {
   importKey?: { publicKeyPem: string; privateKeyPem: string };
   /** Hex HMAC secret of the end-user access tokens the sandbox issues. */
   endUserTokenSecret?: string;
+  /** How many times the sandbox has started on this state: with `--seed`, each start draws its ids from a stream of its own. */
+  starts?: number;
   projects: Record<string, ProjectRecord>;
 }
 

@@ -70,6 +70,19 @@ describe("a transaction's view", () => {
     expect(ids(store.begin("p").collection(RECS).list())).toEqual(["a2", "b1", "c1"]);
   });
 
+  it("inserts a record under a new id, and refuses an id that is taken without replacing what is there", async () => {
+    const tx = store.begin("p");
+    const recs = tx.collection(RECS);
+    recs.insert("d", { id: "d", n: 1 });
+    expect(() => recs.insert("a", { id: "a", n: 9 })).toThrow(/already exists/); // committed
+    expect(() => recs.insert("d", { id: "d", n: 9 })).toThrow(/already exists/); // pending in this transaction
+    expect(() => recs.insert("constructor", { id: "constructor", n: 1 })).not.toThrow(); // only own records count
+    recs.delete("b");
+    recs.insert("b", { id: "b", n: 2 }); // a deleted id is free again
+    await tx.commit();
+    expect(ids(store.begin("p").collection(RECS).list())).toEqual(["a1", "b2", "c1", "d1", "constructor1"]);
+  });
+
   it("commits pending writes at once, and a discarded transaction leaves nothing", async () => {
     const dropped = store.begin("p");
     dropped.collection(RECS).put("z", { id: "z", n: 1 });

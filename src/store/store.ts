@@ -20,6 +20,8 @@ export interface Collection<T> {
   find(predicate: (record: T) => boolean): T | undefined;
   filter(predicate: (record: T) => boolean): T[];
   put(id: string, record: T): void;
+  /** Adds a new record under a generated id; throws (a sandbox defect, never an overwrite) when the id is taken. */
+  insert(id: string, record: T): void;
   delete(id: string): void;
 }
 
@@ -127,6 +129,17 @@ export class Store {
     await this.save();
   }
 
+  /**
+   * Records one more start of the sandbox on this state and returns how many came before (0 the first time; a state
+   * written before starts were counted, with a default project, has had one). Seeded randomness depends on it.
+   */
+  async countStart(): Promise<number> {
+    const earlier = this.db.data.starts ?? (this.db.data.defaultProjectId === undefined ? 0 : 1);
+    this.db.data.starts = earlier + 1;
+    await this.save();
+    return earlier;
+  }
+
   async setDefaultProject(id: string): Promise<void> {
     this.db.data.defaultProjectId = id;
     await this.save();
@@ -217,6 +230,12 @@ export class PendingTx implements ProjectTx {
         return found;
       },
       put: (id, record) => void writes().set(id, structuredClone(record)),
+      insert: (id, record) => {
+        const w = this.pending.get(name);
+        const taken = w?.has(id) ? w.get(id) !== DELETED : Object.hasOwn(committed(), id);
+        if (taken) throw new Error(`${name}: a record with id ${id} already exists; a new record never replaces it`);
+        writes().set(id, structuredClone(record));
+      },
       delete: (id) => void writes().set(id, DELETED),
     };
   }

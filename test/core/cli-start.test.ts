@@ -96,3 +96,47 @@ describe.skipIf(!existsSync(cli))("the built cdp-sandbox command", () => {
     expect(res.body.result).toEqual([{ n: 0 }]);
   });
 });
+
+describe.skipIf(!existsSync(cli))("the built cdp-sandbox command bound to every address", () => {
+  let child: ChildProcess;
+  let output = "";
+  let errors = "";
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "cdp-sandbox-cli-"));
+    const args = ["--port", "0", "--host", "0.0.0.0", "--seed", "cli-admin-token", "--credentials-file", join(dir, "creds.json")];
+    child = spawn(process.execPath, [cli, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout!.on("data", (chunk) => (output += chunk));
+    child.stderr!.on("data", (chunk) => (errors += chunk));
+    await new Promise<void>((resolve, reject) => {
+      child.once("exit", (code) => reject(new Error(`cdp-sandbox exited with ${code}: ${errors}`)));
+      const poll = setInterval(() => {
+        if (output.includes("-----END PUBLIC KEY-----")) {
+          clearInterval(poll);
+          resolve();
+        }
+      }, 20);
+    });
+  }, 60_000);
+  afterAll(() => {
+    child?.kill("SIGTERM");
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("makes up an admin token, prints it on its one start line and in a warning, writes it to the credentials file, and requires it", async () => {
+    const startLine = output.split("\n")[0]!;
+    expect(startLine).toMatch(
+      /^cdp-sandbox ready basePath=http:\/\/127\.0\.0\.1:\d+\/platform projectId=\S+ apiKeyId=\S+ apiKeySecret=\S+ walletSecret=\S+ adminToken=[0-9a-f]{48}$/,
+    );
+    const token = startLine.match(/adminToken=(\S+)/)![1]!;
+    const warnings = errors.split("\n").filter((line) => line.includes("X-Sandbox-Admin-Token"));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/reachable from the network/);
+    expect(warnings[0]).toContain(token);
+    expect(JSON.parse(readFileSync(join(dir, "creds.json"), "utf8")).adminToken).toBe(token);
+    const url = new URL(startLine.match(/basePath=(\S+)/)![1]!).origin;
+    expect((await fetch(`${url}/_sandbox/health`)).status).toBe(401);
+    expect((await fetch(`${url}/_sandbox/health`, { headers: { "X-Sandbox-Admin-Token": token } })).status).toBe(200);
+  });
+});

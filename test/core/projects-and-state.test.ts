@@ -97,6 +97,52 @@ describe("state in a file", () => {
   });
 });
 
+describe("state in a file with a seed", () => {
+  const created = async (sandbox: Sandbox) => {
+    const customer = await call(sandbox, "POST", "/platform/v2/customers", { body: { type: "individual" } });
+    const account = await call(sandbox, "POST", "/platform/v2/accounts", { body: { name: "Treasury" } });
+    const evm = await call(sandbox, "POST", CREATE, { body: {}, wallet: true });
+    expect([customer.status, account.status, evm.status]).toEqual([201, 200, 201]);
+    return { customer: customer.body, account: account.body, evm: evm.body };
+  };
+  const read = async (sandbox: Sandbox, made: Awaited<ReturnType<typeof created>>) => ({
+    customer: (await call(sandbox, "GET", `/platform/v2/customers/${made.customer.customerId}`)).body,
+    account: (await call(sandbox, "GET", `/platform/v2/accounts/${made.account.accountId}`)).body,
+    evm: (await call(sandbox, "GET", `${CREATE}/${made.evm.address}`)).body,
+  });
+
+  it("never repeats an id after a restart: creates make new records and the stored ones stay as they were", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cdp-sandbox-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, "state.json");
+    const first = await withSandbox({ data: file, seed: "restart-ids" });
+    const before = await created(first);
+    await first.close();
+
+    const second = await withSandbox({ data: file, seed: "restart-ids" });
+    onTestFinished(() => second.close());
+    const after = await created(second);
+    expect(after.customer.customerId).not.toBe(before.customer.customerId);
+    expect(after.account.accountId).not.toBe(before.account.accountId);
+    expect(after.evm.address).not.toBe(before.evm.address);
+    expect(await read(second, before)).toEqual(before);
+    expect((await call(second, "GET", "/platform/v2/accounts")).body.accounts).toHaveLength(2);
+  });
+
+  it("draws the same ids on the first start with a file as without one", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cdp-sandbox-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const inFile = await withSandbox({ data: join(dir, "state.json"), seed: "restart-ids" });
+    onTestFinished(() => inFile.close());
+    const inMemory = await withSandbox({ seed: "restart-ids" });
+    onTestFinished(() => inMemory.close());
+    const [a, b] = [await created(inFile), await created(inMemory)];
+    expect(a.customer.customerId).toBe(b.customer.customerId);
+    expect(a.account.accountId).toBe(b.account.accountId);
+    expect(a.evm.address).toBe(b.evm.address);
+  });
+});
+
 describe("the clock", () => {
   let sandbox: Sandbox;
   beforeAll(async () => {

@@ -512,8 +512,11 @@ export interface components {
                 elapsedTimeMs: number;
                 /** @description First 1 */
                 body?: string;
-                /** @enum {string} */
-                errorName?: "http_error" | "timeout" | "connection_refused" | "dns_failure" | "connection_error" | "subscription_disabled";
+                /**
+                 * @description target_is_sandbox, the target would reach the sandbox itself (its own address and port), so nothing was sent
+                 * @enum {string}
+                 */
+                errorName?: "http_error" | "timeout" | "connection_refused" | "dns_failure" | "connection_error" | "subscription_disabled" | "target_is_sandbox";
             }[];
         };
         JournalEntry: {

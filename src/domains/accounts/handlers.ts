@@ -35,7 +35,7 @@ const createFoundationAccount: Handler<"createFoundationAccount"> = (req, ctx) =
     createdAt: now,
     updatedAt: now,
   };
-  accounts(ctx.store).put(record.accountId, record);
+  accounts(ctx.store).insert(record.accountId, record);
   return { status: 200, body: accountView(record) };
 };
 

@@ -77,7 +77,7 @@ const createCustomer: Handler<"createCustomer"> = (req, ctx) => {
     updatedAt: now,
   };
   const record = announceCapabilityChanges(ctx, undefined, applyWrite(blank, body, ctx));
-  customers(ctx.store).put(record.customerId, record);
+  customers(ctx.store).insert(record.customerId, record);
   return { status: 201, body: customerView(record, ctx.clock.now()) };
 };
 

@@ -63,7 +63,7 @@ const createDepositDestination: Handler<"createDepositDestination"> = (req, ctx)
     updatedAt: new Date(now).toISOString(),
     createdAtMs: now,
   };
-  depositDestinations(ctx.store).put(record.depositDestinationId, record);
+  depositDestinations(ctx.store).insert(record.depositDestinationId, record);
   return { status: 201, body: depositDestinationView(record, now) };
 };
 

@@ -141,7 +141,12 @@ function grantAddress(user: EndUserRecord, address: string): string {
 }
 
 /** Creates a grant after the checks every grant needs; `address` undefined for a project-wide grant. */
-export function createGrant(ctx: HandlerContext, user: EndUserRecord, address: string | undefined, expiresAt: unknown): DelegationGrant {
+export function createGrant(
+  ctx: Pick<HandlerContext, "store" | "clock" | "random">,
+  user: EndUserRecord,
+  address: string | undefined,
+  expiresAt: unknown,
+): DelegationGrant {
   const expiresAtMs = typeof expiresAt === "string" ? Date.parse(expiresAt) : Number.NaN;
   if (!Number.isFinite(expiresAtMs)) throw apiError("invalid_request", `expiresAt must be an ISO-8601 timestamp, got ${JSON.stringify(expiresAt)}.`);
   if (!(expiresAtMs > ctx.clock.now())) throw apiError("invalid_request", "expiresAt must be in the future.");
@@ -152,7 +157,7 @@ export function createGrant(ctx: HandlerContext, user: EndUserRecord, address: s
       `End user ${user.userId} already has an active delegation (until ${new Date(current.expiresAtMs).toISOString()}); revoke it first.`,
     );
   const grant: DelegationGrant = { id: ctx.random.uuid(), userId: user.userId, address, createdAtMs: ctx.clock.now(), expiresAtMs };
-  grants(ctx.store).put(grant.id, grant);
+  grants(ctx.store).insert(grant.id, grant);
   const data = {
     delegation_id: delegationIdOf(grant),
     user_id: grant.userId,

@@ -44,7 +44,7 @@ export function grantState(g: DelegationGrant, nowMs: number): "active" | "expir
 }
 
 /** The user's grants, after forgetting those that ended long ago. */
-export function grantsOf(ctx: HandlerContext, userId: string): DelegationGrant[] {
+export function grantsOf(ctx: Pick<HandlerContext, "store" | "clock">, userId: string): DelegationGrant[] {
   const now = ctx.clock.now();
   const mine = grants(ctx.store).filter((g) => g.userId === userId);
   for (const g of mine) {
@@ -56,7 +56,7 @@ export function grantsOf(ctx: HandlerContext, userId: string): DelegationGrant[]
     .sort((a, b) => b.createdAtMs - a.createdAtMs);
 }
 
-export function activeGrant(ctx: HandlerContext, userId: string): DelegationGrant | undefined {
+export function activeGrant(ctx: Pick<HandlerContext, "store" | "clock">, userId: string): DelegationGrant | undefined {
   return grantsOf(ctx, userId).find((g) => grantState(g, ctx.clock.now()) === "active");
 }
 

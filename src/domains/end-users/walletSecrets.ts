@@ -40,7 +40,7 @@ export function issueTemporaryWalletSecret(
   const secrets = tx.collection(TEMPORARY_WALLET_SECRETS);
   // Expired secrets can never verify anything again: forget them while we are here.
   for (const old of secrets.filter((s) => s.expiresAtMs < expiresAtMs - 24 * 3600_000)) secrets.delete(old.walletSecretId);
-  secrets.put(walletSecretId, record);
+  secrets.insert(walletSecretId, record);
   return { walletSecretId, walletSecret };
 }
 

@@ -70,7 +70,7 @@ export async function startEip7702Delegation(
     createdAtMs: ctx.clock.now(),
     enableSpendPermissions,
   };
-  ctx.store.collection(EIP7702_DELEGATIONS).put(operation.delegationOperationId, operation);
+  ctx.store.collection(EIP7702_DELEGATIONS).insert(operation.delegationOperationId, operation);
   return operation.delegationOperationId;
 }
 

@@ -140,7 +140,7 @@ export const createOnrampOrder: Handler<"createOnrampOrder"> = (req, ctx) => {
     return { status: 201, body: { order: orderView(order, order.createdAtMs) } satisfies ResponseBody<"createOnrampOrder", 201> };
   }
 
-  onrampOrders(ctx.store).put(order.orderId, announceCreatedOrder(ctx, order));
+  onrampOrders(ctx.store).insert(order.orderId, announceCreatedOrder(ctx, order));
   const landsAt = completionAtMs(order);
   if (landsAt !== undefined) {
     const target = ledgerAssetOf(asset, network);

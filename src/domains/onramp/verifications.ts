@@ -65,7 +65,7 @@ export const initiateOnrampVerification: Handler<"initiateOnrampVerification"> =
     otpExpiresAtMs: now + OTP_LIFETIME_MS,
     status: "pending",
   };
-  onrampVerifications(ctx.store).put(record.verificationId, record);
+  onrampVerifications(ctx.store).insert(record.verificationId, record);
   const body: ResponseBody<"initiateOnrampVerification", 201> = {
     verificationId: record.verificationId,
     otpExpiresAt: new Date(record.otpExpiresAtMs).toISOString(),

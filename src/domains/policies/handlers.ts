@@ -23,7 +23,7 @@ const createPolicy: Handler<"createPolicy"> = (req, ctx) => {
     createdAt: now,
     updatedAt: now,
   };
-  policies(ctx.store).put(policy.id, policy);
+  policies(ctx.store).insert(policy.id, policy);
   return { status: 201, body: policyView(policy) };
 };
 

@@ -97,7 +97,7 @@ const createEvmSwapQuote: Handler<"createEvmSwapQuote"> = (req, ctx) => {
     status: "open",
     createdAt: ctx.clock.iso(),
   };
-  swapQuotes(ctx.store).put(quote.quoteId, quote);
+  swapQuotes(ctx.store).insert(quote.quoteId, quote);
   const body: QuoteBody = {
     ...commonView(ctx, r.network, r.taker, terms, r.gasPrice),
     // The generated EIP712Types is an open map the generator types as Record<string, never>.

@@ -177,7 +177,7 @@ export const createTransfer: Handler<"createTransfer"> = (req, ctx) => {
     return { status: 200, body: preview };
   }
   record.expiryUnnotified = true;
-  transfers(ctx.store).put(record.transferId, record);
+  transfers(ctx.store).insert(record.transferId, record);
   // With execute: true the platform quotes first, for a moment: both events are sent.
   emitTransferEvent(ctx, "payments.transfers.quoted", record);
   const result = body.execute ? startExecution(ctx, record, ctx.clock.now()) : record;

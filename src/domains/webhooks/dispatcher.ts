@@ -14,6 +14,7 @@ import type { Clock } from "../../clock.js";
 import type { Store } from "../../store/store.js";
 import { deliveries, subscriptions, WEBHOOK_DELIVERIES, WEBHOOK_SUBSCRIPTIONS, type DeliveryRecord, type SubscriptionRecord } from "./model.js";
 import { scanActivity } from "./onchain.js";
+import type { ListeningPorts } from "./selfTarget.js";
 import { postDelivery, type AttemptOutcome } from "./send.js";
 import { SIGNATURE_HEADER, signDelivery } from "./signature.js";
 import { WALLET_TRANSACTIONS } from "./walletEvents.js";
@@ -49,6 +50,8 @@ export interface DispatcherDeps {
   /** The machine's clock, for the signature's `t`: receivers compare it with their own clock (replay window), never with sandbox time. */
   wallNow: () => number;
   log: (message: string) => void;
+  /** The ports the sandbox listens on (empty until it listens): deliveries never reach them. */
+  listeningPorts: ListeningPorts;
 }
 
 /** Headers of one attempt, before the signature is added (the signature covers all of them). */
@@ -99,7 +102,13 @@ export function startWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher 
     const headers = deliveryHeaders(sub, d);
     const signature = signDelivery(sub.secret, headers, d.payload, Math.floor(deps.wallNow() / 1000));
     const key = `${projectId}|${d.id}`;
-    const attempt = postDelivery(sub.target.url, { ...headers, [SIGNATURE_HEADER]: signature, "User-Agent": "cdp-sandbox-webhooks" }, d.payload, abort.signal)
+    const attempt = postDelivery(
+      sub.target.url,
+      { ...headers, [SIGNATURE_HEADER]: signature, "User-Agent": "cdp-sandbox-webhooks" },
+      d.payload,
+      abort.signal,
+      deps.listeningPorts(),
+    )
       .then((outcome) => record(projectId, d.id, outcome))
       .catch((error: Error) => deps.log(`webhook delivery ${d.id} could not be recorded: ${error.message}`))
       .finally(() => inFlight.delete(key));
@@ -143,6 +152,8 @@ export function startWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher 
   }
 
   async function pass(): Promise<void> {
+    // Until the sandbox listens its own ports are unknown, so no target could be checked against them: nothing is sent.
+    if (deps.listeningPorts().length === 0) return;
     for (const project of store.projects()) await passProject(project.id);
   }
 

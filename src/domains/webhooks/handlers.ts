@@ -27,7 +27,7 @@ function configOf(body: SubscriptionInput): Omit<SubscriptionRecord, "subscripti
 
 const createWebhookSubscription: Handler<"createWebhookSubscription"> = (req, ctx) => {
   const body = req.body;
-  checkSubscriptionInput(body);
+  checkSubscriptionInput(body, ctx.listeningPorts());
   const all = subscriptions(ctx.store).list();
   const record: SubscriptionRecord = {
     subscriptionId: ctx.random.uuid(),
@@ -37,7 +37,7 @@ const createWebhookSubscription: Handler<"createWebhookSubscription"> = (req, ct
     createdAtMs: ctx.clock.now(),
     seq: all.reduce((max, s) => Math.max(max, s.seq), 0) + 1,
   };
-  subscriptions(ctx.store).put(record.subscriptionId, record);
+  subscriptions(ctx.store).insert(record.subscriptionId, record);
   startScanAt(ctx.store, ctx.clock, record);
   return { status: 201, body: subscriptionView(record) };
 };
@@ -58,7 +58,7 @@ const listWebhookSubscriptions: Handler<"listWebhookSubscriptions"> = (req, ctx)
 const updateWebhookSubscription: Handler<"updateWebhookSubscription"> = (req, ctx) => {
   const existing = findSubscription(ctx.store, req.pathParams.subscriptionId);
   const body = req.body;
-  checkSubscriptionInput(body);
+  checkSubscriptionInput(body, ctx.listeningPorts());
   const { subscriptionId, secret, createdAt, createdAtMs, seq } = existing;
   const updated: SubscriptionRecord = { subscriptionId, ...configOf(body), secret, createdAt, createdAtMs, seq, updatedAt: ctx.clock.iso() };
   subscriptions(ctx.store).put(subscriptionId, updated);

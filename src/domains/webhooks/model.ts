@@ -112,8 +112,15 @@ interface DeliveryAttempt {
   errorName?: DeliveryErrorName;
 }
 
-/** Why an attempt did not deliver. */
-export type DeliveryErrorName = "http_error" | "timeout" | "connection_refused" | "dns_failure" | "connection_error" | "subscription_disabled";
+/** Why an attempt did not deliver (`target_is_sandbox`: the target would reach the sandbox itself, so nothing was sent). */
+export type DeliveryErrorName =
+  | "http_error"
+  | "timeout"
+  | "connection_refused"
+  | "dns_failure"
+  | "connection_error"
+  | "subscription_disabled"
+  | "target_is_sandbox";
 
 export interface DeliveryRecord {
   id: string;

@@ -1,13 +1,15 @@
 /**
  * What a subscription must satisfy beyond the contract's schema (which has
  * already checked types, the event type enumeration, the URL pattern and the
- * metadata size): non-empty event types, usable target headers, metadata key
- * length, and labels — at most 20, and for the activity event types only the
- * keys the platform filters on, with `network` required.
+ * metadata size): non-empty event types, a target that is not the sandbox
+ * itself (selfTarget.ts), usable target headers, metadata key length, and
+ * labels — at most 20, and for the activity event types only the keys the
+ * platform filters on, with `network` required.
  */
 import type { RequestBody } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import { usesLabels, type EventType, type SubscriptionRecord } from "./model.js";
+import { portOf, urlReachesSandbox } from "./selfTarget.js";
 
 const MAX_LABELS = 20;
 const MAX_METADATA_KEY_LENGTH = 40;
@@ -23,7 +25,7 @@ const RESERVED_HEADERS = new Set(["host", "content-length", "transfer-encoding",
 /** A create or replace body: both carry every field of the subscription. */
 export type SubscriptionInput = RequestBody<"createWebhookSubscription"> | RequestBody<"updateWebhookSubscription">;
 
-function checkTarget(target: SubscriptionInput["target"]): void {
+function checkTarget(target: SubscriptionInput["target"], sandboxPorts: readonly number[]): void {
   let url: URL;
   try {
     url = new URL(target.url);
@@ -32,6 +34,12 @@ function checkTarget(target: SubscriptionInput["target"]): void {
   }
   if ((url.protocol !== "http:" && url.protocol !== "https:") || url.hostname === "") {
     throw apiError("invalid_request", `target.url must be an http or https URL with a host name; got ${JSON.stringify(target.url)}.`);
+  }
+  if (urlReachesSandbox(url, sandboxPorts)) {
+    throw apiError(
+      "invalid_request",
+      `target.url ${JSON.stringify(target.url)} is the sandbox itself (port ${portOf(url)} of this machine); webhooks cannot be delivered to the sandbox. Use a receiver on another port.`,
+    );
   }
   const seen = new Set<string>();
   for (const [name, value] of Object.entries(target.headers ?? {})) {
@@ -78,10 +86,10 @@ function checkLabels(eventTypes: EventType[], labels: Record<string, string> | u
     );
 }
 
-/** Checks a create or replace body; throws the platform's 400 naming the first problem. */
-export function checkSubscriptionInput(input: SubscriptionInput): void {
+/** Checks a create or replace body; throws the platform's 400 naming the first problem. `sandboxPorts`: the ports the sandbox listens on. */
+export function checkSubscriptionInput(input: SubscriptionInput, sandboxPorts: readonly number[]): void {
   if (input.eventTypes.length === 0) throw apiError("invalid_request", "eventTypes must name at least one event type.");
-  checkTarget(input.target);
+  checkTarget(input.target, sandboxPorts);
   checkMetadata(input.metadata);
   checkLabels(input.eventTypes, input.labels);
 }

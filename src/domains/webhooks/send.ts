@@ -3,11 +3,19 @@
  * Success is any 2xx answer within the timeout; redirects are not followed.
  * The receiver's answer is kept (status, the first 1,000 characters of the
  * body, the time it took) for the events list.
+ *
+ * Nothing is sent to the sandbox itself (selfTarget.ts): the URL's host is
+ * checked first, and a name is checked again on the addresses it resolves to
+ * for this very connection, since DNS may answer differently than when the
+ * subscription was written.
  */
+import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import http from "node:http";
 import https from "node:https";
+import type { LookupFunction } from "node:net";
 import { performance } from "node:perf_hooks";
 import type { DeliveryErrorName } from "./model.js";
+import { addressReachesSandbox, portOf, urlReachesSandbox } from "./selfTarget.js";
 
 const DELIVERY_TIMEOUT_MS = 15_000;
 const MAX_KEPT_BODY = 1000;
@@ -20,8 +28,13 @@ export interface AttemptOutcome {
   errorName?: DeliveryErrorName;
 }
 
+// Our own code for a connection refused because its address is the sandbox's.
+const SANDBOX_TARGET = "ESANDBOXTARGET";
+
 function errorNameOf(error: NodeJS.ErrnoException): DeliveryErrorName {
   switch (error.code) {
+    case SANDBOX_TARGET:
+      return "target_is_sandbox";
     case "ECONNREFUSED":
       return "connection_refused";
     case "ENOTFOUND":
@@ -35,8 +48,31 @@ function errorNameOf(error: NodeJS.ErrnoException): DeliveryErrorName {
   }
 }
 
-/** Posts `body` to `url`; never throws. `signal` aborts it (the sandbox is closing). */
-export function postDelivery(url: string, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<AttemptOutcome> {
+/** dns.lookup, failing with ESANDBOXTARGET when any address it finds would connect to the sandbox on `port`. */
+function lookupRefusingSandbox(port: number, sandboxPorts: readonly number[]): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, options, (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => {
+      const found = error ? [] : Array.isArray(address) ? address.map((a) => a.address) : [address];
+      const own = found.find((a) => addressReachesSandbox(a, port, sandboxPorts));
+      if (own === undefined) return callback(error, address as string, family as number);
+      const refused: NodeJS.ErrnoException = new Error(`${hostname} resolves to ${own}, the sandbox itself: nothing was sent`);
+      refused.code = SANDBOX_TARGET;
+      callback(refused, "", 0);
+    });
+  };
+}
+
+/**
+ * Posts `body` to `url`; never throws. `signal` aborts it (the sandbox is closing). `sandboxPorts`: the ports the
+ * sandbox listens on, which a delivery never reaches.
+ */
+export function postDelivery(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  signal: AbortSignal,
+  sandboxPorts: readonly number[],
+): Promise<AttemptOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   return new Promise((resolve) => {
@@ -53,10 +89,20 @@ export function postDelivery(url: string, headers: Record<string, string>, body:
       finish({ ok: false, errorName: "connection_error", body: `${url} is not a URL` });
       return;
     }
+    if (urlReachesSandbox(target, sandboxPorts)) {
+      finish({ ok: false, errorName: "target_is_sandbox", body: `${target.host} is the sandbox itself: nothing was sent` });
+      return;
+    }
     const client = target.protocol === "https:" ? https : http;
     const req = client.request(
       target,
-      { method: "POST", headers: { ...headers, "content-length": String(Buffer.byteLength(body)) }, signal, timeout: DELIVERY_TIMEOUT_MS },
+      {
+        method: "POST",
+        headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
+        signal,
+        timeout: DELIVERY_TIMEOUT_MS,
+        lookup: lookupRefusingSandbox(portOf(target), sandboxPorts),
+      },
       (res) => {
         const chunks: Buffer[] = [];
         let kept = 0;
