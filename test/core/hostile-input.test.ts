@@ -93,3 +93,18 @@ describe("input that used to hold the event loop", () => {
     expect(named.status).toBe(201);
   });
 });
+
+describe("requests without a body", () => {
+  it("check a missing or null body as {}: 400 naming the required fields, or the operation with its defaults", async () => {
+    // body undefined sends none; null sends the JSON literal null (and the wallet token hashes it, as a client would).
+    for (const body of [undefined, null]) {
+      const faucet = await call(sandbox, "POST", "/platform/v2/evm/faucet", { body });
+      expectClientError(faucet, 400, "invalid_request");
+      expect(faucet.body.errorMessage).toMatch(/network/);
+      expect(faucet.body.errorMessage).toMatch(/address/);
+      expectClientError(await call(sandbox, "POST", "/_sandbox/balances", { body, anonymous: true }), 400, "invalid_request");
+      const created = await call(sandbox, "POST", "/platform/v2/evm/accounts", { body, wallet: true });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+    }
+  });
+});
