@@ -11,9 +11,14 @@ export interface CatalogueEntry {
   status: number;
   errorType: string;
   message: string;
+  /**
+   * Body fields the platform's error table adds to this case, as an injected error (a scenario that gives no
+   * `fields`) carries them: clients read them to recover.
+   */
+  injectedFields?: Readonly<Record<string, unknown>>;
 }
 
-const e = (status: number, message: string, errorType?: string) => ({ status, message, errorType });
+const e = (status: number, message: string, errorType?: string, injectedFields?: Record<string, unknown>) => ({ status, message, errorType, injectedFields });
 
 /** Keyed by case name; the name equals the errorType unless `errorType` says otherwise. */
 const ENTRIES = {
@@ -73,7 +78,7 @@ const ENTRIES = {
   unauthorized: e(401, "Unauthorized."),
   payment_method_required: e(402, "A payment method is required."),
   payment_required: e(402, "Payment is required."),
-  customer_not_authorized: e(403, "The customer lacks a required capability."),
+  customer_not_authorized: e(403, "The customer lacks a required capability.", undefined, { unauthorizedCapabilities: ["transferStablecoin"] }),
   forbidden: e(403, "You do not have permission to access this resource."),
   delegation_not_found: e(403, "No active delegation grant covers this end user or account."),
   delegation_expired: e(403, "The delegation grant has expired."),
@@ -98,12 +103,15 @@ const ENTRIES = {
   service_unavailable: e(503, "The service is temporarily unavailable."),
   endpoint_unavailable: e(503, "This endpoint is temporarily disabled."),
   gateway_timed_out: e(504, "The request timed out.", "timed_out"),
-} satisfies Record<string, { status: number; message: string; errorType?: string }>;
+} satisfies Record<string, { status: number; message: string; errorType?: string; injectedFields?: Record<string, unknown> }>;
 
 export type ErrorCase = keyof typeof ENTRIES;
 
 export const catalogue: Record<ErrorCase, CatalogueEntry> = Object.fromEntries(
-  Object.entries(ENTRIES).map(([name, v]) => [name, { status: v.status, message: v.message, errorType: v.errorType ?? name }]),
+  Object.entries(ENTRIES).map(([name, v]) => [
+    name,
+    { status: v.status, message: v.message, errorType: v.errorType ?? name, ...(v.injectedFields ? { injectedFields: v.injectedFields } : {}) },
+  ]),
 ) as Record<ErrorCase, CatalogueEntry>;
 
 export function isErrorCase(name: string): name is ErrorCase {

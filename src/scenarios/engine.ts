@@ -7,7 +7,7 @@
  * without a bearer token). The first rule that matches and is due fires; one
  * rule per request.
  */
-import { ApiError, apiError, isErrorCase } from "../errors/catalogue.js";
+import { ApiError, apiError, catalogue, type ErrorCase, isErrorCase } from "../errors/catalogue.js";
 import type { Clock } from "../clock.js";
 import type { Random } from "../random.js";
 import { errorResponse } from "../pipeline/errors.js";
@@ -168,7 +168,8 @@ export class ScenarioEngine implements ScenarioHook {
 
   private errorOf(rule: Rule, ex: Exchange): Outgoing {
     const base = apiError(rule.error as never);
-    const error = new ApiError(rule.status ?? base.status, base.errorType, rule.message ?? base.message, rule.fields ?? {}, rule.headers ?? {});
+    const fields = rule.fields ?? catalogue[rule.error as ErrorCase].injectedFields ?? {};
+    const error = new ApiError(rule.status ?? base.status, base.errorType, rule.message ?? base.message, { ...fields }, rule.headers ?? {});
     return errorResponse(error, ex.correlationId);
   }
 }

@@ -39,6 +39,19 @@ describe("per-request flags", () => {
     expect(res.body).toMatchObject({ errorType: "service_unavailable", errorMessage: "down for a bit" });
   });
 
+  it("X-Sandbox-Error carries the body fields the platform's error table adds to a case (customer_not_authorized's capabilities)", async () => {
+    const res = await call(sandbox, "GET", LIST, { headers: { "X-Sandbox-Error": "customer_not_authorized" } });
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({ errorType: "customer_not_authorized", unauthorizedCapabilities: [expect.any(String)] });
+    // A scenario that names its own fields keeps them.
+    const named = await admin("post", "/scenarios", {
+      body: { scenario: { name: "own-fields", rules: [{ match: { operationId: "listEvmAccounts" }, error: "customer_not_authorized", fields: { unauthorizedCapabilities: ["custodyFiat"] } }] } },
+    });
+    expect(named.status).toBe(201);
+    expect((await call(sandbox, "GET", LIST)).body.unauthorizedCapabilities).toEqual(["custodyFiat"]);
+    expect((await admin("delete", "/scenarios?name=own-fields")).status).toBe(200);
+  });
+
   it("X-Sandbox-Error with an unknown case is a clear 400 and nothing else happens", async () => {
     const res = await call(sandbox, "GET", LIST, { headers: { "X-Sandbox-Error": "no_such_case" } });
     expect(res.status).toBe(400);
