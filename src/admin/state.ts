@@ -21,9 +21,9 @@ export const restoreSandboxSnapshot: AdminHandler<"restoreSandboxSnapshot"> = lo
   return { status: 200, body: { restored: id } };
 });
 
-export const listSandboxRequests: AdminHandler<"listSandboxRequests"> = ({ projectId }, ctx) => ({
+export const listSandboxRequests: AdminHandler<"listSandboxRequests"> = ({ projectId, query }, ctx) => ({
   status: 200,
-  body: { requests: ctx.journal.list(projectId) },
+  body: { requests: ctx.journal.list(projectId, { duplicates: query.duplicates === "true" }) },
 });
 
 export const clearSandboxRequests: AdminHandler<"clearSandboxRequests"> = ({ projectId }, ctx) => {

@@ -90,6 +90,8 @@ const ENTRIES = {
   timed_out: e(408, "The request timed out."),
   already_exists: e(409, "The resource already exists."),
   already_enabled: e(409, "Already enabled."),
+  // The sandbox's own check (project setting strictRetries), never the platform's: a retried effect without its idempotency key.
+  sandbox_duplicate_effect: e(409, "The request repeats an effect of this project without its idempotency key."),
   idempotency_error: e(422, "The idempotency key was already used with a different request."),
   // A well-formed request the operation cannot act on (the platform's 422 invalid_request).
   unprocessable_request: e(422, "The request cannot be processed as given.", "invalid_request"),

@@ -39,6 +39,8 @@ export interface Exchange {
   scenarios: string[];
   mock: boolean;
   idempotentReplay: boolean;
+  /** The correlation id of the request whose effect this one repeated (duplicates.ts). */
+  duplicateOf?: string;
   response?: Outgoing;
   fault?: Fault;
 }

@@ -16,6 +16,8 @@ export interface JournalEntry {
   scenarios: string[];
   mock: boolean;
   idempotentReplay: boolean;
+  /** The first request whose effect this one repeated without its idempotency key. */
+  duplicateOf?: string;
   auth: string;
   durationMs: number;
 }
@@ -49,6 +51,7 @@ export class Journal {
       scenarios: ex.scenarios,
       mock: ex.mock,
       idempotentReplay: ex.idempotentReplay,
+      ...(ex.duplicateOf ? { duplicateOf: ex.duplicateOf } : {}),
       auth: ex.auth.kind === "none" ? "none" : `${ex.auth.kind}${ex.auth.verified ? "" : " (unverified)"}`,
       durationMs: wallNow - ex.receivedAt,
     };
@@ -72,9 +75,12 @@ export class Journal {
   }
 
   /** Oldest first. Without a project: every project's entries, merged by time. */
-  list(projectId?: string): JournalEntry[] {
-    if (projectId) return this.recent(this.entries.get(projectId) ?? []);
-    return [...this.entries.values()].flatMap((l) => this.recent(l)).sort((a, b) => a.time.localeCompare(b.time));
+  /** The recent requests of a project (or of all), oldest first; `duplicates` keeps those that repeated an effect. */
+  list(projectId?: string, filter: { duplicates?: boolean } = {}): JournalEntry[] {
+    const all = projectId
+      ? this.recent(this.entries.get(projectId) ?? [])
+      : [...this.entries.values()].flatMap((l) => this.recent(l)).sort((a, b) => a.time.localeCompare(b.time));
+    return filter.duplicates ? all.filter((e) => e.duplicateOf !== undefined) : all;
   }
 
   clear(projectId?: string): void {

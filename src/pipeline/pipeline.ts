@@ -18,6 +18,7 @@ import type { ProjectRegistry } from "../projects/projects.js";
 import type { Random } from "../random.js";
 import type { PendingTx, Store } from "../store/store.js";
 import { authenticate, type EndUserAuthenticator } from "./authenticate.js";
+import { findDuplicate, recordEffect } from "./duplicates.js";
 import { errorResponse } from "./errors.js";
 import { jsonResponse, newExchange, type Exchange, type Outgoing } from "./exchange.js";
 import { Idempotency } from "./idempotency.js";
@@ -73,6 +74,7 @@ export function createPipeline(deps: PipelineDeps) {
       // What the clock has made due (deliveries, settling transfers) lands before the operation reads or moves balances
       // (not in outbound handlers: they run without the lock that settling needs).
       if (!handler.outbound) settleProject(tx, { clock: deps.clock, random: deps.random });
+      ex.duplicateOf = findDuplicate(tx, ex, deps.clock.now());
       const result = await handler(
         { operationId: op.operationId, pathParams: ex.pathParams, query: ex.query, headers: ex.headers, body: ex.body, auth: ex.auth },
         {
@@ -85,8 +87,11 @@ export function createPipeline(deps: PipelineDeps) {
           listeningPorts: deps.listeningPorts,
         },
       );
-      return jsonResponse(result.status, result.body, result.headers);
+      if (result.status < 300) recordEffect(tx, ex, deps.clock.now());
+      const headers = ex.duplicateOf ? { ...result.headers, "x-sandbox-duplicate-of": ex.duplicateOf } : result.headers;
+      return jsonResponse(result.status, result.body, headers);
     } catch (error) {
+      ex.duplicateOf = undefined; // a refused request did nothing, so it repeated nothing
       tx.discard(); // all-or-nothing: a failed operation leaves the store as it was
       return errorResponse(error, ex.correlationId, deps.log);
     }

@@ -59,7 +59,8 @@ describe("the shipped scenario catalogue", () => {
     expect(listed.body.available.map((s: { name: string }) => s.name).sort()).toEqual(shipped.map((s) => s.name).sort());
   });
 
-  const errorScenarios = shipped.filter((s) => s.rules[0]?.error);
+  // A rule that fires by chance (flaky-money) has a test of its own: reproducible with a seed, not on every request.
+  const errorScenarios = shipped.filter((s) => s.rules[0]?.error && s.rules[0]?.when.probability === undefined);
   it.each(errorScenarios.map((s) => [s.name, s] as [string, Scenario]))("%s answers its catalogue error", async (_name, scenario) => {
     const rule = scenario.rules[0]!;
     const { op, req } = requestFor(rule);
@@ -125,6 +126,7 @@ describe("the shipped scenario catalogue", () => {
       ...errorScenarios.map((s) => s.name),
       ...rawScenarios.map((s) => s.name),
       ...shipped.filter((s) => s.rules[0]?.fault || s.rules[0]?.advanceMs !== undefined || s.rules[0]?.delayMs !== undefined).map((s) => s.name),
+      "flaky-money", // test/scenarios/retry-safety.test.ts
     ]);
     expect(shipped.filter((s) => !covered.has(s.name)).map((s) => s.name)).toEqual([]);
   });

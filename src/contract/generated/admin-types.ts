@@ -56,7 +56,7 @@ export interface paths {
         head?: never;
         /**
          * Change project settings (merged into the current ones)
-         * @description Known settings: `delegationEnabled` (boolean) turns delegated signing for end users on or off; `onrampEmbeddedEnabled` (boolean, default false) allows embedded-mode onramp orders (no phoneNumber and email); `onrampVerificationEnabled` (boolean, default true) allowlists the Onramp verification API (false → 403 forbidden); `onrampVerificationRequired` (boolean, default false) makes orders require smsVerificationId and emailVerificationId (otp_verification_required).
+         * @description Known settings: `delegationEnabled` (boolean) turns delegated signing for end users on or off; `onrampEmbeddedEnabled` (boolean, default false) allows embedded-mode onramp orders (no phoneNumber and email); `onrampVerificationEnabled` (boolean, default true) allowlists the Onramp verification API (false → 403 forbidden); `onrampVerificationRequired` (boolean, default false) makes orders require smsVerificationId and emailVerificationId (otp_verification_required); `strictRetries` (boolean, default false) refuses an effect repeated without its idempotency key (409 sandbox_duplicate_effect) instead of marking it.
          */
         patch: operations["updateSandboxProjectSettings"];
         trace?: never;
@@ -537,6 +537,8 @@ export interface components {
             /** @description Answered by the fallback mock */
             mock?: boolean;
             idempotentReplay?: boolean;
+            /** @description The correlationId of the first request whose effect this one repeated without its idempotency key */
+            duplicateOf?: string;
             auth?: string;
             durationMs?: number;
         };
@@ -1312,7 +1314,10 @@ export interface operations {
     };
     listSandboxRequests: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true lists only the requests that repeated an effect of the project without its idempotency key. */
+                duplicates?: "true" | "false";
+            };
             header?: never;
             path?: never;
             cookie?: never;

@@ -1,0 +1,91 @@
+/**
+ * Stage: the duplicate-effect detector. A 5xx leaves an operation's outcome
+ * unknown, and a client that retries a send or a transfer without an
+ * `X-Idempotency-Key` may do it twice. The sandbox notices: when a project
+ * performs an effect that repeats one it performed within the window
+ * (10 minutes of sandbox time) — the same operation on the same resource with
+ * the same body: the same recipient, asset, amount and network, the same
+ * signed transaction or user-operation calls, the same x402 payment — the
+ * answer says `X-Sandbox-Duplicate-Of: <correlationId of the first>` and the
+ * journal records it. The effect still happens, as on the platform.
+ *
+ * With the project setting `strictRetries: true` such a repeat is refused
+ * instead (409 `sandbox_duplicate_effect`, nothing changes), for suites that
+ * prove their retries are safe. A repeat the caller means (two payments of the
+ * same amount) says so with `X-Sandbox-Allow-Repeat: true`. A replay of the
+ * same idempotency key never reaches here: it is not an effect.
+ */
+import { canonicalJson } from "../auth/reqHash.js";
+import { apiError } from "../errors/catalogue.js";
+import { declareCollection } from "../store/collections.js";
+import type { ProjectTx } from "../store/store.js";
+import type { Exchange } from "./exchange.js";
+
+/** Operations whose success moves money or makes something a retry would make again. */
+const EFFECTS: ReadonlySet<string> = new Set([
+  "sendEvmTransaction",
+  "sendSolanaTransaction",
+  "sendUserOperation",
+  "prepareAndSendUserOperation",
+  "sendEvmTransactionWithEndUserAccount",
+  "sendSolanaTransactionWithEndUserAccount",
+  "sendEvmAssetWithEndUserAccount",
+  "sendSolanaAssetWithEndUserAccount",
+  "sendUserOperationWithEndUserAccount",
+  "requestEvmFaucet",
+  "requestSolanaFaucet",
+  "createTransfer",
+  "executeFundTransfer",
+  "createOnrampOrder",
+  "settleX402Payment",
+  "createSpendPermission",
+]);
+
+export const DUPLICATE_WINDOW_MS = 10 * 60 * 1000;
+export const ALLOW_REPEAT_HEADER = "x-sandbox-allow-repeat";
+
+interface EffectRecord {
+  /** Of the first request that performed the effect. */
+  correlationId: string;
+  atMs: number;
+}
+
+const EFFECTS_SEEN = declareCollection<EffectRecord>("_effects");
+
+/** What makes two requests the same effect: the operation, its path (the resource) and its body, canonically. */
+function fingerprintOf(ex: Exchange): string | undefined {
+  const op = ex.operation;
+  if (!op || !EFFECTS.has(op.operationId)) return undefined;
+  // An end user's client names its Temporary Wallet Secret in every signed body; it is no part of the effect.
+  const { walletSecretId: _secret, ...body } = (ex.body ?? {}) as Record<string, unknown>;
+  return `${op.operationId} ${canonicalJson(ex.pathParams)} ${canonicalJson(body)}`;
+}
+
+/**
+ * Before the operation runs: whether it repeats an effect of the window. Throws the 409 when the project asked for
+ * strict retries; otherwise returns the first request's correlation id (or undefined).
+ */
+export function findDuplicate(tx: ProjectTx, ex: Exchange, nowMs: number): string | undefined {
+  const fingerprint = fingerprintOf(ex);
+  if (fingerprint === undefined || ex.headers[ALLOW_REPEAT_HEADER] === "true") return undefined;
+  const seen = tx.collection(EFFECTS_SEEN).get(fingerprint);
+  if (!seen || nowMs - seen.atMs > DUPLICATE_WINDOW_MS) return undefined;
+  if (tx.settings().strictRetries === true) {
+    throw apiError(
+      "sandbox_duplicate_effect",
+      `This ${ex.operation!.operationId} repeats request ${seen.correlationId} of ${new Date(seen.atMs).toISOString()} without its X-Idempotency-Key; ` +
+        "the sandbox refuses it because the project set strictRetries (send the first request's key to retry safely, or X-Sandbox-Allow-Repeat: true to mean it).",
+    );
+  }
+  return seen.correlationId;
+}
+
+/** After the operation succeeded, in its transaction: the effect to compare later requests with. */
+export function recordEffect(tx: ProjectTx, ex: Exchange, nowMs: number): void {
+  const fingerprint = fingerprintOf(ex);
+  if (fingerprint === undefined || ex.headers[ALLOW_REPEAT_HEADER] === "true") return;
+  const seen = tx.collection(EFFECTS_SEEN).get(fingerprint);
+  // A run of repeats names its first request; the window runs from the latest of them.
+  const first = seen && nowMs - seen.atMs <= DUPLICATE_WINDOW_MS ? seen.correlationId : ex.correlationId;
+  tx.collection(EFFECTS_SEEN).put(fingerprint, { correlationId: first, atMs: nowMs });
+}
