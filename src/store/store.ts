@@ -9,6 +9,7 @@
 import { Low, Memory } from "lowdb";
 import { JSONFile } from "lowdb/node";
 import type { CollectionOf } from "./collections.js";
+import { CollectionIndexes } from "./indexes.js";
 import { emptyState, type ProjectMeta, type ProjectRecord, type SandboxState } from "./state.js";
 
 const DELETED = Symbol("deleted");
@@ -23,6 +24,10 @@ export interface Collection<T> {
   /** Adds a new record under a generated id; throws (a sandbox defect, never an overwrite) when the id is taken. */
   insert(id: string, record: T): void;
   delete(id: string): void;
+  /** The first record whose `index` key (declared with the collection) is `key`, without scanning. */
+  findBy(index: string, key: string): T | undefined;
+  /** One page of the records in the declared order (newest last; `descending` turns it round), and how many there are. */
+  page(offset: number, size: number, options?: { descending?: boolean }): { items: T[]; total: number };
 }
 
 export interface ProjectTx {
@@ -38,6 +43,9 @@ export interface ProjectTx {
 }
 
 export class Store {
+  /** Indexes of committed records, per project record (a restored project is a new object: fresh indexes). */
+  private readonly indexes = new WeakMap<ProjectRecord, Map<string, CollectionIndexes<unknown>>>();
+
   private constructor(
     private readonly db: Low<SandboxState>,
     readonly file: string | undefined,
@@ -87,9 +95,31 @@ export class Store {
   async clearRecords(projectIds: string[]): Promise<void> {
     for (const id of projectIds) {
       const project = this.db.data.projects[id];
-      if (project) project.data = {};
+      if (!project) continue;
+      project.data = {};
+      this.indexes.delete(project);
     }
     await this.save();
+  }
+
+  /** The indexes of a collection's committed records in a project, built on first use. */
+  indexesOf<T>(project: ProjectRecord, of: CollectionOf<T>): CollectionIndexes<T> {
+    let byCollection = this.indexes.get(project);
+    if (!byCollection) {
+      byCollection = new Map();
+      this.indexes.set(project, byCollection);
+    }
+    let found = byCollection.get(of.name) as CollectionIndexes<T> | undefined;
+    if (!found) {
+      found = new CollectionIndexes(of, () => (project.data[of.name] ?? {}) as Record<string, T>);
+      byCollection.set(of.name, found as CollectionIndexes<unknown>);
+    }
+    return found;
+  }
+
+  /** The indexes already built for a collection of a project, which a commit keeps up to date. */
+  builtIndexes(project: ProjectRecord, name: string): CollectionIndexes<unknown> | undefined {
+    return this.indexes.get(project)?.get(name);
   }
 
   /** A deep copy of one project, or of the whole state (snapshots). */
@@ -237,6 +267,33 @@ export class PendingTx implements ProjectTx {
         writes().set(id, structuredClone(record));
       },
       delete: (id) => void writes().set(id, DELETED),
+      findBy: (index, key) => {
+        const keyOf = of.indexes?.[index];
+        if (!keyOf) throw new Error(`collection ${name} declares no index ${index}`);
+        const w = this.pending.get(name);
+        // Pending writes first: they shadow committed records and may add new ones.
+        if (w) for (const [, v] of w) if (v !== DELETED && keyOf(v as T) === key) return structuredClone(v as T);
+        const c = committed();
+        for (const id of this.store.indexesOf(this.project, of).lookup(index, key)) if (!w?.has(id)) return structuredClone(c[id]!);
+        return undefined;
+      },
+      page: (offset, size, options = {}) => {
+        const w = this.pending.get(name);
+        if (w && w.size > 0) {
+          // Rare: a list inside a request that already wrote the collection. Sorted here, as the index would have it.
+          const ids = new Map<T, string>();
+          const all = current();
+          const c = committed();
+          for (const id of Object.keys(c)) if (!w.has(id)) ids.set(c[id]!, id);
+          for (const [id, v] of w) if (v !== DELETED) ids.set(v as T, id);
+          const sorted = all.sort((a, b) => of.order!(a, b) || (ids.get(a)! < ids.get(b)! ? -1 : ids.get(a)! > ids.get(b)! ? 1 : 0));
+          if (options.descending) sorted.reverse();
+          return { items: sorted.slice(offset, offset + size).map((v) => structuredClone(v)), total: sorted.length };
+        }
+        const index = this.store.indexesOf(this.project, of);
+        const c = committed();
+        return { items: index.page(offset, size, options.descending === true).map((id) => structuredClone(c[id]!)), total: index.size };
+      },
     };
   }
 
@@ -255,7 +312,9 @@ export class PendingTx implements ProjectTx {
     for (const [name, writes] of this.pending) {
       this.project.data[name] ??= {};
       const target = this.project.data[name];
+      const indexes = this.store.builtIndexes(this.project, name);
       for (const [id, value] of writes) {
+        indexes?.update(id, Object.hasOwn(target, id) ? target[id] : undefined, value === DELETED ? undefined : value);
         if (value === DELETED) delete target[id];
         else target[id] = value;
       }

@@ -6,7 +6,7 @@ import { bytesToHex } from "viem";
 import { evmAccountOf, generateEvmPrivateKey, isValidEvmPrivateKey } from "../../crypto/evm.js";
 import { openImportEnvelope, sealExportEnvelope } from "../../crypto/rsaEnvelope.js";
 import { apiError } from "../../errors/catalogue.js";
-import { paginate } from "../shared/pagination.js";
+import { paginatePages } from "../shared/pagination.js";
 import { assertAccountPolicy } from "../shared/policies.js";
 import type { Handler, HandlerContext } from "../types.js";
 import { assertEvmNameFree, evmAccounts, evmAccountView, findEvmAccount, findEvmAccountByName, type EvmAccountRecord } from "./model.js";
@@ -42,10 +42,7 @@ export const getEvmAccountByName: Handler<"getEvmAccountByName"> = (req, ctx) =>
 });
 
 export const listEvmAccounts: Handler<"listEvmAccounts"> = (req, ctx) => {
-  const all = evmAccounts(ctx.store)
-    .list()
-    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.address.localeCompare(b.address));
-  const page = paginate(all, req.query, "evm-accounts");
+  const page = paginatePages((offset, size) => evmAccounts(ctx.store).page(offset, size), req.query, "evm-accounts");
   return { status: 200, body: { accounts: page.items.map(evmAccountView), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
 };
 

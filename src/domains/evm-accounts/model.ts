@@ -20,7 +20,10 @@ export interface EvmAccountRecord {
   updatedAt: string;
 }
 
-const EVM_ACCOUNTS = declareCollection<EvmAccountRecord>("evmAccounts");
+/** Oldest first, as the list shows them. */
+const byCreation = (a: EvmAccountRecord, b: EvmAccountRecord) => a.createdAt.localeCompare(b.createdAt) || a.address.localeCompare(b.address);
+
+const EVM_ACCOUNTS = declareCollection<EvmAccountRecord>("evmAccounts", { indexes: { name: (a) => a.name }, order: byCreation });
 
 export const evmAccounts = (store: ProjectTx): Collection<EvmAccountRecord> => store.collection(EVM_ACCOUNTS);
 
@@ -42,14 +45,14 @@ export function findEvmAccount(store: ProjectTx, address: string): EvmAccountRec
 }
 
 export function findEvmAccountByName(store: ProjectTx, name: string): EvmAccountRecord {
-  const record = evmAccounts(store).find((a) => a.name === name);
+  const record = evmAccounts(store).findBy("name", name);
   if (!record) throw apiError("not_found", `No EVM account is named ${name} in this project.`);
   return record;
 }
 
 export function assertEvmNameFree(store: ProjectTx, name: string | undefined, except?: string): void {
   if (name === undefined) return;
-  const holder = evmAccounts(store).find((a) => a.name === name);
+  const holder = evmAccounts(store).findBy("name", name);
   if (holder && holder.address.toLowerCase() !== except?.toLowerCase()) {
     throw apiError("already_exists", `An EVM account named ${name} already exists in this project (${holder.address}).`);
   }

@@ -30,17 +30,36 @@ function readToken(token: string, list: string): number {
   throw apiError("invalid_request", `pageToken is not a token from this list; pass the nextPageToken of the previous page unchanged.`);
 }
 
+/** The offset and size a list request asks for, checked. */
+function pageOf(query: PageQuery, list: string): { offset: number; size: number } {
+  const rawSize = query.pageSize;
+  const size = rawSize === undefined ? DEFAULT_PAGE_SIZE : Number(rawSize);
+  if (!Number.isInteger(size) || size < 1) throw apiError("invalid_request", "pageSize must be a positive integer.");
+  const token = query.pageToken;
+  return { offset: typeof token === "string" && token !== "" ? readToken(token, list) : 0, size: Math.min(size, MAX_PAGE_SIZE) };
+}
+
+const nextToken = (list: string, next: number) => Buffer.from(JSON.stringify({ l: list, o: next })).toString("base64url");
+
 /**
  * @example paginate(accounts, req.query, "evm-accounts") // → { items, nextPageToken? }
  */
 export function paginate<T>(all: T[], query: PageQuery, list: string): Page<T> {
-  const rawSize = query.pageSize;
-  const size = rawSize === undefined ? DEFAULT_PAGE_SIZE : Number(rawSize);
-  if (!Number.isInteger(size) || size < 1) throw apiError("invalid_request", "pageSize must be a positive integer.");
-  const pageSize = Math.min(size, MAX_PAGE_SIZE);
-  const token = query.pageToken;
-  const offset = typeof token === "string" && token !== "" ? readToken(token, list) : 0;
-  const items = all.slice(offset, offset + pageSize);
-  const next = offset + pageSize;
-  return next < all.length ? { items, nextPageToken: Buffer.from(JSON.stringify({ l: list, o: next })).toString("base64url") } : { items };
+  const { offset, size } = pageOf(query, list);
+  const items = all.slice(offset, offset + size);
+  const next = offset + size;
+  return next < all.length ? { items, nextPageToken: nextToken(list, next) } : { items };
+}
+
+/**
+ * A page read from a collection in its declared order, copying only that page: its cost does not grow with the
+ * collection. Tokens stay valid while records are added (they come last in the order).
+ *
+ * @example paginatePages((offset, size) => evmAccounts(ctx.store).page(offset, size), req.query, "evm-accounts")
+ */
+export function paginatePages<T>(read: (offset: number, size: number) => { items: T[]; total: number }, query: PageQuery, list: string): Page<T> {
+  const { offset, size } = pageOf(query, list);
+  const { items, total } = read(offset, size);
+  const next = offset + size;
+  return next < total ? { items, nextPageToken: nextToken(list, next) } : { items };
 }

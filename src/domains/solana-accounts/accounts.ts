@@ -2,7 +2,7 @@
 import { generateSolanaKey, solanaKeyFromSeed, type SolanaKey } from "../../crypto/solana.js";
 import { openImportEnvelope, sealExportEnvelope } from "../../crypto/rsaEnvelope.js";
 import { apiError } from "../../errors/catalogue.js";
-import { paginate } from "../shared/pagination.js";
+import { paginatePages } from "../shared/pagination.js";
 import { assertAccountPolicy } from "../shared/policies.js";
 import type { Handler, HandlerContext } from "../types.js";
 import { assertSolanaNameFree, findSolanaAccount, findSolanaAccountByName, solanaAccounts, solanaAccountView, type SolanaAccountRecord } from "./model.js";
@@ -40,10 +40,7 @@ export const getSolanaAccountByName: Handler<"getSolanaAccountByName"> = (req, c
 });
 
 export const listSolanaAccounts: Handler<"listSolanaAccounts"> = (req, ctx) => {
-  const all = solanaAccounts(ctx.store)
-    .list()
-    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.address.localeCompare(b.address));
-  const page = paginate(all, req.query, "solana-accounts");
+  const page = paginatePages((offset, size) => solanaAccounts(ctx.store).page(offset, size), req.query, "solana-accounts");
   return { status: 200, body: { accounts: page.items.map(solanaAccountView), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
 };
 

@@ -17,7 +17,10 @@ export interface SolanaAccountRecord {
   updatedAt: string;
 }
 
-const SOLANA_ACCOUNTS = declareCollection<SolanaAccountRecord>("solanaAccounts");
+/** Oldest first, as the list shows them. */
+const byCreation = (a: SolanaAccountRecord, b: SolanaAccountRecord) => a.createdAt.localeCompare(b.createdAt) || a.address.localeCompare(b.address);
+
+const SOLANA_ACCOUNTS = declareCollection<SolanaAccountRecord>("solanaAccounts", { indexes: { name: (a) => a.name }, order: byCreation });
 
 export const solanaAccounts = (store: ProjectTx): Collection<SolanaAccountRecord> => store.collection(SOLANA_ACCOUNTS);
 
@@ -38,14 +41,14 @@ export function findSolanaAccount(store: ProjectTx, address: string): SolanaAcco
 }
 
 export function findSolanaAccountByName(store: ProjectTx, name: string): SolanaAccountRecord {
-  const record = solanaAccounts(store).find((a) => a.name === name);
+  const record = solanaAccounts(store).findBy("name", name);
   if (!record) throw apiError("not_found", `No Solana account is named ${name} in this project.`);
   return record;
 }
 
 export function assertSolanaNameFree(store: ProjectTx, name: string | undefined, except?: string): void {
   if (name === undefined) return;
-  const holder = solanaAccounts(store).find((a) => a.name === name);
+  const holder = solanaAccounts(store).findBy("name", name);
   if (holder && holder.address !== except)
     throw apiError("already_exists", `A Solana account named ${name} already exists in this project (${holder.address}).`);
 }
