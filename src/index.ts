@@ -180,6 +180,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         server.closeAllConnections();
         server.close((error) => (error ? reject(error) : resolve()));
       });
+      await store.close();
     },
   };
 }

@@ -183,7 +183,6 @@ export class VerifyThread {
       workerData: { sodiumPath: sodiumPath() },
       resourceLimits: { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 2 },
     });
-    worker.unref();
     worker.on("message", (valid: boolean) => {
       if (this.worker !== worker) return; // closed: its checks were already answered
       const check = this.pending.shift();
@@ -192,6 +191,9 @@ export class VerifyThread {
     });
     worker.on("error", () => this.lose(worker));
     worker.on("exit", () => this.lose(worker));
+    // After the listeners: adding a 'message' listener refs the worker's port again, and an idle thread must not keep
+    // the process alive (a script that closes its sandbox would never exit).
+    worker.unref();
     this.worker = worker;
     return worker;
   }

@@ -130,7 +130,7 @@ export class ProjectRegistry {
     const project = this.store.project(projectId);
     if (!project) return undefined;
     project.settings = { ...project.settings, ...settings };
-    await this.store.save();
+    await this.store.saveProject(projectId);
     return project;
   }
 }

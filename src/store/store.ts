@@ -1,15 +1,18 @@
 /**
  * Per-project state behind one interface. lowdb holds the whole state, in
- * memory by default or in a JSON file (`--data FILE`, written atomically by
- * lowdb's temp-file-and-rename writer before the response leaves).
+ * memory by default or in a JSON file (`--data FILE`): a snapshot written
+ * atomically by lowdb's temp-file-and-rename writer, plus a log of the
+ * commits since (writeAheadLog.ts), fsynced before the response leaves.
  *
  * Domains never touch lowdb: they get a `ProjectTx` whose writes stay pending
  * until the request succeeds, so a failed request leaves the store as it was.
  */
+import { dirname } from "node:path";
 import { Low, Memory } from "lowdb";
 import { JSONFile } from "lowdb/node";
 import type { CollectionOf } from "./collections.js";
 import { CollectionIndexes } from "./indexes.js";
+import { fsyncPath, type LoggedCommit, type LoggedWrite, WriteAheadLog } from "./writeAheadLog.js";
 import { emptyState, type ProjectMeta, type ProjectRecord, type SandboxState } from "./state.js";
 
 const DELETED = Symbol("deleted");
@@ -46,9 +49,13 @@ export class Store {
   /** Indexes of committed records, per project record (a restored project is a new object: fresh indexes). */
   private readonly indexes = new WeakMap<ProjectRecord, Map<string, CollectionIndexes<unknown>>>();
 
+  /** Resolved when no snapshot is being written: commits wait for it, so none lands between a snapshot and its log reset. */
+  private snapshotDone: Promise<void> = Promise.resolve();
+
   private constructor(
     private readonly db: Low<SandboxState>,
     readonly file: string | undefined,
+    private readonly log: WriteAheadLog | undefined,
   ) {}
 
   static async open(file?: string): Promise<Store> {
@@ -56,7 +63,15 @@ export class Store {
     await db.read();
     db.data ??= emptyState();
     db.data.projects ??= {};
-    return new Store(db, file);
+    if (!file) return new Store(db, undefined, undefined);
+    const log = new WriteAheadLog(`${file}.log`);
+    for (const entry of WriteAheadLog.read(log.file)) {
+      if ("s" in entry) Object.assign(db.data, entry.s);
+      else if ("project" in entry)
+        db.data.projects[entry.project.id] = { ...(entry.project as ProjectMeta), data: db.data.projects[entry.project.id]?.data ?? {} };
+      else if (db.data.projects[entry.p]) applyWrites(db.data.projects[entry.p]!, entry.w);
+    }
+    return new Store(db, file, log);
   }
 
   /** The sandbox's default project, once created. */
@@ -135,28 +150,88 @@ export class Store {
   /** The sandbox-wide import key, created once and kept with the data. */
   async ensureImportKey(create: () => Promise<{ publicKeyPem: string; privateKeyPem: string }>): Promise<{ publicKeyPem: string; privateKeyPem: string }> {
     if (!this.db.data.importKey) {
-      this.db.data.importKey = await create();
-      await this.save();
+      const importKey = await create();
+      await this.logEntry({ s: { importKey } }, () => {
+        this.db.data.importKey = importKey;
+      });
     }
-    return this.db.data.importKey;
+    return this.db.data.importKey!;
   }
 
   async ensureEndUserTokenSecret(create: () => string): Promise<string> {
     if (!this.db.data.endUserTokenSecret) {
-      this.db.data.endUserTokenSecret = create();
-      await this.save();
+      const endUserTokenSecret = create();
+      await this.logEntry({ s: { endUserTokenSecret } }, () => {
+        this.db.data.endUserTokenSecret = endUserTokenSecret;
+      });
     }
-    return this.db.data.endUserTokenSecret;
+    return this.db.data.endUserTokenSecret!;
   }
 
-  /** Persists the current state (a no-op in memory). */
+  /**
+   * Persists the whole state (a no-op in memory): the snapshot is rewritten,
+   * made durable, and the log of commits starts over. For the writes that
+   * are not a transaction, and when the log has grown (compaction).
+   */
   async save(): Promise<void> {
-    if (this.file) await this.db.write();
+    if (!this.file || !this.log) return;
+    let done!: () => void;
+    const previous = this.snapshotDone;
+    this.snapshotDone = new Promise((resolve) => {
+      done = resolve;
+    });
+    try {
+      await previous;
+      await this.log.settle(); // every acknowledged commit is in memory, and so in the snapshot
+      await this.db.write(); // lowdb: a temporary file renamed over the snapshot
+      fsyncPath(this.file);
+      fsyncPath(dirname(this.file));
+      await this.log.reset();
+    } finally {
+      done();
+    }
   }
 
+  /** Applies a change and makes it durable (appended to the log, fsynced); in memory, applying is all. */
+  async logEntry(entry: LoggedCommit, apply: () => void): Promise<void> {
+    if (!this.log) {
+      apply();
+      return;
+    }
+    await this.snapshotDone;
+    apply();
+    await this.log.append(entry);
+    if (this.log.wantsCompaction) await this.save();
+  }
+
+  /** After a project's identity, keys or settings changed in place: makes the change durable. */
+  async saveProject(id: string): Promise<void> {
+    const project = this.db.data.projects[id];
+    if (!project) return;
+    const { data: _records, ...meta } = project;
+    await this.logEntry({ project: structuredClone(meta) }, () => undefined);
+  }
+
+  /**
+   * At a clean shutdown: the snapshot takes in what the log holds, so the data file alone is the whole state again
+   * (after a crash, the next start replays the log instead).
+   */
+  async close(): Promise<void> {
+    if (this.log && this.log.size > 0) await this.save();
+    await this.log?.close();
+  }
+
+  /** Adds or replaces a project; one with records (a snapshot restored) rewrites the snapshot. */
   async putProject(project: ProjectRecord): Promise<void> {
-    this.db.data.projects[project.id] = project;
-    await this.save();
+    if (Object.keys(project.data).length > 0) {
+      this.db.data.projects[project.id] = project;
+      await this.save();
+      return;
+    }
+    const { data: _records, ...meta } = project;
+    await this.logEntry({ project: structuredClone(meta) }, () => {
+      this.db.data.projects[project.id] = project;
+    });
   }
 
   /**
@@ -165,14 +240,16 @@ export class Store {
    */
   async countStart(): Promise<number> {
     const earlier = this.db.data.starts ?? (this.db.data.defaultProjectId === undefined ? 0 : 1);
-    this.db.data.starts = earlier + 1;
-    await this.save();
+    await this.logEntry({ s: { starts: earlier + 1 } }, () => {
+      this.db.data.starts = earlier + 1;
+    });
     return earlier;
   }
 
   async setDefaultProject(id: string): Promise<void> {
-    this.db.data.defaultProjectId = id;
-    await this.save();
+    await this.logEntry({ s: { defaultProjectId: id } }, () => {
+      this.db.data.defaultProjectId = id;
+    });
   }
 
   /** Replaces the whole state (snapshot restore). */
@@ -306,24 +383,34 @@ export class PendingTx implements ProjectTx {
     };
   }
 
-  /** Applies every pending write at once and persists. */
+  /** Applies every pending write at once and makes them durable. */
   async commit(): Promise<void> {
     if (this.pending.size === 0) return;
-    for (const [name, writes] of this.pending) {
-      this.project.data[name] ??= {};
-      const target = this.project.data[name];
-      const indexes = this.store.builtIndexes(this.project, name);
-      for (const [id, value] of writes) {
-        indexes?.update(id, Object.hasOwn(target, id) ? target[id] : undefined, value === DELETED ? undefined : value);
-        if (value === DELETED) delete target[id];
-        else target[id] = value;
-      }
-    }
+    const writes: LoggedWrite[] = [];
+    for (const [name, byId] of this.pending) for (const [id, value] of byId) writes.push(value === DELETED ? [name, id] : [name, id, value]);
     this.pending.clear();
-    await this.store.save();
+    await this.store.logEntry({ p: this.project.id, w: writes }, () =>
+      applyWrites(this.project, writes, (name) => this.store.builtIndexes(this.project, name)),
+    );
   }
 
   discard(): void {
     this.pending.clear();
+  }
+}
+
+/** Applies committed writes to a project's records, keeping built indexes up to date. */
+function applyWrites(
+  project: ProjectRecord,
+  writes: LoggedWrite[],
+  indexesOf: (name: string) => CollectionIndexes<unknown> | undefined = () => undefined,
+): void {
+  for (const [name, id, ...rest] of writes) {
+    project.data[name] ??= {};
+    const target = project.data[name];
+    const after = rest.length === 0 ? undefined : rest[0];
+    indexesOf(name)?.update(id, Object.hasOwn(target, id) ? target[id] : undefined, after);
+    if (rest.length === 0) delete target[id];
+    else target[id] = after;
   }
 }

@@ -140,3 +140,22 @@ describe.skipIf(!existsSync(cli))("the built cdp-sandbox command bound to every 
     expect((await fetch(`${url}/_sandbox/health`, { headers: { "X-Sandbox-Admin-Token": token } })).status).toBe(200);
   });
 });
+
+describe.skipIf(!existsSync(join(packageRoot, "dist", "index.js")))("a program that starts the sandbox in process", () => {
+  it("exits on its own once it closed the sandbox (the idle signature thread holds nothing open)", async () => {
+    const program = `const { startSandbox } = await import(${JSON.stringify(join(packageRoot, "dist", "index.js"))});
+      const sandbox = await startSandbox();
+      await fetch(sandbox.url + "/_sandbox/health");
+      await sandbox.close();`;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", program], { stdio: "ignore" });
+    const exited = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => resolve(null), 15_000);
+      child.once("exit", (code) => {
+        clearTimeout(timer);
+        resolve(code);
+      });
+    });
+    child.kill("SIGKILL");
+    expect(exited, "still running 15 s after close").toBe(0);
+  }, 30_000);
+});

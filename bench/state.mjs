@@ -1,0 +1,215 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench:state`: what a call costs as the state grows. For 10, 10,000
+ * and 100,000 EVM accounts (and as many ledger transactions) in one project,
+ * kept with `--data FILE`, it times each call (median of BENCH_STATE_REPEATS
+ * sequential requests, after a warm-up) and prints the ratio to the 10-record
+ * figure, the start-up time and the RSS. A measurement, never a test. Run
+ * `npm run build` first.
+ *
+ * The state is written as the sandbox keeps it: the default project made by a
+ * first start, then records added to its snapshot (addresses and transaction
+ * hashes drawn at random; one account is made by the API, with a real key, for
+ * signing). BENCH_STATE_SIZES (10,10000,100000).
+ */
+import { spawn } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { SignJWT, importJWK, importPKCS8 } from "jose";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const SIZES = (process.env.BENCH_STATE_SIZES ?? "10,10000,100000").split(",").map(Number);
+const REPEATS = Number(process.env.BENCH_STATE_REPEATS ?? 40);
+const START_FLAGS = JSON.parse(readFileSync(join(root, "package.json"), "utf8"))
+  .scripts.start.split(" ")
+  .filter((a) => a.startsWith("--"));
+
+function start(file) {
+  const began = performance.now();
+  const child = spawn(process.execPath, [...START_FLAGS, join(root, "dist", "cli.js"), "--port", "0", "--data", file, "--seed", "bench-state"], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return new Promise((resolve, reject) => {
+    let text = "";
+    child.once("exit", (code) => reject(new Error(`the sandbox exited with ${code}`)));
+    child.stdout.on("data", (chunk) => {
+      text += chunk;
+      const end = text.indexOf("\n");
+      if (end >= 0 && !child.ready) {
+        child.ready = true;
+        const fields = Object.fromEntries([...text.slice(0, end).matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1], m[2]]));
+        resolve({ child, fields, startMs: performance.now() - began });
+      }
+    });
+  });
+}
+
+const stop = (child) =>
+  new Promise((resolve) => {
+    child.removeAllListeners("exit");
+    child.once("exit", resolve);
+    child.kill("SIGTERM");
+  });
+
+const rssMb = (pid) => {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
+};
+
+function sortKeys(v) {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v && typeof v === "object")
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sortKeys(v[k])]),
+    );
+  return v;
+}
+
+async function signer(fields) {
+  const raw = Buffer.from(fields.apiKeySecret, "base64");
+  const key = await importJWK({ kty: "OKP", crv: "Ed25519", d: raw.subarray(0, 32).toString("base64url"), x: raw.subarray(32).toString("base64url") }, "EdDSA");
+  const wallet = await importPKCS8(`-----BEGIN PRIVATE KEY-----\n${fields.walletSecret}\n-----END PRIVATE KEY-----`, "ES256");
+  const base = new URL(fields.basePath);
+  return async (method, path, body) => {
+    const now = Math.floor(Date.now() / 1000);
+    const uris = [`${method} ${base.host}/platform${path}`];
+    const headers = {
+      authorization: `Bearer ${await new SignJWT({ sub: fields.apiKeyId, iss: "cdp", uris })
+        .setProtectedHeader({ alg: "EdDSA", kid: fields.apiKeyId, typ: "JWT", nonce: randomBytes(16).toString("hex") })
+        .setIssuedAt(now)
+        .setNotBefore(now)
+        .setExpirationTime(now + 120)
+        .sign(key)}`,
+    };
+    if (body !== undefined) {
+      headers["content-type"] = "application/json";
+      const reqHash = createHash("sha256")
+        .update(JSON.stringify(sortKeys(body)))
+        .digest("hex");
+      headers["x-wallet-auth"] = await new SignJWT({ uris, reqHash })
+        .setProtectedHeader({ alg: "ES256", typ: "JWT" })
+        .setIssuedAt(now)
+        .setNotBefore(now)
+        .setJti(randomBytes(16).toString("hex"))
+        .sign(wallet);
+    }
+    return { url: `${fields.basePath}${path}`, init: { method, headers, body: body === undefined ? undefined : JSON.stringify(body) } };
+  };
+}
+
+/** Median milliseconds of `repeats` sequential calls (each request prepared before its timer starts). */
+async function time(prepare, repeats = REPEATS) {
+  const samples = [];
+  for (let i = 0; i < repeats + 3; i++) {
+    const { url, init } = await prepare(i);
+    const t = performance.now();
+    const res = await fetch(url, init);
+    await res.arrayBuffer();
+    if (res.status >= 300) throw new Error(`${init.method} ${url}: ${res.status}`);
+    if (i >= 3) samples.push(performance.now() - t);
+  }
+  samples.sort((a, b) => a - b);
+  return samples[Math.floor(samples.length / 2)];
+}
+
+const hex = (bytes) => `0x${randomBytes(bytes).toString("hex")}`;
+
+/** Adds `n` accounts and `n` mined ledger transactions to the default project of the state file. */
+function grow(file, n) {
+  const state = JSON.parse(readFileSync(file, "utf8"));
+  const project = state.projects[state.defaultProjectId];
+  project.data.evmAccounts ??= {};
+  project.data.ledgerTxs ??= {};
+  const createdAt = "2026-01-01T00:00:00.000Z";
+  for (let i = 0; i < n; i++) {
+    const address = hex(20);
+    project.data.evmAccounts[address] = { address, privateKey: hex(32), name: `bench-${i}`, policies: [], createdAt, updatedAt: createdAt };
+    const hash = hex(32);
+    project.data.ledgerTxs[hash] = {
+      hash,
+      network: "base-sepolia",
+      chainId: 84532,
+      from: address,
+      to: address,
+      value: "1",
+      input: "0x",
+      nonce: 0,
+      gas: "21000",
+      gasUsed: "21000",
+      gasPrice: "1000000",
+      type: "eip1559",
+      block: 1,
+      status: "success",
+      logs: [],
+    };
+  }
+  writeFileSync(file, JSON.stringify(state));
+  return { name: `bench-${Math.floor(n / 2)}`, hash: Object.keys(project.data.ledgerTxs).at(-1) };
+}
+
+const results = [];
+for (const size of SIZES) {
+  const dir = mkdtempSync(join(tmpdir(), "cdp-sandbox-bench-state-"));
+  const file = join(dir, "state.json");
+  try {
+    // A first start makes the default project; its credentials come back with the same seed.
+    let { child } = await start(file);
+    await stop(child);
+    const { name, hash } = grow(file, size);
+    const started = await start(file);
+    child = started.child;
+    const request = await signer(started.fields);
+    const host = new URL(started.fields.basePath);
+    const node = `${host.origin}/rpc/v1/base-sepolia/${started.fields.projectId}`;
+    const rpc = (method, params) => ({
+      url: node,
+      init: { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) },
+    });
+    const own = await (await fetch(...Object.values(await request("POST", "/v2/evm/accounts", { name: "signer" })))).json();
+    const figures = {
+      "get by address": await time(() => request("GET", `/v2/evm/accounts/${own.address}`)),
+      "get by name": await time(() => request("GET", `/v2/evm/accounts/by-name/${name}`)),
+      "list, first page": await time(() => request("GET", "/v2/evm/accounts?pageSize=20")),
+      "create, unnamed": await time(() => request("POST", "/v2/evm/accounts", {})),
+      "create, named": await time((i) => request("POST", "/v2/evm/accounts", { name: `fresh-${i}` })),
+      "sign a message": await time(() => request("POST", `/v2/evm/accounts/${own.address}/sign/message`, { message: "hello" })),
+      eth_getBalance: await time(() => rpc("eth_getBalance", [own.address, "latest"])),
+      eth_getTransactionReceipt: await time(() => rpc("eth_getTransactionReceipt", [hash])),
+    };
+    const firstPage = await (await fetch(...Object.values(await request("GET", "/v2/evm/accounts?pageSize=20")))).json();
+    if (firstPage.nextPageToken) {
+      // A page in the middle: the token of the offset half way through, as a client that paged there holds it.
+      const token = Buffer.from(JSON.stringify({ l: "evm-accounts", o: Math.floor(size / 2) })).toString("base64url");
+      figures["list, middle page"] = await time(() => request("GET", `/v2/evm/accounts?pageSize=20&pageToken=${token}`));
+    }
+    results.push({ size, figures, startMs: started.startMs, rssMb: rssMb(child.pid) });
+    await stop(child);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const base = results[0];
+console.log(`\ncdp-sandbox state-size benchmark (--data FILE; median of ${REPEATS} sequential calls, ms; ratio to ${base.size} records)`);
+const calls = Object.keys(results.at(-1).figures);
+console.log(["call".padEnd(28), ...results.map((r) => String(r.size).padStart(18))].join(""));
+for (const call of calls) {
+  const cells = results.map((r) => {
+    const v = r.figures[call];
+    const ratio = base.figures[call] ? ` (${(v / base.figures[call]).toFixed(1)}×)` : "";
+    return v === undefined ? "–".padStart(18) : `${v.toFixed(2)}${ratio}`.padStart(18);
+  });
+  console.log([call.padEnd(28), ...cells].join(""));
+}
+console.log(["start-up to the ready line".padEnd(28), ...results.map((r) => `${r.startMs.toFixed(0)} ms`.padStart(18))].join(""));
+console.log(["RSS after the calls".padEnd(28), ...results.map((r) => `${r.rssMb.toFixed(0)} MB`.padStart(18))].join(""));
+const last = results.at(-1);
+console.log(
+  `RSS per record beyond the ${base.size}-record sandbox: ${(((last.rssMb - base.rssMb) * 1024 * 1024) / (last.size - base.size) / 2).toFixed(0)} bytes (an account plus a transaction count as two)`,
+);
