@@ -41,8 +41,8 @@ const EFFECTS: ReadonlySet<string> = new Set([
   "createSpendPermission",
 ]);
 
-export const DUPLICATE_WINDOW_MS = 10 * 60 * 1000;
-export const ALLOW_REPEAT_HEADER = "x-sandbox-allow-repeat";
+const DUPLICATE_WINDOW_MS = 10 * 60 * 1000;
+const ALLOW_REPEAT_HEADER = "x-sandbox-allow-repeat";
 
 interface EffectRecord {
   /** Of the first request that performed the effect. */

@@ -88,6 +88,7 @@ export function createPipeline(deps: PipelineDeps) {
         },
       );
       if (result.status < 300) recordEffect(tx, ex, deps.clock.now());
+      else ex.duplicateOf = undefined; // a refusal answered by the handler (x402's 400 settle) did nothing either
       const headers = ex.duplicateOf ? { ...result.headers, "x-sandbox-duplicate-of": ex.duplicateOf } : result.headers;
       return jsonResponse(result.status, result.body, headers);
     } catch (error) {

@@ -21,6 +21,8 @@ export interface CallOptions {
   credentials?: Credentials;
   /** Act as an end user: their access token as bearer, X-Wallet-Auth signed with their Temporary Wallet Secret (unless `wallet: false`). */
   endUser?: EndUserSession;
+  /** The client's own deadline in ms: past it the request fails with a timeout error (for answers that never come). */
+  timeout?: number;
 }
 
 /** What `POST /_sandbox/end-users/{userId}/token` hands an end user's client. */
@@ -75,6 +77,7 @@ export async function call(sandbox: Sandbox, method: string, path: string, o: Ca
     req = req.set("X-Wallet-Auth", await mintWalletAuth(creds.walletSecret, { ...target, body: o.body, ...w }));
   }
   for (const [k, v] of Object.entries(o.headers ?? {})) req = req.set(k, v);
+  if (o.timeout !== undefined) req = req.timeout(o.timeout);
   if (o.rawBody !== undefined) return req.set("Content-Type", "application/json").send(o.rawBody);
   if (o.body !== undefined) return req.set("Content-Type", "application/json").send(JSON.stringify(body));
   return req;

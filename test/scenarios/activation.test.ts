@@ -45,7 +45,12 @@ describe("per-request flags", () => {
     expect(res.body).toMatchObject({ errorType: "customer_not_authorized", unauthorizedCapabilities: [expect.any(String)] });
     // A scenario that names its own fields keeps them.
     const named = await admin("post", "/scenarios", {
-      body: { scenario: { name: "own-fields", rules: [{ match: { operationId: "listEvmAccounts" }, error: "customer_not_authorized", fields: { unauthorizedCapabilities: ["custodyFiat"] } }] } },
+      body: {
+        scenario: {
+          name: "own-fields",
+          rules: [{ match: { operationId: "listEvmAccounts" }, error: "customer_not_authorized", fields: { unauthorizedCapabilities: ["custodyFiat"] } }],
+        },
+      },
     });
     expect(named.status).toBe(201);
     expect((await call(sandbox, "GET", LIST)).body.unauthorizedCapabilities).toEqual(["custodyFiat"]);
