@@ -1,0 +1,68 @@
+/**
+ * The fuzzer's short run in `npm test` (scripts/fuzz-core.mjs; `npm run fuzz`
+ * runs it long against the built command): a fixed seed, a few thousand
+ * requests to every operation, valid and spoiled, against the source with
+ * every response checked against the contract. Any 5xx, dropped connection,
+ * error that is not the platform's error body, answer slower than 1 s (5 s
+ * for an operation's first, which compiles its schemas), accepted forgery or
+ * cross-project read fails it, with a reproduction.
+ */
+import { describe, expect, it } from "vitest";
+import { startSandbox } from "cdp-sandbox";
+import { type AllowedFinding, formatReport, runFuzz } from "../../scripts/fuzz-core.mjs";
+import { loadCompiledOperations } from "../../src/contract/compile.js";
+import { pruneRecursion } from "../../src/contract/fallback.js";
+import { OperationIndex } from "../../src/contract/operations.js";
+import { validateRequest } from "../../src/contract/validate.js";
+import { defaultSpecPath } from "../../src/paths.js";
+
+/** Findings known and not fixed yet, each with why it is still open. Fixed ones leave the list. */
+const KNOWN_OPEN: AllowedFinding[] = [
+  {
+    id: "smart-account-owner-checksum",
+    reason:
+      "createEvmSmartAccount: an owner in mixed case whose EIP-55 checksum is wrong passes the contract's pattern and reaches " +
+      "viem's encodeAbiParameters (counterfactualAddress), which throws InvalidAddressError: a 500 where a 400 belongs",
+    kind: "5xx",
+    operation: "createEvmSmartAccount",
+    status: 500,
+  },
+  {
+    id: "node-431-without-error-body",
+    reason:
+      "a request head over 16 KB (a long header or path) is refused by Node's HTTP parser with a bare 431 and no body, " +
+      "before the sandbox sees it; the server has no clientError handler that would write the platform's error body",
+    kind: "error-body",
+    status: 431,
+  },
+];
+
+const REQUESTS = 3000;
+
+describe("the fuzzer's short run", () => {
+  it("answers every operation's fuzzed requests without a finding", async () => {
+    // The sandbox's own account of each unexpected error (its stack) goes with the report.
+    const logged: string[] = [];
+    const log = (message: string) => void (/unexpected error|does not match the contract/.test(message) && logged.length < 20 && logged.push(message));
+    const sandbox = await startSandbox({ port: 0, seed: "fuzz-in-suite", validateResponses: true, auth: "strict", log });
+    try {
+      const operations = new OperationIndex(await loadCompiledOperations(defaultSpecPath)).all;
+      const result = await runFuzz({
+        url: sandbox.url,
+        credentials: sandbox.credentials,
+        operations,
+        validateRequest,
+        pruneRecursion,
+        seed: "npm-test",
+        requests: REQUESTS,
+        seconds: 40, // on a machine busy with other work the run ends here, with fewer requests
+        allow: KNOWN_OPEN,
+      });
+      const report = `${formatReport(result, { operations: false })}\n\nthe sandbox's log:\n${logged.join("\n")}`;
+      expect(result.findings.filter((f) => !f.allowedBy).length, report).toBe(0);
+      expect([...result.byOperation.keys()], "every operation is exercised").toEqual(expect.arrayContaining(operations.map((op) => op.operationId)));
+    } finally {
+      await sandbox.close();
+    }
+  }, 90_000);
+});
