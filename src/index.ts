@@ -11,6 +11,7 @@
 import type { AddressInfo } from "node:net";
 import { createServer, type Server } from "node:http";
 import { isLoopbackHost } from "./admin/guard.js";
+import { bindMiningMode, MINING_MODES, type MiningMode } from "./chain/mining.js";
 import { createApp } from "./app.js";
 import type { AuthMode } from "./auth/bearer.js";
 import { warmVerifyThread } from "./auth/verifyThread.js";
@@ -36,6 +37,7 @@ import { loadShippedScenarios, resolveStartupScenarios } from "./scenarios/load.
 import { startWebhookDispatcher } from "./domains/webhooks/dispatcher.js";
 
 export type { Clock } from "./clock.js";
+export type { MiningMode } from "./chain/mining.js";
 export type { ProjectCredentials } from "./projects/projects.js";
 export { createClock } from "./clock.js";
 export { ScenarioError } from "./scenarios/parse.js";
@@ -54,6 +56,11 @@ export interface SandboxOptions {
   /** Check every response against the contract at run time; mismatches become 500s with details. */
   validateResponses?: boolean;
   clock?: Clock;
+  /**
+   * When a sent transaction is mined: `auto` (default) at once, so its receipt exists when the send returns;
+   * `interval` in the next block on the sandbox clock, as on a live chain.
+   */
+  mining?: MiningMode;
   /** Replaces the platform's handlers (tests of the pipeline, or a `spec` with other operations). */
   handlers?: Readonly<Record<string, AnyHandler>>;
   /** Scenarios active for every project from the start: shipped names or file paths. */
@@ -82,6 +89,8 @@ export interface Sandbox {
   clock: Clock;
   /** The token the admin API requires (X-Sandbox-Admin-Token), when one is in force. */
   adminToken?: string;
+  /** How sent transactions are mined (`SandboxOptions.mining`). */
+  mining: MiningMode;
   /** A new isolated project with its own credentials. */
   createProject(name?: string): Promise<ProjectCredentials & { basePath: string }>;
   close(): Promise<void>;
@@ -93,6 +102,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   if ((options.auth ?? "verify") !== "none") warmVerifyThread();
   const log = options.log ?? (() => undefined);
   const clock = options.clock ?? createClock();
+  const mining = options.mining ?? "auto";
+  if (!MINING_MODES.includes(mining)) throw new Error(`mining must be ${MINING_MODES.join(" or ")}, got '${String(mining)}'`);
+  bindMiningMode(clock, mining);
   const store = await Store.open(options.data);
   // Each start on a kept state draws from a seeded stream of its own (the first from the seed as is): no id repeats.
   const random = createRandomForStart(options.seed, await store.countStart());
@@ -173,6 +185,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     importKeyPem: importKey.publicKeyPem,
     clock,
     adminToken,
+    mining,
     createProject: async (name) => ({ ...(await projects.create(name)), basePath }),
     close: async () => {
       await webhooks.stop();

@@ -1,8 +1,8 @@
 /**
  * Blocks come from the sandbox clock: block n of a network starts at
- * GENESIS + n × blockTime. A transaction submitted at time t lands in the
- * next block, so its receipt exists once the clock has reached that block —
- * advance the clock in tests instead of waiting.
+ * GENESIS + n × blockTime, and the chain's head is the block the clock is
+ * in. Which block a sent transaction lands in (this one, or the next) is the
+ * mining mode's choice (`mining.ts`).
  */
 import { lookupTable } from "../lookup.js";
 

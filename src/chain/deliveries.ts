@@ -8,13 +8,14 @@
  *
  * @example
  *   scheduleDelivery(store, { id: hash, network: "base", asset: usdc, holder, amount: "5000000", atMs, from: HOT_WALLET });
- *   settleDueDeliveries(store, clock.now()); // credits the holder once atMs has passed
+ *   settleDueDeliveries(store, clock); // credits the holder once atMs has passed
  */
 import { encodeFunctionData, type Hex } from "viem";
 import { chainIdOf } from "./networks.js";
+import type { Clock } from "../clock.js";
 import type { ProjectTx, Store } from "../store/store.js";
 import { declareCollection } from "../store/collections.js";
-import { blockNumberAt } from "./blocks.js";
+import { settlementBlock } from "./mining.js";
 import { credit, recordPayout } from "./ledger.js";
 import { SOLANA_TOKENS, solanaTxs } from "./solanaLedger.js";
 import { NATIVE_TOKEN_ADDRESS } from "./tokens.js";
@@ -60,17 +61,20 @@ export function hasDueDeliveries(store: Store, projectId: string, nowMs: number)
 }
 
 /** Applies every delivery whose time has come, oldest first; settled ones leave the schedule. */
-export function settleDueDeliveries(store: ProjectTx, nowMs: number): void {
+export function settleDueDeliveries(store: ProjectTx, clock: Clock): void {
+  const nowMs = clock.now();
   const due = deliveries(store).filter((d) => d.atMs <= nowMs);
   if (due.length === 0) return;
   for (const d of due.sort((a, b) => a.atMs - b.atMs)) {
-    if (d.network in SOLANA_TOKENS) settleSolana(store, d);
-    else settleEvm(store, d);
+    // Mined by the time it is visible: in the block under way when it landed, or (automine) a block of its own.
+    const block = settlementBlock(store, clock, d.network, d.atMs);
+    if (d.network in SOLANA_TOKENS) settleSolana(store, d, block);
+    else settleEvm(store, d, block);
     deliveries(store).delete(d.id);
   }
 }
 
-function settleEvm(store: ProjectTx, d: ScheduledDelivery): void {
+function settleEvm(store: ProjectTx, d: ScheduledDelivery, block: number): void {
   const amount = BigInt(d.amount);
   const isNative = d.asset.toLowerCase() === NATIVE_TOKEN_ADDRESS.toLowerCase();
   recordPayout(store, {
@@ -81,19 +85,18 @@ function settleEvm(store: ProjectTx, d: ScheduledDelivery): void {
     holder: d.holder as `0x${string}`,
     asset: d.asset,
     amount,
-    // mined in the block under way when it landed, so its receipt exists as soon as it is visible
-    block: blockNumberAt(d.network, d.atMs),
+    block,
     submittedAtMs: d.atMs,
     input: isNative ? "0x" : encodeFunctionData({ abi: transferAbi, functionName: "transfer", args: [d.holder as `0x${string}`, amount] }),
   });
 }
 
-function settleSolana(store: ProjectTx, d: ScheduledDelivery): void {
+function settleSolana(store: ProjectTx, d: ScheduledDelivery, slot: number): void {
   credit(store, d.network, d.asset, d.holder, BigInt(d.amount));
   solanaTxs(store).put(d.id, {
     signature: d.id,
     network: d.network,
-    slot: blockNumberAt(d.network, d.atMs),
+    slot,
     feePayer: d.from,
     status: "success",
     submittedAtMs: d.atMs,

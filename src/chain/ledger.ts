@@ -11,8 +11,8 @@ import { decodeFunctionData, encodeAbiParameters, keccak256, pad, toHex, type He
 import type { Clock } from "../clock.js";
 import { apiError } from "../errors/catalogue.js";
 import type { ProjectTx } from "../store/store.js";
-import { blockNumberAt } from "./blocks.js";
-import { evmTokenByAddress, NATIVE_TOKEN_ADDRESS } from "./tokens.js";
+import { inclusionBlock } from "./mining.js";
+import { erc20ByAddress, NATIVE_TOKEN_ADDRESS } from "./tokens.js";
 import { declareCollection } from "../store/collections.js";
 
 export const GAS_PRICE_WEI = 1_000_000n;
@@ -148,6 +148,8 @@ export interface EvmTransactionInput {
   type: string;
   /** Gas paid by a paymaster (user operations): the sender pays none. */
   sponsored?: boolean;
+  /** The block it is included in, when the caller mined one for several transactions (a user operation's calls). */
+  block?: number;
 }
 
 /** What a contract's call did: it succeeded, or it reverted (and changed nothing) for the reason given. */
@@ -175,8 +177,8 @@ export interface SandboxContract {
  * that fails (balance, allowance) is included and reverts, and its fee is spent.
  */
 export function applyEvmTransaction(store: ProjectTx, clock: Clock, tx: EvmTransactionInput, contracts: readonly SandboxContract[]): LedgerTx {
-  const token = tx.to ? evmTokenByAddress(tx.network, tx.to) : undefined;
-  const isTokenCall = token !== undefined && token.address !== NATIVE_TOKEN_ADDRESS && tx.input !== "0x";
+  const token = tx.to ? erc20ByAddress(tx.network, tx.to) : undefined;
+  const isTokenCall = token !== undefined && tx.input !== "0x";
   const to = tx.to?.toLowerCase();
   const contract = to === undefined ? undefined : contracts.find((c) => c.address.toLowerCase() === to);
   const gasUsed = contract ? contract.gasUsed : isTokenCall ? 52_000n : tx.input && tx.input !== "0x" ? 60_000n : 21_000n;
@@ -213,7 +215,7 @@ export function applyEvmTransaction(store: ProjectTx, clock: Clock, tx: EvmTrans
     gasUsed: gasUsed.toString(),
     gasPrice: GAS_PRICE_WEI.toString(),
     type: tx.type,
-    block: blockNumberAt(tx.network, clock.now()) + 1,
+    block: tx.block ?? inclusionBlock(store, clock, tx.network),
     status,
     ...(revertReason ? { revertReason } : {}),
     logs,
@@ -339,7 +341,7 @@ export function faucetPayout(
     holder,
     asset,
     amount,
-    block: blockNumberAt(network, clock.now()) + 1,
+    block: inclusionBlock(store, clock, network),
     submittedAtMs: clock.now(),
   });
 }

@@ -10,7 +10,7 @@ import type { Clock } from "../clock.js";
 import type { ProjectTx } from "../store/store.js";
 import type { SolanaTransactionFacts } from "../crypto/solanaInstructions.js";
 import { balanceOf, credit, setBalance } from "./ledger.js";
-import { blockNumberAt } from "./blocks.js";
+import { inclusionBlock } from "./mining.js";
 import { declareCollection } from "../store/collections.js";
 import { lookupTable } from "../lookup.js";
 
@@ -77,7 +77,7 @@ export function applySolanaTransaction(
     setBalance(store, network, asset, from, held - t.amount);
     credit(store, network, asset, t.kind === "sol" ? t.to : (t.toOwner ?? t.to), t.amount);
   }
-  const record: SolanaLedgerTx = { signature, network, slot: blockNumberAt(network, clock.now()) + 1, feePayer, status: "success", submittedAtMs: clock.now() };
+  const record: SolanaLedgerTx = { signature, network, slot: inclusionBlock(store, clock, network), feePayer, status: "success", submittedAtMs: clock.now() };
   solanaTxs(store).put(signature, record);
   return record;
 }

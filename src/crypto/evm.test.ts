@@ -4,11 +4,21 @@
  * data, transactions of every type and EIP-7702 authorizations, each also
  * recovered to the account's address with viem.
  */
-import { keccak256, parseEther, recoverAddress, recoverMessageAddress, recoverTransactionAddress, toHex, verifyTypedData } from "viem";
+import {
+  getAddress,
+  hashTypedData,
+  keccak256,
+  parseEther,
+  recoverAddress,
+  recoverMessageAddress,
+  recoverTransactionAddress,
+  toHex,
+  verifyTypedData,
+} from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { verifyAuthorization } from "viem/utils";
 import { describe, expect, it } from "vitest";
-import { evmAccountOf } from "./evm.js";
+import { evmAccountOf, lowercaseTypedDataAddresses } from "./evm.js";
 
 const TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" as const;
 const typedData = {
@@ -87,4 +97,49 @@ describe("the EVM signer", () => {
       expect(await verifyAuthorization({ address: viems.address, authorization: auth })).toBe(true);
     });
   }
+});
+
+describe("typed data addresses in any letter case", () => {
+  const A = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
+  const B = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
+  /** Swapped letter case: mixed case with a wrong EIP-55 checksum. */
+  const wrong = (address: string) => address.replace(/[a-fA-F]/g, (c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase()));
+  const typed = (write: (address: string) => string) => ({
+    domain: { name: "Case", chainId: 1, verifyingContract: write(A) },
+    types: {
+      Leaf: [
+        { name: "who", type: "address" },
+        { name: "label", type: "string" },
+      ],
+      Root: [
+        { name: "leaf", type: "Leaf" },
+        { name: "leaves", type: "Leaf[2]" },
+        { name: "grid", type: "address[][]" },
+        { name: "owner", type: "address" },
+      ],
+    },
+    primaryType: "Root",
+    message: {
+      leaf: { who: write(B), label: wrong(A) },
+      leaves: [
+        { who: write(A), label: "x" },
+        { who: write(B), label: "y" },
+      ],
+      grid: [[write(A)], [write(B), write(A)]],
+      owner: write(B),
+    },
+  });
+
+  it("lowercases address-typed values of the domain and, through structs and arrays, of the message; nothing else", () => {
+    const normalised = lowercaseTypedDataAddresses(typed(wrong));
+    // The string field holding an address keeps its letters; address fields are lowercase.
+    expect(normalised).toEqual(typed((a) => a.toLowerCase()));
+    expect(normalised.message.leaf).toEqual({ who: B.toLowerCase(), label: wrong(A) });
+  });
+
+  it("hashes as viem hashes the checksummed addresses", () => {
+    const checksummed = typed(getAddress);
+    expect(() => hashTypedData(typed(wrong) as never)).toThrow(/is invalid/);
+    expect(hashTypedData(lowercaseTypedDataAddresses(typed(wrong)) as never)).toBe(hashTypedData(checksummed as never));
+  });
 });

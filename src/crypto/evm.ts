@@ -11,7 +11,18 @@
 import { createRequire } from "node:module";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { bytesToHex, hashTypedData, hexToBytes, isHex, keccak256, serializeTransaction, type Hex, type Signature, type SignableMessage } from "viem";
+import {
+  bytesToHex,
+  getTypesForEIP712Domain,
+  hashTypedData,
+  hexToBytes,
+  isHex,
+  keccak256,
+  serializeTransaction,
+  type Hex,
+  type Signature,
+  type SignableMessage,
+} from "viem";
 import { publicKeyToAddress, toAccount, type PrivateKeyAccount } from "viem/accounts";
 import { hashAuthorization } from "viem/utils";
 import type { Random } from "../random.js";
@@ -123,4 +134,66 @@ export function recoverEvmSigner(hash: Hex, signature: Hex): `0x${string}` | und
   } catch {
     return undefined;
   }
+}
+
+/** EIP-712 typed data as a request carries it: struct definitions by name, values as JSON gave them. */
+export interface TypedDataInput {
+  domain: Record<string, unknown>;
+  types: Record<string, unknown>;
+  primaryType: string;
+  message: Record<string, unknown>;
+}
+
+const ANY_CASE_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const ARRAY_TYPE = /^(.+)\[[0-9]*\]$/;
+
+function fieldTypesOf(fields: unknown): Map<string, string> {
+  const byName = new Map<string, string>();
+  if (!Array.isArray(fields)) return byName;
+  for (const f of fields as Array<{ name?: unknown; type?: unknown }>) {
+    if (f && typeof f.name === "string" && typeof f.type === "string") byName.set(f.name, f.type);
+  }
+  return byName;
+}
+
+function lowercaseStruct(value: Record<string, unknown>, fields: unknown, types: Record<string, unknown>): Record<string, unknown> {
+  const fieldTypes = fieldTypesOf(fields);
+  // fromEntries defines own properties: a field named __proto__ stays a field.
+  return Object.fromEntries(
+    Object.entries(value).map(([name, v]) => {
+      const type = fieldTypes.get(name);
+      return [name, type === undefined ? v : lowercaseValue(v, type, types)];
+    }),
+  );
+}
+
+function lowercaseValue(value: unknown, type: string, types: Record<string, unknown>): unknown {
+  const array = ARRAY_TYPE.exec(type);
+  if (array) return Array.isArray(value) ? value.map((item) => lowercaseValue(item, array[1]!, types)) : value;
+  if (type === "address") return typeof value === "string" && ANY_CASE_ADDRESS.test(value) ? value.toLowerCase() : value;
+  const fields = Object.hasOwn(types, type) ? types[type] : undefined;
+  if (Array.isArray(fields) && value !== null && typeof value === "object" && !Array.isArray(value)) {
+    return lowercaseStruct(value as Record<string, unknown>, fields, types);
+  }
+  return value;
+}
+
+/**
+ * A copy of `typed` with every `address`-typed value in lowercase: in the domain (by
+ * `types.EIP712Domain`, or the fields the domain has) and in the message, through nested
+ * structs and arrays, following `types`. EIP-712 encodes an address as its 20 bytes, so the
+ * hash and the signature are the same whatever the letter case; viem, though, refuses a
+ * mixed-case address whose EIP-55 checksum is wrong, which the platform signs.
+ *
+ * @example lowercaseTypedDataAddresses({ domain: { verifyingContract: "0xFfFf…" }, … }).domain.verifyingContract // → "0xffff…"
+ */
+export function lowercaseTypedDataAddresses(typed: TypedDataInput): TypedDataInput {
+  const { domain, types, primaryType, message } = typed;
+  const domainFields = Object.hasOwn(types, "EIP712Domain") ? types.EIP712Domain : getTypesForEIP712Domain({ domain: domain as never });
+  return {
+    domain: lowercaseStruct(domain, domainFields, types),
+    types,
+    primaryType,
+    message: Object.hasOwn(types, primaryType) ? lowercaseStruct(message, types[primaryType], types) : message,
+  };
 }

@@ -4,7 +4,8 @@
  * EIP-712 wrapper of the hash (domain "Coinbase Smart Wallet", version 1, the
  * chain and the wallet's address), and the signature arrives wrapped as
  * `SignatureWrapper { uint8 ownerIndex; bytes signatureData }`. This is what
- * the official client produces for a smart account's Permit2 signature.
+ * the official client produces for a smart account's Permit2 signature. A user
+ * operation's signature is the same wrapper over the userOpHash itself.
  */
 import { decodeAbiParameters, hashTypedData, type Hex } from "viem";
 import { recoverEvmSigner } from "./evm.js";
@@ -30,11 +31,12 @@ function replaySafeHash(hash: Hex, chainId: number, wallet: `0x${string}`): Hex 
 }
 
 /**
- * Whether `signature` is the wallet's valid ERC-1271 signature of `hash`, given its owners in index order.
+ * Whether `signature` is a `SignatureWrapper` whose owner (by index, an address) signed `hash` itself: what
+ * the wallet's `validateUserOp` checks against the userOpHash. Passkey owners are not supported.
  *
- * @example isValidSmartWalletSignature({ owners, chainId: 8453, wallet, hash, signature })
+ * @example isOwnerSignature({ owners, hash: userOpHash, signature })
  */
-export function isValidSmartWalletSignature(o: { owners: readonly string[]; chainId: number; wallet: `0x${string}`; hash: Hex; signature: Hex }): boolean {
+export function isOwnerSignature(o: { owners: readonly string[]; hash: Hex; signature: Hex }): boolean {
   let ownerIndex: number;
   let signatureData: Hex;
   try {
@@ -43,6 +45,15 @@ export function isValidSmartWalletSignature(o: { owners: readonly string[]; chai
     return false;
   }
   const owner = o.owners[ownerIndex];
-  const signer = recoverEvmSigner(replaySafeHash(o.hash, o.chainId, o.wallet), signatureData);
+  const signer = recoverEvmSigner(o.hash, signatureData);
   return owner !== undefined && signer !== undefined && signer.toLowerCase() === owner.toLowerCase();
+}
+
+/**
+ * Whether `signature` is the wallet's valid ERC-1271 signature of `hash`, given its owners in index order.
+ *
+ * @example isValidSmartWalletSignature({ owners, chainId: 8453, wallet, hash, signature })
+ */
+export function isValidSmartWalletSignature(o: { owners: readonly string[]; chainId: number; wallet: `0x${string}`; hash: Hex; signature: Hex }): boolean {
+  return isOwnerSignature({ owners: o.owners, hash: replaySafeHash(o.hash, o.chainId, o.wallet), signature: o.signature });
 }

@@ -18,7 +18,7 @@ import type { EmitContext } from "./webhooks/emit.js";
 export function settleProject(tx: ProjectTx, env: Omit<EmitContext, "store">): void {
   const ctx: EmitContext = { store: tx, clock: env.clock, random: env.random };
   const nowMs = env.clock.now();
-  settleDueDeliveries(tx, nowMs);
+  settleDueDeliveries(tx, env.clock);
   settleDueTransfers(ctx, nowMs);
   announceDueOrders(ctx, nowMs);
   reviewDueCustomers(ctx, nowMs);

@@ -18,7 +18,8 @@ const USDC = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
 const TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 
 beforeAll(async () => {
-  sandbox = await withSandbox({ seed: "node" });
+  // Interval mining: these tests watch a transaction wait for its block (automine is in mining.test.ts).
+  sandbox = await withSandbox({ seed: "node", mining: "interval" });
   const path = "/apikeys/v1/tokens/active";
   const token = await mintBearer(sandbox.credentials.apiKeyId, sandbox.credentials.apiKeySecret, { method: "GET", host: `http://${hostOf(sandbox)}`, path });
   const active = await request(sandbox.url).get(path).set("Authorization", `Bearer ${token}`);
@@ -43,7 +44,7 @@ describe("the simulated chain", () => {
         amount: { amount: "100000000000000", decimals: 18 },
         token: { network: "base-sepolia", contractAddress: "0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE", symbol: "ETH", name: "Ether" },
       },
-      { amount: { amount: "1000000", decimals: 6 }, token: { network: "base-sepolia", contractAddress: USDC, symbol: "USDC", name: "USD Coin" } },
+      { amount: { amount: "1000000", decimals: 6 }, token: { network: "base-sepolia", contractAddress: USDC, symbol: "USDC", name: "USDC" } },
     ]);
     expect(await client.getBalance({ address })).toBe(100000000000000n);
     expect(await client.readContract({ address: USDC, abi: erc20Abi, functionName: "balanceOf", args: [address] })).toBe(1000000n);
@@ -57,7 +58,7 @@ describe("the simulated chain", () => {
     await fund(sandbox, { network: "base-sepolia", address, token: "USDC", amount: "42" });
     const data = await call(sandbox, "GET", `/platform/v2/data/evm/token-balances/base-sepolia/${address}`);
     expect(data.body.balances).toEqual([
-      { amount: { amount: "42", decimals: 6 }, token: { network: "base-sepolia", contractAddress: USDC, symbol: "USDC", name: "USD Coin" } },
+      { amount: { amount: "42", decimals: 6 }, token: { network: "base-sepolia", contractAddress: USDC, symbol: "USDC", name: "USDC" } },
     ]);
     const owned = await call(sandbox, "GET", `/platform/v2/data/evm/token-ownership/base-sepolia/${address}`);
     expect(owned.body).toEqual({ accountAddress: address, tokenAddresses: [USDC], totalCount: 1 });

@@ -75,7 +75,10 @@ describe("Solana JSON-RPC on the ledger", () => {
     expect((await rpc.getBalance(toAddress(owner)).send()).value).toBe(5000000n);
     const { value } = await rpc.getLatestBlockhash().send();
     expect(value.blockhash).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
-    expect(await rpc.getGenesisHash().send()).toBe("EtWTRABZaYq6iMfeYKouRu166VU2xqa1");
+    // The full genesis hash, as clients compare it (not the 32-character CAIP-2 reference).
+    expect(await rpc.getGenesisHash().send()).toBe("EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG");
+    const mainnet = createSolanaRpc(url.replace("/solana-devnet/", "/solana/"));
+    expect(await mainnet.getGenesisHash().send()).toBe("5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d");
   });
 
   it("applies a signed sendTransaction, then reports its status and the new balances", async () => {

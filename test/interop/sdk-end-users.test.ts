@@ -28,7 +28,8 @@ import { call, endUserSession, fund } from "#test/helpers/sandbox.js";
 let sandbox: Sandbox;
 let cdp: CdpClient;
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, seed: "sdk-end-users", validateResponses: true });
+  // Interval mining: these tests watch user operations wait for their block (broadcast, then complete).
+  sandbox = await startSandbox({ port: 0, seed: "sdk-end-users", validateResponses: true, mining: "interval" });
   const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
   cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
 });

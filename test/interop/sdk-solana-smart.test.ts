@@ -9,6 +9,7 @@ import {
   address as toAddress,
   appendTransactionMessageInstruction,
   compileTransaction,
+  createSolanaRpc,
   createTransactionMessage,
   getAddressDecoder,
   getBase58Decoder,
@@ -22,17 +23,21 @@ import {
 } from "@solana/kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
+import { fund, hostOf } from "#test/helpers/sandbox.js";
+import { mintBearer } from "#test/helpers/tokens.js";
 
 let sandbox: Sandbox;
 let cdp: CdpClient;
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, seed: "sdk-solana-smart" });
+  // Interval mining: the smart-account tests watch user operations wait for their block (broadcast, then complete).
+  sandbox = await startSandbox({ port: 0, seed: "sdk-solana-smart", mining: "interval" });
   const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
   cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
 });
 afterAll(() => sandbox.close());
 
 const RECIPIENT = getAddressDecoder().decode(ed25519.getPublicKey(randomBytes(32)));
+const RECIPIENT_OF_TRANSFER = getAddressDecoder().decode(ed25519.getPublicKey(randomBytes(32)));
 const publicKeyOf = (address: string) => new Uint8Array(getBase58Encoder().encode(address));
 
 function unsignedTransaction(feePayer: string): string {
@@ -97,6 +102,29 @@ describe("@coinbase/cdp-sdk Solana accounts", () => {
     expect(balances.find((b) => b.token.symbol === "SOL")?.amount.amount).toBe(1_250_000n - 5000n - 1n); // faucet − fee − 1 lamport sent
     const received = await cdp.solana.listTokenBalances({ address: RECIPIENT, network: "solana-devnet" });
     expect(received.balances[0]?.amount.amount).toBe(1n);
+  });
+
+  it("transfers SOL with account.transfer, the client reading the network from the sandbox's node", async () => {
+    const path = "/apikeys/v1/tokens/active";
+    const bearer = await mintBearer(sandbox.credentials.apiKeyId, sandbox.credentials.apiKeySecret, { method: "GET", host: hostOf(sandbox), path });
+    const nodeToken = ((await (await fetch(`${sandbox.url}${path}`, { headers: { authorization: `Bearer ${bearer}` } })).json()) as { id: string }).id;
+    const node = `${sandbox.url}/rpc/v1/solana-devnet/${nodeToken}`;
+    // The client tells devnet from mainnet by the genesis hash of the connection it is given, then reads the
+    // blockhash from the public devnet endpoint it names itself: that one is answered by the sandbox's node too.
+    const realFetch = globalThis.fetch;
+    globalThis.fetch = ((input: string | URL | Request, init?: RequestInit) =>
+      realFetch(String(input).startsWith("https://api.devnet.solana.com") ? node : input, init)) as typeof fetch;
+    try {
+      const account = await cdp.solana.createAccount();
+      await fund(sandbox, { network: "solana-devnet", address: account.address, amount: "2000000" });
+      const { signature } = await account.transfer({ to: RECIPIENT_OF_TRANSFER, amount: 300_000n, token: "sol", network: createSolanaRpc(node) });
+      expect(getBase58Encoder().encode(signature)).toHaveLength(64);
+      const rpc = createSolanaRpc(node);
+      expect((await rpc.getBalance(toAddress(RECIPIENT_OF_TRANSFER)).send()).value).toBe(300_000n);
+      expect((await rpc.getBalance(toAddress(account.address)).send()).value).toBe(2_000_000n - 300_000n - 5000n);
+    } finally {
+      globalThis.fetch = realFetch;
+    }
   });
 
   it("imports with the sandbox's encryptionPublicKey and exports the key back", async () => {

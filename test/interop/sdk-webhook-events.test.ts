@@ -16,7 +16,8 @@ let sandbox: Sandbox;
 let cdp: CdpClient;
 let receiver: Receiver;
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, seed: "sdk-webhook-events", validateResponses: true });
+  // Interval mining: these tests see a send confirmed only once the clock mines its block.
+  sandbox = await startSandbox({ port: 0, seed: "sdk-webhook-events", validateResponses: true, mining: "interval" });
   sandbox.clock.freeze(true);
   const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
   cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });

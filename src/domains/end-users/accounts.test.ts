@@ -7,14 +7,16 @@
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { getBase58Encoder } from "@solana/kit";
 import request from "supertest";
-import { recoverMessageAddress, serializeTransaction } from "viem";
+import { recoverMessageAddress, recoverTypedDataAddress, serializeTransaction, verifyTypedData } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
 import { call, endUserSession, fund, withSandbox, type EndUserSession } from "#test/helpers/sandbox.js";
+import { lowercaseAddresses, mixedCaseTypedData } from "#test/helpers/typedData.js";
 
 let sandbox: Sandbox;
 beforeAll(async () => {
-  sandbox = await withSandbox({ seed: "end-user-accounts" });
+  // Interval mining: these tests watch user operations wait for their block (in flight, then complete).
+  sandbox = await withSandbox({ seed: "end-user-accounts", mining: "interval" });
 });
 afterAll(() => sandbox.close());
 
@@ -57,6 +59,16 @@ describe("end users act on their own accounts", () => {
         new Uint8Array(getBase58Encoder().encode(u.sol)),
       ),
     ).toBe(true);
+  });
+
+  it("signs typed data whose addresses are mixed case with a wrong checksum, verifiable with viem in lowercase", async () => {
+    const u = await newUser();
+    const typedData = mixedCaseTypedData("0x000000000022D473030F116dDEE9F6B43aC78BA3");
+    const res = await call(sandbox, "POST", `${EW}/${u.userId}/evm/sign/typed-data`, { body: { address: u.evm[0], typedData }, ...asUser(u.session) });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const lowercase = lowercaseAddresses(typedData);
+    expect(await verifyTypedData({ ...lowercase, address: u.evm[0] as `0x${string}`, signature: res.body.signature } as never)).toBe(true);
+    expect(await recoverTypedDataAddress({ ...lowercase, signature: res.body.signature } as never)).toBe(u.evm[0]);
   });
 
   it("refuses another user's token (401) and an address the user does not own (404)", async () => {
@@ -396,12 +408,12 @@ describe("end users move assets", () => {
     expect(await usdcOf(smart)).toBe("500000");
   });
 
-  it("governs asset sends with the project's sendEndUserEvmTransaction rules", async () => {
+  it("governs asset sends with the project's sendEndUserEvmAsset rules", async () => {
     const project = await sandbox.createProject("eu-asset-policy");
     const rules = [
       {
         action: "accept",
-        operation: "sendEndUserEvmTransaction",
+        operation: "sendEndUserEvmAsset",
         criteria: [{ type: "evmData", abi: "erc20", conditions: [{ function: "transfer", params: [{ name: "value", operator: "<=", value: "1000000" }] }] }],
       },
     ];

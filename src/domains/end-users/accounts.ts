@@ -10,7 +10,15 @@ import { evmAccountOf } from "../../crypto/evm.js";
 import { readSolanaTransaction } from "../../crypto/solanaInstructions.js";
 import { applySolanaTransaction } from "../../chain/solanaLedger.js";
 import { apiError } from "../../errors/catalogue.js";
-import { parseUnsignedTransaction, signAndSendEvmTransaction, signTransaction, transactionFacts } from "../evm-accounts/signing.js";
+import {
+  parseUnsignedTransaction,
+  readTypedData,
+  signAndSendEvmTransaction,
+  signTransaction,
+  signTypedDataWith,
+  transactionFacts,
+  typedDataFacts,
+} from "../evm-accounts/signing.js";
 import { enforcePolicies } from "../policies/evaluate.js";
 import type { PolicyFacts } from "../policies/facts.js";
 import type { Handler, HandlerContext, RequestFacts } from "../types.js";
@@ -72,17 +80,11 @@ export const signEvmMessageWithEndUserAccount: Handler<"signEvmMessageWithEndUse
 };
 
 export const signEvmTypedDataWithEndUserAccount: Handler<"signEvmTypedDataWithEndUserAccount"> = async (req, ctx) => {
-  const typed = req.body.typedData;
-  const account = prepare(req, ctx, req.pathParams.userId, req.body.address, evmAccountOfUser, "signEndUserEvmTypedData", { kind: "typedData", ...typed });
-  if (!typed.types[typed.primaryType]) throw apiError("invalid_request", `primaryType ${typed.primaryType} is not defined in types.`);
-  try {
-    // viem types the message from `types` known when compiling; these arrive at run time and were checked just above.
-    const signature = await evmAccountOf(account.privateKey).signTypedData(typed as never);
-    emitWalletSigned(ctx, "wallet.typed_data.signed", account.address, account.actor);
-    return { status: 200, body: { signature } };
-  } catch (error) {
-    throw apiError("invalid_request", `The typed data could not be encoded (EIP-712): ${(error as Error).message.split("\n")[0]}`);
-  }
+  const typed = readTypedData(req.body.typedData);
+  const account = prepare(req, ctx, req.pathParams.userId, req.body.address, evmAccountOfUser, "signEndUserEvmTypedData", typedDataFacts(typed));
+  const signature = await signTypedDataWith(account.privateKey, typed);
+  emitWalletSigned(ctx, "wallet.typed_data.signed", account.address, account.actor);
+  return { status: 200, body: { signature } };
 };
 
 export const signSolanaMessageWithEndUserAccount: Handler<"signSolanaMessageWithEndUserAccount"> = (req, ctx) => {

@@ -3,13 +3,15 @@
  * account (an ERC-20 transfer the sandbox builds, signs and executes on the
  * ledger) or from a Solana account (an SPL transfer on the ledger), and
  * EIP-7702 delegation of an end user's EVM account. Same authorization as
- * the other end-user operations: the user's token or a delegation grant.
+ * the other end-user operations: the user's token or a delegation grant. The
+ * project's policy governs asset sends with sendEndUserEvmAsset and
+ * sendEndUserSolAsset rules.
  */
 import { encodeFunctionData, erc20Abi, parseUnits, type TransactionSerializable } from "viem";
 import { chainIdOf } from "../../chain/networks.js";
 import { balanceOf, credit, setBalance } from "../../chain/ledger.js";
 import { applySolanaTransaction, LAMPORTS_PER_SIGNATURE, solanaTokenBySymbol, solanaTxs } from "../../chain/solanaLedger.js";
-import { blockNumberAt } from "../../chain/blocks.js";
+import { inclusionBlock } from "../../chain/mining.js";
 import { evmTokenBySymbol } from "../../chain/tokens.js";
 import { signSolanaBytes, toBase58 } from "../../crypto/solana.js";
 import { apiError } from "../../errors/catalogue.js";
@@ -55,12 +57,11 @@ export const sendEvmAssetWithEndUserAccount: Handler<"sendEvmAssetWithEndUserAcc
   if (smart) {
     // From a smart account the transfer is a user operation, its gas paid by the paymaster. The networks with the
     // asset in the token table (checked above) all run user operations; World Chain and Arbitrum Sepolia have none.
-    const op = await sendFromSmartAccount(ctx, smart, network as UserOperationNetwork, [{ to: token.address, value: "0", data }]);
+    const op = await sendFromSmartAccount(ctx, smart, network as UserOperationNetwork, [{ to: token.address, value: "0", data }], "sendEndUserEvmAsset");
     return { status: 200, body: { transactionHash: null, userOpHash: op.userOpHash } };
   }
   const tx: TransactionSerializable = { type: "eip1559", chainId: chainIdOf(network)!, to: token.address, value: 0n, data };
-  // The asset send is a transaction the platform builds: the sendEndUserEvmTransaction rules govern it.
-  enforcePolicies(ctx.store, { operation: "sendEndUserEvmTransaction", accountPolicies: [], facts: transactionFacts(tx, network) });
+  enforcePolicies(ctx.store, { operation: "sendEndUserEvmAsset", accountPolicies: [], facts: transactionFacts(tx, network) });
   const transactionHash = await signAndSendEvmTransaction(ctx, account!, network, tx, actor);
   return { status: 200, body: { transactionHash, userOpHash: null } };
 };
@@ -78,7 +79,7 @@ export const sendSolanaAssetWithEndUserAccount: Handler<"sendSolanaAssetWithEndU
   const amount = parseAmount(req.body.amount, token.decimals);
   const transfer = { kind: "spl" as const, from: address, to, toOwner: to, mint: token.mint, authority: address, amount };
   const facts = { accountKeys: [address, to], instructions: [], transfers: [transfer] };
-  enforcePolicies(ctx.store, { operation: "sendEndUserSolTransaction", accountPolicies: [], facts: { kind: "solanaTransaction", tx: facts, network } });
+  enforcePolicies(ctx.store, { operation: "sendEndUserSolAsset", accountPolicies: [], facts: { kind: "solanaTransaction", tx: facts, network } });
   const sponsored = req.body.useCdpSponsor === true;
   const lamports = balanceOf(ctx.store, network, "native", address);
   if (!sponsored && lamports < LAMPORTS_PER_SIGNATURE)
@@ -96,7 +97,7 @@ export const sendSolanaAssetWithEndUserAccount: Handler<"sendSolanaAssetWithEndU
     solanaTxs(ctx.store).put(signature, {
       signature,
       network,
-      slot: blockNumberAt(network, ctx.clock.now()) + 1,
+      slot: inclusionBlock(ctx.store, ctx.clock, network),
       feePayer: "sponsor",
       status: "success",
       submittedAtMs: ctx.clock.now(),

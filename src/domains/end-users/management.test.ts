@@ -75,6 +75,27 @@ describe("end user account management", () => {
     expect((await call(sandbox, "POST", `${USERS}/nobody/evm`, { body: {}, wallet: true })).status).toBe(404);
   });
 
+  it("enables spend permissions on an end user's smart account: the SpendPermissionManager is the second owner, and the address follows", async () => {
+    const MANAGER = "0xf85210B21cC50302F477BA56686d2019dC9b67Ad";
+    const created = await create({
+      userId: "spender-1",
+      authenticationMethods: [{ type: "email", email: "spender@example.com" }],
+      evmAccount: { createSmartAccount: true, enableSpendPermissions: true },
+    });
+    expect(created.status).toBe(201);
+    const eoa = created.body.evmAccounts[0];
+    expect(created.body.evmSmartAccountObjects[0].ownerAddresses).toEqual([eoa, MANAGER]);
+    const added = await call(sandbox, "POST", `${USERS}/spender-1/evm-smart-account`, { body: { enableSpendPermissions: true }, wallet: true });
+    expect(added.body.evmSmartAccount.ownerAddresses).toEqual([eoa, MANAGER]);
+    const plain = await call(sandbox, "POST", `${USERS}/spender-1/evm-smart-account`, { body: {}, wallet: true });
+    expect(plain.body.evmSmartAccount.ownerAddresses).toEqual([eoa]);
+    // The same owners give the same counterfactual address as a project smart account created with them.
+    const other = await sandbox.createProject("spender-owners");
+    const same = await call(sandbox, "POST", "/platform/v2/evm/smart-accounts", { body: { owners: [eoa, MANAGER] }, credentials: other });
+    expect(same.body.address).toBe(created.body.evmSmartAccounts[0]);
+    expect(new Set([created.body.evmSmartAccounts[0], added.body.evmSmartAccount.address, plain.body.evmSmartAccount.address]).size).toBe(3);
+  });
+
   it("imports an end user with an EVM key encrypted under the import key; a taken userId is 409", async () => {
     const key = generatePrivateKey();
     const encryptedPrivateKey = publicEncrypt(

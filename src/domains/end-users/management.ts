@@ -9,7 +9,7 @@ import { evmAccountOf, generateEvmPrivateKey, isValidEvmPrivateKey } from "../..
 import { openImportEnvelope } from "../../crypto/rsaEnvelope.js";
 import { generateSolanaKey, solanaKeyFromSeed } from "../../crypto/solana.js";
 import { apiError } from "../../errors/catalogue.js";
-import { counterfactualAddress } from "../evm-smart-accounts/accounts.js";
+import { counterfactualAddress, smartAccountOwners } from "../evm-smart-accounts/accounts.js";
 import { paginate } from "../shared/pagination.js";
 import type { Handler, HandlerContext } from "../types.js";
 import { endUsers, endUserView, findEndUser, identityOf, type AuthenticationMethod, type EndUserRecord } from "./model.js";
@@ -30,8 +30,10 @@ function newEvmAccount(ctx: HandlerContext) {
   return { address: evmAccountOf(privateKey).address, privateKey, createdAt: ctx.clock.iso() };
 }
 
-function newSmartAccount(ctx: HandlerContext, owner: string, taken: number) {
-  return { address: counterfactualAddress([owner], taken), ownerAddresses: [owner], createdAt: ctx.clock.iso() };
+/** With spend permissions enabled, the SpendPermissionManager is the second owner, and the address follows the owners. */
+function newSmartAccount(ctx: HandlerContext, owner: string, taken: number, enableSpendPermissions: boolean) {
+  const ownerAddresses = smartAccountOwners(owner, enableSpendPermissions);
+  return { address: counterfactualAddress(ownerAddresses, taken), ownerAddresses, createdAt: ctx.clock.iso() };
 }
 
 function newSolanaAccount(ctx: HandlerContext) {
@@ -49,7 +51,7 @@ export const createEndUser: Handler<"createEndUser"> = (req, ctx) => {
     userId,
     authenticationMethods: body.authenticationMethods,
     evmAccounts: [evm],
-    evmSmartAccounts: body.evmAccount?.createSmartAccount ? [newSmartAccount(ctx, evm.address, 0)] : [],
+    evmSmartAccounts: body.evmAccount?.createSmartAccount ? [newSmartAccount(ctx, evm.address, 0, body.evmAccount.enableSpendPermissions === true)] : [],
     solanaAccounts: body.solanaAccount ? [newSolanaAccount(ctx)] : [],
     createdAt: ctx.clock.iso(),
   };
@@ -126,7 +128,7 @@ export const addEndUserEvmSmartAccount: Handler<"addEndUserEvmSmartAccount"> = (
   const user = findEndUser(ctx.store, req.pathParams.userId);
   const owner = user.evmAccounts[0]?.address;
   if (!owner) throw apiError("invalid_request", `End user ${user.userId} has no EVM account to own a smart account; add one first.`);
-  const account = newSmartAccount(ctx, owner, user.evmSmartAccounts.length);
+  const account = newSmartAccount(ctx, owner, user.evmSmartAccounts.length, req.body?.enableSpendPermissions === true);
   user.evmSmartAccounts.push(account);
   endUsers(ctx.store).put(user.userId, user);
   return { status: 201, body: { evmSmartAccount: account } };

@@ -4,21 +4,38 @@
  * end user (token + Temporary Wallet Secret) or by the developer under a
  * delegation grant covering the smart account or its owner. At most
  * MAX_CONCURRENT_USER_OPERATIONS operations per project may be in flight
- * (sent, not yet included) → 429 rate_limit_exceeded. The Policy Engine has
- * no rule operation for end users' user operations, so none applies.
+ * (sent, not yet included) → 429 rate_limit_exceeded. The project's policy
+ * governs it with sendEndUserOperation rules (sendEndUserEvmAsset for an asset
+ * send from a smart account).
+ *
+ * An EVM account of the user whose EIP-7702 delegation completed on the
+ * network acts as a smart account too, its own owner: it pays its gas unless
+ * the request asks for a paymaster.
  */
 import { evmAccountOf } from "../../crypto/evm.js";
 import { apiError, ApiError } from "../../errors/catalogue.js";
-import { inFlightOperations, prepare, send, view, type Call, type UserOperationNetwork } from "../evm-smart-accounts/userOperations.js";
+import { isDelegated } from "../evm-accounts/eip7702.js";
+import { inFlightOperations, prepare, send, sponsoredFor, view, type Call, type UserOperationNetwork } from "../evm-smart-accounts/userOperations.js";
 import type { Handler, HandlerContext, RequestFacts } from "../types.js";
 import { assertDelegated } from "./delegation.js";
 import { findEndUser, type EndUserRecord } from "./model.js";
 
 const MAX_CONCURRENT_USER_OPERATIONS = 5;
 
-/** The end user's smart account at `address` with its owner account, once the caller may act on it. */
-export function authorizeSmartAccount(req: RequestFacts, ctx: HandlerContext, user: EndUserRecord, address: string) {
-  const smart = user.evmSmartAccounts.find((a) => a.address.toLowerCase() === address.toLowerCase());
+/** The user's EVM account at `address` as a smart account, when its EIP-7702 delegation completed on `network`. */
+function delegatedAccount(ctx: HandlerContext, user: EndUserRecord, address: string, network: string | undefined) {
+  const eoa = user.evmAccounts.find((a) => a.address.toLowerCase() === address.toLowerCase());
+  if (!eoa || network === undefined || !isDelegated(ctx, eoa.address, network)) return undefined;
+  return { address: eoa.address, ownerAddresses: [eoa.address], createdAt: eoa.createdAt, delegated: true };
+}
+
+/**
+ * The end user's smart account at `address` with its owner account, once the caller may act on it; with a
+ * `network`, an EVM account of the user delegated (EIP-7702) there counts as one.
+ */
+export function authorizeSmartAccount(req: RequestFacts, ctx: HandlerContext, user: EndUserRecord, address: string, network?: string) {
+  const smart: { address: `0x${string}`; ownerAddresses: string[]; delegated?: boolean } | undefined =
+    user.evmSmartAccounts.find((a) => a.address.toLowerCase() === address.toLowerCase()) ?? delegatedAccount(ctx, user, address, network);
   if (!smart) throw apiError("not_found", `End user ${user.userId} has no smart account ${address}.`);
   const owner = user.evmAccounts.find((a) => smart.ownerAddresses.some((o) => o.toLowerCase() === a.address.toLowerCase()));
   if (!owner) throw apiError("not_found", `The owner of smart account ${address} is not an account of end user ${user.userId}.`);
@@ -37,20 +54,30 @@ export function authorizeSmartAccount(req: RequestFacts, ctx: HandlerContext, us
   return { smart, owner };
 }
 
-/** Prepares, signs with the owner's key and sends `calls` from the smart account. */
-export async function sendFromSmartAccount(ctx: HandlerContext, found: ReturnType<typeof authorizeSmartAccount>, network: UserOperationNetwork, calls: Call[]) {
+/** Prepares, signs with the owner's key and sends `calls` from the smart account, once the project's `operation` rules accept them. */
+export async function sendFromSmartAccount(
+  ctx: HandlerContext,
+  found: ReturnType<typeof authorizeSmartAccount>,
+  network: UserOperationNetwork,
+  calls: Call[],
+  operation: "sendEndUserOperation" | "sendEndUserEvmAsset",
+  paymasterRequested = true,
+) {
   if (inFlightOperations(ctx) >= MAX_CONCURRENT_USER_OPERATIONS) {
     throw apiError("rate_limit_exceeded", `The project already has ${MAX_CONCURRENT_USER_OPERATIONS} user operations in flight; wait for one to complete.`);
   }
-  const account = { address: found.smart.address, owners: found.smart.ownerAddresses, policies: [] };
-  const policy = {}; // no Policy Engine rule names end users' user operations
-  const op = prepare(ctx, account, network, calls, policy);
+  const account = { address: found.smart.address, owners: found.smart.ownerAddresses, policies: [], delegated: found.smart.delegated };
+  // Evaluated once, before anything is prepared: the end user's call is prepare, sign and send in one.
+  const policy = { prepare: operation };
+  const op = prepare(ctx, account, network, calls, policy, sponsoredFor(account, paymasterRequested));
   const signature = await evmAccountOf(found.owner.privateKey).sign({ hash: op.userOpHash });
   return view(ctx, await send(ctx, account, op, signature, policy));
 }
 
 export const sendUserOperationWithEndUserAccount: Handler<"sendUserOperationWithEndUserAccount"> = async (req, ctx) => {
   const user = findEndUser(ctx.store, req.pathParams.userId);
-  const found = authorizeSmartAccount(req, ctx, user, req.pathParams.address);
-  return { status: 200, body: await sendFromSmartAccount(ctx, found, req.body.network, req.body.calls) };
+  const { network, useCdpPaymaster, paymasterUrl } = req.body;
+  const found = authorizeSmartAccount(req, ctx, user, req.pathParams.address, network);
+  const paymasterRequested = useCdpPaymaster || paymasterUrl !== undefined;
+  return { status: 200, body: await sendFromSmartAccount(ctx, found, network, req.body.calls, "sendEndUserOperation", paymasterRequested) };
 };

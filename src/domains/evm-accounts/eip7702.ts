@@ -3,6 +3,9 @@
  * code at the smart-wallet implementation, carried by a type-4 transaction.
  * The operation is SUBMITTED at once and COMPLETED one sandbox-second later,
  * so clients that poll see the platform's sequence, and a frozen clock holds it.
+ * Once COMPLETED on a network, the account acts there as a smart account for
+ * user operations (evm-smart-accounts/userOperations.ts): its own key signs
+ * them and the calls run from its address.
  */
 import { keccak256 } from "viem";
 import { evmAccountOf } from "../../crypto/evm.js";
@@ -15,7 +18,7 @@ import type { Handler, HandlerContext } from "../types.js";
 import { findEvmAccount } from "./model.js";
 
 /** The Coinbase Smart Wallet implementation an account delegates to (sandbox constant, same on every network). */
-const DELEGATE_ADDRESS = "0x000100abaad02f1cfC8Bbe32bD5a564817339E72" as const;
+export const DELEGATE_ADDRESS = "0x000100abaad02f1cfC8Bbe32bD5a564817339E72" as const;
 const COMPLETES_AFTER_MS = 1000;
 
 type DelegationNetwork = Schema<"EvmEip7702DelegationNetwork">;
@@ -74,11 +77,27 @@ export async function startEip7702Delegation(
   return operation.delegationOperationId;
 }
 
+const isCompleted = (operation: DelegationOperation, nowMs: number) => nowMs - operation.createdAtMs >= COMPLETES_AFTER_MS;
+
+/**
+ * Whether `address` has a completed delegation on `network` (on any network when none is named).
+ *
+ * @example isDelegated(ctx, "0xabc…", "base-sepolia")
+ */
+export function isDelegated(ctx: Pick<HandlerContext, "store" | "clock">, address: string, network?: string): boolean {
+  const key = address.toLowerCase();
+  const now = ctx.clock.now();
+  return ctx.store
+    .collection(EIP7702_DELEGATIONS)
+    .filter((o) => o.address.toLowerCase() === key && (network === undefined || o.network === network))
+    .some((o) => isCompleted(o, now));
+}
+
 export const getEvmEip7702DelegationOperationById: Handler<"getEvmEip7702DelegationOperationById"> = (req, ctx) => {
   const id = req.pathParams.delegationOperationId;
   const operation = ctx.store.collection(EIP7702_DELEGATIONS).get(id);
   if (!operation) throw apiError("not_found", `Delegation operation ${id} was not found in this project.`);
-  const done = ctx.clock.now() - operation.createdAtMs >= COMPLETES_AFTER_MS;
+  const done = isCompleted(operation, ctx.clock.now());
   return {
     status: 200,
     body: {

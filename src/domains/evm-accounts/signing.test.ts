@@ -8,12 +8,16 @@ import {
   recoverTransactionAddress,
   serializeTransaction,
   verifyTypedData,
+  recoverTypedDataAddress,
+  hashTypedData,
+  isAddress,
   toHex,
   parseEther,
   type Hex,
 } from "viem";
 import type { Sandbox } from "cdp-sandbox";
 import { call, fund, withSandbox } from "#test/helpers/sandbox.js";
+import { CLIENT_EXAMPLE_SPENDER, lowercaseAddresses, mixedCaseTypedData } from "#test/helpers/typedData.js";
 
 let sandbox: Sandbox;
 let address: `0x${string}`;
@@ -74,6 +78,25 @@ describe("EVM signing with the account's real key", () => {
     const res = await sign("sign/typed-data", typedData);
     expect(res.status).toBe(200);
     expect(await verifyTypedData({ ...typedData, address, signature: res.body.signature } as never)).toBe(true);
+  });
+
+  it("signs typed data whose addresses are mixed case with a wrong checksum, as the same addresses in lowercase", async () => {
+    const sent = mixedCaseTypedData("0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC");
+    expect(isAddress(sent.domain.verifyingContract)).toBe(false);
+    expect(isAddress(CLIENT_EXAMPLE_SPENDER)).toBe(false);
+    expect(() => hashTypedData(sent as never)).toThrow(/Address .* is invalid/);
+    const res = await sign("sign/typed-data", sent);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const lowercase = lowercaseAddresses(sent);
+    expect(await verifyTypedData({ ...lowercase, address, signature: res.body.signature } as never)).toBe(true);
+    expect(await recoverTypedDataAddress({ ...lowercase, signature: res.body.signature } as never)).toBe(address);
+  });
+
+  it("still refuses an address-typed value that is not 40 hex digits", async () => {
+    const sent = mixedCaseTypedData("0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC");
+    const res = await sign("sign/typed-data", { ...sent, message: { ...sent.message, cc: ["0x1234"] } });
+    expect(res.status).toBe(400);
+    expect(res.body.errorMessage).toMatch(/EIP-712/);
   });
 
   it("refuses typed data whose primaryType is not defined", async () => {

@@ -8,11 +8,12 @@
 import { keccak256, parseTransaction, type Hex, type TransactionSerializable } from "viem";
 import { applyEvmTransaction, evmNonces } from "../../chain/ledger.js";
 import { SANDBOX_CONTRACTS } from "../sandboxContracts.js";
-import { evmAccountOf, isHash32 } from "../../crypto/evm.js";
+import { evmAccountOf, isHash32, lowercaseTypedDataAddresses, type TypedDataInput } from "../../crypto/evm.js";
 import { apiError } from "../../errors/catalogue.js";
 import { enforcePolicies } from "../policies/evaluate.js";
 import { chainIdOf, networkOfChainId } from "../../chain/networks.js";
 import type { PolicyFacts } from "../policies/facts.js";
+import type { Schema } from "../../contract/types.js";
 import type { Handler, HandlerContext } from "../types.js";
 import { API_KEY_WALLET, emitWalletSend, emitWalletSigned, type WalletActor } from "../webhooks/walletEvents.js";
 import { findEvmAccount } from "./model.js";
@@ -51,17 +52,37 @@ export const signEvmMessage: Handler<"signEvmMessage"> = async (req, ctx) => {
   return { status: 200, body: { signature } };
 };
 
-export const signEvmTypedData: Handler<"signEvmTypedData"> = async (req, ctx) => {
-  const record = findEvmAccount(ctx.store, req.pathParams.address);
-  const { domain, types, primaryType, message } = req.body as { domain: object; types: Record<string, unknown>; primaryType: string; message: object };
-  if (!types[primaryType]) throw apiError("invalid_request", `primaryType ${primaryType} is not defined in types.`);
+/**
+ * The typed data of a signing request, ready for the policy and the signer: 400 when its
+ * primaryType is not among its types; address-typed values in lowercase, so that any
+ * 40-hex-digit address signs (whatever its EIP-55 checksum) and criteria compare it as it encodes.
+ */
+export function readTypedData(body: Schema<"EIP712Message">): TypedDataInput {
+  const typed = body as TypedDataInput;
+  if (!Object.hasOwn(typed.types, typed.primaryType)) throw apiError("invalid_request", `primaryType ${typed.primaryType} is not defined in types.`);
+  return lowercaseTypedDataAddresses(typed);
+}
+
+/** What the typed-data criteria (verifying contract, fields) look at. */
+export const typedDataFacts = (typed: TypedDataInput): PolicyFacts => ({ kind: "typedData", ...typed });
+
+/** The EIP-712 signature of `typed` (from readTypedData), or 400 when it cannot be encoded. */
+export async function signTypedDataWith(privateKey: Hex, typed: TypedDataInput): Promise<Hex> {
   try {
-    const signature = await evmAccountOf(record.privateKey).signTypedData({ domain, types, primaryType, message } as never);
-    emitWalletSigned(ctx, "wallet.typed_data.signed", record.address, API_KEY_WALLET);
-    return { status: 200, body: { signature } };
+    // viem types the message from `types` known when compiling; these arrive at run time.
+    return await evmAccountOf(privateKey).signTypedData(typed as never);
   } catch (error) {
     throw apiError("invalid_request", `The typed data could not be encoded (EIP-712): ${(error as Error).message.split("\n")[0]}`);
   }
+}
+
+export const signEvmTypedData: Handler<"signEvmTypedData"> = async (req, ctx) => {
+  const record = findEvmAccount(ctx.store, req.pathParams.address);
+  const typed = readTypedData(req.body);
+  enforcePolicies(ctx.store, { operation: "signEvmTypedData", accountPolicies: record.policies, facts: typedDataFacts(typed) });
+  const signature = await signTypedDataWith(record.privateKey, typed);
+  emitWalletSigned(ctx, "wallet.typed_data.signed", record.address, API_KEY_WALLET);
+  return { status: 200, body: { signature } };
 };
 
 export const signEvmTransaction: Handler<"signEvmTransaction"> = async (req, ctx) => {

@@ -11,6 +11,7 @@ afterAll(() => sandbox.close());
 
 const SMART = "/platform/v2/evm/smart-accounts";
 const EXTERNAL_OWNER = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8"; // lowercase on purpose: echoed as submitted
+const MANAGER = "0xf85210B21cC50302F477BA56686d2019dC9b67Ad"; // the SpendPermissionManager
 
 describe("EVM smart accounts", () => {
   it("creates one for a sandbox EVM account, with a deterministic counterfactual address", async () => {
@@ -36,6 +37,30 @@ describe("EVM smart accounts", () => {
     const res = await call(sandbox, "POST", SMART, { body: { owners: [] } });
     expect(res.status).toBe(400);
     expect(res.body.errorMessage).toMatch(/owner/);
+  });
+
+  it("enables spend permissions with the SpendPermissionManager as second owner, at an address that follows the owners", async () => {
+    const owner = (await call(sandbox, "POST", "/platform/v2/evm/accounts", { body: {}, wallet: true })).body.address;
+    const withManager = await call(sandbox, "POST", SMART, { body: { owners: [owner, MANAGER] } });
+    expect(withManager.status).toBe(201);
+    expect(withManager.body.owners).toEqual([owner, MANAGER]);
+    const alone = await call(sandbox, "POST", SMART, { body: { owners: [owner] } });
+    expect(alone.body.address).not.toBe(withManager.body.address);
+    // The manager is an owner the platform recognises in any case, and the address is the same either way.
+    const other = await sandbox.createProject("manager-case");
+    const lower = await call(sandbox, "POST", SMART, { body: { owners: [owner, MANAGER.toLowerCase()] }, credentials: other });
+    expect(lower.body.address).toBe(withManager.body.address);
+  });
+
+  it("refuses any other owner list, and creates nothing", async () => {
+    const owner = (await call(sandbox, "POST", "/platform/v2/evm/accounts", { body: {}, wallet: true })).body.address;
+    const before = (await call(sandbox, "GET", `${SMART}?pageSize=100`)).body.accounts.length;
+    for (const owners of [[owner, EXTERNAL_OWNER], [MANAGER], [MANAGER, owner], [owner, MANAGER, EXTERNAL_OWNER]]) {
+      const res = await call(sandbox, "POST", SMART, { body: { owners } });
+      expect(res.status, JSON.stringify(owners)).toBe(400);
+      expect(res.body.errorType).toBe("invalid_request");
+    }
+    expect((await call(sandbox, "GET", `${SMART}?pageSize=100`)).body.accounts).toHaveLength(before);
   });
 
   it("gets by address and name, lists, renames, and 404s/409s like the rest", async () => {

@@ -4,6 +4,11 @@
  * nonce — so it is known before any deployment and the same for the same
  * owners. A second account with the same owners in a project takes the next
  * nonce. Owners are echoed exactly as submitted.
+ *
+ * An account has one owner, optionally followed by the SpendPermissionManager:
+ * that second owner is how spend permissions are enabled (the official
+ * client's `enableSpendPermissions`), and it is part of the owner set the
+ * address derives from. Any other owner list is refused.
  */
 import { encodeAbiParameters, getContractAddress, keccak256, toHex } from "viem";
 import type { Schema } from "../../contract/types.js";
@@ -11,10 +16,11 @@ import { apiError } from "../../errors/catalogue.js";
 import { declareCollection } from "../../store/collections.js";
 import type { Collection, ProjectTx } from "../../store/store.js";
 import { paginate } from "../shared/pagination.js";
+import { SPEND_PERMISSION_MANAGER_ADDRESS } from "../spend-permissions/manager.js";
 import type { Handler } from "../types.js";
 
 /** Coinbase Smart Wallet factory (v1.1), as deployed on every supported network. */
-const SMART_WALLET_FACTORY = "0xBA5ED110eFDBa3D005bfC882d75358ACBbB85842" as const;
+export const SMART_WALLET_FACTORY = "0xBA5ED110eFDBa3D005bfC882d75358ACBbB85842" as const;
 /** Stands in for the proxy init code hash: stable, documented, not claimed to be the chain's. */
 const PROXY_INIT_CODE_HASH = keccak256(toHex("cdp-sandbox:coinbase-smart-wallet-proxy:v1"));
 
@@ -43,10 +49,36 @@ function smartAccountView(r: SmartAccountRecord): Schema<"EvmSmartAccount"> {
   };
 }
 
-export function counterfactualAddress(owners: string[], nonce: number): `0x${string}` {
+/**
+ * The wallet's address for `owners` and `nonce`: CREATE2 from `factory` with the factory's salt
+ * (keccak256(abi.encode(ownersAsBytes, nonce)), each owner its 32-byte ABI encoding) over the sandbox's
+ * stand-in init code hash.
+ *
+ * @example counterfactualAddress(["0x70997970C51812dc3A010C7d01b50e0d17dc79C8"], 0)
+ */
+export function counterfactualAddress(owners: readonly string[], nonce: number | bigint, factory: `0x${string}` = SMART_WALLET_FACTORY): `0x${string}` {
   const encodedOwners = owners.map((o) => encodeAbiParameters([{ type: "address" }], [o as `0x${string}`]));
   const salt = keccak256(encodeAbiParameters([{ type: "bytes[]" }, { type: "uint256" }], [encodedOwners, BigInt(nonce)]));
-  return getContractAddress({ opcode: "CREATE2", from: SMART_WALLET_FACTORY, salt, bytecodeHash: PROXY_INIT_CODE_HASH });
+  return getContractAddress({ opcode: "CREATE2", from: factory, salt, bytecodeHash: PROXY_INIT_CODE_HASH });
+}
+
+/** The owners of a new smart account: its owner, then the SpendPermissionManager when spend permissions are enabled. */
+export function smartAccountOwners(owner: string, enableSpendPermissions: boolean): string[] {
+  return enableSpendPermissions ? [owner, SPEND_PERMISSION_MANAGER_ADDRESS] : [owner];
+}
+
+const isManager = (address: string) => address.toLowerCase() === SPEND_PERMISSION_MANAGER_ADDRESS.toLowerCase();
+
+/** Refuses an owner list the platform does not create an account for: one owner, optionally then the SpendPermissionManager. */
+function assertOwnerList(owners: readonly string[]) {
+  const [owner, second, ...rest] = owners;
+  if (owner === undefined || rest.length > 0 || (second !== undefined && !isManager(second)))
+    throw apiError(
+      "invalid_request",
+      `owners must list exactly one owner address, optionally followed by the SpendPermissionManager ${SPEND_PERMISSION_MANAGER_ADDRESS} to enable spend permissions; got ${owners.length} (${owners.join(", ") || "none"}).`,
+    );
+  if (isManager(owner))
+    throw apiError("invalid_request", `The SpendPermissionManager ${owner} cannot be a smart account's only or first owner; list the owner first.`);
 }
 
 export function findSmartAccount(store: ProjectTx, address: string): SmartAccountRecord {
@@ -64,7 +96,7 @@ function assertNameFree(store: ProjectTx, name: string | undefined, except?: str
 
 export const createEvmSmartAccount: Handler<"createEvmSmartAccount"> = (req, ctx) => {
   const { owners, name } = req.body;
-  if (owners.length !== 1) throw apiError("invalid_request", `owners must list exactly one owner address; got ${owners.length}.`);
+  assertOwnerList(owners);
   assertNameFree(ctx.store, name);
   let nonce = 0;
   let address = counterfactualAddress(owners, nonce);

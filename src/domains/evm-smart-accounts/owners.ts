@@ -1,12 +1,14 @@
 /**
  * Which addresses of a project are smart wallets, and their owners: the
- * project's smart accounts and its end users' smart accounts. Contracts on
+ * project's smart accounts, its end users' smart accounts, and wallets a user
+ * operation deployed through the node's bundler. Contracts on
  * the simulated chain (Permit2) use it where a real chain would call the
  * wallet's code (ERC-1271 `isValidSignature`).
  */
 import type { ProjectTx } from "../../store/store.js";
 import { endUsers } from "../end-users/model.js";
 import { smartAccounts } from "./accounts.js";
+import { deployedWalletOwners } from "./smartWalletFactory.js";
 
 /** The owners of the smart wallet at `address`, in owner-index order; undefined when it is not one of the project's. */
 export function smartWalletOwners(store: ProjectTx, address: string): string[] | undefined {
@@ -17,5 +19,5 @@ export function smartWalletOwners(store: ProjectTx, address: string): string[] |
     const smart = user.evmSmartAccounts.find((a) => a.address.toLowerCase() === key);
     if (smart) return smart.ownerAddresses;
   }
-  return undefined;
+  return deployedWalletOwners(store, key);
 }

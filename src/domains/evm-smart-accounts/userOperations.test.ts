@@ -6,7 +6,8 @@ import { call, fund, withSandbox } from "#test/helpers/sandbox.js";
 
 let sandbox: Sandbox;
 beforeAll(async () => {
-  sandbox = await withSandbox({ seed: "user-operations" });
+  // Interval mining: these tests watch user operations wait for their block (broadcast, then complete).
+  sandbox = await withSandbox({ seed: "user-operations", mining: "interval" });
 });
 afterAll(() => sandbox.close());
 

@@ -5,20 +5,27 @@
  * the sandbox clock. Calls execute on the ledger from the smart account, gas
  * paid by the paymaster. Project policies apply to prepareUserOperation and
  * sendUserOperation.
+ *
+ * An EVM account of the project whose EIP-7702 delegation completed on a
+ * network is a smart account there too: it is its own owner (its key signs),
+ * the calls run from its address, and its ETH pays the gas unless the request
+ * names a paymaster.
  */
 import { encodeAbiParameters, keccak256, recoverAddress, type Hex } from "viem";
-import { blockNumberAt } from "../../chain/blocks.js";
-import { applyEvmTransaction, ledgerTxs } from "../../chain/ledger.js";
+import { headBlock } from "../../chain/mining.js";
+import { ledgerTxs } from "../../chain/ledger.js";
 import type { Schema } from "../../contract/types.js";
 import { evmAccountOf } from "../../crypto/evm.js";
 import { apiError } from "../../errors/catalogue.js";
 import { declareCollection } from "../../store/collections.js";
+import { isDelegated } from "../evm-accounts/eip7702.js";
 import { evmAccounts } from "../evm-accounts/model.js";
 import { enforcePolicies } from "../policies/evaluate.js";
-import { SANDBOX_CONTRACTS } from "../sandboxContracts.js";
 import { chainIdOf } from "../../chain/networks.js";
 import type { Handler, HandlerContext } from "../types.js";
-import { findSmartAccount, type SmartAccountRecord } from "./accounts.js";
+import { findSmartAccount, smartAccounts, type SmartAccountRecord } from "./accounts.js";
+import { executeBatch } from "./batch.js";
+import { recordDeployment } from "./smartWalletFactory.js";
 
 /** How long a prepared operation may wait for its signature. */
 const PREPARED_LIFETIME_MS = 15 * 60 * 1000;
@@ -37,6 +44,8 @@ interface UserOperationRecord {
   expiresAtMs: number;
   transactionHash?: Hex;
   block?: number;
+  /** False when the account pays its own gas (a delegated EOA without a paymaster); absent means sponsored. */
+  sponsored?: boolean;
 }
 
 const USER_OPERATIONS = declareCollection<UserOperationRecord>("userOperations");
@@ -50,8 +59,31 @@ const policyFacts = (calls: Call[], network: string) => ({
   calls: calls.map((c) => ({ to: c.to as `0x${string}`, value: BigInt(c.value || "0"), data: c.data as Hex })),
 });
 
-/** A smart account as user operations need it (project smart accounts and end users' alike). */
-export type OperatingAccount = Pick<SmartAccountRecord, "address" | "owners" | "policies">;
+/** A smart account as user operations need it (project smart accounts, end users' and delegated EOAs alike). */
+export type OperatingAccount = Pick<SmartAccountRecord, "address" | "owners" | "policies"> & {
+  /** An EOA with an EIP-7702 delegation: its ETH pays for gas unless a paymaster sponsors it. */
+  delegated?: boolean;
+};
+
+/**
+ * The account user operations at `address` run from: the project's smart account, or the project's EVM account
+ * delegated (EIP-7702) on `network` (on any network when none is named), which is its own owner.
+ */
+function findOperatingAccount(ctx: HandlerContext, address: string, network?: string): OperatingAccount {
+  const smart = smartAccounts(ctx.store).get(address.toLowerCase());
+  if (smart) return smart;
+  const eoa = evmAccounts(ctx.store).get(address.toLowerCase());
+  if (eoa && isDelegated(ctx, eoa.address, network)) return { address: eoa.address, owners: [eoa.address], policies: eoa.policies, delegated: true };
+  if (eoa)
+    throw apiError(
+      "not_found",
+      `EVM smart account ${address} was not found in this project: it is an EVM account without a completed EIP-7702 delegation${network ? ` on ${network}` : ""}.`,
+    );
+  return findSmartAccount(ctx.store, address);
+}
+
+/** Who pays a user operation's gas: the paymaster for smart accounts; for a delegated EOA, a paymaster only if the request names one. */
+export const sponsoredFor = (account: OperatingAccount, paymasterRequested: boolean) => !account.delegated || paymasterRequested;
 
 /** Policy operation names: the project's own, or the end-user variant. */
 export interface PolicyOperations {
@@ -66,6 +98,7 @@ export function prepare(
   network: UserOperationNetwork,
   calls: Call[],
   policy: PolicyOperations = PROJECT_OPERATIONS,
+  sponsored = true,
 ): UserOperationRecord {
   if (calls.length === 0) throw apiError("invalid_request", "calls must contain at least one call.");
   for (const [i, c] of calls.entries()) if (!/^[0-9]+$/.test(c.value)) throw apiError("invalid_request", `calls[${i}].value must be a decimal amount of wei.`);
@@ -86,6 +119,7 @@ export function prepare(
     status: "pending",
     preparedAtMs: now,
     expiresAtMs: now + PREPARED_LIFETIME_MS,
+    ...(sponsored ? {} : { sponsored: false }),
   };
   operations(ctx).put(userOpHash, record);
   return record;
@@ -111,42 +145,26 @@ export async function send(
     throw apiError("invalid_signature", `The signature over userOpHash is by ${signer}, not by the smart account's owner.`);
   }
   if (policy.send) enforcePolicies(ctx.store, { operation: policy.send, accountPolicies: account.policies, facts: policyFacts(op.calls, op.network) });
-  const chainId = chainIdOf(op.network) ?? 0;
-  const callHash = (index: number) => keccak256(encodeAbiParameters([{ type: "bytes32" }, { type: "uint256" }], [op.userOpHash, BigInt(index)]));
-  const transactionHash = callHash(0);
-  // The calls run as one batch, as the smart account's executeBatch does: when one reverts, none of them happened.
-  const undo = ctx.store.savepoint();
-  for (const [index, call] of op.calls.entries()) {
-    const applied = applyEvmTransaction(
-      ctx.store,
-      ctx.clock,
-      {
-        hash: callHash(index),
-        network: op.network,
-        chainId,
-        from: account.address,
-        to: call.to as `0x${string}`,
-        value: BigInt(call.value),
-        input: call.data as Hex,
-        nonce: index,
-        gas: BigInt(call.overrideGasLimit ?? "200000"),
-        type: "eip1559",
-        sponsored: true,
-      },
-      SANDBOX_CONTRACTS,
-    );
-    if (applied.status === "reverted") {
-      undo();
-      const reason = `call ${index} of ${op.calls.length} reverted${applied.revertReason ? `: ${applied.revertReason}` : ""}; the batch was undone`;
-      ledgerTxs(ctx.store).put(transactionHash, { ...applied, hash: transactionHash, logs: [], revertReason: reason });
-      break;
-    }
-  }
+  const calls = op.calls.map((c) => ({
+    to: c.to as `0x${string}`,
+    value: BigInt(c.value),
+    data: c.data as Hex,
+    gas: BigInt(c.overrideGasLimit ?? "200000"),
+  }));
+  const { transactionHash, block } = executeBatch(ctx.store, ctx.clock, {
+    network: op.network,
+    from: account.address,
+    calls,
+    operationHash: op.userOpHash,
+    sponsored: op.sponsored !== false,
+  });
+  // A wallet's first operation deploys it (a delegated EOA has its code from the delegation).
+  if (!account.delegated) recordDeployment(ctx.store, ctx.clock, op.network, account.address, account.owners);
   const sent: UserOperationRecord = {
     ...op,
     status: "broadcast",
     transactionHash,
-    block: blockNumberAt(op.network, ctx.clock.now()) + 1,
+    block,
   };
   operations(ctx).put(op.userOpHash, sent);
   return sent;
@@ -154,11 +172,11 @@ export async function send(
 
 /** Operations sent and not yet included, across the project (the concurrency the platform limits). */
 export function inFlightOperations(ctx: HandlerContext): number {
-  return operations(ctx).filter((o) => o.status === "broadcast" && (o.block ?? 0) > blockNumberAt(o.network, ctx.clock.now())).length;
+  return operations(ctx).filter((o) => o.status === "broadcast" && (o.block ?? 0) > headBlock(ctx.store, o.network, ctx.clock.now())).length;
 }
 
 export function view(ctx: HandlerContext, op: UserOperationRecord): Schema<"EvmUserOperation"> {
-  const included = op.status === "broadcast" && op.block !== undefined && op.block <= blockNumberAt(op.network, ctx.clock.now());
+  const included = op.status === "broadcast" && op.block !== undefined && op.block <= headBlock(ctx.store, op.network, ctx.clock.now());
   const reverted = included && ledgerTxs(ctx.store).get(op.transactionHash!)?.status === "reverted";
   const status = included ? (reverted ? "failed" : "complete") : op.status;
   return {
@@ -183,25 +201,26 @@ export function view(ctx: HandlerContext, op: UserOperationRecord): Schema<"EvmU
   };
 }
 
-function findOperation(ctx: HandlerContext, account: SmartAccountRecord, userOpHash: string): UserOperationRecord {
+function findOperation(ctx: HandlerContext, account: OperatingAccount, userOpHash: string): UserOperationRecord {
   const op = operations(ctx).get(userOpHash.toLowerCase()) ?? operations(ctx).get(userOpHash);
   if (!op || op.smartAccount !== account.address) throw apiError("not_found", `User operation ${userOpHash} of ${account.address} was not found.`);
   return op;
 }
 
 export const prepareUserOperation: Handler<"prepareUserOperation"> = (req, ctx) => {
-  const account = findSmartAccount(ctx.store, req.pathParams.address);
-  return { status: 201, body: view(ctx, prepare(ctx, account, req.body.network, req.body.calls)) };
+  const account = findOperatingAccount(ctx, req.pathParams.address, req.body.network);
+  const sponsored = sponsoredFor(account, req.body.paymasterUrl !== undefined);
+  return { status: 201, body: view(ctx, prepare(ctx, account, req.body.network, req.body.calls, PROJECT_OPERATIONS, sponsored)) };
 };
 
 export const sendUserOperation: Handler<"sendUserOperation"> = async (req, ctx) => {
-  const account = findSmartAccount(ctx.store, req.pathParams.address);
+  const account = findOperatingAccount(ctx, req.pathParams.address);
   const op = findOperation(ctx, account, req.pathParams.userOpHash);
   return { status: 200, body: view(ctx, await send(ctx, account, op, req.body.signature as Hex)) };
 };
 
 export const getUserOperation: Handler<"getUserOperation"> = (req, ctx) => {
-  const account = findSmartAccount(ctx.store, req.pathParams.address);
+  const account = findOperatingAccount(ctx, req.pathParams.address);
   return { status: 200, body: view(ctx, findOperation(ctx, account, req.pathParams.userOpHash)) };
 };
 
@@ -211,9 +230,10 @@ export const getUserOperation: Handler<"getUserOperation"> = (req, ctx) => {
  */
 export async function prepareAndSendAsOwner(
   ctx: HandlerContext,
-  account: SmartAccountRecord,
+  account: OperatingAccount,
   network: UserOperationNetwork,
   calls: Call[],
+  sponsored = true,
 ): Promise<UserOperationRecord> {
   const owner = account.owners.map((o) => evmAccounts(ctx.store).get(o.toLowerCase())).find((r) => r !== undefined);
   if (!owner)
@@ -221,12 +241,13 @@ export async function prepareAndSendAsOwner(
       "invalid_request",
       `The owner of ${account.address} is not an account of this project, so the sandbox cannot sign for it; use prepare and send.`,
     );
-  const op = prepare(ctx, account, network, calls);
+  const op = prepare(ctx, account, network, calls, PROJECT_OPERATIONS, sponsored);
   const signature = await evmAccountOf(owner.privateKey).sign({ hash: op.userOpHash });
   return send(ctx, account, op, signature);
 }
 
 export const prepareAndSendUserOperation: Handler<"prepareAndSendUserOperation"> = async (req, ctx) => {
-  const account = findSmartAccount(ctx.store, req.pathParams.address);
-  return { status: 200, body: view(ctx, await prepareAndSendAsOwner(ctx, account, req.body.network, req.body.calls)) };
+  const account = findOperatingAccount(ctx, req.pathParams.address, req.body.network);
+  const sponsored = sponsoredFor(account, req.body.paymasterUrl !== undefined);
+  return { status: 200, body: view(ctx, await prepareAndSendAsOwner(ctx, account, req.body.network, req.body.calls, sponsored)) };
 };

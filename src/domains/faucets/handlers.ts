@@ -4,7 +4,7 @@
  * Limits per address and per project over a rolling 24 h of sandbox time
  * (table below, also in docs/chain.md) → 429 faucet_limit_exceeded.
  */
-import { blockNumberAt } from "../../chain/blocks.js";
+import { inclusionBlock } from "../../chain/mining.js";
 import { credit, faucetPayout } from "../../chain/ledger.js";
 import { SOL, solanaTokenBySymbol, solanaTxs } from "../../chain/solanaLedger.js";
 import { toBase58 } from "../../crypto/solana.js";
@@ -92,7 +92,7 @@ const requestSolanaFaucet: Handler<"requestSolanaFaucet"> = (req, ctx) => {
   solanaTxs(ctx.store).put(signature, {
     signature,
     network: "solana-devnet",
-    slot: blockNumberAt("solana-devnet", ctx.clock.now()) + 1,
+    slot: inclusionBlock(ctx.store, ctx.clock, "solana-devnet"),
     feePayer: address,
     status: "success",
     submittedAtMs: ctx.clock.now(),

@@ -18,10 +18,11 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
   type Blockhash,
 } from "@solana/kit";
-import { encodeFunctionData, erc20Abi, keccak256, parseEther, serializeTransaction, toHex } from "viem";
+import { encodeFunctionData, erc20Abi, getAddress, keccak256, parseEther, serializeTransaction, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
 import { call, fund, withSandbox, type Credentials } from "#test/helpers/sandbox.js";
+import { wrongChecksum } from "#test/helpers/typedData.js";
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -456,5 +457,85 @@ describe("policy evaluation, criterion by criterion", () => {
     expect((await call(sandbox, "POST", `/platform/v2/evm/accounts/${free}/sign/message`, { body: { message: "hi" }, wallet: true, credentials })).status).toBe(
       200,
     );
+  });
+});
+
+describe("addresses compare whatever their letter case", () => {
+  const VERIFYING = "0x000000000022D473030F116dDEE9F6B43aC78BA3";
+  const TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+  // Addresses with letters, so that their case can be wrong.
+  const C = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
+  const D = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
+  const typed = (verifyingContract: string, wallet: string) => ({
+    domain: { name: "Case", chainId: 84532, verifyingContract },
+    types: {
+      EIP712Domain: [
+        { name: "name", type: "string" },
+        { name: "chainId", type: "uint256" },
+        { name: "verifyingContract", type: "address" },
+      ],
+      Person: [{ name: "wallet", type: "address" }],
+      Mail: [
+        { name: "from", type: "Person" },
+        { name: "to", type: "Person[]" },
+      ],
+    },
+    primaryType: "Mail",
+    message: { from: { wallet }, to: [{ wallet }] },
+  });
+
+  async function accountWith(name: string, rules: object[]) {
+    const credentials = await sandbox.createProject(`policy-case-${name}`);
+    const policy = await call(sandbox, "POST", POLICIES, { body: { scope: "account", rules }, credentials });
+    expect(policy.status, JSON.stringify(policy.body)).toBe(201);
+    const address = (await call(sandbox, "POST", "/platform/v2/evm/accounts", { body: { accountPolicy: policy.body.id }, wallet: true, credentials })).body
+      .address;
+    return (what: string, body: object) => call(sandbox, "POST", `/platform/v2/evm/accounts/${address}/${what}`, { body, wallet: true, credentials });
+  }
+
+  it("evmTypedDataVerifyingContract matches a wrong-checksum verifyingContract against a checksummed list, and the reverse", async () => {
+    const sign = await accountWith("verifying", [
+      { action: "reject", operation: "signEvmTypedData", criteria: [{ type: "evmTypedDataVerifyingContract", addresses: [wrongChecksum(D)], operator: "in" }] },
+      { action: "reject", operation: "signEvmTypedData", criteria: [{ type: "evmTypedDataVerifyingContract", addresses: [VERIFYING], operator: "in" }] },
+      { action: "accept", operation: "signEvmTypedData", criteria: [] },
+    ]);
+    const byList = await sign("sign/typed-data", typed(wrongChecksum(VERIFYING), TO));
+    expect(byList.status).toBe(403);
+    expect(byList.body.errorMessage).toMatch(/rule 2/);
+    const byRequest = await sign("sign/typed-data", typed(D, TO));
+    expect(byRequest.status).toBe(403);
+    expect(byRequest.body.errorMessage).toMatch(/rule 1/);
+    expect((await sign("sign/typed-data", typed(wrongChecksum(TO), TO))).status).toBe(200);
+  });
+
+  it("evmTypedDataField address conditions match any letter case, in nested structs and arrays", async () => {
+    const field = (path: string, address: string) => ({
+      type: "evmTypedDataField",
+      types: { types: typed(VERIFYING, TO).types, primaryType: "Mail" },
+      conditions: [{ path, addresses: [address], operator: "in" }],
+    });
+    const sign = await accountWith("field", [
+      { action: "reject", operation: "signEvmTypedData", criteria: [field("from.wallet", wrongChecksum(C))] },
+      { action: "reject", operation: "signEvmTypedData", criteria: [field("to.0.wallet", getAddress(D))] },
+      { action: "accept", operation: "signEvmTypedData", criteria: [] },
+    ]);
+    const first = await sign("sign/typed-data", typed(VERIFYING, C.toLowerCase()));
+    expect(first.status).toBe(403);
+    expect(first.body.errorMessage).toMatch(/rule 1/);
+    const second = await sign("sign/typed-data", typed(VERIFYING, wrongChecksum(D)));
+    expect(second.status).toBe(403);
+    expect(second.body.errorMessage).toMatch(/rule 2/);
+    expect((await sign("sign/typed-data", typed(VERIFYING, wrongChecksum(TO)))).status).toBe(200);
+  });
+
+  it("evmAddress matches a transaction's recipient against a wrong-checksum list", async () => {
+    const sign = await accountWith("evm-address", [
+      { action: "reject", operation: "signEvmTransaction", criteria: [{ type: "evmAddress", addresses: [wrongChecksum(TO)], operator: "in" }] },
+      { action: "accept", operation: "signEvmTransaction", criteria: [] },
+    ]);
+    const refused = await sign("sign/transaction", { transaction: evmTx(TO, 1n) });
+    expect(refused.status).toBe(403);
+    expect(refused.body.errorMessage).toMatch(/rule 1/);
+    expect((await sign("sign/transaction", { transaction: evmTx(D, 1n) })).status).toBe(200);
   });
 });

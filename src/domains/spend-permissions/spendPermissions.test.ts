@@ -14,7 +14,8 @@ import { mintBearer } from "#test/helpers/tokens.js";
 let sandbox: Sandbox;
 let rpcPath: string;
 beforeAll(async () => {
-  sandbox = await withSandbox({ seed: "spend-permissions", validateResponses: true });
+  // Interval mining: these tests watch user operations wait for their block (broadcast, then complete).
+  sandbox = await withSandbox({ seed: "spend-permissions", validateResponses: true, mining: "interval" });
   const path = "/apikeys/v1/tokens/active";
   const token = await mintBearer(sandbox.credentials.apiKeyId, sandbox.credentials.apiKeySecret, { method: "GET", host: `http://${hostOf(sandbox)}`, path });
   rpcPath = `/rpc/v1/base-sepolia/${(await request(sandbox.url).get(path).set("Authorization", `Bearer ${token}`)).body.id}`;

@@ -5,7 +5,8 @@
  * (on the sandbox clock) are visible, as on a real indexer.
  */
 import { decodeEventLog, erc20Abi } from "viem";
-import { blockNumberAt, blockTimestampOf } from "../../chain/blocks.js";
+import { blockTimestampOf } from "../../chain/blocks.js";
+import { headBlock } from "../../chain/mining.js";
 import { ledgerTxs } from "../../chain/ledger.js";
 import type { Schema } from "../../contract/types.js";
 import type { ProjectTx } from "../../store/store.js";
@@ -92,7 +93,7 @@ const iso = (ms: number) =>
 export function ledgerRows(store: ProjectTx, nowMs: number): Record<string, Array<Record<string, unknown>>> {
   const out: Record<string, Array<Record<string, unknown>>> = {};
   for (const [schema, network] of Object.entries(SQL_NETWORKS)) {
-    const head = blockNumberAt(network, nowMs);
+    const head = headBlock(store, network, nowMs);
     const txs = ledgerTxs(store)
       .filter((t) => t.network === network && t.block <= head)
       .sort((a, b) => a.block - b.block || a.submittedAtMs - b.submittedAtMs);

@@ -15,7 +15,8 @@ import { call, fund, withSandbox } from "#test/helpers/sandbox.js";
 let sandbox: Sandbox;
 let receiver: Receiver;
 beforeAll(async () => {
-  sandbox = await withSandbox({ seed: "webhook-delivery", validateResponses: true });
+  // Interval mining: these tests deliver nothing until the clock mines the block (mine()).
+  sandbox = await withSandbox({ seed: "webhook-delivery", validateResponses: true, mining: "interval" });
   sandbox.clock.freeze(true); // blocks are mined only when a test moves the clock
   receiver = await startReceiver();
 });

@@ -10,7 +10,8 @@
  */
 import { createHash } from "node:crypto";
 import { decodeEventLog, erc20Abi, getAddress, type Hex } from "viem";
-import { blockNumberAt, blockTimestampOf } from "../../chain/blocks.js";
+import { blockTimestampOf } from "../../chain/blocks.js";
+import { headBlock } from "../../chain/mining.js";
 import { ledgerTxs, type LedgerLog, type LedgerTx } from "../../chain/ledger.js";
 import type { Clock } from "../../clock.js";
 import type { ProjectTx } from "../../store/store.js";
@@ -128,11 +129,11 @@ function activityEventId(projectId: string, eventType: string, f: ActivityFacts)
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-/** Where a subscription starts reading: the block being built now, so only blocks mined from here on count. */
+/** Where a subscription starts reading: the chain's head now, so only blocks mined from here on count. */
 export function startScanAt(store: ProjectTx, clock: Clock, sub: Pick<SubscriptionRecord, "subscriptionId" | "eventTypes" | "labels">): void {
   const network = activityNetworkOf(sub);
   if (network === undefined) scanCursors(store).delete(sub.subscriptionId);
-  else scanCursors(store).put(sub.subscriptionId, { subscriptionId: sub.subscriptionId, network, block: blockNumberAt(network, clock.now()) });
+  else scanCursors(store).put(sub.subscriptionId, { subscriptionId: sub.subscriptionId, network, block: headBlock(store, network, clock.now()) });
 }
 
 /**
@@ -152,7 +153,7 @@ function confirmWalletTransactions(store: ProjectTx, clock: Clock): number {
       watchedWalletTransactions(store).delete(key); // gone from the ledger (project reset or restored)
       continue;
     }
-    if (blockNumberAt(sent.network, clock.now()) < block) continue;
+    if (headBlock(store, sent.network, clock.now()) < block) continue;
     const outcome = mined?.status === "reverted" || landed?.status === "failed" ? "failed" : "confirmed";
     const eventType: EventType = `wallet.transaction.${outcome}`;
     const eventId = derivedUuid(`webhook-event|${store.projectId}|${eventType}|${key}`);
@@ -180,7 +181,7 @@ export function scanActivity(store: ProjectTx, clock: Clock): number {
       startScanAt(store, clock, sub);
       continue;
     }
-    const head = blockNumberAt(network, clock.now());
+    const head = headBlock(store, network, clock.now());
     if (head <= cursor.block) continue;
     const txs = ledgerTxs(store)
       .filter((t) => t.network === network && t.block > cursor.block && t.block <= head && t.status === "success" && t.logs.length > 0)

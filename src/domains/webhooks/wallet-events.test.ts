@@ -35,7 +35,8 @@ const WALLET = [
 ];
 const TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" as const;
 
-const { sandbox, receiver } = await sandboxWithReceiver({ seed: "wallet-events", validateResponses: true });
+// Interval mining: these tests see a send confirmed only once the clock mines its block.
+const { sandbox, receiver } = await sandboxWithReceiver({ seed: "wallet-events", validateResponses: true, mining: "interval" });
 
 const iso = () => new Date(sandbox.clock.now()).toISOString();
 async function evmAccount(credentials?: Credentials): Promise<`0x${string}`> {

@@ -4,6 +4,8 @@
  * the last 30 days of sandbox time, bundle membership and curation), and the
  * filters of search.
  */
+import { solanaTokenByMint } from "../../chain/solanaLedger.js";
+import { evmTokenByAddress } from "../../chain/tokens.js";
 import type { Schema } from "../../contract/types.js";
 import type { HandlerContext } from "../types.js";
 import type { Catalogued } from "./bazaarExtension.js";
@@ -106,16 +108,12 @@ export function onNetwork(a: Requirements, network: string): boolean {
   return wanted && actual ? wanted === actual : a.network === network;
 }
 
-/** The option's price in US dollars, for USDC (6 decimals); undefined for assets without a fixed dollar price. */
+/** The option's price in US dollars, for USDC of the token tables; undefined for assets without a fixed dollar price. */
 export function usdPrice(a: Requirements): number | undefined {
-  const USDC = new Set([
-    "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913",
-    "0x036cbd53842c5426634e7929541ec2318f3dcf7e",
-    "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
-    "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU",
-  ]);
+  const network = x402Network(String(a.network));
   const asset = String(a.asset);
-  if (!USDC.has(asset.startsWith("0x") ? asset.toLowerCase() : asset)) return undefined;
+  const token = network?.family === "evm" ? evmTokenByAddress(network.ledger, asset) : network ? solanaTokenByMint(network.ledger, asset) : undefined;
+  if (token?.symbol !== "USDC") return undefined;
   const raw = String(a.amount ?? a.maxAmountRequired ?? "");
-  return /^[0-9]+$/.test(raw) ? Number(raw) / 1e6 : undefined;
+  return /^[0-9]+$/.test(raw) ? Number(raw) / 10 ** token.decimals : undefined;
 }

@@ -17,7 +17,7 @@ import {
   recoverTypedDataAddress,
   type Hex,
 } from "viem";
-import { blockNumberAt } from "../../chain/blocks.js";
+import { settlementBlock } from "../../chain/mining.js";
 import { balanceOf, credit, GAS_PRICE_WEI, ledgerTxs, setBalance, type LedgerTx } from "../../chain/ledger.js";
 import { evmTokenByAddress } from "../../chain/tokens.js";
 import { chainIdOf } from "../../chain/networks.js";
@@ -25,12 +25,6 @@ import type { HandlerContext } from "../types.js";
 import { authorizationKey, usedAuthorizations } from "./model.js";
 import { FACILITATOR_EVM_ADDRESS } from "./networks.js";
 import type { Payment, Rejection } from "./payment.js";
-
-/** EIP-712 domains (name, version) of the tokens that implement EIP-3009, as their contracts report them. */
-const EIP3009_DOMAINS: Record<string, Record<string, { name: string; version: string }>> = {
-  base: { USDC: { name: "USD Coin", version: "2" }, EURC: { name: "EURC", version: "2" } },
-  "base-sepolia": { USDC: { name: "USDC", version: "2" }, EURC: { name: "EURC", version: "2" } },
-};
 
 /** validBefore must leave this much time for the settlement to land, as facilitators require. */
 const VALID_BEFORE_MARGIN_SECONDS = 6;
@@ -68,11 +62,10 @@ export interface EvmPlan {
   signature: Hex;
 }
 
-/** The token's EIP-712 domain, when the token is an EIP-3009 token the ledger knows. */
+/** The token's EIP-712 domain, from the token table, when the token takes EIP-3009 authorizations. */
 export function eip3009Domain(network: string, asset: string) {
   const token = evmTokenByAddress(network, asset);
-  const domain = token && EIP3009_DOMAINS[network]?.[token.symbol];
-  return token && domain ? { token, ...domain } : undefined;
+  return token?.eip712 ? { token, ...token.eip712 } : undefined;
 }
 
 const uint = (v: unknown): bigint | undefined => (typeof v === "string" && /^(0x[0-9a-fA-F]+|[0-9]+)$/.test(v) ? BigInt(v) : undefined);
@@ -209,7 +202,7 @@ export function settleExactEvm(ctx: HandlerContext, ledger: string, plan: EvmPla
     gasUsed: "62000",
     gasPrice: GAS_PRICE_WEI.toString(),
     type: "eip1559",
-    block: blockNumberAt(ledger, ctx.clock.now()),
+    block: settlementBlock(ctx.store, ctx.clock, ledger),
     status: "success",
     logs: [
       { address: token, topics: topicsOf("AuthorizationUsed", { authorizer: a.from, nonce: a.nonce }), data: "0x", logIndex: 0 },

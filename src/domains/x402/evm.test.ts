@@ -53,27 +53,25 @@ async function payment(value = "25000", sign: Partial<Parameters<typeof signAuth
 }
 
 describe("supportedX402PaymentKinds", () => {
-  it("lists the exact scheme on Base, Base Sepolia and Solana in both versions, with the Solana fee payer and the signers", async () => {
+  it("lists exact on Base, Base Sepolia and Solana in both versions and upto in version 2, with what their requirements carry", async () => {
     const res = await call(sandbox, "GET", "/platform/v2/x402/supported");
     expect(res.status).toBe(200);
-    const kinds = res.body.kinds as Array<{ x402Version: number; scheme: string; network: string; extra?: { feePayer?: string } }>;
-    expect(kinds.map((k) => `${k.x402Version}:${k.network}`).sort()).toEqual(
+    const kinds = res.body.kinds as Array<{ x402Version: number; scheme: string; network: string; extra?: Record<string, string> }>;
+    const v2 = ["eip155:8453", "eip155:84532", "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1"];
+    expect(kinds.map((k) => `${k.scheme}:${k.x402Version}:${k.network}`).sort()).toEqual(
       [
-        "1:base",
-        "1:base-sepolia",
-        "1:solana",
-        "1:solana-devnet",
-        "2:eip155:8453",
-        "2:eip155:84532",
-        "2:solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
-        "2:solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+        ...["base", "base-sepolia", "solana", "solana-devnet"].map((n) => `exact:1:${n}`),
+        ...v2.map((n) => `exact:2:${n}`),
+        ...v2.map((n) => `upto:2:${n}`),
       ].sort(),
     );
-    expect(kinds.every((k) => k.scheme === "exact")).toBe(true);
+    const upto = (network: string) => kinds.find((k) => k.scheme === "upto" && k.network === network)!.extra!;
+    expect(upto("eip155:84532")).toEqual({ facilitatorAddress: res.body.signers["eip155:*"][0] });
+    expect(upto("solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1")).toEqual({ feePayer: res.body.signers["solana:*"][0], receiverAuthorizer: expect.any(String) });
     const feePayer = kinds.find((k) => k.network === "solana-devnet")!.extra!.feePayer!;
     expect(res.body.signers["solana:*"]).toEqual([feePayer]);
     expect(res.body.signers["eip155:*"][0]).toMatch(/^0x[0-9a-fA-F]{40}$/);
-    expect(res.body.extensions).toEqual(["bazaar"]);
+    expect(res.body.extensions).toEqual(["bazaar", "eip2612GasSponsoring"]);
   });
 });
 
@@ -149,10 +147,31 @@ describe("verify refuses what the exact scheme does not allow, with the protocol
     await expectInvalid({ ...body, paymentPayload: { ...body.paymentPayload, x402Version: 1 } }, "invalid_x402_version");
   });
 
-  it("invalid_scheme: the requirements ask for upto", async () => {
+  it("invalid_scheme: the requirements ask for another scheme, or for batch-settlement", async () => {
     const { body, requirements } = await payment();
-    const upto = { ...requirements, scheme: "upto" };
-    await expectInvalid({ ...body, paymentPayload: { ...body.paymentPayload, accepted: upto }, paymentRequirements: upto }, "invalid_scheme");
+    await expectInvalid({ ...body, paymentRequirements: { ...requirements, scheme: "upto" } }, "invalid_scheme");
+    const batch = { ...requirements, scheme: "batch-settlement" };
+    await expectInvalid({ ...body, paymentPayload: { ...body.paymentPayload, accepted: batch }, paymentRequirements: batch }, "invalid_scheme");
+  });
+
+  it("takes the payment flows of the exact scheme: upfront settles without a verify; another flow is refused", async () => {
+    const upfront = v2Requirements(MERCHANT, "25000", { extra: { name: "USDC", version: "2", paymentFlow: "upfront" } });
+    const { body, payer } = await payment("25000", {}, upfront);
+    expect((await settle(body)).body).toMatchObject({ success: true, payer: payer.address, amount: "25000" });
+    const escrow = v2Requirements(MERCHANT, "25000", { extra: { name: "USDC", version: "2", paymentFlow: "escrow" } });
+    const refused = await payment("25000", {}, escrow);
+    const answer = await settle(refused.body);
+    expect(answer.body).toMatchObject({ success: false, errorReason: "invalid_payment_requirements" });
+    expect(answer.body.errorMessage).toContain("authorization, upfront");
+    expect(await usdcOf(refused.payer.address)).toBe("1000000");
+  });
+
+  it("refuses requirements that carry both version amounts", async () => {
+    const { body, requirements } = await payment();
+    const both = { ...requirements, maxAmountRequired: "25000" };
+    const res = await verify({ ...body, paymentPayload: { ...body.paymentPayload, accepted: both }, paymentRequirements: both });
+    expect(res.body).toMatchObject({ isValid: false, invalidReason: "invalid_payment_requirements" });
+    expect(res.body.invalidMessage).toContain("malformed_requirement");
   });
 
   it("invalid_network: a network the requirements do not name, or one the sandbox does not settle on", async () => {

@@ -7,6 +7,15 @@
  * identified by its message: once settled, the same transaction is a
  * duplicate settlement.
  *
+ * Payment channels (the `upto` scheme on Solana): opened by a deposit
+ * settlement, which escrows the payer's maximum in the channel; claimed once
+ * by the claim settlement, which pays the charge to payTo and refunds the
+ * rest. An open channel cannot be opened again, a claimed one not claimed
+ * again.
+ *
+ * EIP-2612 nonces: an upto EVM payment may carry a permit approving Permit2
+ * (the gas-sponsoring extension); executing it moves the owner's nonce on.
+ *
  * Settlements: one record per settled payment (transaction, payer, amount,
  * resource), kept for the Bazaar's usage figures (last 30 days).
  *
@@ -44,6 +53,34 @@ export interface Settlement {
   atMs: number;
 }
 
+export interface PaymentChannel {
+  /** `network|channelId`. */
+  id: string;
+  channelId: string;
+  network: string;
+  payer: string;
+  payTo: string;
+  mint: string;
+  /** What the channel escrows: the authorized maximum. */
+  deposit: string;
+  authorizedSigner: string;
+  expiresAt: number;
+  status: "open" | "claimed";
+  /** The deposit's transaction signature. */
+  openedBy: string;
+  /** The claim's transaction signature and charge. */
+  claimedBy?: string;
+  charged?: string;
+  openedAtMs: number;
+}
+
+/** The next EIP-2612 permit nonce of an owner on a token (`nonces(owner)`), once the facilitator has executed one. */
+export interface Eip2612Nonce {
+  /** `network|token|owner`, lowercase. */
+  id: string;
+  next: string;
+}
+
 export interface BazaarResource {
   /** The resource URL, with `#tool` for an MCP tool (MCP servers multiplex tools over one URL). */
   key: string;
@@ -74,11 +111,15 @@ export interface Bundle {
 
 const X402_USED_AUTHORIZATIONS = declareCollection<UsedAuthorization>("x402UsedAuthorizations");
 const X402_SETTLEMENTS = declareCollection<Settlement>("x402Settlements");
+const X402_PAYMENT_CHANNELS = declareCollection<PaymentChannel>("x402PaymentChannels");
+const X402_EIP2612_NONCES = declareCollection<Eip2612Nonce>("x402Eip2612Nonces");
 const X402_BAZAAR_RESOURCES = declareCollection<BazaarResource>("x402BazaarResources");
 const X402_BUNDLES = declareCollection<Bundle>("x402Bundles");
 
 export const usedAuthorizations = (store: ProjectTx): Collection<UsedAuthorization> => store.collection(X402_USED_AUTHORIZATIONS);
 export const settlements = (store: ProjectTx): Collection<Settlement> => store.collection(X402_SETTLEMENTS);
+export const paymentChannels = (store: ProjectTx): Collection<PaymentChannel> => store.collection(X402_PAYMENT_CHANNELS);
+export const eip2612Nonces = (store: ProjectTx): Collection<Eip2612Nonce> => store.collection(X402_EIP2612_NONCES);
 export const bazaarResources = (store: ProjectTx): Collection<BazaarResource> => store.collection(X402_BAZAAR_RESOURCES);
 export const bundles = (store: ProjectTx): Collection<Bundle> => store.collection(X402_BUNDLES);
 

@@ -22,21 +22,13 @@ export function isLoopbackUrl(url: URL): boolean {
   return host === "localhost" || host.endsWith(".localhost") || /^127(\.[0-9]{1,3}){3}$/.test(host) || host === "::1";
 }
 
-/** Refuses URLs the offline sandbox cannot reach, naming what it can. */
-export function assertReachable(raw: string, what: string): URL {
-  let url: URL;
+/** Reads an absolute URL, or refuses the request naming what it is. */
+export function parseAbsoluteUrl(raw: string, what: string): URL {
   try {
-    url = new URL(raw);
+    return new URL(raw);
   } catch {
     throw apiError("invalid_request", `${what} ${raw} is not an absolute URL.`);
   }
-  if (!isLoopbackUrl(url)) {
-    throw apiError(
-      "invalid_request",
-      `The sandbox runs offline and reaches only loopback hosts; serve ${what} on https://localhost:PORT or https://127.0.0.1:PORT.`,
-    );
-  }
-  return url;
 }
 
 /** One request; rejects with a readable reason when nothing answers. */

@@ -11,6 +11,7 @@ import { createHash } from "node:crypto";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { getCompiledTransactionMessageDecoder, type Transaction } from "@solana/kit";
 import { blockNumberAt } from "../../chain/blocks.js";
+import { settlementBlock } from "../../chain/mining.js";
 import { balanceOf, credit, setBalance } from "../../chain/ledger.js";
 import { blockhashAt, solanaTxs } from "../../chain/solanaLedger.js";
 import { decodeSolanaTransaction, fromBase58, signSolanaTransaction, toBase58 } from "../../crypto/solana.js";
@@ -190,7 +191,7 @@ export async function verifyExactSvm(ctx: HandlerContext, p: Payment): Promise<{
   return { plan: { payer, mint, amount, tx, messageHash } };
 }
 
-/** Signs as fee payer and applies the transfer; the platform answers once confirmed, so it lands in the current slot. */
+/** Signs as fee payer and applies the transfer; the platform answers once confirmed, so its slot is already mined. */
 export function settleExactSvm(ctx: HandlerContext, p: Payment, plan: SvmPlan): string {
   const signed = signSolanaTransaction(plan.tx, FACILITATOR_FEE_PAYER);
   const signature = toBase58(new Uint8Array(signed.signatures[FACILITATOR_FEE_PAYER.address as keyof typeof signed.signatures]!));
@@ -200,7 +201,7 @@ export function settleExactSvm(ctx: HandlerContext, p: Payment, plan: SvmPlan): 
   solanaTxs(ctx.store).put(signature, {
     signature,
     network: ledger,
-    slot: blockNumberAt(ledger, ctx.clock.now()),
+    slot: settlementBlock(ctx.store, ctx.clock, ledger),
     feePayer: FACILITATOR_FEE_PAYER.address,
     status: "success",
     submittedAtMs: ctx.clock.now(),

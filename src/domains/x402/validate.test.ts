@@ -4,19 +4,21 @@
  * served the same way: the sandbox makes the requests itself.
  */
 import { readFileSync } from "node:fs";
+import http from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
 import { call, fund, withSandbox } from "#test/helpers/sandbox.js";
-import { signAuthorization, v1Requirements, v2Body, v2Requirements } from "#test/helpers/x402.js";
+import { signAuthorization, uptoEvmRequirements, v1Requirements, v2Body, v2Requirements } from "#test/helpers/x402.js";
 
 const MERCHANT = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
 let sandbox: Sandbox;
 let server: https.Server;
 let base: string;
 let paidAnswers402 = true;
+let facilitator = "";
 const seenMeta: unknown[] = [];
 
 const bazaar = {
@@ -38,6 +40,7 @@ function paymentRequired(path: string, accepts: unknown[], extensions?: unknown)
 
 beforeAll(async () => {
   sandbox = await withSandbox({ seed: "x402-validate", validateResponses: true });
+  facilitator = (await call(sandbox, "GET", "/platform/v2/x402/supported")).body.signers["eip155:*"][0];
   const fixtures = new URL("../../../test/fixtures/", import.meta.url);
   server = https.createServer(
     { key: readFileSync(new URL("localhost-key.pem", fixtures)), cert: readFileSync(new URL("localhost-cert.pem", fixtures)) },
@@ -49,6 +52,12 @@ beforeAll(async () => {
           .end("{}");
       } else if (path === "/plain") {
         res.writeHead(402, { "PAYMENT-REQUIRED": paymentRequired("/plain", [v2Requirements(MERCHANT, "5000")]) }).end();
+      } else if (path === "/metered") {
+        res.writeHead(402, { "PAYMENT-REQUIRED": paymentRequired("/metered", [uptoEvmRequirements(MERCHANT, "5000", facilitator)]) }).end();
+      } else if (path === "/slow") {
+        res.writeHead(402, { "PAYMENT-REQUIRED": paymentRequired("/slow", [v2Requirements(MERCHANT, "5000", { maxTimeoutSeconds: 7200 })]) }).end();
+      } else if (path === "/both") {
+        res.writeHead(402, { "PAYMENT-REQUIRED": paymentRequired("/both", [v2Requirements(MERCHANT, "5000", { maxAmountRequired: "5000" })]) }).end();
       } else if (path === "/polygon") {
         res.writeHead(402, { "PAYMENT-REQUIRED": paymentRequired("/polygon", [v2Requirements(MERCHANT, "5000", { network: "eip155:137" })]) }).end();
       } else if (path === "/v1") {
@@ -140,6 +149,12 @@ describe("validateX402Resource", () => {
     expect((await validate(`${base}/polygon`)).body.simulation).toEqual({ outcome: "rejected", rejectionReason: "invalid_network" });
   });
 
+  it("simulates an upto option, and says which options the official client refuses to sign", async () => {
+    expect((await validate(`${base}/metered`)).body).toMatchObject({ valid: true, simulation: { outcome: "accepted" } });
+    expect((await validate(`${base}/slow`)).body.simulation).toEqual({ outcome: "rejected", rejectionReason: "max_timeout_exceeded" });
+    expect((await validate(`${base}/both`)).body.simulation).toEqual({ outcome: "rejected", rejectionReason: "malformed_requirement" });
+  });
+
   it("reports an unparsable 402 and an unreachable endpoint", async () => {
     const garbled = await validate(`${base}/garbled`);
     expect(garbled.body).toMatchObject({ valid: false, statusCode: 402, paymentRequirements: null, x402Version: null });
@@ -153,10 +168,48 @@ describe("validateX402Resource", () => {
     expect(checks(down.body)).toEqual({ reachable: false });
   });
 
-  it("refuses URLs the offline sandbox cannot reach (400) and non-https URLs (contract)", async () => {
-    const remote = await validate("https://tides.example.org/v1/forecast");
-    expect(remote.status).toBe(400);
-    expect(remote.body.errorMessage).toContain("loopback");
+  it("answers a public host with valid: false and a failed reachability check, without making the request", async () => {
+    const listed = await validate(`${base}/paid`);
+    expect(listed.body.index.active).toBe(true);
+    const sent = [vi.spyOn(http, "request"), vi.spyOn(https, "request")];
+    try {
+      const remote = await validate("https://tides.example.org/v1/forecast");
+      expect(remote.status).toBe(200);
+      expect(remote.body).toMatchObject({
+        valid: false,
+        statusCode: null,
+        x402Version: null,
+        paymentRequirements: null,
+        bazaarExtension: null,
+        simulation: { outcome: "rejected" },
+        index: null,
+      });
+      expect(remote.body.preflight).toEqual([
+        { check: "reachable", passed: false, detail: expect.stringContaining("offline and cannot reach public hosts"), severity: "required" },
+      ]);
+      expect(remote.body.preflight[0].detail).toContain("tides.example.org");
+      // Supertest's own call to the sandbox goes through http.request too: only the public host must never appear.
+      const targets = sent.flatMap((spy) => spy.mock.calls.map((args) => JSON.stringify(args[0], (_k, v) => (v instanceof URL ? v.href : v))));
+      expect(targets.some((t) => t.includes("tides.example.org"))).toBe(false);
+    } finally {
+      for (const spy of sent) spy.mockRestore();
+    }
+  });
+
+  it("leaves a listed endpoint on a public host as it was", async () => {
+    const payer = privateKeyToAccount(generatePrivateKey());
+    await fund(sandbox, { network: "base-sepolia", address: payer.address, token: "USDC", amount: "5000" });
+    const payload = await signAuthorization(payer, { to: MERCHANT, value: "5000", nowSeconds: Math.floor(sandbox.clock.now() / 1000) });
+    const url = "https://harbour.example.org/buoys";
+    const settled = await call(sandbox, "POST", "/platform/v2/x402/settle", {
+      body: v2Body(v2Requirements(MERCHANT, "5000"), payload, { resource: { url }, extensions: { bazaar } }),
+    });
+    expect(settled.status).toBe(200);
+    const remote = await validate(url);
+    expect(remote.body).toMatchObject({ valid: false, index: { active: true, lastCrawledAt: null } });
+  });
+
+  it("refuses non-https URLs (contract)", async () => {
     expect((await validate("http://127.0.0.1:1/x")).status).toBe(400);
   });
 });

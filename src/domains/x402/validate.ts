@@ -12,9 +12,11 @@ import { catalogue, qualityOf } from "./bazaar.js";
 import { readBazaarExtension, readV1Discovery } from "./bazaarExtension.js";
 import { eip3009Domain } from "./eip3009.js";
 import { bazaarResources, type BazaarResource } from "./model.js";
-import { FACILITATOR_FEE_PAYER, x402Network } from "./networks.js";
-import { assertReachable, probe, type ProbeAnswer } from "./probe.js";
+import { FACILITATOR_EVM_ADDRESS, FACILITATOR_FEE_PAYER, x402Network } from "./networks.js";
+import { paymentFlowProblem } from "./payment.js";
+import { isLoopbackUrl, parseAbsoluteUrl, probe, type ProbeAnswer } from "./probe.js";
 import { solanaTokenBySymbol } from "../../chain/solanaLedger.js";
+import { evmTokenByAddress } from "../../chain/tokens.js";
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj | undefined => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : undefined);
@@ -72,20 +74,44 @@ function readPaymentRequired(answer: ProbeAnswer): { paymentRequired: Obj } | { 
   return { paymentRequired: pr };
 }
 
-/** Whether this facilitator would take a payment against the option, and if not, the reason it would give. */
+/** Longest `maxTimeoutSeconds` the official client signs for (the validity window of what it signs). */
+const CLIENT_MAX_TIMEOUT_SECONDS = 3600;
+
+/**
+ * Whether a payment against the option would be made and taken, and if not, the reason: first what the official
+ * client refuses to sign (`malformed_requirement`: both version amounts; `max_timeout_exceeded`: a validity
+ * window over an hour), then what this facilitator would refuse.
+ */
 function simulate(a: Obj): Schema<"x402ValidateSimulation"> {
+  const rejected = (rejectionReason: string): Schema<"x402ValidateSimulation"> => ({ outcome: "rejected", rejectionReason });
+  if (a.amount !== undefined && a.maxAmountRequired !== undefined) return rejected("malformed_requirement");
+  if (Number(a.maxTimeoutSeconds) > CLIENT_MAX_TIMEOUT_SECONDS) return rejected("max_timeout_exceeded");
   const network = x402Network(String(a.network));
-  if (a.scheme !== "exact") return { outcome: "rejected", rejectionReason: "invalid_scheme" };
-  if (!network) return { outcome: "rejected", rejectionReason: "invalid_network" };
+  if (a.scheme !== "exact" && !(a.scheme === "upto" && a.amount !== undefined)) return rejected("invalid_scheme");
+  if (!network) return rejected("invalid_network");
+  const scheme = a.scheme as "exact" | "upto";
+  const extra = obj(a.extra) ?? {};
+  if (paymentFlowProblem(scheme, network, extra)) return rejected("invalid_payment_requirements");
   if (network.family === "evm") {
-    return eip3009Domain(network.ledger, String(a.asset))
-      ? { outcome: "accepted" }
-      : { outcome: "rejected", rejectionReason: "invalid_exact_evm_eip3009_not_supported" };
+    if (scheme === "upto") {
+      if (!evmTokenByAddress(network.ledger, String(a.asset))) return rejected("asset_not_deployed_contract");
+      const named = extra.facilitatorAddress;
+      return named === undefined || String(named).toLowerCase() === FACILITATOR_EVM_ADDRESS.toLowerCase()
+        ? { outcome: "accepted" }
+        : rejected("upto_facilitator_mismatch");
+    }
+    return eip3009Domain(network.ledger, String(a.asset)) ? { outcome: "accepted" } : rejected("invalid_exact_evm_eip3009_not_supported");
   }
-  if (a.asset !== solanaTokenBySymbol(network.ledger, "USDC")?.mint)
-    return { outcome: "rejected", rejectionReason: "invalid_exact_solana_payload_mint_mismatch" };
-  if (obj(a.extra)?.feePayer !== FACILITATOR_FEE_PAYER.address)
-    return { outcome: "rejected", rejectionReason: "invalid_exact_solana_fee_payer_not_managed_by_facilitator" };
+  if (a.asset !== solanaTokenBySymbol(network.ledger, "USDC")?.mint) return rejected("invalid_exact_solana_payload_mint_mismatch");
+  if (scheme === "upto") {
+    if (extra.feePayer !== FACILITATOR_FEE_PAYER.address) return rejected("facilitator_mismatch");
+    const delay = extra.withdrawDelay;
+    if (typeof extra.receiverAuthorizer !== "string" || typeof delay !== "number" || !Number.isInteger(delay) || delay <= 0) {
+      return rejected("invalid_upto_svm_payment_requirements");
+    }
+    return { outcome: "accepted" };
+  }
+  if (extra.feePayer !== FACILITATOR_FEE_PAYER.address) return rejected("invalid_exact_solana_fee_payer_not_managed_by_facilitator");
   return { outcome: "accepted" };
 }
 
@@ -98,12 +124,41 @@ const indexView = (ctx: HandlerContext, r: BazaarResource | undefined): Schema<"
       }
     : null;
 
+/**
+ * The answer for a public host: the sandbox makes no request beyond loopback,
+ * so the reachability check fails and says why. The index is left as it was:
+ * nothing was crawled, and the endpoint itself may well be fine.
+ */
+function offline(ctx: HandlerContext, url: URL, listed: BazaarResource | undefined): HandlerResult<"validateX402Resource"> {
+  return {
+    status: 200,
+    body: {
+      valid: false,
+      statusCode: null,
+      x402Version: null,
+      preflight: [
+        {
+          check: "reachable",
+          passed: false,
+          detail: `The sandbox is offline and cannot reach public hosts, so ${url.host} was not contacted; serve the resource on https://localhost:PORT or https://127.0.0.1:PORT to validate it here.`,
+          severity: "required",
+        },
+      ],
+      paymentRequirements: null,
+      bazaarExtension: null,
+      simulation: { outcome: "rejected", rejectionReason: "invalid_payment_requirements" },
+      index: indexView(ctx, listed),
+    },
+  };
+}
+
 export const validateX402Resource: Handler<"validateX402Resource"> = Object.assign(
   async (req: HandlerRequest<"validateX402Resource">, ctx: HandlerContext): Promise<HandlerResult<"validateX402Resource">> => {
     const resource = req.body.resource;
     const method = req.body.method ?? "GET";
-    const url = assertReachable(resource, "the resource");
+    const url = parseAbsoluteUrl(resource, "the resource");
     const listed = () => bazaarResources(ctx.store).find((r) => r.resource === resource);
+    if (!isLoopbackUrl(url)) return offline(ctx, url, listed());
     const preflight: Schema<"x402ValidateCheck">[] = [];
     let answer: ProbeAnswer | undefined;
     try {

@@ -1,6 +1,6 @@
 /** What an EVM method of the node reads: the network it was called on and the caller's project ledger. */
 import { toHex } from "viem";
-import { blockNumberAt } from "../../chain/blocks.js";
+import { headBlock } from "../../chain/mining.js";
 import type { Clock } from "../../clock.js";
 import type { ProjectTx } from "../../store/store.js";
 
@@ -12,8 +12,8 @@ export interface EvmNodeContext {
   clock: Clock;
 }
 
-/** The newest block on the sandbox clock. */
-export const latestBlock = (ctx: EvmNodeContext) => blockNumberAt(ctx.network, ctx.clock.now());
+/** The chain's head: the clock's block, or a newer one automine made for a transaction. */
+export const latestBlock = (ctx: EvmNodeContext) => headBlock(ctx.store, ctx.network, ctx.clock.now());
 
 /** A JSON-RPC quantity. */
 export const hex = (n: bigint | number) => toHex(n);

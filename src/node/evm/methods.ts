@@ -10,6 +10,16 @@ import {
   eth_maxPriorityFeePerGas,
   net_version,
 } from "./chain.js";
+import {
+  eth_estimateUserOperationGas,
+  eth_getUserOperationByHash,
+  eth_getUserOperationReceipt,
+  eth_sendUserOperation,
+  eth_supportedEntryPoints,
+  pimlico_getUserOperationGasPrice,
+  pm_getPaymasterData,
+  pm_getPaymasterStubData,
+} from "./bundler.js";
 import type { EvmNodeContext } from "./context.js";
 import { cdp_listBalances, eth_call, eth_getBalance, eth_getCode, eth_getTransactionCount } from "./state.js";
 import { eth_estimateGas, eth_getTransactionByHash, eth_getTransactionReceipt, eth_sendRawTransaction } from "./transactions.js";
@@ -32,4 +42,13 @@ export const evmMethods: Readonly<Record<string, RpcMethod<EvmNodeContext>>> = {
   eth_getTransactionReceipt,
   eth_sendRawTransaction,
   eth_estimateGas,
+  // ERC-4337 bundler and ERC-7677 paymaster (bundler.ts)
+  eth_supportedEntryPoints,
+  eth_estimateUserOperationGas,
+  eth_sendUserOperation,
+  eth_getUserOperationByHash,
+  eth_getUserOperationReceipt,
+  pimlico_getUserOperationGasPrice,
+  pm_getPaymasterStubData,
+  pm_getPaymasterData,
 };

@@ -1,9 +1,10 @@
 /** What the ledger holds for an address: balances, nonces, code, ERC-20 reads, and the platform's balance listing. */
-import { decodeFunctionData, encodeAbiParameters, type Hex } from "viem";
-import { allowanceOf, balanceOf, evmNonces, holdings } from "../../chain/ledger.js";
-import { evmTokenByAddress, NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
+import { decodeFunctionData, domainSeparator, encodeAbiParameters, type Hex } from "viem";
+import { allowanceOf, balanceOf, evmNonces, holdings, totalHeld } from "../../chain/ledger.js";
+import { erc20ByAddress, evmTokenByAddress, NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
 import { hasSandboxCode } from "../../domains/sandboxContracts.js";
 import { RpcError } from "../jsonRpc.js";
+import { accountAbstractionCode, accountAbstractionRead } from "./bundler.js";
 import { type EvmNodeContext, hex } from "./context.js";
 
 const erc20Reads = [
@@ -18,9 +19,13 @@ const erc20Reads = [
     ],
     outputs: [{ type: "uint256" }],
   },
+  { type: "function", name: "totalSupply", stateMutability: "view", inputs: [], outputs: [{ type: "uint256" }] },
   { type: "function", name: "decimals", stateMutability: "view", inputs: [], outputs: [{ type: "uint8" }] },
   { type: "function", name: "symbol", stateMutability: "view", inputs: [], outputs: [{ type: "string" }] },
   { type: "function", name: "name", stateMutability: "view", inputs: [], outputs: [{ type: "string" }] },
+  // Only the tokens with an EIP-712 domain in the table (Circle's FiatToken) have these two.
+  { type: "function", name: "version", stateMutability: "view", inputs: [], outputs: [{ type: "string" }] },
+  { type: "function", name: "DOMAIN_SEPARATOR", stateMutability: "view", inputs: [], outputs: [{ type: "bytes32" }] },
 ] as const;
 
 export const eth_getBalance = (params: unknown[], ctx: EvmNodeContext) => hex(balanceOf(ctx.store, ctx.network, NATIVE_TOKEN_ADDRESS, String(params[0])));
@@ -31,21 +36,35 @@ export function eth_getTransactionCount(params: unknown[], ctx: EvmNodeContext) 
 
 export function eth_getCode(params: unknown[], ctx: EvmNodeContext) {
   const address = String(params[0]);
-  const isToken = evmTokenByAddress(ctx.network, address) && address.toLowerCase() !== NATIVE_TOKEN_ADDRESS.toLowerCase();
-  return isToken || hasSandboxCode(address) ? "0x00" : "0x";
+  return erc20ByAddress(ctx.network, address) || hasSandboxCode(address) ? "0x00" : (accountAbstractionCode(ctx, address) ?? "0x");
 }
 
-/** ERC-20 reads of the tokens the ledger knows; anything else answers no data. */
+/**
+ * ERC-20 reads of the table's tokens, as their contracts answer them. As on a node, a call to an address
+ * without code succeeds with no data, and a token reverts a call to a function it does not have.
+ */
 export function eth_call(params: unknown[], ctx: EvmNodeContext) {
   const [req] = params as [{ to?: string; data?: Hex; input?: Hex } | undefined];
-  const token = req?.to ? evmTokenByAddress(ctx.network, req.to) : undefined;
+  // The wallet factories and EntryPoints answer their own reads (bundler.ts).
+  const walletRead = req?.to ? accountAbstractionRead(ctx, req.to, (req.data ?? req.input ?? "0x") as Hex) : undefined;
+  if (walletRead !== undefined) return walletRead;
+  const token = req?.to ? erc20ByAddress(ctx.network, req.to) : undefined;
   if (!token) return "0x";
-  const { functionName, args } = decodeFunctionData({ abi: erc20Reads, data: (req!.data ?? req!.input ?? "0x") as Hex });
+  let call: ReturnType<typeof decodeFunctionData<typeof erc20Reads>>;
+  try {
+    call = decodeFunctionData({ abi: erc20Reads, data: (req!.data ?? req!.input ?? "0x") as Hex });
+  } catch {
+    // No such function (or calldata too short for its arguments): the token has no fallback, so it reverts without data.
+    throw new RpcError(-32000, "execution reverted");
+  }
+  const { functionName, args } = call;
   switch (functionName) {
     case "balanceOf":
       return encodeAbiParameters([{ type: "uint256" }], [balanceOf(ctx.store, ctx.network, token.address, args[0])]);
     case "allowance":
       return encodeAbiParameters([{ type: "uint256" }], [allowanceOf(ctx.store, ctx.network, token.address, args[0], args[1])]);
+    case "totalSupply":
+      return encodeAbiParameters([{ type: "uint256" }], [totalHeld(ctx.store, ctx.network, token.address)]);
     case "decimals":
       return encodeAbiParameters([{ type: "uint8" }], [token.decimals]);
     case "symbol":
@@ -53,7 +72,9 @@ export function eth_call(params: unknown[], ctx: EvmNodeContext) {
     case "name":
       return encodeAbiParameters([{ type: "string" }], [token.name]);
   }
-  return "0x";
+  if (!token.eip712) throw new RpcError(-32000, "execution reverted");
+  if (functionName === "version") return encodeAbiParameters([{ type: "string" }], [token.eip712.version]);
+  return domainSeparator({ domain: { ...token.eip712, chainId: ctx.chainId, verifyingContract: token.address } });
 }
 
 /** The platform's balance listing on its node: params [{ address, pageToken?, pageSize? }], native first. */

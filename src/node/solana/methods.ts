@@ -5,6 +5,7 @@
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { getBase58Encoder } from "@solana/kit";
 import { blockNumberAt } from "../../chain/blocks.js";
+import { headBlock } from "../../chain/mining.js";
 import { balanceOf, holdings } from "../../chain/ledger.js";
 import { applySolanaTransaction, blockhashAt, SOLANA_TOKENS, solanaTokenByMint, solanaTxs } from "../../chain/solanaLedger.js";
 import type { Clock } from "../../clock.js";
@@ -24,10 +25,17 @@ export interface SolanaNodeContext {
 
 export const isSolanaNetwork = (network: string) => network in SOLANA_TOKENS;
 
-const GENESIS: Record<string, string> = lookupTable({ solana: "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", "solana-devnet": "EtWTRABZaYq6iMfeYKouRu166VU2xqa1" });
+/**
+ * The clusters' full genesis hashes: clients tell mainnet from devnet by them. CAIP-2 ids (x402's
+ * `solana:EtWTRABZ…`) carry only their first 32 characters, which no client accepts as a genesis hash.
+ */
+const GENESIS: Record<string, string> = lookupTable({
+  solana: "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d",
+  "solana-devnet": "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG",
+});
 
-/** The slot on the sandbox clock, and the `context` every value answer carries. */
-const slotOf = (ctx: SolanaNodeContext) => blockNumberAt(ctx.network, ctx.clock.now());
+/** The chain's head slot (the clock's, or a newer one automine made), and the `context` every value answer carries. */
+const slotOf = (ctx: SolanaNodeContext) => headBlock(ctx.store, ctx.network, ctx.clock.now());
 const contextOf = (ctx: SolanaNodeContext) => ({ slot: slotOf(ctx) });
 
 const getHealth = () => "ok";
@@ -46,10 +54,14 @@ const getAccountInfo = (params: unknown[], ctx: SolanaNodeContext) => ({
   value: accountInfo(ctx.store, ctx.network, String(params[0]), (params[1] as { encoding?: string } | undefined)?.encoding),
 });
 
+/**
+ * The blockhash of the clock's slot: automine may have mined newer slots, but the sandbox's verifiers (the
+ * x402 facilitator) take the slots of the clock as the recent ones, so this one is accepted everywhere.
+ */
 function getLatestBlockhash(_params: unknown[], ctx: SolanaNodeContext) {
-  const slot = slotOf(ctx);
+  const slot = blockNumberAt(ctx.network, ctx.clock.now());
   return {
-    context: { slot },
+    context: { slot: slotOf(ctx) },
     value: { blockhash: toBase58(blockhashAt(ctx.network, slot)), lastValidBlockHeight: slot + 150 },
   };
 }
