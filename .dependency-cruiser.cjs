@@ -1,13 +1,14 @@
 /**
  * The layers of src/ and the rule that arrows point down only:
- *   cli/index/app → admin, node, scenarios → pipeline → domains → chain →
+ *   cli/run/index/app → admin, node, scenarios → pipeline → domains → chain →
  *   store, clock, random, crypto, errors, contract, auth, projects, paths.
  * A module that needs something from above takes it as a parameter or an
- * interface it defines. Tests may import anything. `npm run lint` runs this.
+ * interface it defines. The register hook (register.ts, register/) stands
+ * apart: it imports nothing else of src/. Tests may import anything. `npm run lint` runs this.
  */
 const layer = (folders) => `^src/(${folders.join("|")})(/|\\.ts$)`;
 const BASE = ["store", "clock", "random", "crypto", "errors", "contract", "paths", "lookup"];
-const ABOVE_DOMAINS = ["pipeline", "admin", "node", "scenarios", "app", "index", "cli", "cli-early"];
+const ABOVE_DOMAINS = ["pipeline", "admin", "node", "scenarios", "app", "index", "cli", "cli-early", "run", "register"];
 
 module.exports = {
   forbidden: [
@@ -41,11 +42,19 @@ module.exports = {
       to: { path: layer(["chain", "domains", ...ABOVE_DOMAINS]) },
     },
     {
+      name: "register-hook-stands-alone",
+      severity: "error",
+      comment:
+        "The register hook loads into every Node program `cdp-sandbox run` starts: only node: built-ins and its own small modules (docs/register.md: < 50 ms).",
+      from: { path: "^src/register(/|\\.ts$)" },
+      to: { path: "^src/", pathNot: "^src/register(/|\\.ts$)" },
+    },
+    {
       name: "pipeline-points-down",
       severity: "error",
       comment: "The pipeline runs under the admin API, the node and the scenario engine, never the other way.",
       from: { path: "^src/pipeline/", pathNot: "\\.test\\.ts$" },
-      to: { path: layer(["admin", "node", "scenarios", "app", "index", "cli", "cli-early"]) },
+      to: { path: layer(["admin", "node", "scenarios", "app", "index", "cli", "cli-early", "run", "register"]) },
     },
   ],
   options: {

@@ -1,19 +1,22 @@
 #!/usr/bin/env node
 /**
  * `cdp-sandbox` / `npm start`: starts the sandbox and prints one line with the
- * base path and the default project's credentials.
+ * base path, the default project's credentials and the mining mode (the import
+ * key is served at GET /_sandbox/import-key and written to --credentials-file).
  * Flags (each also as an environment variable CDP_SANDBOX_<FLAG>):
  *   --port N (0 = any free port; default 8080)  --host H (default 127.0.0.1)
  *   --spec FILE  --data FILE  --auth verify|strict|none  --credentials-file FILE
- *   --seed S  --validate-responses  --scenario NAME_OR_FILE (repeatable)
+ *   --seed S  --validate-responses  --scenario NAME_OR_FILE (repeatable)  --mining auto|interval
  *   --admin-token T (required by /_sandbox; made up and printed when the host is not loopback)
  * A scenario file that does not check out stops the start with exit code 2.
+ * `cdp-sandbox run [options] -- <command> [args…]` runs a command against a sandbox (src/run.ts).
  */
 import "./cli-early.js"; // first: starts work that runs while the rest loads
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { isLoopbackHost } from "./admin/guard.js";
 import { startSandbox } from "./index.js";
+import { runCommand } from "./run.js";
 
 function env(name: string): string | undefined {
   return process.env[`CDP_SANDBOX_${name.toUpperCase().replace(/-/g, "_")}`];
@@ -25,6 +28,8 @@ function fail(message: string): never {
 }
 
 async function main(): Promise<void> {
+  // `cdp-sandbox run [options] -- <command>`: a sandbox for one command (src/run.ts).
+  if (process.argv[2] === "run") return process.exit(await runCommand(process.argv.slice(3)));
   let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({
@@ -39,6 +44,7 @@ async function main(): Promise<void> {
         seed: { type: "string" },
         scenario: { type: "string", multiple: true },
         "validate-responses": { type: "boolean" },
+        mining: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -50,7 +56,8 @@ async function main(): Promise<void> {
     process.stdout.write(
       "usage: cdp-sandbox [--port 8080] [--host 127.0.0.1] [--spec openapi.yaml] [--data state.json]\n" +
         "                   [--auth verify|strict|none] [--credentials-file creds.json] [--seed S] [--validate-responses]\n" +
-        "                   [--scenario NAME_OR_FILE ...] [--admin-token T]\n",
+        "                   [--scenario NAME_OR_FILE ...] [--admin-token T] [--mining auto|interval]\n" +
+        "       cdp-sandbox run [options] -- <command> [args...]   (cdp-sandbox run --help)\n",
     );
     return;
   }
@@ -60,6 +67,8 @@ async function main(): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be an integer from 0 to 65535, got '${portText}'`);
   const auth = get("auth") ?? "verify";
   if (auth !== "verify" && auth !== "strict" && auth !== "none") fail(`--auth must be verify, strict or none, got '${auth}'`);
+  const mining = get("mining") ?? "auto";
+  if (mining !== "auto" && mining !== "interval") fail(`--mining must be auto or interval, got '${mining}'`);
   if (auth === "none") process.stderr.write("cdp-sandbox: --auth none accepts any request without checking credentials; never expose it.\n");
 
   const host = get("host") ?? "127.0.0.1";
@@ -73,6 +82,7 @@ async function main(): Promise<void> {
     scenario: (values.scenario as string[] | undefined) ?? env("scenario")?.split(",").filter(Boolean),
     validateResponses: Boolean(values["validate-responses"]) || env("validate-responses") === "true",
     adminToken: get("admin-token"),
+    mining,
     log: (message) => process.stderr.write(`cdp-sandbox: ${message}\n`),
   });
   const { adminToken } = sandbox;
@@ -83,12 +93,15 @@ async function main(): Promise<void> {
   }
   const { basePath, apiKeyId, apiKeySecret, walletSecret, projectId } = sandbox.credentials;
   const credentialsFile = get("credentials-file");
-  if (credentialsFile)
-    writeFileSync(credentialsFile, `${JSON.stringify({ basePath, apiKeyId, apiKeySecret, walletSecret, projectId, adminToken }, null, 2)}\n`);
+  if (credentialsFile) {
+    const encryptionPublicKey = sandbox.importKeyPem;
+    const credentials = { basePath, apiKeyId, apiKeySecret, walletSecret, projectId, encryptionPublicKey, adminToken };
+    writeFileSync(credentialsFile, `${JSON.stringify(credentials, null, 2)}\n`);
+  }
+  // One line, so scripts can read the fields from the first line of stdout.
   process.stdout.write(
-    `cdp-sandbox ready basePath=${basePath} projectId=${projectId} apiKeyId=${apiKeyId} apiKeySecret=${apiKeySecret} walletSecret=${walletSecret}${adminToken ? ` adminToken=${adminToken}` : ""}\n`,
+    `cdp-sandbox ready basePath=${basePath} projectId=${projectId} apiKeyId=${apiKeyId} apiKeySecret=${apiKeySecret} walletSecret=${walletSecret} mining=${sandbox.mining}${adminToken ? ` adminToken=${adminToken}` : ""}\n`,
   );
-  process.stdout.write(`cdp-sandbox import key (encryptionPublicKey for account imports; also GET /_sandbox/import-key):\n${sandbox.importKeyPem}`);
   const stop = () => void sandbox.close().finally(() => process.exit(0));
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

@@ -44,6 +44,11 @@ export interface RequestTarget {
   method: string;
   /** The Host header as received. */
   host: string;
+  /**
+   * The production host a loopback client redirected this request from (the
+   * register hook's X-Sandbox-Original-Host): `uris` may name it instead of `host`.
+   */
+  redirectedFrom?: string;
   /** Pathname including /platform, without the query string. */
   path: string;
 }
@@ -52,7 +57,8 @@ export interface RequestTarget {
  * Checks `uris[0]` = "<METHOD> <host><path>" against the request received.
  * Returns a message naming the part that differs, or undefined when it matches.
  * Lenient where the client is known to deviate: a `//` from a trailing-slash
- * basePath, and an `http://` prefix on the host (its /apikeys call).
+ * basePath, and an `http://` prefix on the host (its /apikeys call). A request
+ * the register hook redirected may name the host it was meant for instead.
  */
 export function urisMismatch(claims: Record<string, unknown>, target: RequestTarget): string | undefined {
   const uris = claims.uris;
@@ -67,7 +73,11 @@ export function urisMismatch(claims: Record<string, unknown>, target: RequestTar
   rest = slash < 0 ? "/" : rest.slice(slash);
   const path = rest.split("?")[0]!.replace(/\/{2,}/g, "/");
   if (method.toUpperCase() !== target.method.toUpperCase()) return `uris[0] was signed for method ${method}, but the request is ${target.method}`;
-  if (host.toLowerCase() !== target.host.toLowerCase()) return `uris[0] was signed for host ${host}, but the request's Host header is ${target.host}`;
+  const signedFor = host.toLowerCase();
+  if (signedFor !== target.host.toLowerCase() && signedFor !== target.redirectedFrom?.toLowerCase()) {
+    const redirected = target.redirectedFrom ? ` and it was redirected from ${target.redirectedFrom}` : "";
+    return `uris[0] was signed for host ${host}, but the request's Host header is ${target.host}${redirected}`;
+  }
   if (path !== target.path.replace(/\/{2,}/g, "/")) return `uris[0] was signed for path ${path}, but the request path is ${target.path}`;
   return undefined;
 }

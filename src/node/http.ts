@@ -16,6 +16,7 @@ import { chainIdOf } from "../chain/networks.js";
 import { settleProject } from "../domains/settle.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../pipeline/body.js";
 import { errorResponse } from "../pipeline/errors.js";
+import { redirectedFrom } from "../pipeline/exchange.js";
 import { authenticateApiKey } from "../pipeline/authenticate.js";
 import type { ProjectLocks } from "../pipeline/locks.js";
 import type { ProjectRegistry } from "../projects/projects.js";
@@ -42,7 +43,7 @@ export function createNodeRouter(deps: NodeDeps): express.Router {
 
   router.get("/apikeys/v1/tokens/active", async (req: Request, res: Response) => {
     try {
-      const target = { method: "GET", host: req.headers.host ?? "", path: req.path };
+      const target = { method: "GET", host: req.headers.host ?? "", redirectedFrom: redirectedFrom(req), path: req.path };
       const projectId =
         deps.authMode === "none"
           ? deps.projects.defaultProjectId()

@@ -47,7 +47,7 @@ export async function authenticate(ex: Exchange, deps: AuthDeps): Promise<void> 
   if (!schemes.has("apiKeyAuth") && !schemes.has("unauthenticated")) {
     throw apiError("unauthorized", `${op.operationId} needs an end-user access token (endUserAuth); an API key cannot call it.`);
   }
-  const caller = await authenticateApiKey({ method: ex.method, host: ex.host, path: ex.fullPath }, deps, authorization);
+  const caller = await authenticateApiKey({ method: ex.method, host: ex.host, redirectedFrom: ex.redirectedFrom, path: ex.fullPath }, deps, authorization);
   ex.projectId = caller.projectId;
   ex.auth = caller.auth;
 }

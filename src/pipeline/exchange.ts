@@ -26,6 +26,8 @@ export interface Exchange {
   /** Pathname relative to /platform. */
   path: string;
   host: string;
+  /** The production host the register hook redirected this request from (see `redirectedFrom`). */
+  redirectedFrom?: string;
   query: Record<string, string | string[]>;
   headers: Record<string, string>;
   rawBody: Buffer;
@@ -88,6 +90,7 @@ export function newExchange(req: IncomingMessage & { body?: unknown }, target: s
     fullPath,
     path: fullPath.startsWith(prefix) ? fullPath.slice(prefix.length) || "/" : fullPath,
     host: headers.host ?? "",
+    redirectedFrom: redirectedFrom(req),
     query,
     headers,
     rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
@@ -99,4 +102,21 @@ export function newExchange(req: IncomingMessage & { body?: unknown }, target: s
     mock: false,
     idempotentReplay: false,
   };
+}
+
+/** 127.0.0.0/8 and ::1, also as IPv4-mapped IPv6. */
+const LOOPBACK_ADDRESS = /^(?:127(?:\.\d{1,3}){3}|::1|::ffff:127(?:\.\d{1,3}){3})$/i;
+const HOST_NAME = /^[a-z0-9.-]+(?::\d{1,5})?$/i;
+
+/**
+ * The host named in X-Sandbox-Original-Host, which the register hook adds when
+ * it sends a request meant for a production host to the sandbox: the client
+ * signed that request's tokens for that host. Believed only from a loopback
+ * connection, where the sender runs on this machine: a client elsewhere must
+ * sign for the Host it sends.
+ */
+export function redirectedFrom(req: Pick<IncomingMessage, "headers" | "socket">): string | undefined {
+  const header = req.headers["x-sandbox-original-host"];
+  if (typeof header !== "string" || !HOST_NAME.test(header)) return undefined;
+  return LOOPBACK_ADDRESS.test(req.socket?.remoteAddress ?? "") ? header : undefined;
 }

@@ -63,9 +63,16 @@ export class WalletAuthStage {
       registry = createJtiRegistry();
       this.jtis.set(projectId, registry);
     }
-    await verifyWalletAuth(token, { method: ex.method, host: ex.host, path: ex.fullPath }, ex.rawBody.length === 0 ? undefined : ex.body, key, registry, {
-      nowSeconds: Math.floor(Date.now() / 1000),
-      signer,
-    });
+    await verifyWalletAuth(
+      token,
+      { method: ex.method, host: ex.host, redirectedFrom: ex.redirectedFrom, path: ex.fullPath },
+      ex.rawBody.length === 0 ? undefined : ex.body,
+      key,
+      registry,
+      {
+        nowSeconds: Math.floor(Date.now() / 1000),
+        signer,
+      },
+    );
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The built command (`dist/cli.js`, one bundled file) as users start it: it
- * prints its start line and import key, answers at once, and still reaches
+ * prints its one start line (the import key stays off stdout), answers at once, and still reaches
  * what it loads only on first use (prism's diagnostics, the fallback faker,
  * sql.js and its WASM). Skipped until `npm run build` has run.
  */
@@ -47,7 +47,7 @@ describe.skipIf(!existsSync(cli))("the built cdp-sandbox command", () => {
     await new Promise<void>((resolve, reject) => {
       child.once("exit", (code) => reject(new Error(`cdp-sandbox exited with ${code}`)));
       const poll = setInterval(() => {
-        if (output.includes("-----END PUBLIC KEY-----")) {
+        if (output.includes("\n")) {
           clearInterval(poll);
           resolve();
         }
@@ -62,11 +62,15 @@ describe.skipIf(!existsSync(cli))("the built cdp-sandbox command", () => {
     if (specDir) rmSync(specDir, { recursive: true, force: true });
   });
 
-  it("prints its start line and the import key, and answers health", async () => {
-    expect(output).toMatch(/^cdp-sandbox ready basePath=http:\/\/127\.0\.0\.1:\d+\/platform projectId=\S+ apiKeyId=\S+ apiKeySecret=\S+ walletSecret=\S+\n/);
-    expect(output).toContain("-----BEGIN PUBLIC KEY-----");
+  it("prints one start line, with the mining mode, and answers health; the import key is served by the admin API", async () => {
     const health = await fetch(`${sandbox.url}/_sandbox/health`);
     expect(health.status).toBe(200);
+    const importKey = (await (await fetch(`${sandbox.url}/_sandbox/import-key`)).json()) as { publicKeyPem: string };
+    expect(importKey.publicKeyPem).toContain("-----BEGIN PUBLIC KEY-----");
+    // Written in the same tick as the start line, anything more would have arrived during those two round trips.
+    expect(output).toMatch(
+      /^cdp-sandbox ready basePath=http:\/\/127\.0\.0\.1:\d+\/platform projectId=\S+ apiKeyId=\S+ apiKeySecret=\S+ walletSecret=\S+ mining=auto\n$/,
+    );
   });
 
   it("creates an account and signs with its real key", async () => {
@@ -106,13 +110,14 @@ describe.skipIf(!existsSync(cli))("the built cdp-sandbox command bound to every 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "cdp-sandbox-cli-"));
     const args = ["--port", "0", "--host", "0.0.0.0", "--seed", "cli-admin-token", "--credentials-file", join(dir, "creds.json")];
-    child = spawn(process.execPath, [cli, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    // The mining mode from the environment, as CDP_SANDBOX_<FLAG> names every flag.
+    child = spawn(process.execPath, [cli, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, CDP_SANDBOX_MINING: "interval" } });
     child.stdout!.on("data", (chunk) => (output += chunk));
     child.stderr!.on("data", (chunk) => (errors += chunk));
     await new Promise<void>((resolve, reject) => {
       child.once("exit", (code) => reject(new Error(`cdp-sandbox exited with ${code}: ${errors}`)));
       const poll = setInterval(() => {
-        if (output.includes("-----END PUBLIC KEY-----")) {
+        if (output.includes("\n")) {
           clearInterval(poll);
           resolve();
         }
@@ -124,17 +129,19 @@ describe.skipIf(!existsSync(cli))("the built cdp-sandbox command bound to every 
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it("makes up an admin token, prints it on its one start line and in a warning, writes it to the credentials file, and requires it", async () => {
+  it("makes up an admin token, prints it (and the mining mode from the environment) on its one start line and in a warning, writes it to the credentials file, and requires it", async () => {
     const startLine = output.split("\n")[0]!;
     expect(startLine).toMatch(
-      /^cdp-sandbox ready basePath=http:\/\/127\.0\.0\.1:\d+\/platform projectId=\S+ apiKeyId=\S+ apiKeySecret=\S+ walletSecret=\S+ adminToken=[0-9a-f]{48}$/,
+      /^cdp-sandbox ready basePath=http:\/\/127\.0\.0\.1:\d+\/platform projectId=\S+ apiKeyId=\S+ apiKeySecret=\S+ walletSecret=\S+ mining=interval adminToken=[0-9a-f]{48}$/,
     );
     const token = startLine.match(/adminToken=(\S+)/)![1]!;
     const warnings = errors.split("\n").filter((line) => line.includes("X-Sandbox-Admin-Token"));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/reachable from the network/);
     expect(warnings[0]).toContain(token);
-    expect(JSON.parse(readFileSync(join(dir, "creds.json"), "utf8")).adminToken).toBe(token);
+    const credentials = JSON.parse(readFileSync(join(dir, "creds.json"), "utf8"));
+    expect(credentials.adminToken).toBe(token);
+    expect(credentials.encryptionPublicKey).toContain("-----BEGIN PUBLIC KEY-----");
     const url = new URL(startLine.match(/basePath=(\S+)/)![1]!).origin;
     expect((await fetch(`${url}/_sandbox/health`)).status).toBe(401);
     expect((await fetch(`${url}/_sandbox/health`, { headers: { "X-Sandbox-Admin-Token": token } })).status).toBe(200);

@@ -1,0 +1,257 @@
+/**
+ * `cdp-sandbox run [options] -- <command> [args…]`: runs a program written
+ * for the production platform against a sandbox. It starts one on a free port
+ * (or joins a running one with --attach and its credentials file), then runs
+ * the command with a project's credentials (CDP_API_KEY_ID, CDP_API_KEY_SECRET,
+ * CDP_WALLET_SECRET), the sandbox's base path (CDP_SANDBOX_BASE_PATH), the
+ * client's analytics switched off, and the register hook in NODE_OPTIONS, which
+ * sends what a Node program asks of the production hosts to the sandbox.
+ * It forwards SIGINT, SIGTERM and SIGHUP, exits with the command's code
+ * (128+n when a signal n ended it) and stops a sandbox it started.
+ *
+ * Exit codes of its own: 2 for a mistake in the options or a sandbox that
+ * cannot be started or reached, 126 for a command that cannot be executed,
+ * 127 for one that does not exist.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { constants } from "node:os";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { type Sandbox, type SandboxOptions, startSandbox } from "./index.js";
+
+/** What a project hands the command. */
+interface RunProject {
+  basePath: string;
+  projectId: string;
+  apiKeyId: string;
+  apiKeySecret: string;
+  walletSecret: string;
+}
+
+/** The sandbox the command talks to: one this run started, or one it joined. */
+interface RunSandbox {
+  url: string;
+  project: RunProject;
+  importKeyPem: string;
+  adminToken?: string;
+  close(): Promise<void>;
+}
+
+class RunError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 2,
+  ) {
+    super(message);
+  }
+}
+
+const OPTIONS = {
+  attach: { type: "string" },
+  "credentials-file": { type: "string" },
+  "new-project": { type: "boolean" },
+  "no-hook": { type: "boolean" },
+  port: { type: "string" },
+  host: { type: "string" },
+  spec: { type: "string" },
+  data: { type: "string" },
+  auth: { type: "string" },
+  seed: { type: "string" },
+  scenario: { type: "string", multiple: true },
+  "validate-responses": { type: "boolean" },
+  "admin-token": { type: "string" },
+  mining: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; strict: true }>>["values"];
+
+const USAGE =
+  "usage: cdp-sandbox run [--port 0] [--seed S] [--scenario NAME ...] [--data FILE] [--auth MODE] [--new-project] [--no-hook]\n" +
+  "                       [--attach URL --credentials-file FILE] [--credentials-file FILE] -- <command> [args...]\n";
+
+/** Sandbox options before the command; the command starts at `--` or at the first word that is not an option. */
+function splitCommand(argv: string[]): { options: string[]; command: string[] } {
+  const takesValue = new Set(Object.entries(OPTIONS).flatMap(([name, o]) => (o.type === "string" ? [`--${name}`] : [])));
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--") return { options: argv.slice(0, i), command: argv.slice(i + 1) };
+    if (!arg.startsWith("-")) return { options: argv.slice(0, i), command: argv.slice(i) };
+    if (takesValue.has(arg)) i++;
+  }
+  return { options: argv, command: [] };
+}
+
+/** Parses the options and runs the command; resolves with the exit code for the process. */
+export async function runCommand(argv: string[]): Promise<number> {
+  const say = (message: string) => process.stderr.write(`cdp-sandbox run: ${message}\n`);
+  try {
+    const { options, command } = splitCommand(argv);
+    let values: Values;
+    try {
+      ({ values } = parseArgs({ args: options, options: OPTIONS, strict: true, allowPositionals: false }));
+    } catch (error) {
+      throw new RunError(`${(error as Error).message} (cdp-sandbox run --help lists the options)`);
+    }
+    if (values.help) {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    if (command.length === 0) throw new RunError("no command to run: give it after the options, e.g. cdp-sandbox run -- node app.mjs");
+    const sandbox = values.attach ? await attach(values) : await start(values);
+    return await runChild(command, sandbox, { hook: !values["no-hook"], say });
+  } catch (error) {
+    if (error instanceof RunError) {
+      say(error.message);
+      return error.exitCode;
+    }
+    throw error;
+  }
+}
+
+async function start(values: Values): Promise<RunSandbox> {
+  const portText = values.port ?? "0";
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RunError(`--port must be an integer from 0 to 65535, got '${portText}'`);
+  const auth = values.auth ?? "verify";
+  if (auth !== "verify" && auth !== "strict" && auth !== "none") throw new RunError(`--auth must be verify, strict or none, got '${auth}'`);
+  let sandbox: Sandbox;
+  try {
+    sandbox = await startSandbox({
+      port,
+      host: values.host ?? "127.0.0.1",
+      spec: values.spec,
+      data: values.data,
+      auth,
+      seed: values.seed,
+      scenario: values.scenario,
+      validateResponses: values["validate-responses"] ?? false,
+      adminToken: values["admin-token"],
+      mining: values.mining as SandboxOptions["mining"],
+      log: (message) => process.stderr.write(`cdp-sandbox: ${message}\n`),
+    });
+  } catch (error) {
+    const e = error as Error & { code?: string };
+    throw new RunError(e.code === "EADDRINUSE" ? `port ${port} is already in use; pick another with --port, or leave it out for a free one` : e.message);
+  }
+  const project = values["new-project"] ? await sandbox.createProject("cdp-sandbox run") : sandbox.credentials;
+  const credentialsFile = values["credentials-file"];
+  if (credentialsFile) {
+    const { basePath, apiKeyId, apiKeySecret, walletSecret, projectId } = sandbox.credentials;
+    const credentials = {
+      basePath,
+      apiKeyId,
+      apiKeySecret,
+      walletSecret,
+      projectId,
+      encryptionPublicKey: sandbox.importKeyPem,
+      adminToken: sandbox.adminToken,
+    };
+    writeFileSync(credentialsFile, `${JSON.stringify(credentials, null, 2)}\n`); // as `cdp-sandbox --credentials-file` writes it
+  }
+  return { url: sandbox.url, project, importKeyPem: sandbox.importKeyPem, adminToken: sandbox.adminToken, close: () => sandbox.close() };
+}
+
+/** Joins the sandbox at --attach: it must answer its health check; the project comes from --credentials-file or is made anew. */
+async function attach(values: Values): Promise<RunSandbox> {
+  for (const local of ["port", "host", "spec", "data", "auth", "seed", "scenario", "validate-responses", "mining"] as const) {
+    if (values[local] !== undefined) throw new RunError(`--${local} configures a sandbox this run starts; it cannot change the one at --attach`);
+  }
+  let url: string;
+  try {
+    const parsed = new URL(values.attach!);
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error("not http(s)");
+    url = parsed.origin;
+  } catch {
+    throw new RunError(`--attach takes the sandbox's URL (e.g. http://127.0.0.1:8080), got '${values.attach}'`);
+  }
+  let saved: Partial<RunProject> & { adminToken?: string; encryptionPublicKey?: string } = {};
+  const file = values["credentials-file"];
+  if (file) {
+    try {
+      saved = JSON.parse(readFileSync(file, "utf8")) as typeof saved;
+    } catch (error) {
+      throw new RunError(`cannot read the credentials file ${file}: ${(error as Error).message}`);
+    }
+  } else if (!values["new-project"]) {
+    throw new RunError("--attach needs the sandbox's --credentials-file (written by cdp-sandbox --credentials-file FILE), or --new-project");
+  }
+  const adminToken = values["admin-token"] ?? saved.adminToken;
+  const admin = (path: string, init: RequestInit = {}) =>
+    fetch(`${url}/_sandbox${path}`, {
+      ...init,
+      headers: { "content-type": "application/json", ...(adminToken ? { "x-sandbox-admin-token": adminToken } : {}) },
+      signal: AbortSignal.timeout(5000),
+    });
+  try {
+    const health = await admin("/health");
+    if (!health.ok) throw new Error(`its health check answered ${health.status}`);
+  } catch (error) {
+    throw new RunError(`no sandbox answers at ${url} (${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message})`);
+  }
+  const json = async (path: string, init?: RequestInit) => {
+    const res = await admin(path, init);
+    if (!res.ok) throw new RunError(`${init?.method ?? "GET"} ${url}/_sandbox${path} answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+    return res.json() as Promise<Record<string, string>>;
+  };
+  let project: RunProject;
+  if (values["new-project"])
+    project = (await json("/projects", { method: "POST", body: JSON.stringify({ name: "cdp-sandbox run" }) })) as unknown as RunProject;
+  else {
+    const missing = (["apiKeyId", "apiKeySecret", "walletSecret", "projectId"] as const).filter((k) => typeof saved[k] !== "string");
+    if (missing.length > 0) throw new RunError(`the credentials file ${file} has no ${missing.join(", ")}`);
+    project = saved as RunProject;
+  }
+  const importKeyPem = saved.encryptionPublicKey ?? (await json("/import-key")).publicKeyPem!;
+  return { url, project: { ...project, basePath: `${url}/platform` }, importKeyPem, adminToken, close: async () => undefined };
+}
+
+/** The environment the command runs with: the caller's, plus the project, the sandbox and the hook. */
+function childEnv(sandbox: RunSandbox, hook: boolean): NodeJS.ProcessEnv {
+  const { project } = sandbox;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    CDP_API_KEY_ID: project.apiKeyId,
+    CDP_API_KEY_SECRET: project.apiKeySecret,
+    CDP_WALLET_SECRET: project.walletSecret,
+    CDP_SANDBOX_URL: sandbox.url,
+    CDP_SANDBOX_BASE_PATH: project.basePath,
+    CDP_SANDBOX_PROJECT_ID: project.projectId,
+    CDP_SANDBOX_IMPORT_KEY: sandbox.importKeyPem,
+    DISABLE_CDP_USAGE_TRACKING: "true",
+    DISABLE_CDP_ERROR_REPORTING: "true",
+  };
+  if (sandbox.adminToken) env.CDP_SANDBOX_ADMIN_TOKEN = sandbox.adminToken;
+  const register = fileURLToPath(new URL("./register.js", import.meta.url));
+  if (hook && existsSync(register)) env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ""} --import=${pathToFileURL(register).href}`.trim();
+  return env;
+}
+
+async function runChild(command: string[], sandbox: RunSandbox, o: { hook: boolean; say: (message: string) => void }): Promise<number> {
+  const [file, ...args] = command as [string, ...string[]];
+  const child = spawn(file, args, { stdio: "inherit", env: childEnv(sandbox, o.hook) });
+  // Once the command runs (a command that does not exist gets its one line, and no other).
+  child.once("spawn", () => process.stderr.write(`cdp-sandbox: the journal of this run: GET ${sandbox.url}/_sandbox/requests\n`));
+  const forward = (signal: NodeJS.Signals) => () => void child.kill(signal);
+  const forwarded = (["SIGINT", "SIGTERM", "SIGHUP"] as const).map((signal) => [signal, forward(signal)] as const);
+  for (const [signal, handler] of forwarded) process.on(signal, handler);
+  const code = await new Promise<number>((resolve) => {
+    child.once("error", (error: Error & { code?: string }) => {
+      if (error.code === "ENOENT") o.say(`command not found: ${file}`);
+      else o.say(`cannot run ${file}: ${error.message}`);
+      resolve(error.code === "ENOENT" ? 127 : 126);
+    });
+    child.once("exit", (exitCode, signal) => {
+      if (signal) {
+        const number = constants.signals[signal] ?? 0;
+        o.say(`${file} was ended by ${signal} (exit code ${128 + number})`);
+        resolve(128 + number);
+      } else resolve(exitCode ?? 1);
+    });
+  });
+  for (const [signal, handler] of forwarded) process.off(signal, handler);
+  // A sandbox that does not close within a few seconds still must not keep the command's result waiting.
+  await Promise.race([sandbox.close().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 3000).unref())]);
+  return code;
+}

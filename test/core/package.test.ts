@@ -1,0 +1,145 @@
+/**
+ * The package as users get it: `npm pack` gives a tarball that installs with
+ * `npm install --omit=dev --offline <tarball>` into a new folder (no dev
+ * dependency, nothing from the network), and whose `npx cdp-sandbox`,
+ * `npx cdp-sandbox run`, `node --import cdp-sandbox/register` and
+ * `import { startSandbox } from "cdp-sandbox"` work there.
+ *
+ * `--offline` cannot resolve version ranges without the registry's metadata,
+ * which a machine that installed with `npm ci` does not keep; the new folder
+ * therefore gets a lockfile: the tarball plus the production entries of this
+ * repository's package-lock.json, whose tarballs that `npm ci` left in npm's
+ * cache. Bounded (a few minutes at most); skipped until `npm run build` has run.
+ */
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { packageRoot } from "../../src/paths.js";
+import { answers, built } from "#test/helpers/cli.js";
+
+interface Done {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The environment of a user's shell: none of the npm_* variables `npm test` sets for its own scripts. */
+const userEnv = (extra: NodeJS.ProcessEnv = {}) => ({
+  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith("npm_"))),
+  ...extra,
+});
+
+function exec(command: string, args: string[], cwd: string, o: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<Done> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env: userEnv(o.env), stdio: ["ignore", "pipe", "pipe"], detached: true });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c) => (stdout += c));
+    child.stderr.on("data", (c) => (stderr += c));
+    const timer = setTimeout(() => {
+      process.kill(-child.pid!, "SIGKILL");
+      reject(new Error(`${command} ${args.join(" ")} took longer than ${o.timeoutMs} ms\n${stdout}\n${stderr}`));
+    }, o.timeoutMs ?? 60_000);
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe.skipIf(!built)("the packed package, installed offline with production dependencies only", () => {
+  const dir = mkdtempSync(join(tmpdir(), "cdp-sandbox-package-"));
+  const app = join(dir, "app");
+
+  beforeAll(async () => {
+    // --ignore-scripts: dist/ is already built (prepare would rebuild it under the other tests' feet).
+    const packed = await exec("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], packageRoot, { timeoutMs: 120_000 });
+    expect(packed.code, packed.stderr).toBe(0);
+    const tarball = join(dir, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
+
+    mkdirSync(app);
+    const pkg = JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8"));
+    const lock = JSON.parse(readFileSync(join(packageRoot, "package-lock.json"), "utf8"));
+    const spec = `file:${tarball}`;
+    const packages: Record<string, unknown> = {
+      "": { name: "app", dependencies: { "cdp-sandbox": spec } },
+      "node_modules/cdp-sandbox": {
+        version: pkg.version,
+        resolved: spec,
+        integrity: `sha512-${createHash("sha512").update(readFileSync(tarball)).digest("base64")}`,
+        license: pkg.license,
+        dependencies: pkg.dependencies,
+        bin: pkg.bin,
+        engines: pkg.engines,
+      },
+    };
+    for (const [path, entry] of Object.entries(lock.packages as Record<string, { dev?: boolean; link?: boolean }>)) {
+      if (path.startsWith("node_modules/") && !entry.dev && !entry.link) packages[path] = entry;
+    }
+    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", private: true }));
+    writeFileSync(join(app, "package-lock.json"), JSON.stringify({ name: "app", lockfileVersion: 3, requires: true, packages }));
+    const installed = await exec("npm", ["install", "--omit=dev", "--offline", "--no-audit", "--no-fund", tarball], app, { timeoutMs: 240_000 });
+    expect(installed.code, installed.stderr).toBe(0);
+  }, 400_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("holds no development dependency: the official client, vitest and the compilers stay out", () => {
+    expect(existsSync(join(app, "node_modules", "cdp-sandbox", "dist", "cli.js"))).toBe(true);
+    expect(existsSync(join(app, "node_modules", "cdp-sandbox", "dist", "register.js"))).toBe(true);
+    for (const dev of ["@coinbase/cdp-sdk", "vitest", "typescript", "rolldown"]) expect(existsSync(join(app, "node_modules", dev)), dev).toBe(false);
+  });
+
+  it("starts with npx cdp-sandbox", async () => {
+    const child = spawn("npx", ["--offline", "cdp-sandbox", "--port", "0", "--seed", "package"], { cwd: app, env: userEnv(), detached: true });
+    let stdout = "";
+    child.stdout.on("data", (c) => (stdout += c));
+    try {
+      const basePath = await new Promise<string>((resolve, reject) => {
+        const poll = setInterval(() => {
+          const match = /^cdp-sandbox ready basePath=(\S+)/.exec(stdout);
+          if (match) {
+            clearInterval(poll);
+            resolve(match[1]!);
+          }
+        }, 50);
+        child.once("close", (code) => {
+          clearInterval(poll);
+          reject(new Error(`npx cdp-sandbox exited with ${code}`));
+        });
+      });
+      const health = await fetch(`${new URL(basePath).origin}/_sandbox/health`);
+      expect(health.status).toBe(200);
+    } finally {
+      process.kill(-child.pid!, "SIGTERM");
+    }
+  }, 60_000);
+
+  it("runs a command with npx cdp-sandbox run, whose hook sends the production host to the sandbox", async () => {
+    const script = "fetch('https://api.cdp.coinbase.com/platform/v2/evm/accounts').then(async (r) => console.log(r.status, (await r.json()).errorType))";
+    const { code, stdout, stderr } = await exec("npx", ["--offline", "cdp-sandbox", "run", "--", "node", "-e", script], app, { timeoutMs: 60_000 });
+    expect(code, stderr).toBe(0);
+    expect(stdout.trim()).toBe("401 unauthorized");
+    const origin = /the journal of this run: GET (\S+)\/_sandbox\/requests/.exec(stderr)?.[1];
+    expect(await answers(origin!)).toBe(false);
+  }, 90_000);
+
+  it("imports startSandbox, and loads the hook by its package name", async () => {
+    const program = [
+      'import { startSandbox } from "cdp-sandbox";',
+      "const sandbox = await startSandbox();",
+      "const health = await fetch(sandbox.url + '/_sandbox/health');",
+      "console.log(health.status, sandbox.basePath.endsWith('/platform'));",
+      "await sandbox.close();",
+    ].join("\n");
+    const imported = await exec("node", ["--input-type=module", "-e", program], app, { timeoutMs: 60_000 });
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout.trim()).toBe("200 true");
+
+    const hooked = await exec("node", ["--import", "cdp-sandbox/register", "-e", "0"], app, { env: { CDP_SANDBOX_BASE_PATH: "" }, timeoutMs: 30_000 });
+    expect(hooked.code).toBe(0);
+    expect(hooked.stderr).toContain("cdp-sandbox/register: CDP_SANDBOX_BASE_PATH is not set");
+  }, 90_000);
+});
