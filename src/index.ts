@@ -13,6 +13,7 @@ import { createServer, type Server } from "node:http";
 import { isLoopbackHost } from "./admin/guard.js";
 import { bindMiningMode, MINING_MODES, type MiningMode } from "./chain/mining.js";
 import { createApp } from "./app.js";
+import { answerClientError } from "./pipeline/clientError.js";
 import type { AuthMode } from "./auth/bearer.js";
 import { warmVerifyThread } from "./auth/verifyThread.js";
 import { createClock, type Clock } from "./clock.js";
@@ -165,6 +166,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
 
   const server: Server = createServer(app);
+  const clientErrorIds = random.fork("correlation-client-error");
+  server.on(
+    "clientError",
+    answerClientError(() => `${clientErrorIds.hex(8)}-SBX`),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, host, () => {

@@ -92,6 +92,8 @@ interface BalanceRecord {
 const LEDGER_BALANCES = declareCollection<BalanceRecord>("ledgerBalances");
 const LEDGER_TXS = declareCollection<LedgerTx>("ledgerTxs");
 const LEDGER_ALLOWANCES = declareCollection<{ amount: string }>("ledgerAllowances");
+/** A token's EIP-2612 `nonces(owner)`: the next permit nonce, kept once a permit has been executed. */
+const LEDGER_PERMIT_NONCES = declareCollection<{ next: string }>("ledgerPermitNonces");
 
 const balances = (store: ProjectTx) => store.collection(LEDGER_BALANCES);
 export const ledgerTxs = (store: ProjectTx) => store.collection(LEDGER_TXS);
@@ -266,6 +268,19 @@ export function allowanceOf(store: ProjectTx, network: string, contract: string,
 
 export function setAllowance(store: ProjectTx, network: string, contract: string, owner: string, spender: string, amount: bigint): void {
   allowances(store).put(`${network}|${contract.toLowerCase()}|${owner.toLowerCase()}|${spender.toLowerCase()}`, { amount: amount.toString() });
+}
+
+const permitNonceKey = (network: string, contract: string, owner: string) => `${network}|${contract.toLowerCase()}|${owner.toLowerCase()}`;
+
+/** The token's `nonces(owner)`: how many of the owner's EIP-2612 permits have been executed. */
+export function permitNonceOf(store: ProjectTx, network: string, contract: string, owner: string): bigint {
+  return BigInt(store.collection(LEDGER_PERMIT_NONCES).get(permitNonceKey(network, contract, owner))?.next ?? "0");
+}
+
+/** An executed EIP-2612 permit: the allowance becomes its value and the owner's nonce moves past it. */
+export function executePermit(store: ProjectTx, network: string, contract: string, owner: string, spender: string, value: bigint, nonce: bigint): void {
+  setAllowance(store, network, contract, owner, spender, value);
+  store.collection(LEDGER_PERMIT_NONCES).put(permitNonceKey(network, contract, owner), { next: (nonce + 1n).toString() });
 }
 
 /** A payment to a holder from a platform wallet (faucet, onramp delivery), mined in `block`. */

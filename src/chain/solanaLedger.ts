@@ -50,7 +50,11 @@ const SOLANA_LEDGER_TXS = declareCollection<SolanaLedgerTx>("solanaLedgerTxs");
 
 export const solanaTxs = (store: ProjectTx) => store.collection(SOLANA_LEDGER_TXS);
 
-/** Applies a sent transaction: refused (nothing changes) when the fee payer cannot pay fees and transfers. */
+/**
+ * Applies a sent transaction: refused (nothing changes) when it was already processed (a signature is its
+ * id: the same signed transaction sent twice lands once, as on Solana) or when the fee payer cannot pay
+ * fees and transfers.
+ */
 export function applySolanaTransaction(
   store: ProjectTx,
   clock: Clock,
@@ -60,6 +64,12 @@ export function applySolanaTransaction(
   signatures: number,
   facts: SolanaTransactionFacts,
 ): SolanaLedgerTx {
+  if (solanaTxs(store).get(signature)) {
+    throw apiError(
+      "invalid_request",
+      `This transaction has already been processed (signature ${signature}); sign it again with a new blockhash to send it again.`,
+    );
+  }
   const fee = LAMPORTS_PER_SIGNATURE * BigInt(Math.max(1, signatures));
   const payerLamports = balanceOf(store, network, "native", feePayer);
   if (payerLamports < fee) throw apiError("insufficient_balance", `${feePayer} has ${payerLamports} lamports on ${network}; the fee is ${fee}.`);

@@ -79,8 +79,8 @@ function matchSegments(op: Operation, parts: string[]): Record<string, string> |
 
 function decodes(segment: string): boolean {
   try {
-    decodeURIComponent(segment);
-    return true;
+    // The result is used so that a bundler cannot drop the call as free of side effects (rolldown did).
+    return typeof decodeURIComponent(segment) === "string";
   } catch {
     return false;
   }

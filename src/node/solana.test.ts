@@ -87,8 +87,12 @@ describe("Solana JSON-RPC on the ledger", () => {
     const to = getAddressDecoder().decode(ed25519.getPublicKey(randomBytes(32)));
     await fund(sandbox, { network: "solana-devnet", address: owner, amount: "1000000" });
     const blockhash = (await rpcCall("getLatestBlockhash", [])).result.value.blockhash;
-    const sent = await rpcCall("sendTransaction", [signedTransfer(seed, to, 250000n, blockhash), { encoding: "base64" }]);
+    const wire = signedTransfer(seed, to, 250000n, blockhash);
+    const sent = await rpcCall("sendTransaction", [wire, { encoding: "base64" }]);
     expect(sent.result).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
+    // The same signed bytes again are refused as already processed, and move nothing (the balances below).
+    const twice = await rpcCall("sendTransaction", [wire, { encoding: "base64" }]);
+    expect(twice.error).toMatchObject({ code: -32002, message: expect.stringContaining("already been processed") });
     sandbox.clock.advance(2000);
     const status = await rpcCall("getSignatureStatuses", [[sent.result]]);
     expect(status.result.value[0]).toMatchObject({ err: null, confirmationStatus: "finalized" });

@@ -33,9 +33,27 @@ export function parseBody(raw: Buffer, contentType: string | undefined): unknown
   }
   const text = raw.toString("utf8");
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw apiError("invalid_request", `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`);
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch (error) {
     throw apiError("invalid_request", `Malformed JSON body: ${(error as Error).message}.`);
   }
+  // JSON.parse reads 1e400 or a 400-digit integer as Infinity, which no check refuses and JSON cannot write
+  // back (a stored Infinity would break every later read). Only a long number can overflow, so the walk runs
+  // only when the text has one.
+  if (MAYBE_OVERFLOWS.test(text) && hasNonFiniteNumber(parsed)) {
+    throw apiError("invalid_request", "The JSON body has a number too large to represent (beyond about 1.8e308).");
+  }
+  return parsed;
+}
+
+/** A run of 300 digits or an exponent of 3 digits: the only numbers JSON.parse can turn into Infinity. */
+const MAYBE_OVERFLOWS = /\d{300}|[eE]\+?\d{3}/;
+
+function hasNonFiniteNumber(value: unknown): boolean {
+  if (typeof value === "number") return !Number.isFinite(value);
+  if (Array.isArray(value)) return value.some(hasNonFiniteNumber);
+  if (value !== null && typeof value === "object") return Object.values(value).some(hasNonFiniteNumber);
+  return false;
 }

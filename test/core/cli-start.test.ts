@@ -87,6 +87,14 @@ describe.skipIf(!existsSync(cli))("the built cdp-sandbox command", () => {
     expect(res.body.errorMessage).toMatch(/body\.name: .*pattern/);
   });
 
+  it("refuses a malformed percent-escape with 400, as the source does (the bundle must keep the check)", async () => {
+    for (const path of ["/platform/v2/evm/accounts/%ZZ", "/_sandbox/projects/%ZZ"]) {
+      const res = await call(sandbox, "GET", path);
+      expect(res.status, path).toBe(400);
+      expect(res.body.errorType).toBe("invalid_request");
+    }
+  });
+
   it("answers an operation without a handler from the contract", async () => {
     const res = await call(sandbox, "GET", "/platform/v2/sandbox-probe");
     expect(res.status).toBe(200);

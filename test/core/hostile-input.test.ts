@@ -4,9 +4,13 @@
  *  - a malformed percent-escape in a path segment;
  *  - an id equal to a member every JavaScript object inherits ("constructor",
  *    "toString", "__proto__"): records are looked up among their own keys only;
- *  - a network named like such a member, on the node and the admin API.
+ *  - a network named like such a member, on the node and the admin API;
+ *  - a number too large for a double, an owner with a wrong checksum, a
+ *    request head over 16 KB (findings of the fuzzer, docs/hardening.md).
  */
+import { request as httpRequest } from "node:http";
 import request from "supertest";
+import { getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
 import { call, withSandbox } from "#test/helpers/sandbox.js";
@@ -59,7 +63,63 @@ describe("hostile input", () => {
       expectClientError(funded, 400, "invalid_request");
     }
   });
+
+  it("knows no custodial asset named like an inherited member", async () => {
+    const account = await call(sandbox, "POST", "/platform/v2/accounts", { body: {} });
+    expect(account.status).toBe(200);
+    for (const asset of INHERITED) {
+      expectClientError(await call(sandbox, "GET", `/platform/v2/accounts/${account.body.accountId}/balances/${asset}`), 404, "not_found");
+    }
+  });
+
+  it("refuses a number JSON cannot hold (it would parse as Infinity) and stores nothing", async () => {
+    const before = (await call(sandbox, "GET", "/platform/v2/end-users")).body.endUsers.length;
+    for (const huge of ["1".repeat(400), "1e400", "-2.5E+999"]) {
+      const rawBody = `{"authenticationMethods":[{"type":"email","email":"huge@example.com"},{"type":"telegram","id":${huge},"authDate":676}]}`;
+      expectClientError(await call(sandbox, "POST", "/platform/v2/end-users", { rawBody, wallet: true }), 400, "invalid_request");
+    }
+    const after = await call(sandbox, "GET", "/platform/v2/end-users");
+    expect(after.status).toBe(200);
+    expect(after.body.endUsers.length).toBe(before);
+  });
+
+  it("takes a smart account owner in any case, its checksum wrong or not", async () => {
+    const res = await call(sandbox, "POST", "/platform/v2/evm/smart-accounts", { body: { owners: ["0xFA01373C632E28Bd07B0A3e86e0514A0eD1ACF7d"] } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.owners).toEqual(["0xFA01373C632E28Bd07B0A3e86e0514A0eD1ACF7d"]);
+    const again = await call(sandbox, "POST", "/platform/v2/evm/smart-accounts", {
+      body: { owners: [getAddress("0xfa01373c632e28bd07b0a3e86e0514a0ed1acf7d")] },
+    });
+    expect(again.body.address, "the same owner in another case is the same owner: the next address").not.toBe(res.body.address);
+  });
+
+  it("answers a request head over 16 KB with 431 in the platform's error body", async () => {
+    for (const path of [`/platform/v2/evm/accounts/${"a".repeat(20_000)}`, "/platform/v2/evm/accounts"]) {
+      const headers: Record<string, string> = path.length > 20_000 ? {} : { "X-Padding": "p".repeat(17_000) };
+      const res = await rawGet(sandbox.url, path, headers);
+      expect(res.status).toBe(431);
+      expect(res.headers["content-type"]).toMatch(/application\/json/);
+      expect(JSON.parse(res.body)).toMatchObject({
+        errorType: "invalid_request",
+        errorMessage: expect.stringContaining("16 KB"),
+        correlationId: expect.any(String),
+      });
+    }
+  });
 });
+
+/** A GET with Node's own client, which (unlike supertest) hands back whatever the server writes on a refused head. */
+function rawGet(base: string, path: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${base}${path}`, { headers, maxHeaderSize: 64 * 1024 }, (res) => {
+      let body = "";
+      res.on("data", (c) => (body += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
 
 describe("input that used to hold the event loop", () => {
   it("matches the contract's patterns in linear time: an adversarial amount is refused at once", async () => {

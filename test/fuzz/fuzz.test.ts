@@ -16,26 +16,8 @@ import { OperationIndex } from "../../src/contract/operations.js";
 import { validateRequest } from "../../src/contract/validate.js";
 import { defaultSpecPath } from "../../src/paths.js";
 
-/** Findings known and not fixed yet, each with why it is still open. Fixed ones leave the list. */
-const KNOWN_OPEN: AllowedFinding[] = [
-  {
-    id: "smart-account-owner-checksum",
-    reason:
-      "createEvmSmartAccount: an owner in mixed case whose EIP-55 checksum is wrong passes the contract's pattern and reaches " +
-      "viem's encodeAbiParameters (counterfactualAddress), which throws InvalidAddressError: a 500 where a 400 belongs",
-    kind: "5xx",
-    operation: "createEvmSmartAccount",
-    status: 500,
-  },
-  {
-    id: "node-431-without-error-body",
-    reason:
-      "a request head over 16 KB (a long header or path) is refused by Node's HTTP parser with a bare 431 and no body, " +
-      "before the sandbox sees it; the server has no clientError handler that would write the platform's error body",
-    kind: "error-body",
-    status: 431,
-  },
-];
+/** Findings known and not fixed yet, each with why it is still open; fixed ones leave the list (test/core/fuzz-findings.test.ts keeps them fixed). */
+const KNOWN_OPEN: AllowedFinding[] = [];
 
 const REQUESTS = 3000;
 

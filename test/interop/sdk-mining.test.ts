@@ -72,6 +72,8 @@ describe("@coinbase/cdp-sdk with automine", () => {
       network: "base-sepolia",
       calls: [{ to: USDC, value: 0n, data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [TO, 1n] }) }],
     });
+    // The send answers what the platform answers at send time; only a later look finds it included.
+    expect(sent.status).toBe("broadcast");
     const done = await cdp.evm.waitForUserOperation({
       smartAccountAddress: smartAccount.address,
       userOpHash: sent.userOpHash,

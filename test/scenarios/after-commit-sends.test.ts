@@ -121,9 +121,12 @@ describe("project sends", () => {
     const replay = await replayed(send(key("sol-send")));
     expect(await signatureStatus(replay.body.transactionSignature)).toMatchObject({ err: null });
     expect(await sol(to)).toBe("1000");
-    await repeated(sandbox, send(), lost);
-    // The sandbox applies the same signed bytes a second time; a cluster would refuse them as already processed.
-    expect(await sol(to)).toBe("2000");
+    // The same signed bytes without the key: a cluster refuses them as already processed, and nothing moves again.
+    const again = await send();
+    expect(again.status).toBe(400);
+    expect(again.body).toMatchObject({ errorType: "invalid_request", errorMessage: expect.stringContaining("already been processed") });
+    expect(again.headers["x-sandbox-duplicate-of"]).toBeUndefined();
+    expect(await sol(to)).toBe("1000");
   });
 });
 

@@ -15,7 +15,7 @@
 import { evmAccountOf } from "../../crypto/evm.js";
 import { apiError, ApiError } from "../../errors/catalogue.js";
 import { isDelegated } from "../evm-accounts/eip7702.js";
-import { inFlightOperations, prepare, send, sponsoredFor, view, type Call, type UserOperationNetwork } from "../evm-smart-accounts/userOperations.js";
+import { inFlightOperations, prepare, send, sentView, sponsoredFor, type Call, type UserOperationNetwork } from "../evm-smart-accounts/userOperations.js";
 import type { Handler, HandlerContext, RequestFacts } from "../types.js";
 import { assertDelegated } from "./delegation.js";
 import { findEndUser, type EndUserRecord } from "./model.js";
@@ -71,7 +71,7 @@ export async function sendFromSmartAccount(
   const policy = { prepare: operation };
   const op = prepare(ctx, account, network, calls, policy, sponsoredFor(account, paymasterRequested));
   const signature = await evmAccountOf(found.owner.privateKey).sign({ hash: op.userOpHash });
-  return view(ctx, await send(ctx, account, op, signature, policy));
+  return sentView(ctx, await send(ctx, account, op, signature, policy));
 }
 
 export const sendUserOperationWithEndUserAccount: Handler<"sendUserOperationWithEndUserAccount"> = async (req, ctx) => {

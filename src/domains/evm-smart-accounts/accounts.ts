@@ -57,7 +57,8 @@ function smartAccountView(r: SmartAccountRecord): Schema<"EvmSmartAccount"> {
  * @example counterfactualAddress(["0x70997970C51812dc3A010C7d01b50e0d17dc79C8"], 0)
  */
 export function counterfactualAddress(owners: readonly string[], nonce: number | bigint, factory: `0x${string}` = SMART_WALLET_FACTORY): `0x${string}` {
-  const encodedOwners = owners.map((o) => encodeAbiParameters([{ type: "address" }], [o as `0x${string}`]));
+  // An address is the same in any case: a mixed-case owner whose EIP-55 checksum is wrong is still that owner.
+  const encodedOwners = owners.map((o) => encodeAbiParameters([{ type: "address" }], [o.toLowerCase() as `0x${string}`]));
   const salt = keccak256(encodeAbiParameters([{ type: "bytes[]" }, { type: "uint256" }], [encodedOwners, BigInt(nonce)]));
   return getContractAddress({ opcode: "CREATE2", from: factory, salt, bytecodeHash: PROXY_INIT_CODE_HASH });
 }

@@ -175,8 +175,17 @@ export function inFlightOperations(ctx: HandlerContext): number {
   return operations(ctx).filter((o) => o.status === "broadcast" && (o.block ?? 0) > headBlock(ctx.store, o.network, ctx.clock.now())).length;
 }
 
-export function view(ctx: HandlerContext, op: UserOperationRecord): Schema<"EvmUserOperation"> {
-  const included = op.status === "broadcast" && op.block !== undefined && op.block <= headBlock(ctx.store, op.network, ctx.clock.now());
+/**
+ * The answer to a send: `broadcast`, as the platform answers every accepted send, even when automine has
+ * already included it (a later GET says `complete`). Programs that read the send's status see what they
+ * would see in production; those that wait for the operation find it done at once.
+ */
+export function sentView(ctx: HandlerContext, op: UserOperationRecord): Schema<"EvmUserOperation"> {
+  return view(ctx, op, true);
+}
+
+function view(ctx: HandlerContext, op: UserOperationRecord, asSent = false): Schema<"EvmUserOperation"> {
+  const included = !asSent && op.status === "broadcast" && op.block !== undefined && op.block <= headBlock(ctx.store, op.network, ctx.clock.now());
   const reverted = included && ledgerTxs(ctx.store).get(op.transactionHash!)?.status === "reverted";
   const status = included ? (reverted ? "failed" : "complete") : op.status;
   return {
@@ -216,7 +225,7 @@ export const prepareUserOperation: Handler<"prepareUserOperation"> = (req, ctx) 
 export const sendUserOperation: Handler<"sendUserOperation"> = async (req, ctx) => {
   const account = findOperatingAccount(ctx, req.pathParams.address);
   const op = findOperation(ctx, account, req.pathParams.userOpHash);
-  return { status: 200, body: view(ctx, await send(ctx, account, op, req.body.signature as Hex)) };
+  return { status: 200, body: sentView(ctx, await send(ctx, account, op, req.body.signature as Hex)) };
 };
 
 export const getUserOperation: Handler<"getUserOperation"> = (req, ctx) => {
@@ -249,5 +258,5 @@ export async function prepareAndSendAsOwner(
 export const prepareAndSendUserOperation: Handler<"prepareAndSendUserOperation"> = async (req, ctx) => {
   const account = findOperatingAccount(ctx, req.pathParams.address, req.body.network);
   const sponsored = sponsoredFor(account, req.body.paymasterUrl !== undefined);
-  return { status: 200, body: view(ctx, await prepareAndSendAsOwner(ctx, account, req.body.network, req.body.calls, sponsored)) };
+  return { status: 200, body: sentView(ctx, await prepareAndSendAsOwner(ctx, account, req.body.network, req.body.calls, sponsored)) };
 };

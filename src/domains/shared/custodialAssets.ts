@@ -5,6 +5,7 @@
  * transfer quotes, deposit destinations and customer capabilities, which is
  * why it lives here and not in one of those domains.
  */
+import { lookupTable } from "../../lookup.js";
 import { evmTokenBySymbol } from "../../chain/tokens.js";
 import { solanaTokenBySymbol } from "../../chain/solanaLedger.js";
 
@@ -31,7 +32,7 @@ const asset = (symbol: string, name: string, cls: AssetClass, decimals: number, 
   usdMicros: BigInt(Math.round(usd * 1_000_000)),
 });
 
-export const CUSTODIAL_ASSETS: Record<string, CustodialAsset> = {
+export const CUSTODIAL_ASSETS: Readonly<Record<string, CustodialAsset>> = lookupTable({
   usd: asset("usd", "United States Dollar", "fiat", 2, 1),
   eur: asset("eur", "Euro", "fiat", 2, 1.08),
   usdc: asset("usdc", "USD Coin", "stablecoin", 6, 1),
@@ -40,7 +41,7 @@ export const CUSTODIAL_ASSETS: Record<string, CustodialAsset> = {
   eth: asset("eth", "Ethereum", "crypto", 18, 3000),
   btc: asset("btc", "Bitcoin", "crypto", 8, 60000),
   sol: asset("sol", "Solana", "crypto", 9, 150),
-};
+});
 
 export function custodialAsset(symbol: string): CustodialAsset | undefined {
   return CUSTODIAL_ASSETS[symbol.toLowerCase()];

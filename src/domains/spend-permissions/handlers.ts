@@ -11,7 +11,7 @@ import { managerCalldata, SPEND_PERMISSION_MANAGER_ADDRESS, spendPermissionHash 
 import type { RequestBody } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import { findSmartAccount } from "../evm-smart-accounts/accounts.js";
-import { prepareAndSendAsOwner, view } from "../evm-smart-accounts/userOperations.js";
+import { prepareAndSendAsOwner, sentView } from "../evm-smart-accounts/userOperations.js";
 import { paginate } from "../shared/pagination.js";
 import { chainIdOf } from "../../chain/networks.js";
 import type { Handler, Handlers } from "../types.js";
@@ -59,7 +59,7 @@ const createSpendPermission: Handler<"createSpendPermission"> = async (req, ctx)
   const op = await prepareAndSendAsOwner(ctx, account, body.network, [
     { to: SPEND_PERMISSION_MANAGER_ADDRESS, value: "0", data: managerCalldata("approve", terms) },
   ]);
-  return { status: 200, body: view(ctx, op) };
+  return { status: 200, body: sentView(ctx, op) };
 };
 
 const listSpendPermissions: Handler<"listSpendPermissions"> = (req, ctx) => {
@@ -90,7 +90,7 @@ const revokeSpendPermission: Handler<"revokeSpendPermission"> = async (req, ctx)
   const op = await prepareAndSendAsOwner(ctx, account, network, [
     { to: SPEND_PERMISSION_MANAGER_ADDRESS, value: "0", data: managerCalldata("revoke", record.permission) },
   ]);
-  return { status: 200, body: view(ctx, op) };
+  return { status: 200, body: sentView(ctx, op) };
 };
 
 export const handlers: Handlers = { createSpendPermission, listSpendPermissions, revokeSpendPermission };

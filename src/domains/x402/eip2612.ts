@@ -8,13 +8,11 @@
  * sets no allowance, and the allowance already given must cover the charge.
  */
 import { getAddress, isAddress, recoverTypedDataAddress, type Hex } from "viem";
-import { setAllowance } from "../../chain/ledger.js";
+import { executePermit, permitNonceOf } from "../../chain/ledger.js";
 import { chainIdOf } from "../../chain/networks.js";
 import { PERMIT2_ADDRESS } from "../../chain/permit2.js";
 import type { EvmToken } from "../../chain/tokens.js";
-import type { ProjectTx } from "../../store/store.js";
 import type { HandlerContext } from "../types.js";
-import { eip2612Nonces } from "./model.js";
 import type { Rejection } from "./payment.js";
 
 const EXTENSION = "eip2612GasSponsoring";
@@ -40,13 +38,6 @@ export interface Eip2612Permit {
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {});
-
-const nonceKey = (network: string, token: string, owner: string) => `${network}|${token.toLowerCase()}|${owner.toLowerCase()}`;
-
-/** The token's `nonces(owner)`: how many of the owner's permits the sandbox has executed. */
-function eip2612NonceOf(store: ProjectTx, network: string, token: string, owner: string): bigint {
-  return BigInt(eip2612Nonces(store).get(nonceKey(network, token, owner))?.next ?? "0");
-}
 
 /**
  * Reads the payment's `extensions.eip2612GasSponsoring.info` and checks its fields against the payment: the
@@ -99,7 +90,7 @@ export function readEip2612Permit(
 /** Why the token's `permit` would revert (signature, nonce), or undefined when it would set the allowance. */
 export async function eip2612PermitProblem(ctx: HandlerContext, network: string, token: EvmToken, permit: Eip2612Permit): Promise<string | undefined> {
   if (!token.eip712) return `${token.symbol} has no EIP-2612 permit`;
-  const expectedNonce = eip2612NonceOf(ctx.store, network, token.address, permit.owner);
+  const expectedNonce = permitNonceOf(ctx.store, network, token.address, permit.owner);
   if (permit.nonce !== expectedNonce) return `the permit's nonce is ${permit.nonce} but the token's nonces(owner) is ${expectedNonce}`;
   try {
     const signer = await recoverTypedDataAddress({
@@ -117,7 +108,5 @@ export async function eip2612PermitProblem(ctx: HandlerContext, network: string,
 
 /** Executes the permit: the allowance to Permit2 becomes its value and the owner's permit nonce moves on. */
 export function applyEip2612Permit(ctx: HandlerContext, network: string, token: `0x${string}`, permit: Eip2612Permit): void {
-  setAllowance(ctx.store, network, token, permit.owner, PERMIT2_ADDRESS, permit.value);
-  const key = nonceKey(network, token, permit.owner);
-  eip2612Nonces(ctx.store).put(key, { id: key, next: (permit.nonce + 1n).toString() });
+  executePermit(ctx.store, network, token, permit.owner, PERMIT2_ADDRESS, permit.value, permit.nonce);
 }

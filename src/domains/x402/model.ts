@@ -74,13 +74,6 @@ export interface PaymentChannel {
   openedAtMs: number;
 }
 
-/** The next EIP-2612 permit nonce of an owner on a token (`nonces(owner)`), once the facilitator has executed one. */
-export interface Eip2612Nonce {
-  /** `network|token|owner`, lowercase. */
-  id: string;
-  next: string;
-}
-
 export interface BazaarResource {
   /** The resource URL, with `#tool` for an MCP tool (MCP servers multiplex tools over one URL). */
   key: string;
@@ -112,14 +105,12 @@ export interface Bundle {
 const X402_USED_AUTHORIZATIONS = declareCollection<UsedAuthorization>("x402UsedAuthorizations");
 const X402_SETTLEMENTS = declareCollection<Settlement>("x402Settlements");
 const X402_PAYMENT_CHANNELS = declareCollection<PaymentChannel>("x402PaymentChannels");
-const X402_EIP2612_NONCES = declareCollection<Eip2612Nonce>("x402Eip2612Nonces");
 const X402_BAZAAR_RESOURCES = declareCollection<BazaarResource>("x402BazaarResources");
 const X402_BUNDLES = declareCollection<Bundle>("x402Bundles");
 
 export const usedAuthorizations = (store: ProjectTx): Collection<UsedAuthorization> => store.collection(X402_USED_AUTHORIZATIONS);
 export const settlements = (store: ProjectTx): Collection<Settlement> => store.collection(X402_SETTLEMENTS);
 export const paymentChannels = (store: ProjectTx): Collection<PaymentChannel> => store.collection(X402_PAYMENT_CHANNELS);
-export const eip2612Nonces = (store: ProjectTx): Collection<Eip2612Nonce> => store.collection(X402_EIP2612_NONCES);
 export const bazaarResources = (store: ProjectTx): Collection<BazaarResource> => store.collection(X402_BAZAAR_RESOURCES);
 export const bundles = (store: ProjectTx): Collection<Bundle> => store.collection(X402_BUNDLES);
 

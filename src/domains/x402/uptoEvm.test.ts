@@ -33,6 +33,7 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 
+const NONCES_ABI = parseAbi(["function nonces(address owner) view returns (uint256)"]);
 const now = () => Math.floor(sandbox.clock.now() / 1000);
 const verify = (body: unknown) => call(sandbox, "POST", "/platform/v2/x402/verify", { body });
 const settle = (body: unknown) => call(sandbox, "POST", "/platform/v2/x402/settle", { body });
@@ -168,6 +169,9 @@ describe("upto on Base Sepolia", () => {
     const sign = () => signUptoPermit(account, { to: MERCHANT, facilitator, amount: "100000", nowSeconds: now() });
     const sponsored = async (nonce: bigint, more: Partial<Parameters<typeof eip2612Extension>[1]> = {}) =>
       v2Body(requirements(), await sign(), { extensions: await eip2612Extension(account, { value: "100000", nonce, deadline: now() + 300, ...more }) });
+    // The token's nonces(owner) on the node, which a buyer reads before signing the permit.
+    const permitNonce = () => node.readContract({ address: USDC_BASE_SEPOLIA, abi: NONCES_ABI, functionName: "nonces", args: [account.address] });
+    expect(await permitNonce()).toBe(0n);
     const first = await sponsored(0n);
     expect((await verify(first)).body).toEqual({ isValid: true, payer: account.address });
     const settled = await settle(charging(first, "30000"));
@@ -176,7 +180,8 @@ describe("upto on Base Sepolia", () => {
     const tx = await node.getTransaction({ hash: settled.body.transaction });
     expect(decodeFunctionData({ abi: PROXY_ABI, data: tx.input }).functionName).toBe("settleWithPermit");
 
-    // The token's nonce moved on: a permit signed with nonce 0 again does not go through.
+    // The token's nonce moved on: the node says so, and a permit signed with nonce 0 again does not go through.
+    expect(await permitNonce()).toBe(1n);
     const stale = await verify(await sponsored(0n));
     expect(stale.body).toMatchObject({ invalidReason: "permit2_allowance_required" });
     expect(stale.body.invalidMessage).toContain("nonce");

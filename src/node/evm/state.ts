@@ -1,6 +1,6 @@
 /** What the ledger holds for an address: balances, nonces, code, ERC-20 reads, and the platform's balance listing. */
 import { decodeFunctionData, domainSeparator, encodeAbiParameters, type Hex } from "viem";
-import { allowanceOf, balanceOf, evmNonces, holdings, totalHeld } from "../../chain/ledger.js";
+import { allowanceOf, balanceOf, evmNonces, holdings, permitNonceOf, totalHeld } from "../../chain/ledger.js";
 import { erc20ByAddress, evmTokenByAddress, NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
 import { hasSandboxCode } from "../../domains/sandboxContracts.js";
 import { RpcError } from "../jsonRpc.js";
@@ -26,6 +26,8 @@ const erc20Reads = [
   // Only the tokens with an EIP-712 domain in the table (Circle's FiatToken) have these two.
   { type: "function", name: "version", stateMutability: "view", inputs: [], outputs: [{ type: "string" }] },
   { type: "function", name: "DOMAIN_SEPARATOR", stateMutability: "view", inputs: [], outputs: [{ type: "bytes32" }] },
+  // EIP-2612: what an x402 buyer reads before signing a gas-sponsored permit.
+  { type: "function", name: "nonces", stateMutability: "view", inputs: [{ name: "owner", type: "address" }], outputs: [{ type: "uint256" }] },
 ] as const;
 
 export const eth_getBalance = (params: unknown[], ctx: EvmNodeContext) => hex(balanceOf(ctx.store, ctx.network, NATIVE_TOKEN_ADDRESS, String(params[0])));
@@ -74,6 +76,7 @@ export function eth_call(params: unknown[], ctx: EvmNodeContext) {
   }
   if (!token.eip712) throw new RpcError(-32000, "execution reverted");
   if (functionName === "version") return encodeAbiParameters([{ type: "string" }], [token.eip712.version]);
+  if (functionName === "nonces") return encodeAbiParameters([{ type: "uint256" }], [permitNonceOf(ctx.store, ctx.network, token.address, args[0])]);
   return domainSeparator({ domain: { ...token.eip712, chainId: ctx.chainId, verifyingContract: token.address } });
 }
 
