@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * `npm run bench:state`: what a call costs as the state grows. For 10, 10,000
- * and 100,000 EVM accounts (and as many ledger transactions) in one project,
+ * and 100,000 EVM accounts (and as many ledger transactions, transfers and
+ * webhook deliveries) in one project,
  * kept with `--data FILE`, it times each call (median of BENCH_STATE_REPEATS
  * sequential requests, after a warm-up) and prints the ratio to the 10-record
  * figure, the start-up time and the RSS. A measurement, never a test. Run
@@ -10,7 +11,9 @@
  * The state is written as the sandbox keeps it: the default project made by a
  * first start, then records added to its snapshot (addresses and transaction
  * hashes drawn at random; one account is made by the API, with a real key, for
- * signing). BENCH_STATE_SIZES (10,10000,100000).
+ * signing; transfers and deliveries are copies, under new ids, of a transfer
+ * and a delivery the first start made through the API).
+ * BENCH_STATE_SIZES (10,10000,100000).
  */
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
@@ -120,10 +123,54 @@ async function time(prepare, repeats = REPEATS) {
 
 const hex = (bytes) => `0x${randomBytes(bytes).toString("hex")}`;
 
-/** Adds `n` accounts and `n` mined ledger transactions to the default project of the state file. */
+/**
+ * What the first start makes through the API, to be copied: a custodial transfer that completed and a webhook
+ * delivery (its subscription points at a port nothing listens on; the copies are marked failed for good).
+ */
+async function seedTemplates(fields, adminToken) {
+  const request = await signer(fields);
+  const send = async (method, path, body) => {
+    const res = await fetch(...Object.values(await request(method, path, body)));
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return res.json();
+  };
+  const admin = (path, body) =>
+    fetch(`${new URL(fields.basePath).origin}/_sandbox${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(adminToken ? { "x-sandbox-admin-token": adminToken } : {}) },
+      body: JSON.stringify(body),
+    });
+  await send("POST", "/v2/data/webhooks/subscriptions", {
+    description: "bench",
+    eventTypes: ["payments.transfers.completed"],
+    target: { url: "http://127.0.0.1:9/bench" },
+    isEnabled: true,
+  });
+  const from = (await send("POST", "/v2/accounts", { name: "From" })).accountId;
+  const to = (await send("POST", "/v2/accounts", { name: "To" })).accountId;
+  await admin(`/accounts/${from}/fund`, { asset: "usdc", amount: "100" });
+  const body = { source: { accountId: from, asset: "usdc" }, target: { accountId: to, asset: "usdc" }, amount: "1", asset: "usdc", execute: true };
+  await send("POST", "/v2/transfers", body);
+  await admin("/clock", { advance: "1h" });
+  await send("GET", "/v2/transfers?pageSize=1");
+}
+
+/** Adds `n` accounts and `n` mined ledger transactions (and `n` transfers and deliveries) to the default project of the state file. */
 function grow(file, n) {
   const state = JSON.parse(readFileSync(file, "utf8"));
   const project = state.projects[state.defaultProjectId];
+  const copies = (collection, idField, make) => {
+    const [template] = Object.values(project.data[collection] ?? {});
+    if (!template) throw new Error(`the first start made no ${collection} to copy`);
+    for (let i = 0; i < n; i++) {
+      const id = make(i);
+      project.data[collection][id] = { ...structuredClone(template), [idField]: id };
+    }
+  };
+  copies("transfers", "transferId", () => `transfer_${randomBytes(16).toString("hex")}`);
+  copies("webhookDeliveries", "id", () => `delivery_${randomBytes(16).toString("hex")}`);
+  // Given up for good, as most of a long-running sandbox's deliveries are: nothing left to send.
+  for (const d of Object.values(project.data.webhookDeliveries)) d.status = d.status === "succeeded" ? "succeeded" : "failed";
   project.data.evmAccounts ??= {};
   project.data.ledgerTxs ??= {};
   const createdAt = "2026-01-01T00:00:00.000Z";
@@ -159,7 +206,8 @@ for (const size of SIZES) {
   const file = join(dir, "state.json");
   try {
     // A first start makes the default project; its credentials come back with the same seed.
-    let { child } = await start(file);
+    let { child, fields } = await start(file);
+    await seedTemplates(fields);
     await stop(child);
     const { name, hash } = grow(file, size);
     const started = await start(file);
@@ -178,6 +226,8 @@ for (const size of SIZES) {
       "list, first page": await time(() => request("GET", "/v2/evm/accounts?pageSize=20")),
       "create, unnamed": await time(() => request("POST", "/v2/evm/accounts", {})),
       "create, named": await time((i) => request("POST", "/v2/evm/accounts", { name: `fresh-${i}` })),
+      "list transfers, first page": await time(() => request("GET", "/v2/transfers?pageSize=20")),
+      "list transfers, filtered": await time(() => request("GET", "/v2/transfers?pageSize=20&status=completed")),
       "sign a message": await time(() => request("POST", `/v2/evm/accounts/${own.address}/sign/message`, { message: "hello" })),
       eth_getBalance: await time(() => rpc("eth_getBalance", [own.address, "latest"])),
       eth_getTransactionReceipt: await time(() => rpc("eth_getTransactionReceipt", [hash])),

@@ -35,7 +35,7 @@ export interface ScheduledDelivery {
   from: string;
 }
 
-const SCHEDULED_DELIVERIES = declareCollection<ScheduledDelivery>("ledgerScheduledDeliveries");
+const SCHEDULED_DELIVERIES = declareCollection<ScheduledDelivery>("ledgerScheduledDeliveries", { dueAt: (d) => d.atMs });
 const deliveries = (store: ProjectTx) => store.collection(SCHEDULED_DELIVERIES);
 
 const transferAbi = [
@@ -57,13 +57,13 @@ export function scheduleDelivery(store: ProjectTx, delivery: ScheduledDelivery):
 
 /** Whether a project has deliveries to land by `nowMs` (read from committed state, without a transaction). */
 export function hasDueDeliveries(store: Store, projectId: string, nowMs: number): boolean {
-  return store.someCommitted(projectId, SCHEDULED_DELIVERIES, (d) => d.atMs <= nowMs);
+  return store.hasDueCommitted(projectId, SCHEDULED_DELIVERIES, nowMs);
 }
 
 /** Applies every delivery whose time has come, oldest first; settled ones leave the schedule. */
 export function settleDueDeliveries(store: ProjectTx, clock: Clock): void {
   const nowMs = clock.now();
-  const due = deliveries(store).filter((d) => d.atMs <= nowMs);
+  const due = deliveries(store).dueBy(nowMs);
   if (due.length === 0) return;
   for (const d of due.sort((a, b) => a.atMs - b.atMs)) {
     // Mined by the time it is visible: in the block under way when it landed, or (automine) a block of its own.

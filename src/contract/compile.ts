@@ -6,7 +6,7 @@
  * first start after the document changed.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -160,6 +160,34 @@ async function compileContract(specPath: string): Promise<IHttpOperation[]> {
   return operations.map((op) => addInputSchemas(expandRecursiveRefs(raw, compactOperation(op)) as IHttpOperation, inputSchemaOf));
 }
 
+/** The cache's name for a document: its content and the compiler's version. */
+export function cacheKeyOf(specPath: string): string {
+  return createHash("sha256").update(COMPILER_VERSION).update(readFileSync(specPath)).digest("hex").slice(0, 16);
+}
+
+/**
+ * Removes from the package's cache every entry that belongs to none of `specPaths` (earlier versions of the
+ * documents): the build runs it, so the published package carries only what a start can read. Returns the
+ * names removed.
+ */
+export function pruneContractCache(specPaths: readonly string[], dir = cacheDirs()[0]!): string[] {
+  const keep = new Set(specPaths.map(cacheKeyOf));
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const key = /^(?:operations|responses|validators)-([0-9a-f]{16})(?:\.json)?$/.exec(name)?.[1];
+    if (key === undefined || keep.has(key)) continue;
+    rmSync(join(dir, name), { recursive: true, force: true });
+    removed.push(name);
+  }
+  return removed;
+}
+
 function cacheDirs(): string[] {
   return [join(packageRoot, ".contract-cache"), join(tmpdir(), "cdp-sandbox-contract-cache")];
 }
@@ -199,7 +227,7 @@ function writeAtomically(target: string, text: string): void {
  * missing; otherwise schemas are compiled on first use.
  */
 export async function loadCompiledOperations(specPath: string, options: { withValidators?: boolean } = {}): Promise<IHttpOperation[]> {
-  const hash = createHash("sha256").update(COMPILER_VERSION).update(readFileSync(specPath)).digest("hex").slice(0, 16);
+  const hash = cacheKeyOf(specPath);
   const operationsFile = `operations-${hash}.json`;
   const responsesFile = `responses-${hash}.json`;
   const validatorsDir = `validators-${hash}`;

@@ -3,8 +3,8 @@
  * that owns it, and passed to `tx.collection(...)`: the name and the type can
  * no longer drift apart between two places that read the same records.
  * A declaration may name indexes (lookups by a key, e.g. an account's name)
- * and an order (list pages): the store keeps both up to date, so neither
- * scans the collection (indexes.ts).
+ * an order (list pages) and a due time (work the clock makes due): the store
+ * keeps them up to date, so none scans the collection (indexes.ts).
  *
  * @example
  *   export const EVM_ACCOUNTS = declareCollection<EvmAccountRecord>("evmAccounts", {
@@ -17,10 +17,19 @@ export interface CollectionOf<T> {
   readonly name: string;
   /** Index name → the key a record is found under (undefined: not in the index). */
   readonly indexes?: Readonly<Record<string, (record: T) => string | undefined>>;
-  /** The order of list pages (ties are broken by id). */
-  readonly order?: (a: T, b: T) => number;
+  /** The order of list pages (ties are broken by id), or "insertion": the order records were first written in. */
+  readonly order?: ((a: T, b: T) => number) | "insertion";
+  /**
+   * When the sandbox clock makes the record due for work of its own (a transfer settling, an order moving on),
+   * in ms; undefined when nothing is due. The store keeps the records by this time, so asking whether anything is
+   * due (before every request) costs the same however many records there are.
+   */
+  readonly dueAt?: (record: T) => number | undefined;
   /** Never set: it only carries the record type. */
   readonly record?: T;
 }
 
-export const declareCollection = <T>(name: string, options: Pick<CollectionOf<T>, "indexes" | "order"> = {}): CollectionOf<T> => ({ name, ...options });
+export const declareCollection = <T>(name: string, options: Pick<CollectionOf<T>, "indexes" | "order" | "dueAt"> = {}): CollectionOf<T> => ({
+  name,
+  ...options,
+});

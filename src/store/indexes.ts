@@ -11,6 +11,8 @@ export class CollectionIndexes<T> {
   private readonly byKey = new Map<string, Map<string, Set<string>>>();
   /** Ids in the declared order (ties broken by id), when the collection declares one. */
   private readonly ordered: string[] | undefined;
+  /** [due time, id] of the records that are due at some time, earliest first (ties by id), when declared. */
+  private readonly due: Array<[number, string]> | undefined;
 
   constructor(
     private readonly of: CollectionOf<T>,
@@ -22,11 +24,38 @@ export class CollectionIndexes<T> {
       for (const id in all) add(map, keyOf(all[id]!), id);
       this.byKey.set(index, map);
     }
-    if (of.order) this.ordered = Object.keys(all).sort((a, b) => this.compare(all[a]!, a, all[b]!, b));
+    // Insertion order is the records' own key order (string keys keep it, through JSON and the log alike).
+    if (of.order === "insertion") this.ordered = Object.keys(all);
+    else if (of.order) this.ordered = Object.keys(all).sort((a, b) => this.compare(all[a]!, a, all[b]!, b));
+    if (of.dueAt) {
+      this.due = [];
+      for (const id in all) {
+        const at = of.dueAt(all[id]!);
+        if (at !== undefined) this.due.push([at, id]);
+      }
+      this.due.sort(compareDue);
+    }
+  }
+
+  /** The earliest due time of any committed record, or undefined when none is due at any time. */
+  earliestDue(): number | undefined {
+    if (!this.due) throw new Error(`collection ${this.of.name} declares no due time`);
+    return this.due[0]?.[0];
+  }
+
+  /** Ids of the committed records due by `nowMs`, earliest first. */
+  dueBy(nowMs: number): string[] {
+    if (!this.due) throw new Error(`collection ${this.of.name} declares no due time`);
+    const ids: string[] = [];
+    for (const [at, id] of this.due) {
+      if (at > nowMs) break;
+      ids.push(id);
+    }
+    return ids;
   }
 
   private compare(a: T, aId: string, b: T, bId: string): number {
-    return this.of.order!(a, b) || (aId < bId ? -1 : aId > bId ? 1 : 0);
+    return (this.of.order as (a: T, b: T) => number)(a, b) || (aId < bId ? -1 : aId > bId ? 1 : 0);
   }
 
   /** Ids of the committed records whose `index` key is `key`. */
@@ -34,6 +63,12 @@ export class CollectionIndexes<T> {
     const map = this.byKey.get(index);
     if (!map) throw new Error(`collection ${this.of.name} declares no index ${index}`);
     return map.get(key) ?? EMPTY;
+  }
+
+  /** The ids of the committed records in the declared order, from the end when `descending` (not a copy: never change it). */
+  orderedIds(): readonly string[] {
+    if (!this.ordered) throw new Error(`collection ${this.of.name} declares no order`);
+    return this.ordered;
   }
 
   /** The ids of a page of the committed records in the declared order. */
@@ -55,7 +90,22 @@ export class CollectionIndexes<T> {
       if (before !== undefined) remove(map, keyOf(before), id);
       if (after !== undefined) add(map, keyOf(after), id);
     }
+    if (this.due) {
+      const dueBefore = before === undefined ? undefined : this.of.dueAt!(before);
+      const dueAfter = after === undefined ? undefined : this.of.dueAt!(after);
+      if (dueBefore !== undefined) {
+        const at = dueSearch(this.due, [dueBefore, id]);
+        if (this.due[at]?.[1] === id) this.due.splice(at, 1);
+      }
+      if (dueAfter !== undefined) this.due.splice(dueSearch(this.due, [dueAfter, id]), 0, [dueAfter, id]);
+    }
     if (!this.ordered) return;
+    if (this.of.order === "insertion") {
+      // A record keeps its place when it changes; a new one comes last; a deleted one leaves (rare: a scan).
+      if (before === undefined && after !== undefined) this.ordered.push(id);
+      else if (before !== undefined && after === undefined) this.ordered.splice(this.ordered.indexOf(id), 1);
+      return;
+    }
     if (before !== undefined) {
       const at = this.position(before, id);
       if (this.ordered[at] === id) this.ordered.splice(at, 1);
@@ -97,4 +147,20 @@ function remove(map: Map<string, Set<string>>, key: string | undefined, id: stri
   const ids = map.get(key);
   ids?.delete(id);
   if (ids?.size === 0) map.delete(key);
+}
+
+function compareDue(a: [number, string], b: [number, string]): number {
+  return a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0);
+}
+
+/** Where `entry` stands, or would stand, in `due`: binary search. */
+function dueSearch(due: Array<[number, string]>, entry: [number, string]): number {
+  let low = 0;
+  let high = due.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (compareDue(due[mid]!, entry) < 0) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }

@@ -100,10 +100,15 @@ interface Named {
   name?: string;
   at: number;
 }
-const NAMED = declareCollection<Named>("named", { indexes: { name: (r) => r.name }, order: (a, b) => a.at - b.at });
+const NAMED = declareCollection<Named>("named", {
+  indexes: { name: (r) => r.name },
+  order: (a, b) => a.at - b.at,
+  // Records with a name are due at `at` (the way a processing transfer is due when it settles).
+  dueAt: (r) => (r.name === undefined ? undefined : r.at),
+});
 
-describe("indexes and ordered pages", () => {
-  it("find by a declared key and page in the declared order, as a scan and a sort would, through every commit", async () => {
+describe("indexes, ordered pages and due times", () => {
+  it("find by a declared key, page in the declared order and list what is due, as a scan and a sort would, through every commit", async () => {
     // A seeded run of puts, renames and deletes; after each commit the indexed answers equal the brute-force ones.
     let seed = 11;
     const next = (n: number) => {
@@ -134,13 +139,48 @@ describe("indexes and ordered pages", () => {
         expect(view.page(5, 4).items).toEqual(sorted.slice(5, 9));
         expect(view.page(2, 3, { descending: true }).items).toEqual([...sorted].reverse().slice(2, 5));
         expect(view.page(0, 1).total).toBe(all.length);
+        for (const nowMs of [-1, 0, 4, 9]) {
+          const due = all.filter((r) => r.name !== undefined && r.at <= nowMs).sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1));
+          expect(view.dueBy(nowMs)).toEqual(due);
+        }
       };
       check(named);
       await tx.commit();
       check(store.begin("p").collection(NAMED));
+      const committed = store.begin("p").collection(NAMED).list();
+      for (const nowMs of [0, 5]) expect(store.hasDueCommitted("p", NAMED, nowMs)).toBe(committed.some((r) => r.name !== undefined && r.at <= nowMs));
     }
     expect(written).toBeGreaterThan(100);
     expect(store.begin("p").collection(NAMED).page(0, 100).total).toBeGreaterThan(10);
+  });
+
+  it("pages a filtered list in insertion order as filtering the whole list would, copying only the page", async () => {
+    const LOGGED = declareCollection<Named>("logged", { order: "insertion" });
+    let n = 0;
+    for (let round = 0; round < 12; round++) {
+      const tx = store.begin("p");
+      const logged = tx.collection(LOGGED);
+      for (let i = 0; i < 9; i++) logged.put(`k${(n * 7) % 40}`, { id: `k${(n * 7) % 40}`, at: n++ % 5 });
+      if (round % 3 === 2) logged.delete(`k${(n * 3) % 40}`);
+      const check = (view: typeof logged) => {
+        const all = view.list();
+        const wanted = (r: Readonly<Named>) => r.at % 2 === 0;
+        for (const [offset, size] of [
+          [0, 4],
+          [3, 5],
+          [10, 100],
+        ] as const) {
+          const matching = all.filter(wanted);
+          expect(view.pageWhere(offset, size, wanted)).toEqual({ items: matching.slice(offset, offset + size), more: matching.length > offset + size });
+          const reversed = [...matching].reverse();
+          expect(view.pageWhere(offset, size, wanted, { descending: true }).items).toEqual(reversed.slice(offset, offset + size));
+        }
+        expect(view.page(0, 1000).items).toEqual(all);
+      };
+      check(logged);
+      await tx.commit();
+      check(store.begin("p").collection(LOGGED));
+    }
   });
 
   it("hands out copies from an index, and a reset empties it", async () => {

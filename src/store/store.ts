@@ -31,6 +31,13 @@ export interface Collection<T> {
   findBy(index: string, key: string): T | undefined;
   /** One page of the records in the declared order (newest last; `descending` turns it round), and how many there are. */
   page(offset: number, size: number, options?: { descending?: boolean }): { items: T[]; total: number };
+  /**
+   * One page of the records that satisfy `predicate`, in the declared order, and whether more follow: only the
+   * page is copied, and the walk stops at the first match after it (a filtered list).
+   */
+  pageWhere(offset: number, size: number, predicate: (record: Readonly<T>) => boolean, options?: { descending?: boolean }): { items: T[]; more: boolean };
+  /** The records due by `nowMs` (the declaration's `dueAt`), earliest first, read from the due index. */
+  dueBy(nowMs: number): T[];
 }
 
 export interface ProjectTx {
@@ -98,6 +105,17 @@ export class Store {
     if (!records) return false;
     for (const id in records) if (predicate(records[id]!)) return true;
     return false;
+  }
+
+  /**
+   * Whether a committed record of the collection is due by `nowMs` (its declared `dueAt`): read from the
+   * collection's due index, so it costs the same with any number of records.
+   */
+  hasDueCommitted<T>(projectId: string, of: CollectionOf<T>, nowMs: number): boolean {
+    const project = this.db.data.projects[projectId];
+    if (!project?.data[of.name]) return false;
+    const earliest = this.indexesOf(project, of).earliestDue();
+    return earliest !== undefined && earliest <= nowMs;
   }
 
   /** One committed record, read without a transaction (not a copy: never change it). */
@@ -314,6 +332,23 @@ export class PendingTx implements ProjectTx {
       }
       return [...merged.values()];
     };
+    /**
+     * Rare: a list inside a request that already wrote the collection. The records as this transaction sees
+     * them, in the order the index would give them (not copies).
+     */
+    const inPendingOrder = (descending: boolean): T[] => {
+      const all = current();
+      if (of.order !== "insertion") {
+        const w = this.pending.get(name)!;
+        const order = of.order as (a: T, b: T) => number;
+        const ids = new Map<T, string>();
+        const c = committed();
+        for (const id of Object.keys(c)) if (!w.has(id)) ids.set(c[id]!, id);
+        for (const [id, v] of w) if (v !== DELETED) ids.set(v as T, id);
+        all.sort((a, b) => order(a, b) || (ids.get(a)! < ids.get(b)! ? -1 : ids.get(a)! > ids.get(b)! ? 1 : 0));
+      }
+      return descending ? all.reverse() : all;
+    };
     // Reads hand out copies so that a handler mutating a record cannot change committed state.
     return {
       get: (id) => {
@@ -354,22 +389,57 @@ export class PendingTx implements ProjectTx {
         for (const id of this.store.indexesOf(this.project, of).lookup(index, key)) if (!w?.has(id)) return structuredClone(c[id]!);
         return undefined;
       },
+      dueBy: (nowMs) => {
+        const dueAt = of.dueAt;
+        if (!dueAt) throw new Error(`collection ${name} declares no due time`);
+        const w = this.pending.get(name);
+        const c = committed();
+        const found: Array<[number, string, T]> = [];
+        for (const id of this.store.indexesOf(this.project, of).dueBy(nowMs)) if (!w?.has(id)) found.push([dueAt(c[id]!)!, id, c[id]!]);
+        if (w) {
+          // Writes of this transaction shadow committed records: those due are merged in their place.
+          for (const [id, v] of w) {
+            const at = v === DELETED ? undefined : dueAt(v as T);
+            if (at !== undefined && at <= nowMs) found.push([at, id, v as T]);
+          }
+          found.sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+        }
+        return found.map(([, , v]) => structuredClone(v));
+      },
       page: (offset, size, options = {}) => {
         const w = this.pending.get(name);
         if (w && w.size > 0) {
-          // Rare: a list inside a request that already wrote the collection. Sorted here, as the index would have it.
-          const ids = new Map<T, string>();
-          const all = current();
-          const c = committed();
-          for (const id of Object.keys(c)) if (!w.has(id)) ids.set(c[id]!, id);
-          for (const [id, v] of w) if (v !== DELETED) ids.set(v as T, id);
-          const sorted = all.sort((a, b) => of.order!(a, b) || (ids.get(a)! < ids.get(b)! ? -1 : ids.get(a)! > ids.get(b)! ? 1 : 0));
-          if (options.descending) sorted.reverse();
+          const sorted = inPendingOrder(options.descending === true);
           return { items: sorted.slice(offset, offset + size).map((v) => structuredClone(v)), total: sorted.length };
         }
         const index = this.store.indexesOf(this.project, of);
         const c = committed();
         return { items: index.page(offset, size, options.descending === true).map((id) => structuredClone(c[id]!)), total: index.size };
+      },
+      pageWhere: (offset, size, predicate, options = {}) => {
+        const w = this.pending.get(name);
+        const items: T[] = [];
+        let matched = 0;
+        // Walks the records in order without copying them, and stops at the first match after the page.
+        const visit = (record: T): boolean => {
+          if (!predicate(record)) return false;
+          if (matched++ < offset) return false;
+          if (items.length === size) return true;
+          items.push(structuredClone(record));
+          return false;
+        };
+        if (w && w.size > 0) {
+          for (const record of inPendingOrder(options.descending === true)) if (visit(record)) return { items, more: true };
+          return { items, more: false };
+        }
+        const ids = this.store.indexesOf(this.project, of).orderedIds();
+        const c = committed();
+        if (options.descending) {
+          for (let i = ids.length - 1; i >= 0; i--) if (visit(c[ids[i]!]!)) return { items, more: true };
+        } else {
+          for (const id of ids) if (visit(c[id]!)) return { items, more: true };
+        }
+        return { items, more: false };
       },
     };
   }

@@ -53,13 +53,11 @@ export function announceDeletion(ctx: EmitContext, customerId: string): void {
 
 /** Whether a customer's statuses changed with the clock since the last announcement (committed state, no transaction). */
 export function hasDueCustomerReviews(store: Store, projectId: string, nowMs: number): boolean {
-  return store.someCommitted(projectId, CUSTOMERS, (c) => c.reviewAtMs !== undefined && c.reviewAtMs <= nowMs);
+  return store.hasDueCommitted(projectId, CUSTOMERS, nowMs);
 }
 
 /** Announces the changes the clock made (customers who turned 18), at the time they happened. */
 export function reviewDueCustomers(ctx: EmitContext, nowMs: number): void {
-  const due = customers(ctx.store)
-    .filter((c) => c.reviewAtMs !== undefined && c.reviewAtMs <= nowMs)
-    .sort((a, b) => a.reviewAtMs! - b.reviewAtMs!);
+  const due = customers(ctx.store).dueBy(nowMs);
   for (const c of due) customers(ctx.store).put(c.customerId, announceCapabilityChanges(ctx, c, c, c.reviewAtMs!));
 }

@@ -62,7 +62,7 @@ export interface CustomerRecord {
   reviewAtMs?: number;
 }
 
-export const CUSTOMERS = declareCollection<CustomerRecord>("customers");
+export const CUSTOMERS = declareCollection<CustomerRecord>("customers", { dueAt: (c) => c.reviewAtMs });
 
 export const customers = (store: ProjectTx): Collection<CustomerRecord> => store.collection(CUSTOMERS);
 

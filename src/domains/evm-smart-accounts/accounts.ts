@@ -15,7 +15,7 @@ import type { Schema } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import { declareCollection } from "../../store/collections.js";
 import type { Collection, ProjectTx } from "../../store/store.js";
-import { paginate } from "../shared/pagination.js";
+import { paginatePages } from "../shared/pagination.js";
 import { SPEND_PERMISSION_MANAGER_ADDRESS } from "../spend-permissions/manager.js";
 import type { Handler } from "../types.js";
 
@@ -34,7 +34,10 @@ export interface SmartAccountRecord {
   updatedAt: string;
 }
 
-const EVM_SMART_ACCOUNTS = declareCollection<SmartAccountRecord>("evmSmartAccounts");
+const EVM_SMART_ACCOUNTS = declareCollection<SmartAccountRecord>("evmSmartAccounts", {
+  indexes: { name: (a) => a.name },
+  order: (a, b) => a.createdAt.localeCompare(b.createdAt) || a.address.localeCompare(b.address),
+});
 
 export const smartAccounts = (store: ProjectTx): Collection<SmartAccountRecord> => store.collection(EVM_SMART_ACCOUNTS);
 
@@ -90,7 +93,7 @@ export function findSmartAccount(store: ProjectTx, address: string): SmartAccoun
 
 function assertNameFree(store: ProjectTx, name: string | undefined, except?: string) {
   if (name === undefined) return;
-  const holder = smartAccounts(store).find((a) => a.name === name);
+  const holder = smartAccounts(store).findBy("name", name);
   if (holder && holder.address.toLowerCase() !== except?.toLowerCase())
     throw apiError("already_exists", `A smart account named ${name} already exists in this project (${holder.address}).`);
 }
@@ -122,16 +125,13 @@ export const getEvmSmartAccount: Handler<"getEvmSmartAccount"> = (req, ctx) => (
 });
 
 export const getEvmSmartAccountByName: Handler<"getEvmSmartAccountByName"> = (req, ctx) => {
-  const record = smartAccounts(ctx.store).find((a) => a.name === req.pathParams.name);
+  const record = smartAccounts(ctx.store).findBy("name", req.pathParams.name);
   if (!record) throw apiError("not_found", `No smart account is named ${req.pathParams.name} in this project.`);
   return { status: 200, body: smartAccountView(record) };
 };
 
 export const listEvmSmartAccounts: Handler<"listEvmSmartAccounts"> = (req, ctx) => {
-  const all = smartAccounts(ctx.store)
-    .list()
-    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.address.localeCompare(b.address));
-  const page = paginate(all, req.query, "evm-smart-accounts");
+  const page = paginatePages((offset, size) => smartAccounts(ctx.store).page(offset, size), req.query, "evm-smart-accounts");
   return { status: 200, body: { accounts: page.items.map(smartAccountView), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
 };
 

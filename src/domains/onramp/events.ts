@@ -48,17 +48,15 @@ export function announceCreatedOrder(ctx: EmitContext, order: OnrampOrderRecord)
   return { ...order, announcedStage: 0, ...(nextAtMs !== undefined ? { nextAnnouncementAtMs: nextAtMs } : {}) };
 }
 
-const isDue = (o: OnrampOrderRecord, nowMs: number) => o.nextAnnouncementAtMs !== undefined && o.nextAnnouncementAtMs <= nowMs;
-
 /** Whether an order of the project reached a status not yet announced (committed state, no transaction). */
 export function hasDueOrderAnnouncements(store: Store, projectId: string, nowMs: number): boolean {
-  return store.someCommitted(projectId, ONRAMP_ORDERS, (o) => isDue(o, nowMs));
+  return store.hasDueCommitted(projectId, ONRAMP_ORDERS, nowMs);
 }
 
 /** Announces every status the orders reached by `nowMs` and have not announced, in the order they were reached. */
 export function announceDueOrders(ctx: EmitContext, nowMs: number): void {
   const due: Array<{ order: OnrampOrderRecord; stage: number; atMs: number }> = [];
-  for (const order of onrampOrders(ctx.store).filter((o) => isDue(o, nowMs))) {
+  for (const order of onrampOrders(ctx.store).dueBy(nowMs)) {
     let stage = order.announcedStage ?? 0;
     for (let at = nextStageAtMs(order, stage); at !== undefined && at <= nowMs; at = nextStageAtMs(order, stage)) {
       stage += 1;

@@ -72,7 +72,7 @@ export interface OnrampOrderRecord {
   nextAnnouncementAtMs?: number;
 }
 
-export const ONRAMP_ORDERS = declareCollection<OnrampOrderRecord>("onrampOrders");
+export const ONRAMP_ORDERS = declareCollection<OnrampOrderRecord>("onrampOrders", { dueAt: (o) => o.nextAnnouncementAtMs });
 
 export const onrampOrders = (store: ProjectTx) => store.collection(ONRAMP_ORDERS);
 

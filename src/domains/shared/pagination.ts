@@ -57,6 +57,18 @@ export function paginate<T>(all: T[], query: PageQuery, list: string): Page<T> {
  *
  * @example paginatePages((offset, size) => evmAccounts(ctx.store).page(offset, size), req.query, "evm-accounts")
  */
+/**
+ * A filtered page read from a collection in its declared order: only the page is copied, and the read stops at
+ * the first match after it.
+ *
+ * @example paginateWhere((offset, size) => transfers(ctx.store).pageWhere(offset, size, matches), req.query, "transfers")
+ */
+export function paginateWhere<T>(read: (offset: number, size: number) => { items: T[]; more: boolean }, query: PageQuery, list: string): Page<T> {
+  const { offset, size } = pageOf(query, list);
+  const { items, more } = read(offset, size);
+  return more ? { items, nextPageToken: nextToken(list, offset + size) } : { items };
+}
+
 export function paginatePages<T>(read: (offset: number, size: number) => { items: T[]; total: number }, query: PageQuery, list: string): Page<T> {
   const { offset, size } = pageOf(query, list);
   const { items, total } = read(offset, size);

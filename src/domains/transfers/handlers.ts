@@ -8,7 +8,7 @@ import { apiError } from "../../errors/catalogue.js";
 import { accounts } from "../accounts/model.js";
 import { needsForTransfer, requireCapabilities } from "../customers/capabilities.js";
 import { custodialAsset } from "../shared/custodialAssets.js";
-import { paginate } from "../shared/pagination.js";
+import { paginateWhere } from "../shared/pagination.js";
 import type { Handler, Handlers, QueryParams } from "../types.js";
 import { createTransfer } from "./create.js";
 import { emitTransferEvent } from "./events.js";
@@ -50,9 +50,11 @@ const listTransfers: Handler<"listTransfers"> = (req, ctx) => {
   if (q.accountId && (q.sourceAccountId || q.targetAccountId)) {
     throw apiError("invalid_request", "accountId (source or target) cannot be combined with sourceAccountId or targetAccountId; use one or the other.");
   }
-  const matching = transfers(ctx.store).filter((t) => matchesQuery(t, q));
-  if (q.transferId) return { status: 200, body: { transfers: matching.filter((t) => t.transferId === q.transferId).map(transferView) } };
-  const page = paginate(matching, req.query, "transfers");
+  if (q.transferId) {
+    const one = transfers(ctx.store).get(q.transferId);
+    return { status: 200, body: { transfers: one && matchesQuery(one, q) ? [transferView(one)] : [] } };
+  }
+  const page = paginateWhere((offset, size) => transfers(ctx.store).pageWhere(offset, size, (t) => matchesQuery(t, q)), req.query, "transfers");
   return { status: 200, body: { transfers: page.items.map(transferView), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
 };
 

@@ -57,20 +57,15 @@ export function startExecution(ctx: EmitContext, t: TransferRecord, nowMs: numbe
   return next;
 }
 
-const dueToSettle = (t: TransferRecord, nowMs: number) =>
-  t.status === "processing" && !t.awaitingTravelRule && t.settlesAtMs !== undefined && t.settlesAtMs <= nowMs;
-const dueToExpire = (t: TransferRecord, nowMs: number) =>
-  t.status === "quoted" && t.expiryUnnotified === true && t.expiresAtMs !== undefined && t.expiresAtMs < nowMs;
-
 /** Whether a transfer of the project is due to settle, or a quote to expire, by `nowMs` (committed state, no transaction). */
 export function hasDueTransfers(store: Store, projectId: string, nowMs: number): boolean {
-  return store.someCommitted(projectId, TRANSFERS, (t) => dueToSettle(t, nowMs) || dueToExpire(t, nowMs));
+  return store.hasDueCommitted(projectId, TRANSFERS, nowMs);
 }
 
 /** Settles every processing transfer whose time has come, and notes expired quotes, in the order they became due. */
 export function settleDueTransfers(ctx: EmitContext, nowMs: number): void {
   const due = transfers(ctx.store)
-    .filter((t) => dueToSettle(t, nowMs) || dueToExpire(t, nowMs))
+    .dueBy(nowMs)
     .map((t) => ({ t, atMs: t.status === "quoted" ? t.expiresAtMs! : t.settlesAtMs! }))
     .sort((a, b) => a.atMs - b.atMs || a.t.createdAtMs - b.t.createdAtMs);
   for (const { t } of due) {

@@ -147,7 +147,10 @@ export interface ScanCursor {
 }
 
 export const WEBHOOK_SUBSCRIPTIONS = declareCollection<SubscriptionRecord>("webhookSubscriptions");
-export const WEBHOOK_DELIVERIES = declareCollection<DeliveryRecord>("webhookDeliveries");
+/** A delivery waiting to be sent (or cut short by a restart) is due at once; a retry when its next attempt comes. */
+const deliveryDueAt = (d: DeliveryRecord): number | undefined =>
+  d.status === "retrying" ? d.nextAttemptAtMs : d.status === "pending" || d.status === "processing" ? 0 : undefined;
+export const WEBHOOK_DELIVERIES = declareCollection<DeliveryRecord>("webhookDeliveries", { dueAt: deliveryDueAt });
 const WEBHOOK_SCAN_CURSORS = declareCollection<ScanCursor>("webhookScanCursors");
 
 export const subscriptions = (store: ProjectTx): Collection<SubscriptionRecord> => store.collection(WEBHOOK_SUBSCRIPTIONS);
