@@ -5,7 +5,9 @@
  * webhook deliveries) in one project,
  * kept with `--data FILE`, it times each call (median of BENCH_STATE_REPEATS
  * sequential requests, after a warm-up) and prints the ratio to the 10-record
- * figure, the start-up time and the RSS. A measurement, never a test. Run
+ * figure, the start-up time, the state file's size and the RSS; then once more
+ * with accounts alone at the largest size, for the memory one account costs. A
+ * measurement, never a test. Run
  * `npm run build` first.
  *
  * The state is written as the sandbox keeps it: the default project made by a
@@ -155,8 +157,11 @@ async function seedTemplates(fields, adminToken) {
   await send("GET", "/v2/transfers?pageSize=1");
 }
 
-/** Adds `n` accounts and `n` mined ledger transactions (and `n` transfers and deliveries) to the default project of the state file. */
-function grow(file, n) {
+/**
+ * Adds `n` accounts and `n` mined ledger transactions (and `n` transfers and deliveries) to the default project of
+ * the state file; with `accountsOnly`, only the accounts.
+ */
+function grow(file, n, accountsOnly = false) {
   const state = JSON.parse(readFileSync(file, "utf8"));
   const project = state.projects[state.defaultProjectId];
   const copies = (collection, idField, make) => {
@@ -167,8 +172,10 @@ function grow(file, n) {
       project.data[collection][id] = { ...structuredClone(template), [idField]: id };
     }
   };
-  copies("transfers", "transferId", () => `transfer_${randomBytes(16).toString("hex")}`);
-  copies("webhookDeliveries", "id", () => `delivery_${randomBytes(16).toString("hex")}`);
+  if (!accountsOnly) {
+    copies("transfers", "transferId", () => `transfer_${randomBytes(16).toString("hex")}`);
+    copies("webhookDeliveries", "id", () => `delivery_${randomBytes(16).toString("hex")}`);
+  }
   // Given up for good, as most of a long-running sandbox's deliveries are: nothing left to send.
   for (const d of Object.values(project.data.webhookDeliveries)) d.status = d.status === "succeeded" ? "succeeded" : "failed";
   project.data.evmAccounts ??= {};
@@ -177,6 +184,7 @@ function grow(file, n) {
   for (let i = 0; i < n; i++) {
     const address = hex(20);
     project.data.evmAccounts[address] = { address, privateKey: hex(32), name: `bench-${i}`, policies: [], createdAt, updatedAt: createdAt };
+    if (accountsOnly) continue;
     const hash = hex(32);
     project.data.ledgerTxs[hash] = {
       hash,
@@ -196,12 +204,13 @@ function grow(file, n) {
       logs: [],
     };
   }
-  writeFileSync(file, JSON.stringify(state));
-  return { name: `bench-${Math.floor(n / 2)}`, hash: Object.keys(project.data.ledgerTxs).at(-1) };
+  const text = JSON.stringify(state);
+  writeFileSync(file, text);
+  return { bytes: text.length, name: `bench-${Math.floor(n / 2)}`, hash: Object.keys(project.data.ledgerTxs).at(-1) };
 }
 
-const results = [];
-for (const size of SIZES) {
+/** Times every call against a sandbox started on a state file of `size` records of each kind (or accounts only). */
+async function measure(size, accountsOnly = false) {
   const dir = mkdtempSync(join(tmpdir(), "cdp-sandbox-bench-state-"));
   const file = join(dir, "state.json");
   try {
@@ -209,7 +218,7 @@ for (const size of SIZES) {
     let { child, fields } = await start(file);
     await seedTemplates(fields);
     await stop(child);
-    const { name, hash } = grow(file, size);
+    const { name, hash, bytes } = grow(file, size, accountsOnly);
     const started = await start(file);
     child = started.child;
     const request = await signer(started.fields);
@@ -230,20 +239,26 @@ for (const size of SIZES) {
       "list transfers, filtered": await time(() => request("GET", "/v2/transfers?pageSize=20&status=completed")),
       "sign a message": await time(() => request("POST", `/v2/evm/accounts/${own.address}/sign/message`, { message: "hello" })),
       eth_getBalance: await time(() => rpc("eth_getBalance", [own.address, "latest"])),
-      eth_getTransactionReceipt: await time(() => rpc("eth_getTransactionReceipt", [hash])),
     };
+    if (hash) figures.eth_getTransactionReceipt = await time(() => rpc("eth_getTransactionReceipt", [hash]));
     const firstPage = await (await fetch(...Object.values(await request("GET", "/v2/evm/accounts?pageSize=20")))).json();
     if (firstPage.nextPageToken) {
       // A page in the middle: the token of the offset half way through, as a client that paged there holds it.
       const token = Buffer.from(JSON.stringify({ l: "evm-accounts", o: Math.floor(size / 2) })).toString("base64url");
       figures["list, middle page"] = await time(() => request("GET", `/v2/evm/accounts?pageSize=20&pageToken=${token}`));
     }
-    results.push({ size, figures, startMs: started.startMs, rssMb: rssMb(child.pid) });
+    const result = { size, accountsOnly, bytes, figures, startMs: started.startMs, rssMb: rssMb(child.pid) };
     await stop(child);
+    return result;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+const results = [];
+for (const size of SIZES) results.push(await measure(size));
+// Accounts alone at the largest size: what one account costs in memory, and the start-up with that many records.
+const accounts = await measure(SIZES.at(-1), true);
 
 const base = results[0];
 console.log(`\ncdp-sandbox state-size benchmark (--data FILE; median of ${REPEATS} sequential calls, ms; ratio to ${base.size} records)`);
@@ -257,9 +272,15 @@ for (const call of calls) {
   });
   console.log([call.padEnd(28), ...cells].join(""));
 }
+const column = (r) => (r.accountsOnly ? `${r.size} accounts` : String(r.size));
 console.log(["start-up to the ready line".padEnd(28), ...results.map((r) => `${r.startMs.toFixed(0)} ms`.padStart(18))].join(""));
+console.log(["state file".padEnd(28), ...results.map((r) => `${(r.bytes / 1e6).toFixed(1)} MB`.padStart(18))].join(""));
 console.log(["RSS after the calls".padEnd(28), ...results.map((r) => `${r.rssMb.toFixed(0)} MB`.padStart(18))].join(""));
 const last = results.at(-1);
 console.log(
-  `RSS per record beyond the ${base.size}-record sandbox: ${(((last.rssMb - base.rssMb) * 1024 * 1024) / (last.size - base.size) / 2).toFixed(0)} bytes (an account plus a transaction count as two)`,
+  `RSS per record beyond the ${base.size}-record sandbox: ${(((last.rssMb - base.rssMb) * 1024 * 1024) / (last.size - base.size) / 4).toFixed(0)} bytes (accounts, ledger transactions, transfers and deliveries, as many of each)`,
+);
+console.log(
+  `\n${column(accounts)} and nothing else: start-up ${accounts.startMs.toFixed(0)} ms, state file ${(accounts.bytes / 1e6).toFixed(1)} MB, RSS ${accounts.rssMb.toFixed(0)} MB, ` +
+    `${(((accounts.rssMb - base.rssMb) * 1024 * 1024) / (accounts.size - base.size)).toFixed(0)} bytes per account beyond the ${base.size}-record sandbox`,
 );

@@ -1,17 +1,17 @@
 /**
  * Per-project state behind one interface. lowdb holds the whole state, in
  * memory by default or in a JSON file (`--data FILE`): a snapshot written
- * atomically by lowdb's temp-file-and-rename writer, plus a log of the
- * commits since (writeAheadLog.ts), fsynced before the response leaves.
+ * atomically and without stalling the server (snapshotFile.ts), plus a log of
+ * the commits since (writeAheadLog.ts), fsynced before the response leaves.
  *
  * Domains never touch lowdb: they get a `ProjectTx` whose writes stay pending
  * until the request succeeds, so a failed request leaves the store as it was.
  */
 import { dirname } from "node:path";
 import { Low, Memory } from "lowdb";
-import { JSONFile } from "lowdb/node";
 import type { CollectionOf } from "./collections.js";
 import { CollectionIndexes } from "./indexes.js";
+import { SnapshotFile } from "./snapshotFile.js";
 import { fsyncPath, type LoggedCommit, type LoggedWrite, WriteAheadLog } from "./writeAheadLog.js";
 import { emptyState, type ProjectMeta, type ProjectRecord, type SandboxState } from "./state.js";
 
@@ -66,7 +66,7 @@ export class Store {
   ) {}
 
   static async open(file?: string): Promise<Store> {
-    const db = file ? new Low<SandboxState>(new JSONFile<SandboxState>(file), emptyState()) : new Low(new Memory<SandboxState>(), emptyState());
+    const db = file ? new Low<SandboxState>(new SnapshotFile<SandboxState>(file), emptyState()) : new Low(new Memory<SandboxState>(), emptyState());
     await db.read();
     db.data ??= emptyState();
     db.data.projects ??= {};
@@ -126,13 +126,14 @@ export class Store {
 
   /** Removes every record of these projects (their keys and settings stay) and persists. */
   async clearRecords(projectIds: string[]): Promise<void> {
-    for (const id of projectIds) {
-      const project = this.db.data.projects[id];
-      if (!project) continue;
-      project.data = {};
-      this.indexes.delete(project);
-    }
-    await this.save();
+    await this.save(() => {
+      for (const id of projectIds) {
+        const project = this.db.data.projects[id];
+        if (!project) continue;
+        project.data = {};
+        this.indexes.delete(project);
+      }
+    });
   }
 
   /** The indexes of a collection's committed records in a project, built on first use. */
@@ -189,10 +190,16 @@ export class Store {
   /**
    * Persists the whole state (a no-op in memory): the snapshot is rewritten,
    * made durable, and the log of commits starts over. For the writes that
-   * are not a transaction, and when the log has grown (compaction).
+   * are not a transaction, and when the log has grown (compaction). `change`,
+   * the write that needs the snapshot, is applied once no other snapshot is
+   * being written: a snapshot is written over several turns of the event
+   * loop, and must not see the state change half way.
    */
-  async save(): Promise<void> {
-    if (!this.file || !this.log) return;
+  async save(change?: () => void): Promise<void> {
+    if (!this.file || !this.log) {
+      change?.();
+      return;
+    }
     let done!: () => void;
     const previous = this.snapshotDone;
     this.snapshotDone = new Promise((resolve) => {
@@ -201,9 +208,9 @@ export class Store {
     try {
       await previous;
       await this.log.settle(); // every acknowledged commit is in memory, and so in the snapshot
-      await this.db.write(); // lowdb: a temporary file renamed over the snapshot
-      fsyncPath(this.file);
-      fsyncPath(dirname(this.file));
+      change?.();
+      await this.db.write(); // a temporary file, fsynced, renamed over the snapshot
+      fsyncPath(dirname(this.file)); // the rename itself
       await this.log.reset();
     } finally {
       done();
@@ -242,8 +249,9 @@ export class Store {
   /** Adds or replaces a project; one with records (a snapshot restored) rewrites the snapshot. */
   async putProject(project: ProjectRecord): Promise<void> {
     if (Object.keys(project.data).length > 0) {
-      this.db.data.projects[project.id] = project;
-      await this.save();
+      await this.save(() => {
+        this.db.data.projects[project.id] = project;
+      });
       return;
     }
     const { data: _records, ...meta } = project;
@@ -272,8 +280,9 @@ export class Store {
 
   /** Replaces the whole state (snapshot restore). */
   async replaceState(state: SandboxState): Promise<void> {
-    this.db.data = state;
-    await this.save();
+    await this.save(() => {
+      this.db.data = state;
+    });
   }
 
   /** Starts a transaction on one project's data. */

@@ -68,7 +68,7 @@ export interface TransferRecord {
  * When the clock makes a transfer due: a processing one settles at settlesAtMs (unless it waits for travel-rule
  * details); a quote's expiry is announced once the clock is past expiresAtMs.
  */
-export function transferDueAt(t: TransferRecord): number | undefined {
+function transferDueAt(t: TransferRecord): number | undefined {
   if (t.status === "processing") return !t.awaitingTravelRule ? t.settlesAtMs : undefined;
   if (t.status === "quoted" && t.expiryUnnotified === true && t.expiresAtMs !== undefined) return t.expiresAtMs + 1;
   return undefined;
