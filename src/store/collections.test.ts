@@ -20,7 +20,7 @@ describe("store collections", () => {
     const declared = new Map<string, string[]>();
     for (const file of sources(join(packageRoot, "src"))) {
       const code = readFileSync(file, "utf8").replace(/^\s*(\*|\/\/).*$/gm, ""); // not the examples in comments
-      for (const [, name] of code.matchAll(/declareCollection<[^>]*>\("([^"]+)"\)/g)) {
+      for (const [, name] of code.matchAll(/declareCollection<[^>]*>\("([^"]+)"[,)]/g)) {
         declared.set(name!, [...(declared.get(name!) ?? []), relative(packageRoot, file)]);
       }
     }

@@ -12,11 +12,14 @@
  *     order: (a, b) => a.createdAt.localeCompare(b.createdAt),
  *   });
  *   const record = tx.collection(EVM_ACCOUNTS).findBy("name", "treasury");
+ *
+ * A record may be found under several keys of one index (an end user under
+ * each identity it signs in with): its key function returns them all.
  */
 export interface CollectionOf<T> {
   readonly name: string;
-  /** Index name → the key a record is found under (undefined: not in the index). */
-  readonly indexes?: Readonly<Record<string, (record: T) => string | undefined>>;
+  /** Index name → the key, or keys, a record is found under (undefined: not in the index). */
+  readonly indexes?: Readonly<Record<string, IndexKey<T>>>;
   /** The order of list pages (ties are broken by id), or "insertion": the order records were first written in. */
   readonly order?: ((a: T, b: T) => number) | "insertion";
   /**
@@ -27,6 +30,15 @@ export interface CollectionOf<T> {
   readonly dueAt?: (record: T) => number | undefined;
   /** Never set: it only carries the record type. */
   readonly record?: T;
+}
+
+/** The key, or keys, a record is found under in one index. */
+export type IndexKey<T> = (record: T) => string | readonly string[] | undefined;
+
+/** Whether `record` is found under `key` in the index `keyOf`. */
+export function hasIndexKey<T>(keyOf: IndexKey<T>, record: T, key: string): boolean {
+  const keys = keyOf(record);
+  return typeof keys === "string" ? keys === key : keys !== undefined && keys.includes(key);
 }
 
 export const declareCollection = <T>(name: string, options: Pick<CollectionOf<T>, "indexes" | "order" | "dueAt"> = {}): CollectionOf<T> => ({

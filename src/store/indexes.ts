@@ -132,21 +132,23 @@ export class CollectionIndexes<T> {
 
 const EMPTY: ReadonlySet<string> = new Set();
 
-function add(map: Map<string, Set<string>>, key: string | undefined, id: string): void {
-  if (key === undefined) return;
-  let ids = map.get(key);
-  if (!ids) {
-    ids = new Set();
-    map.set(key, ids);
+function add(map: Map<string, Set<string>>, keys: string | readonly string[] | undefined, id: string): void {
+  for (const key of typeof keys === "string" ? [keys] : (keys ?? [])) {
+    let ids = map.get(key);
+    if (!ids) {
+      ids = new Set();
+      map.set(key, ids);
+    }
+    ids.add(id);
   }
-  ids.add(id);
 }
 
-function remove(map: Map<string, Set<string>>, key: string | undefined, id: string): void {
-  if (key === undefined) return;
-  const ids = map.get(key);
-  ids?.delete(id);
-  if (ids?.size === 0) map.delete(key);
+function remove(map: Map<string, Set<string>>, keys: string | readonly string[] | undefined, id: string): void {
+  for (const key of typeof keys === "string" ? [keys] : (keys ?? [])) {
+    const ids = map.get(key);
+    ids?.delete(id);
+    if (ids?.size === 0) map.delete(key);
+  }
 }
 
 function compareDue(a: [number, string], b: [number, string]): number {

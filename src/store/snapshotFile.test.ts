@@ -44,7 +44,11 @@ describe("the --data snapshot", () => {
     // between none and all. One JSON.stringify of the whole state would let nothing run in between.
     let serialized = 0;
     for (const record of Object.values(big.projects.p.data.evmAccounts) as Record<string, unknown>[]) {
-      Object.defineProperty(record, "toJSON", { enumerable: false, value: () => (serialized++, { ...record }) });
+      const toJSON = () => {
+        serialized++;
+        return { ...record };
+      };
+      Object.defineProperty(record, "toJSON", { enumerable: false, value: toJSON });
     }
     const seen: number[] = [];
     const ticker = setInterval(() => seen.push(serialized), 0);

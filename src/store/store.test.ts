@@ -194,4 +194,20 @@ describe("indexes, ordered pages and due times", () => {
     expect(store.begin("p").collection(NAMED).findBy("name", "alpha")).toBeUndefined();
     expect(store.begin("p").collection(NAMED).page(0, 10)).toEqual({ items: [], total: 0 });
   });
+
+  it("finds a record under each of its keys when an index gives several, pending or committed, and forgets keys it loses", async () => {
+    const TAGGED = declareCollection<{ id: string; tags: string[] }>("tagged", { indexes: { tag: (r) => r.tags } });
+    const tx = store.begin("p");
+    tx.collection(TAGGED).put("a", { id: "a", tags: ["red", "round"] });
+    expect(tx.collection(TAGGED).findBy("tag", "round")?.id).toBe("a"); // pending
+    await tx.commit();
+    const view = store.begin("p").collection(TAGGED);
+    expect([view.findBy("tag", "red")?.id, view.findBy("tag", "round")?.id, view.findBy("tag", "blue")]).toEqual(["a", "a", undefined]);
+    const change = store.begin("p");
+    change.collection(TAGGED).put("a", { id: "a", tags: ["blue"] });
+    expect(change.collection(TAGGED).findBy("tag", "red")).toBeUndefined(); // the pending write shadows the committed keys
+    await change.commit();
+    const after = store.begin("p").collection(TAGGED);
+    expect([after.findBy("tag", "red"), after.findBy("tag", "round"), after.findBy("tag", "blue")?.id]).toEqual([undefined, undefined, "a"]);
+  });
 });

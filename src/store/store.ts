@@ -9,7 +9,7 @@
  */
 import { dirname } from "node:path";
 import { Low, Memory } from "lowdb";
-import type { CollectionOf } from "./collections.js";
+import { type CollectionOf, hasIndexKey } from "./collections.js";
 import { CollectionIndexes } from "./indexes.js";
 import { SnapshotFile } from "./snapshotFile.js";
 import { fsyncPath, type LoggedCommit, type LoggedWrite, WriteAheadLog } from "./writeAheadLog.js";
@@ -393,7 +393,7 @@ export class PendingTx implements ProjectTx {
         if (!keyOf) throw new Error(`collection ${name} declares no index ${index}`);
         const w = this.pending.get(name);
         // Pending writes first: they shadow committed records and may add new ones.
-        if (w) for (const [, v] of w) if (v !== DELETED && keyOf(v as T) === key) return structuredClone(v as T);
+        if (w) for (const [, v] of w) if (v !== DELETED && hasIndexKey(keyOf, v as T, key)) return structuredClone(v as T);
         const c = committed();
         for (const id of this.store.indexesOf(this.project, of).lookup(index, key)) if (!w?.has(id)) return structuredClone(c[id]!);
         return undefined;

@@ -10,18 +10,15 @@ import { openImportEnvelope } from "../../crypto/rsaEnvelope.js";
 import { generateSolanaKey, solanaKeyFromSeed } from "../../crypto/solana.js";
 import { apiError } from "../../errors/catalogue.js";
 import { counterfactualAddress, smartAccountOwners } from "../evm-smart-accounts/accounts.js";
-import { paginate } from "../shared/pagination.js";
+import { paginatePages } from "../shared/pagination.js";
 import type { Handler, HandlerContext } from "../types.js";
 import { endUsers, endUserView, findEndUser, identityOf, type AuthenticationMethod, type EndUserRecord } from "./model.js";
 import { checkEndUserToken } from "./tokens.js";
 
 function assertIdentitiesFree(ctx: HandlerContext, methods: AuthenticationMethod[], userId: string) {
-  const wanted = new Map(methods.map((m) => [identityOf(m), m]));
-  for (const other of endUsers(ctx.store).list()) {
-    if (other.userId === userId) continue;
-    for (const m of other.authenticationMethods) {
-      if (wanted.has(identityOf(m))) throw apiError("invalid_request", `Another end user (${other.userId}) already signs in with ${identityOf(m)}.`);
-    }
+  for (const identity of new Set(methods.map(identityOf))) {
+    const other = endUsers(ctx.store).findBy("identity", identity);
+    if (other && other.userId !== userId) throw apiError("invalid_request", `Another end user (${other.userId}) already signs in with ${identity}.`);
   }
 }
 
@@ -92,10 +89,8 @@ export const getEndUser: Handler<"getEndUser"> = (req, ctx) => ({ status: 200, b
 export const listEndUsers: Handler<"listEndUsers"> = (req, ctx) => {
   const sort = [req.query.sort ?? []].flat().flatMap((s) => s.split(","));
   const descending = sort.includes("createdAt=desc");
-  const all = endUsers(ctx.store)
-    .list()
-    .sort((a, b) => (descending ? -1 : 1) * (a.createdAt.localeCompare(b.createdAt) || a.userId.localeCompare(b.userId)));
-  const page = paginate(all, req.query, `end-users:${descending ? "desc" : "asc"}`);
+  // Oldest first (ties by userId), or newest first: the collection keeps that order, so only the page is read.
+  const page = paginatePages((offset, size) => endUsers(ctx.store).page(offset, size, { descending }), req.query, `end-users:${descending ? "desc" : "asc"}`);
   return { status: 200, body: { endUsers: page.items.map(endUserView), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
 };
 
@@ -112,7 +107,12 @@ export const lookupEndUser: Handler<"lookupEndUser"> = (req, ctx) => {
     wanted.push(identityOf({ type: String(q.oauthProvider) as Schema<"OAuth2ProviderType">, sub: String(q.oauthSubject) }));
   }
   if (wanted.length === 0) throw apiError("invalid_request", "Give one of email, phoneNumber, siweAddress, or oauthProvider with oauthSubject.");
-  const matches = endUsers(ctx.store).filter((u) => u.authenticationMethods.some((m) => wanted.includes(identityOf(m))));
+  const found = new Map<string, EndUserRecord>();
+  for (const identity of wanted) {
+    const user = endUsers(ctx.store).findBy("identity", identity);
+    if (user) found.set(user.userId, user);
+  }
+  const matches = [...found.values()].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || (a.userId < b.userId ? -1 : 1));
   return { status: 200, body: { endUsers: matches.map(endUserView) } };
 };
 

@@ -22,7 +22,18 @@ export interface EndUserRecord {
   createdAt: string;
 }
 
-const END_USERS = declareCollection<EndUserRecord>("endUsers");
+/**
+ * Found by each identity they sign in with (two end users never share one), by each of their accounts' addresses
+ * (EVM addresses lowercased), and listed by creation time: none of these lookups reads every end user.
+ */
+const END_USERS = declareCollection<EndUserRecord>("endUsers", {
+  indexes: {
+    identity: (u) => u.authenticationMethods.map(identityOf),
+    smartAccount: (u) => u.evmSmartAccounts.map((a) => a.address.toLowerCase()),
+    account: (u) => [...u.evmAccounts.map((a) => a.address.toLowerCase()), ...u.evmSmartAccounts.map((a) => a.address.toLowerCase()), ...u.solanaAccounts.map((a) => a.address)],
+  },
+  order: (a, b) => a.createdAt.localeCompare(b.createdAt),
+});
 
 export const endUsers = (store: ProjectTx): Collection<EndUserRecord> => store.collection(END_USERS);
 

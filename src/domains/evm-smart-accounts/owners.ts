@@ -15,9 +15,8 @@ export function smartWalletOwners(store: ProjectTx, address: string): string[] |
   const key = address.toLowerCase();
   const own = smartAccounts(store).get(key);
   if (own) return own.owners;
-  for (const user of endUsers(store).list()) {
-    const smart = user.evmSmartAccounts.find((a) => a.address.toLowerCase() === key);
-    if (smart) return smart.ownerAddresses;
-  }
+  const user = endUsers(store).findBy("smartAccount", key);
+  const smart = user?.evmSmartAccounts.find((a) => a.address.toLowerCase() === key);
+  if (smart) return smart.ownerAddresses;
   return deployedWalletOwners(store, key);
 }
