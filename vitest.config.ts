@@ -1,5 +1,15 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 import { fileURLToPath } from "node:url";
+
+/**
+ * Test files that need a module graph of their own: they mock a module (vi.mock replaces it only where it is
+ * imported after the mock, so a module another file loaded first would keep the real one), or they assert
+ * what the process looks like before any sandbox starts (prism's Ajv classes are patched once per process).
+ */
+const ISOLATED = [
+  "src/contract/ajv.test.ts", // asserts the plain Ajv class, before preparePrismAjv patches it for the process
+  "src/domains/webhooks/send.test.ts", // vi.mock("node:dns")
+];
 
 export default defineConfig({
   resolve: {
@@ -10,10 +20,23 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     env: { DISABLE_CDP_USAGE_TRACKING: "true", DISABLE_CDP_ERROR_REPORTING: "true" },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Most files share their worker's modules (importing the sandbox's graph once per worker, not once per
+    // file: import was a third of the suite's time); the few that need a fresh graph get one each.
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "shared",
+          include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, ...ISOLATED],
+          isolate: false,
+        },
+      },
+      { extends: true, test: { name: "isolated", include: ISOLATED, isolate: true } },
+    ],
   },
 });

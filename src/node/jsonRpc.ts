@@ -1,14 +1,15 @@
 /**
  * JSON-RPC 2.0 framing for the node: one message or a batch in, one answer
- * each out, method errors as `{ code, message }`, and bigints written as the
+ * each out, method errors as `{ code, message, data? }`, and bigints written as the
  * plain JSON integers the Solana RPC uses for its u64 fields.
  */
 
-/** A JSON-RPC error a method throws on purpose (codes as geth and the Solana RPC use them). */
+/** A JSON-RPC error a method throws on purpose (codes as geth and the Solana RPC use them), with the error's `data` if any. */
 export class RpcError extends Error {
   constructor(
     readonly code: number,
     message: string,
+    readonly data?: unknown,
   ) {
     super(message);
   }
@@ -48,7 +49,8 @@ export async function answer<Ctx>(
       const params = Array.isArray(message.params) ? message.params : [];
       return reply(message.id, { result: await methods[message.method]!(params, ctx) });
     } catch (error) {
-      if (error instanceof RpcError) return reply(message.id, { error: { code: error.code, message: error.message } });
+      if (error instanceof RpcError)
+        return reply(message.id, { error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } });
       return reply(message.id, { error: { code: -32603, message: (error as Error).message } });
     }
   };

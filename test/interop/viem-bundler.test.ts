@@ -171,8 +171,15 @@ describe("the node's ERC-4337 bundler with viem", () => {
     expect(await client.getBalance({ address: account.address })).toBe(0n);
   });
 
-  it("refuses a signature by someone who is not an owner with the bundler's signature error, and changes nothing", async () => {
-    const { account } = await newWallet();
+  // viem reads a bundler error by searching its message for the EntryPoint's reasons (/aa20/ before /aa24/):
+  // this owner's wallet address (0x1d98…4aa205972a11) holds "aa20", so a message naming it would read as AA20.
+  const AA20_IN_WALLET_ADDRESS = `0x${"50".padStart(64, "0")}` as const;
+  it.each([
+    ["a random owner", generatePrivateKey()],
+    ['an owner whose wallet address holds "aa20"', AA20_IN_WALLET_ADDRESS],
+  ])("refuses a signature by someone who is not an owner with the bundler's signature error, and changes nothing (%s)", async (_, ownerKey) => {
+    const { account } = await newWallet("1.1", privateKeyToAccount(ownerKey));
+    if (ownerKey === AA20_IN_WALLET_ADDRESS) expect(account.address.toLowerCase()).toContain("aa20");
     const stranger = privateKeyToAccount(generatePrivateKey());
     const bundler = bundlerFor(account);
     const to = privateKeyToAccount(generatePrivateKey()).address;

@@ -63,7 +63,7 @@ export interface BundledOperation {
   logs: LedgerLog[];
 }
 
-const BUNDLED = declareCollection<BundledOperation>("bundledUserOperations");
+export const BUNDLED = declareCollection<BundledOperation>("bundledUserOperations");
 const NONCES = declareCollection<{ sequence: string }>("entryPointNonces");
 
 const bundled = (store: ProjectTx) => store.collection(BUNDLED);
@@ -154,13 +154,16 @@ function sponsoredBy(op: UserOperationFields): boolean {
   return true;
 }
 
+/** The low 64 bits of a nonce: the sequence number within its key. */
+const SEQUENCE = 2n ** 64n - 1n;
+
 function checkNonce(ctx: EntryPointContext, version: EntryPointVersion, op: UserOperationFields) {
   const key = op.nonce >> 64n;
   const expected = entryPointNonce(ctx, version, op.sender, key);
   if (op.nonce !== expected)
     throw rejected(
       REJECTION.byEntryPoint,
-      `AA25 invalid account nonce: the next nonce of ${op.sender} for key ${key} is ${toHex(expected)}, not ${toHex(op.nonce)}`,
+      `AA25 invalid account nonce: the next nonce of ${op.sender} for key ${key} has sequence ${expected & SEQUENCE}, not ${op.nonce & SEQUENCE}`,
     );
 }
 
@@ -242,7 +245,7 @@ export function handleOperation(ctx: EntryPointContext, version: EntryPointVersi
     // A platform smart account needs no initCode: like a platform user operation, its first one deploys it.
     recordDeployment(ctx.store, ctx.clock, ctx.network, op.sender, sender.owners);
     const key = op.nonce >> 64n;
-    ctx.store.collection(NONCES).put(nonceKey(ctx, version, op.sender, key), { sequence: String((op.nonce & (2n ** 64n - 1n)) + 1n) });
+    ctx.store.collection(NONCES).put(nonceKey(ctx, version, op.sender, key), { sequence: String((op.nonce & SEQUENCE) + 1n) });
     const run = executeBatch(ctx.store, ctx.clock, {
       network: ctx.network,
       from: op.sender,

@@ -30,9 +30,19 @@ import { blockHash, receiptView } from "./views.js";
 
 const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
 
+/**
+ * A bundler error whose message holds no hex value: clients read a bundler error by searching its lowercased
+ * message for EntryPoint reasons (viem's getBundlerError tries /aa20/, /aa13/, /aa14/… in turn, before the
+ * code), so an address or hash that happens to contain "aa20" would turn an AA24 into an AA20. The values
+ * are written `0x…` in the message; the whole text is the error's `data.detail`.
+ */
+function bundlerError(code: number, detail: string): RpcError {
+  return new RpcError(code, detail.replace(/0x[0-9a-fA-F]{4,}/g, "0x…"), { detail });
+}
+
 function versionOf(entryPoint: unknown): EntryPointVersion {
   const version = entryPointVersion(entryPoint);
-  if (!version) throw new RpcError(-32602, `unsupported entry point ${String(entryPoint)}: this bundler serves ${Object.values(ENTRY_POINTS).join(", ")}`);
+  if (!version) throw bundlerError(-32602, `unsupported entry point ${String(entryPoint)}: this bundler serves ${Object.values(ENTRY_POINTS).join(", ")}`);
   return version;
 }
 
@@ -41,7 +51,7 @@ function bundlerCall<T>(step: () => T): T {
   try {
     return step();
   } catch (error) {
-    if (error instanceof UserOperationRejected) throw new RpcError(error.code, error.message);
+    if (error instanceof UserOperationRejected) throw bundlerError(error.code, error.message);
     throw error;
   }
 }
