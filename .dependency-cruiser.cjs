@@ -50,6 +50,14 @@ module.exports = {
       to: { path: "^src/", pathNot: "^src/register(/|\\.ts$)" },
     },
     {
+      name: "ui-stands-alone",
+      severity: "error",
+      comment:
+        "The dashboard runs in a browser and talks to the sandbox only over the admin API: it imports its own modules and the admin API's generated types.",
+      from: { path: "^src/ui/" },
+      to: { path: "^src/", pathNot: ["^src/ui/", "^src/contract/generated/admin-types\\.ts$"] },
+    },
+    {
       name: "pipeline-points-down",
       severity: "error",
       comment: "The pipeline runs under the admin API, the node and the scenario engine, never the other way.",

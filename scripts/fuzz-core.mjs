@@ -150,6 +150,9 @@ function findingScope(kind, d, wire) {
 const matches = (pattern, value) => pattern === undefined || (pattern instanceof RegExp ? pattern.test(String(value)) : pattern === value);
 
 /** The allow-list entry a finding falls under, if any. */
+/** GET operations that read a catalogue the same for every project (borrow products): another project reading it is no leak. */
+const SAME_IN_EVERY_PROJECT = new Set(["getEvmBorrowProduct"]);
+
 function allowedBy(allow, finding) {
   return allow.find(
     (a) =>
@@ -431,7 +434,11 @@ export async function runFuzz(o) {
       count(replay, r);
       if (r.status && r.status < 300) record("accepted", replay, again, r, `a replayed X-Wallet-Auth (same jti) was answered ${r.status}`, index);
     }
-    const isolated = op.method === "GET" && op.security.flat().includes("apiKeyAuth") && !op.security.flat().includes("unauthenticated");
+    const isolated =
+      op.method === "GET" &&
+      op.security.flat().includes("apiKeyAuth") &&
+      !op.security.flat().includes("unauthenticated") &&
+      !SAME_IN_EVERY_PROJECT.has(op.operationId);
     if (isolated && lastParam && !op.pathTemplate.includes("{network}") && res.text.includes(lastParam) && rng.chance(0.15)) {
       const probe = { ...d, label: "isolation:other-project", auth: { bearer: "other", wallet: "none" } };
       const { res: r } = await exchange(probe, op, index);

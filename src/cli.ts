@@ -100,7 +100,7 @@ async function main(): Promise<void> {
   }
   // One line, so scripts can read the fields from the first line of stdout.
   process.stdout.write(
-    `cdp-sandbox ready basePath=${basePath} projectId=${projectId} apiKeyId=${apiKeyId} apiKeySecret=${apiKeySecret} walletSecret=${walletSecret} mining=${sandbox.mining}${adminToken ? ` adminToken=${adminToken}` : ""}\n`,
+    `cdp-sandbox ready basePath=${basePath} projectId=${projectId} apiKeyId=${apiKeyId} apiKeySecret=${apiKeySecret} walletSecret=${walletSecret} mining=${sandbox.mining} dashboard=${sandbox.url}/_sandbox/ui/${adminToken ? ` adminToken=${adminToken}` : ""}\n`,
   );
   const stop = () => void sandbox.close().finally(() => process.exit(0));
   process.on("SIGINT", stop);

@@ -232,7 +232,9 @@ async function runChild(command: string[], sandbox: RunSandbox, o: { hook: boole
   const [file, ...args] = command as [string, ...string[]];
   const child = spawn(file, args, { stdio: "inherit", env: childEnv(sandbox, o.hook) });
   // Once the command runs (a command that does not exist gets its one line, and no other).
-  child.once("spawn", () => process.stderr.write(`cdp-sandbox: the journal of this run: GET ${sandbox.url}/_sandbox/requests\n`));
+  child.once("spawn", () =>
+    process.stderr.write(`cdp-sandbox: the journal of this run: GET ${sandbox.url}/_sandbox/requests (dashboard: ${sandbox.url}/_sandbox/ui/)\n`),
+  );
   const forward = (signal: NodeJS.Signals) => () => void child.kill(signal);
   const forwarded = (["SIGINT", "SIGTERM", "SIGHUP"] as const).map((signal) => [signal, forward(signal)] as const);
   for (const [signal, handler] of forwarded) process.on(signal, handler);

@@ -5,7 +5,7 @@
  * $refs resolved, so two documents written differently can be compared.
  * Used by the conformance test and by scripts/conformance.mjs.
  */
-const OUT_OF_SCOPE_TAGS = ["Payment Sessions", "Disbursements"];
+const OUT_OF_SCOPE_TAGS = [];
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"];
 /** Keys that carry no wire fact. */
 const PROSE = new Set(["description", "summary", "title", "example", "examples", "externalDocs", "$comment", "deprecated", "discriminator"]);

@@ -9,7 +9,7 @@
  */
 import type { Request, Response } from "express";
 import type { OperationIndex } from "../contract/operations.js";
-import { describeProblems, validateRequest } from "../contract/validate.js";
+import { describeProblems, validateRequest, validateResponse } from "../contract/validate.js";
 import { apiError } from "../errors/catalogue.js";
 import { authenticateApiKey } from "../pipeline/authenticate.js";
 import { parseBody } from "../pipeline/body.js";
@@ -20,7 +20,7 @@ import type { Random } from "../random.js";
 import { Snapshots } from "../store/snapshots.js";
 import { type AdminAccess, guardAdminRequest } from "./guard.js";
 import { adminHandlers } from "./handlers.js";
-import { type AdminContext, type AdminHandler, type AdminOperationId, callerProject } from "./types.js";
+import { type AdminContext, type AdminHandler, type AdminOperationId, callerProject, type ServedFile } from "./types.js";
 
 export const ADMIN_PREFIX = "/_sandbox";
 
@@ -30,6 +30,8 @@ export type AdminApiDeps = Omit<AdminContext, "snapshots" | "random"> & {
   random: Random;
   /** Where the sandbox is reached and its admin token, for the guard. */
   adminAccess: AdminAccess;
+  /** Check every JSON answer against admin-openapi.yaml, as the platform API's are (a mismatch becomes a 500 naming it). */
+  validateResponses?: boolean;
 };
 
 /** Any admin handler, as the router calls it once the request has passed the document's checks. */
@@ -38,6 +40,7 @@ type RoutedResult = { status: number; body?: unknown; headers?: Record<string, s
 type RoutedHandler = ((call: RoutedCall, ctx: AdminContext) => RoutedResult | Promise<RoutedResult>) &
   Pick<AdminHandler<AdminOperationId>, "lock"> & {
     readonly htmlTitle?: (call: RoutedCall) => string;
+    readonly file?: (call: RoutedCall) => Promise<ServedFile>;
   };
 
 const isEmptyObject = (value: unknown) => value === null || (typeof value === "object" && !Array.isArray(value) && Object.keys(value).length === 0);
@@ -58,12 +61,28 @@ export function createAdminApi(deps: AdminApiDeps): (req: Request, res: Response
       grants: deps.random.fork("admin-delegation-grants"),
       webhookTests: deps.random.fork("admin-webhook-tests"),
       money: deps.random.fork("money"),
+      settle: deps.random.fork("admin-settle"),
+      coinbaseUsers: deps.random.fork("coinbase-users"),
     },
   };
   const correlationIds = deps.random.fork("admin-correlation");
 
+  /**
+   * The project a call acts on: its bearer token's, or the one X-Sandbox-Project names (the dashboard holds no
+   * API key); both at once must agree.
+   */
+  function namedProject(header: string | undefined, fromToken: string | undefined): string | undefined {
+    if (header === undefined || header === "") return fromToken;
+    if (!deps.store.project(header)) throw apiError("not_found", `Project ${header} was not found.`);
+    if (fromToken !== undefined && fromToken !== header) {
+      throw apiError("forbidden", `X-Sandbox-Project names project ${header}, but the bearer token belongs to another project.`);
+    }
+    return header;
+  }
+
   async function carryOut(ex: Exchange, req: Request): Promise<Outgoing> {
-    const match = deps.operations.match(ex.method, ex.path);
+    // The dashboard's page is /_sandbox/ui/ (relative links resolve under it) and /_sandbox/ui.
+    const match = deps.operations.match(ex.method, ex.path === "/ui/" ? "/ui" : ex.path);
     // The hosted pages (`security: [{}]` alone) are opened by browsers and webviews, which hold no admin token.
     const hostedPage = match.kind === "found" && match.operation.security.length === 1 && match.operation.security[0]!.length === 0;
     guardAdminRequest(ex.headers, hostedPage, deps.adminAccess);
@@ -86,7 +105,7 @@ export function createAdminApi(deps: AdminApiDeps): (req: Request, res: Response
     }
     const problems = validateRequest(op.http, ex);
     if (problems.length > 0) throw apiError("invalid_request", describeProblems(problems));
-    const projectId =
+    const tokenProject =
       ex.headers.authorization && deps.authMode !== "none"
         ? (
             await authenticateApiKey(
@@ -96,8 +115,13 @@ export function createAdminApi(deps: AdminApiDeps): (req: Request, res: Response
             )
           ).projectId
         : undefined;
+    const projectId = namedProject(ex.headers["x-sandbox-project"], tokenProject);
     const handler = adminHandlers[op.operationId as AdminOperationId] as unknown as RoutedHandler;
     const call: RoutedCall = { projectId, pathParams: match.pathParams, query: ex.query, body: ex.body };
+    if (handler.file) {
+      const file = await handler.file(call);
+      return { status: 200, headers: { "content-type": file.contentType, ...file.headers }, bodyText: file.text };
+    }
     const run = async () => handler(call, ctx);
     const result =
       handler.lock === "project"
@@ -107,6 +131,14 @@ export function createAdminApi(deps: AdminApiDeps): (req: Request, res: Response
           : await run();
     if (handler.htmlTitle && req.accepts(["json", "html"]) === "html") {
       return { status: result.status, headers: { "content-type": "text/html; charset=utf-8" }, bodyText: htmlPage(handler.htmlTitle(call), result.body) };
+    }
+    if (deps.validateResponses) {
+      const problems = validateResponse(op.http, { status: result.status, headers: { "content-type": "application/json" }, body: result.body });
+      if (problems.length > 0) {
+        const message = `The sandbox's response to ${op.operationId} (status ${result.status}) does not match the admin contract: ${describeProblems(problems)}`;
+        deps.log(message);
+        throw apiError("internal_server_error", message);
+      }
     }
     return jsonResponse(result.status, result.body, result.headers);
   }

@@ -1,8 +1,18 @@
 /** The sandbox's own API: every operation of admin-openapi.yaml, by operationId. */
+import { listSandboxAccounts } from "./accounts.js";
 import { creditSandboxBalance } from "./balances.js";
 import { deleteSandboxX402Bundle, putSandboxX402Bundle } from "./bundles.js";
+import { getSandboxAddress, getSandboxTransaction, listSandboxBlocks, listSandboxTransactions } from "./chain.js";
 import { getSandboxClock, setSandboxClock } from "./clock.js";
+import {
+  createSandboxCoinbaseUser,
+  getSandboxCoinbaseUser,
+  issueSandboxCoinbaseAccessToken,
+  passSandboxCoinbaseAuthorizationChallenge,
+} from "./coinbaseUsers.js";
+import { getSandboxDashboardAsset, openSandboxDashboard } from "./dashboard.js";
 import { createSandboxProjectWideDelegation, issueSandboxEndUserToken } from "./endUsers.js";
+import { listSandboxOnrampOrders, listSandboxTransfers } from "./flows.js";
 import { fundSandboxAccount, simulateSandboxDeposit } from "./money.js";
 import {
   getSandboxOnrampVerificationCode,
@@ -11,11 +21,28 @@ import {
   openSandboxOnrampUpgradePage,
   submitSandboxOnrampUpgradePage,
 } from "./onramp.js";
-import { createSandboxProject, getSandboxImportKey, getSandboxProject, sandboxHealth, updateSandboxProjectSettings } from "./projects.js";
+import { getSandboxOverview } from "./overview.js";
+import { listSandboxEndUsers, listSandboxPolicies } from "./people.js";
+import { createSandboxProject, getSandboxImportKey, getSandboxProject, listSandboxProjects, sandboxHealth, updateSandboxProjectSettings } from "./projects.js";
 import { activateSandboxScenario, deactivateSandboxScenarios, listSandboxScenarios } from "./scenarios.js";
-import { clearSandboxRequests, listSandboxRequests, resetSandbox, restoreSandboxSnapshot, takeSandboxSnapshot } from "./state.js";
+import {
+  clearSandboxRequests,
+  getSandboxRequest,
+  listSandboxRequests,
+  listSandboxSnapshots,
+  resetSandbox,
+  restoreSandboxSnapshot,
+  takeSandboxSnapshot,
+} from "./state.js";
+import { publishSandboxTermsOfService } from "./terms.js";
 import type { AdminHandlers } from "./types.js";
-import { flushSandboxWebhooks, listSandboxWebhookDeliveries, sendSandboxWebhookTestEvent } from "./webhooks.js";
+import {
+  flushSandboxWebhooks,
+  listSandboxWebhookDeliveries,
+  listSandboxWebhookSubscriptions,
+  replaySandboxWebhookDelivery,
+  sendSandboxWebhookTestEvent,
+} from "./webhooks.js";
 
 export const adminHandlers: AdminHandlers = {
   sandboxHealth,
@@ -31,10 +58,15 @@ export const adminHandlers: AdminHandlers = {
   creditSandboxBalance,
   fundSandboxAccount,
   simulateSandboxDeposit,
+  publishSandboxTermsOfService,
   putSandboxX402Bundle,
   deleteSandboxX402Bundle,
   issueSandboxEndUserToken,
   createSandboxProjectWideDelegation,
+  createSandboxCoinbaseUser,
+  getSandboxCoinbaseUser,
+  issueSandboxCoinbaseAccessToken,
+  passSandboxCoinbaseAuthorizationChallenge,
   flushSandboxWebhooks,
   listSandboxWebhookDeliveries,
   sendSandboxWebhookTestEvent,
@@ -48,4 +80,22 @@ export const adminHandlers: AdminHandlers = {
   openSandboxOnrampUpgradePage,
   submitSandboxOnrampUpgradePage,
   getSandboxOnrampVerificationCode,
+  // The dashboard (/_sandbox/ui/) and what it reads.
+  listSandboxProjects,
+  getSandboxOverview,
+  listSandboxSnapshots,
+  listSandboxAccounts,
+  listSandboxEndUsers,
+  listSandboxPolicies,
+  listSandboxBlocks,
+  listSandboxTransactions,
+  getSandboxTransaction,
+  getSandboxAddress,
+  listSandboxTransfers,
+  listSandboxOnrampOrders,
+  listSandboxWebhookSubscriptions,
+  replaySandboxWebhookDelivery,
+  getSandboxRequest,
+  openSandboxDashboard,
+  getSandboxDashboardAsset,
 };

@@ -29,6 +29,16 @@ function visibleProject(call: AdminCall<"getSandboxProject" | "updateSandboxProj
 
 const projectView = (p: ProjectMeta) => ({ projectId: p.id, name: p.name, createdAt: p.createdAt, settings: p.settings });
 
+/** Every project, oldest first; with a bearer token or X-Sandbox-Project, only that one. */
+export const listSandboxProjects: AdminHandler<"listSandboxProjects"> = ({ projectId }, ctx) => {
+  const defaultId = ctx.projects.defaultProjectId();
+  const all = ctx.store
+    .projects()
+    .filter((p) => projectId === undefined || p.id === projectId)
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  return { status: 200, body: { projects: all.map((p) => ({ ...projectView(p), isDefault: p.id === defaultId })) } };
+};
+
 export const getSandboxProject: AdminHandler<"getSandboxProject"> = (call, ctx) => ({ status: 200, body: projectView(visibleProject(call, ctx)) });
 
 export const updateSandboxProjectSettings: AdminHandler<"updateSandboxProjectSettings"> = async (call, ctx) => {

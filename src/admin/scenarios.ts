@@ -2,7 +2,7 @@
  * Scenarios switched on and off at run time. With a bearer token the change
  * applies to that key's project only; without, to every project.
  */
-import { apiError } from "../errors/catalogue.js";
+import { apiError, catalogue } from "../errors/catalogue.js";
 import type { ScenarioEngine } from "../scenarios/engine.js";
 import { parseInlineScenario, ScenarioError } from "../scenarios/parse.js";
 import type { AdminContext, AdminHandler } from "./types.js";
@@ -19,6 +19,7 @@ export const listSandboxScenarios: AdminHandler<"listSandboxScenarios"> = ({ pro
     body: {
       active: engine.list(projectId),
       available: engine.available.map((s) => ({ name: s.name, description: s.description, rules: s.rules.length })),
+      errors: Object.entries(catalogue).map(([name, entry]) => ({ name, status: entry.status })),
     },
   };
 };

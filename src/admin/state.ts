@@ -1,5 +1,6 @@
 /** The sandbox's state as a whole: reset it, snapshot and restore it, and read or empty the request journal. */
 import { apiError } from "../errors/catalogue.js";
+import { integerOf, textOf } from "./paging.js";
 import { type AdminHandler, locking } from "./types.js";
 
 /** Projects and their credentials survive; their records do not. Without a bearer token the journal is emptied too. */
@@ -21,10 +22,30 @@ export const restoreSandboxSnapshot: AdminHandler<"restoreSandboxSnapshot"> = lo
   return { status: 200, body: { restored: id } };
 });
 
-export const listSandboxRequests: AdminHandler<"listSandboxRequests"> = ({ projectId, query }, ctx) => ({
+export const listSandboxSnapshots: AdminHandler<"listSandboxSnapshots"> = ({ projectId }, ctx) => ({
   status: 200,
-  body: { requests: ctx.journal.list(projectId, { duplicates: query.duplicates === "true" }) },
+  body: { snapshots: ctx.snapshots.list(projectId) },
 });
+
+export const listSandboxRequests: AdminHandler<"listSandboxRequests"> = ({ projectId, query }, ctx) => {
+  const page = ctx.journal.page(projectId, {
+    after: integerOf(query.after),
+    before: integerOf(query.before),
+    limit: integerOf(query.limit),
+    status: textOf(query.status),
+    operationId: textOf(query.operationId),
+    text: textOf(query.q),
+    duplicates: query.duplicates === "true",
+  });
+  return { status: 200, body: { requests: page.entries, total: page.total, lastSequence: page.lastSequence } };
+};
+
+/** One journal entry with its request and response, while the journal keeps them. */
+export const getSandboxRequest: AdminHandler<"getSandboxRequest"> = ({ projectId, pathParams }, ctx) => {
+  const found = ctx.journal.find(projectId, pathParams.correlationId);
+  if (!found) throw apiError("not_found", `The journal holds no request ${pathParams.correlationId} in this scope.`);
+  return { status: 200, body: { entry: found.entry, ...found.detail } };
+};
 
 export const clearSandboxRequests: AdminHandler<"clearSandboxRequests"> = ({ projectId }, ctx) => {
   ctx.journal.clear(projectId);

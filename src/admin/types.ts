@@ -48,7 +48,7 @@ export interface AdminContext {
   locks: ProjectLocks;
   snapshots: Snapshots;
   /** Seedable randomness, one stream per kind of thing the admin API makes. */
-  random: { walletSecrets: Random; grants: Random; webhookTests: Random; money: Random };
+  random: { walletSecrets: Random; grants: Random; webhookTests: Random; money: Random; settle: Random; coinbaseUsers: Random };
 }
 
 export type AdminHandler<Id extends AdminOperationId> = ((
@@ -63,7 +63,16 @@ export type AdminHandler<Id extends AdminOperationId> = ((
   readonly lock?: "project" | "scope";
   /** A page a browser may open: its title, when the caller prefers HTML. */
   readonly htmlTitle?: (call: AdminCall<Id>) => string;
+  /** A file that is not JSON (the dashboard's page, script and style sheet): answered with this instead. */
+  readonly file?: (call: AdminCall<Id>) => Promise<ServedFile>;
 };
+
+/** What a handler that serves a file answers with. */
+export interface ServedFile {
+  contentType: string;
+  text: string;
+  headers?: Record<string, string>;
+}
 
 /** Every operation of admin-openapi.yaml, each with its handler: a missing or extra one fails the typecheck. */
 export type AdminHandlers = { readonly [Id in AdminOperationId]: AdminHandler<Id> };
@@ -79,4 +88,12 @@ export function locking<Id extends AdminOperationId>(lock: "project" | "scope", 
 /** A handler whose answer is a page a browser may open: HTML with this title when the caller prefers it. */
 export function page<Id extends AdminOperationId>(title: (call: AdminCall<Id>) => string, handler: AdminHandler<Id>): AdminHandler<Id> {
   return Object.assign(handler, { htmlTitle: title });
+}
+
+/** A handler that answers with a file instead of JSON: the router sends what `file` gives. */
+export function served<Id extends AdminOperationId>(file: (call: AdminCall<Id>) => Promise<ServedFile>): AdminHandler<Id> {
+  const handler: AdminHandler<Id> = () => {
+    throw new Error("a served file is answered by its file(), not called");
+  };
+  return Object.assign(handler, { file });
 }

@@ -21,6 +21,7 @@ import { queueDelivery } from "../domains/webhooks/emit.js";
 import {
   deliveries,
   deliveryId,
+  subscriptions,
   eventView,
   findSubscription,
   isEventType,
@@ -30,6 +31,7 @@ import {
 } from "../domains/webhooks/model.js";
 import { activityPayload, type ActivityFacts } from "../domains/webhooks/onchain.js";
 import { ACTIVITY_NETWORKS } from "../domains/webhooks/rules.js";
+import { integerOf } from "./paging.js";
 import { type AdminContext, type AdminHandler, callerProject } from "./types.js";
 
 function dispatcher(ctx: AdminContext): WebhookDispatcher {
@@ -121,6 +123,7 @@ function deliveryDetail(d: DeliveryRecord) {
 /** Every delivery of the caller's project (else the default project), newest first, with its payload and all attempts. */
 export const listSandboxWebhookDeliveries: AdminHandler<"listSandboxWebhookDeliveries"> = (call, ctx) => {
   const subscriptionId = typeof call.query.subscriptionId === "string" ? call.query.subscriptionId : undefined;
+  const limit = integerOf(call.query.limit);
   const all = deliveries(ctx.store.begin(callerProject(call, ctx))).filter((d) => subscriptionId === undefined || d.subscriptionId === subscriptionId);
   return {
     status: 200,
@@ -128,7 +131,66 @@ export const listSandboxWebhookDeliveries: AdminHandler<"listSandboxWebhookDeliv
       deliveries: all
         .reverse()
         .sort((a, b) => b.createdAtMs - a.createdAtMs)
+        .slice(0, limit)
         .map(deliveryDetail),
     },
   };
+};
+
+/** The project's subscriptions, newest first, with how their deliveries stand. */
+export const listSandboxWebhookSubscriptions: AdminHandler<"listSandboxWebhookSubscriptions"> = (call, ctx) => {
+  const tx = ctx.store.begin(callerProject(call, ctx));
+  const tally = new Map<string, { total: number; succeeded: number; failed: number; retrying: number; pending: number }>();
+  deliveries(tx).filter((d) => {
+    const t = tally.get(d.subscriptionId) ?? { total: 0, succeeded: 0, failed: 0, retrying: 0, pending: 0 };
+    t.total++;
+    if (d.status === "succeeded" || d.status === "failed" || d.status === "retrying") t[d.status]++;
+    else t.pending++;
+    tally.set(d.subscriptionId, t);
+    return false;
+  });
+  const list = subscriptions(tx)
+    .list()
+    .sort((a, b) => b.createdAtMs - a.createdAtMs || b.seq - a.seq);
+  return {
+    status: 200,
+    body: {
+      subscriptions: list.map((s) => ({
+        subscriptionId: s.subscriptionId,
+        ...(s.description !== undefined ? { description: s.description } : {}),
+        eventTypes: s.eventTypes,
+        isEnabled: s.isEnabled,
+        target: s.target,
+        ...(s.labels ? { labels: s.labels } : {}),
+        createdAt: s.createdAt,
+        deliveries: tally.get(s.subscriptionId) ?? { total: 0, succeeded: 0, failed: 0, retrying: 0, pending: 0 },
+      })),
+    },
+  };
+};
+
+/**
+ * One more attempt of a delivery, now: the same payload, signed afresh when sent. Not under the project's lock:
+ * it waits for the attempt, and the receiver may call the sandbox back.
+ */
+export const replaySandboxWebhookDelivery: AdminHandler<"replaySandboxWebhookDelivery"> = async (call, ctx) => {
+  const webhooks = dispatcher(ctx);
+  const projectId = callerProject(call, ctx);
+  const { subscriptionId, eventId } = call.pathParams;
+  const tx = ctx.store.begin(projectId);
+  const sub = findSubscription(tx, subscriptionId);
+  const id = deliveryId(subscriptionId, eventId);
+  const delivery = deliveries(tx).get(id);
+  if (!delivery) throw apiError("not_found", `Webhook subscription ${subscriptionId} has no delivery of event ${eventId}.`);
+  if (!sub.isEnabled)
+    throw apiError("invalid_request", `Webhook subscription ${subscriptionId} is disabled; enable it (isEnabled: true) to replay its deliveries.`);
+  // A delivery being sent right now is not sent twice: the flush waits for that attempt.
+  if (delivery.status !== "processing") {
+    deliveries(tx).put(id, { ...delivery, status: "pending", nextAttemptAtMs: ctx.clock.now() });
+    await tx.commit();
+  }
+  await webhooks.flush(projectId);
+  const sent = deliveries(ctx.store.begin(projectId)).get(id);
+  if (!sent) throw apiError("not_found", `Webhook subscription ${subscriptionId} was deleted while the delivery was replayed.`);
+  return { status: 200, body: deliveryDetail(sent) };
 };

@@ -4,6 +4,7 @@
  * in. Which block a sent transaction lands in (this one, or the next) is the
  * mining mode's choice (`mining.ts`).
  */
+import { keccak256, toHex } from "viem";
 import { lookupTable } from "../lookup.js";
 
 /** Block times per network, in ms (the real chains' targets). */
@@ -38,3 +39,6 @@ export function blockNumberAt(network: string, nowMs: number): number {
 export function blockTimestampOf(network: string, block: number): number {
   return GENESIS_MS + block * blockTimeOf(network);
 }
+
+/** The sandbox's hash of block `n` of a network: stable, and distinct per network (what the node reports). */
+export const blockHashOf = (network: string, n: number) => keccak256(toHex(`cdp-sandbox:${network}:${n}`));

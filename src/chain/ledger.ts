@@ -82,7 +82,7 @@ export interface LedgerTx {
   submittedAtMs: number;
 }
 
-interface BalanceRecord {
+export interface BalanceRecord {
   network: string;
   asset: string;
   holder: string;
@@ -117,6 +117,15 @@ export function setBalance(store: ProjectTx, network: string, asset: string, hol
 
 export function credit(store: ProjectTx, network: string, asset: string, holder: string, amount: bigint): void {
   setBalance(store, network, asset, holder, balanceOf(store, network, asset, holder) + amount);
+}
+
+/** Calls `visit` with every balance record of the project's ledgers, zero ones included (not copies: never change them). */
+export function forEachBalance(store: ProjectTx, visit: (balance: Readonly<BalanceRecord>) => void): void {
+  // A filter that keeps nothing walks the records without copying them.
+  balances(store).filter((b) => {
+    visit(b);
+    return false;
+  });
 }
 
 /** Every non-zero balance of a holder on a network: [asset ("native" or lowercase contract), amount]. */

@@ -2,7 +2,7 @@
  * Solana on the project's ledger: lamports and SPL balances per wallet
  * (token balances are kept by the owning wallet, which is what the balance
  * API reports), faucet payouts, and sent transactions applied instruction by
- * instruction. Fee: 5,000 lamports per signature, burnt.
+ * instruction (address lookup tables in solanaLookupTables.ts). Fee: 5,000 lamports per signature, burnt.
  */
 import { createHash } from "node:crypto";
 import { apiError } from "../errors/catalogue.js";
@@ -13,6 +13,7 @@ import { balanceOf, credit, setBalance } from "./ledger.js";
 import { inclusionBlock } from "./mining.js";
 import { declareCollection } from "../store/collections.js";
 import { lookupTable } from "../lookup.js";
+import { applyLookupTableInstructions } from "./solanaLookupTables.js";
 
 export const LAMPORTS_PER_SIGNATURE = 5000n;
 
@@ -87,6 +88,7 @@ export function applySolanaTransaction(
     setBalance(store, network, asset, from, held - t.amount);
     credit(store, network, asset, t.kind === "sol" ? t.to : (t.toOwner ?? t.to), t.amount);
   }
+  applyLookupTableInstructions(store, network, facts);
   const record: SolanaLedgerTx = { signature, network, slot: inclusionBlock(store, clock, network), feePayer, status: "success", submittedAtMs: clock.now() };
   solanaTxs(store).put(signature, record);
   return record;

@@ -28,6 +28,9 @@ const FAKER_OPTIONS = {
   useDefaultValue: true,
   maxItems: 3,
   maxLength: null,
+  // With alwaysFakeOptionals, filling an open map (additionalProperties) adds two batches of made-up keys, together
+  // past its maxProperties (a session's metadata maps then fail the contract); no schema of ours needs minProperties.
+  fillProperties: false,
 };
 
 let jsf: Jsf | undefined;
@@ -79,6 +82,18 @@ export function pruneRecursion(node: unknown): unknown {
   return out;
 }
 
+/** What the mock answers for every URI: the faker draws a URI's characters from its pattern, often not a valid URI. */
+const FALLBACK_URI = "https://example.com/cdp-sandbox/fallback";
+
+/** Replaces each string schema of format uri with the one fixed URI (it fits every URI schema of the contract). */
+function fixedUris(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(fixedUris);
+  if (typeof node !== "object" || node === null) return node;
+  const schema = node as Record<string, unknown>;
+  if (schema.format === "uri") return { type: "string", enum: [FALLBACK_URI] };
+  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, fixedUris(value)]));
+}
+
 /** Whether a candidate body satisfies the contract (the pipeline passes its response validator). */
 export type BodyCheck = (status: number, body: unknown) => boolean;
 
@@ -100,7 +115,7 @@ export function fallbackResponse(op: IHttpOperation, random: Random, isValid: Bo
   if (!content.schema) return { status, body: {} };
   const generator = faker();
   generator.option({ random: () => random.float() });
-  const schema = pruneRecursion(content.schema);
+  const schema = fixedUris(pruneRecursion(content.schema));
   let body: unknown;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     try {

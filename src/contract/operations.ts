@@ -40,8 +40,10 @@ function walletAuthOf(op: IHttpOperation): Operation["walletAuth"] {
 }
 
 function securityOf(op: IHttpOperation): SecurityScheme[][] {
-  const declared = (op.security ?? []) as Array<Array<{ key?: string }>>;
-  if (declared.length === 0) return [["apiKeyAuth"]];
+  // An operation without its own `security` has the document's (both documents declare one); an explicit
+  // `security: []` (the payer's Coinbase OAuth operations) declares no scheme at all, and stays empty.
+  if (op.security === undefined) return [["apiKeyAuth"]];
+  const declared = op.security as Array<Array<{ key?: string }>>;
   return declared.map((alternative) => alternative.map((scheme) => scheme.key ?? "apiKeyAuth"));
 }
 

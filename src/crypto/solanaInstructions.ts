@@ -2,10 +2,12 @@
  * What a Solana transaction does, as far as policies need to know: its
  * accounts, its instructions' programs, native (System) transfers, SPL token
  * transfers (Token and Token-2022, plain and checked) and the owners of
- * associated token accounts it creates. Address lookup tables of v0
- * messages cannot be resolved offline; only static accounts are read.
+ * associated token accounts it creates. A v0 message's accounts from address
+ * lookup tables are read when the caller can resolve the tables (the chain
+ * knows them per network); otherwise only static accounts are known.
  */
 import { getCompiledTransactionMessageDecoder, type Transaction } from "@solana/kit";
+import { apiError } from "../errors/catalogue.js";
 
 export const SYSTEM_PROGRAM = "11111111111111111111111111111111";
 export const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
@@ -32,6 +34,7 @@ interface SolanaTransfer {
 }
 
 export interface SolanaTransactionFacts {
+  /** The static accounts, then the writable and the read-only accounts loaded from lookup tables (empty when unresolved). */
   accountKeys: string[];
   instructions: SolanaInstruction[];
   transfers: SolanaTransfer[];
@@ -39,9 +42,39 @@ export interface SolanaTransactionFacts {
 
 const u64 = (data: Uint8Array, at: number): bigint => Buffer.from(data).readBigUInt64LE(at);
 
-export function readSolanaTransaction(tx: Transaction): SolanaTransactionFacts {
+/** The addresses a lookup table holds, or undefined when the table is unknown. */
+export type LookupTableReader = (table: string) => readonly string[] | undefined;
+
+/** The address lookup tables a v0 message loads accounts from. */
+export function lookupTablesOf(tx: Transaction): string[] {
+  const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
+  return "addressTableLookups" in message ? (message.addressTableLookups ?? []).map((l) => String(l.lookupTableAddress)) : [];
+}
+
+/**
+ * Reads what the transaction does. With `tables`, the accounts a v0 message loads from lookup tables are
+ * resolved (Solana's order: every table's writable accounts, then every table's read-only ones); a table
+ * `tables` does not know, or an index past its end, is a 400.
+ */
+export function readSolanaTransaction(tx: Transaction, tables?: LookupTableReader): SolanaTransactionFacts {
   const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
   const accountKeys = message.staticAccounts.map(String);
+  const lookups = "addressTableLookups" in message ? (message.addressTableLookups ?? []) : [];
+  if (tables && lookups.length > 0) {
+    const load = (indexes: "writableIndexes" | "readonlyIndexes") =>
+      lookups.flatMap((l) => {
+        const table = String(l.lookupTableAddress);
+        const held = tables(table);
+        if (!held) throw apiError("invalid_request", `Address lookup table ${table} does not exist on this network.`);
+        return l[indexes].map((i) => {
+          const address = held[i];
+          if (address === undefined)
+            throw apiError("invalid_request", `Address lookup table ${table} has ${held.length} addresses; the transaction reads index ${i}.`);
+          return address;
+        });
+      });
+    accountKeys.push(...load("writableIndexes"), ...load("readonlyIndexes"));
+  }
   const instructions: SolanaInstruction[] = (message.instructions ?? []).map((ix) => ({
     programId: accountKeys[ix.programAddressIndex] ?? "",
     accounts: (ix.accountIndices ?? []).map((i) => accountKeys[i] ?? ""),

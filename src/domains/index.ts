@@ -5,14 +5,17 @@
  * fallback mock; `test/contract/handlers.test.ts` keeps that set empty.
  */
 import { handlers as accounts } from "./accounts/handlers.js";
+import { handlers as borrowing } from "./borrowing/handlers.js";
 import { handlers as customers } from "./customers/handlers.js";
 import { handlers as depositDestinations } from "./deposit-destinations/handlers.js";
+import { handlers as disbursements } from "./disbursements/handlers.js";
 import { handlers as endUsers } from "./end-users/handlers.js";
 import { handlers as evmAccounts } from "./evm-accounts/handlers.js";
 import { handlers as evmSmartAccounts } from "./evm-smart-accounts/handlers.js";
 import { handlers as faucets } from "./faucets/handlers.js";
 import { handlers as onramp } from "./onramp/handlers.js";
 import { handlers as paymentMethods } from "./payment-methods/handlers.js";
+import { handlers as paymentSessions } from "./payment-sessions/handlers.js";
 import { handlers as policies } from "./policies/handlers.js";
 import { handlers as solanaAccounts } from "./solana-accounts/handlers.js";
 import { handlers as spendPermissions } from "./spend-permissions/handlers.js";
@@ -27,14 +30,17 @@ import { handlers as x402 } from "./x402/handlers.js";
 /** Folder name → the area's operations. */
 export const areas: Readonly<Record<string, Handlers>> = {
   accounts,
+  borrowing,
   customers,
   "deposit-destinations": depositDestinations,
+  disbursements,
   "end-users": endUsers,
   "evm-accounts": evmAccounts,
   "evm-smart-accounts": evmSmartAccounts,
   faucets,
   onramp,
   "payment-methods": paymentMethods,
+  "payment-sessions": paymentSessions,
   policies,
   "solana-accounts": solanaAccounts,
   "spend-permissions": spendPermissions,

@@ -27,11 +27,16 @@ type PathParams<Id extends OperationId> = PathParamsOf<operations, Id>;
 export type QueryParams<Id extends OperationId> = QueryParamsOf<operations, Id>;
 export type HandlerResult<Id extends OperationId> = AnswerOf<operations, Id>;
 
-/** Who is calling: a project API key, an end user's access token, or nobody (unauthenticated operations). */
+/**
+ * Who is calling: a project API key, an end user's access token, a payer's Coinbase OAuth token (a simulated
+ * Coinbase user, with the token's scopes), or nobody (unauthenticated operations).
+ */
 export interface RequestAuth {
-  kind: "apiKey" | "endUser" | "none";
+  kind: "apiKey" | "endUser" | "coinbaseUser" | "none";
   keyId?: string;
   endUserId?: string;
+  coinbaseUserId?: string;
+  scopes?: readonly string[];
   verified: boolean;
 }
 

@@ -73,7 +73,19 @@ const ENTRIES = {
   mfa_already_enrolled: e(409, "MFA is already enrolled."),
   mfa_required: e(403, "MFA is required."),
   mfa_not_enrolled: e(400, "MFA is not enrolled."),
+  // A Coinbase authorization's cb-authz-id that names no live challenge of the payer (unknown, used or expired).
+  mfa_challenge_not_found: e(404, "The MFA challenge was not found."),
   settlement_failed: e(400, "The settlement failed."),
+  // Payment sessions: refusals of an action the session's state or deadlines do not allow.
+  authorization_expired: e(400, "The payment session's authorization deadline has passed."),
+  capture_expired: e(400, "The payment session's capture deadline has passed."),
+  refund_expired: e(400, "The payment session's refund deadline has passed."),
+  payment_session_already_canceled: e(400, "The payment session was canceled."),
+  payment_session_already_authorized: e(400, "The payment session is already authorized."),
+  payment_session_action_pending: e(400, "Another action of the payment session is still pending."),
+  no_capturable_balance: e(400, "The payment session has nothing left to capture."),
+  no_voidable_balance: e(400, "The payment session holds nothing left to void."),
+  no_refundable_balance: e(400, "The payment session has nothing left to refund."),
   // 401 / 402 / 403
   unauthorized: e(401, "Unauthorized."),
   payment_method_required: e(402, "A payment method is required."),
@@ -90,6 +102,8 @@ const ENTRIES = {
   timed_out: e(408, "The request timed out."),
   already_exists: e(409, "The resource already exists."),
   already_enabled: e(409, "Already enabled."),
+  // No sandbox operation runs long enough to overlap another: only the shipped scenario operation-in-progress answers this.
+  operation_in_progress: e(409, "Another operation on this resource is still in progress."),
   // The sandbox's own check (project setting strictRetries), never the platform's: a retried effect without its idempotency key.
   sandbox_duplicate_effect: e(409, "The request repeats an effect of this project without its idempotency key."),
   idempotency_error: e(422, "The idempotency key was already used with a different request."),

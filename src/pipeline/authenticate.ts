@@ -3,7 +3,8 @@
  * against the machine's wall clock (never the sandbox clock), like the
  * platform. Operations the contract marks `unauthenticated` need no token.
  * End-user access tokens (`endUserAuth`) are recognised by an optional
- * authenticator supplied by the end-user feature.
+ * authenticator supplied by the end-user feature; a payer's Coinbase OAuth
+ * token (operations with no scheme) by one over the simulated Coinbase users.
  */
 import { type AuthMode, verifyBearer } from "../auth/bearer.js";
 import type { RequestTarget } from "../auth/jwt.js";
@@ -15,16 +16,35 @@ import type { Exchange } from "./exchange.js";
 /** Recognises an end-user access token; resolves undefined when the token is not one. */
 export type EndUserAuthenticator = (token: string, ex: Exchange) => Promise<{ projectId: string; endUserId: string } | undefined>;
 
+/**
+ * Recognises a payer's Coinbase OAuth access token (a simulated Coinbase user's): its user, project and scopes, or
+ * why it is refused (expired); undefined when the token is not one.
+ */
+type CoinbaseAuthenticator = (
+  token: string,
+) => { ok: true; projectId: string; coinbaseUserId: string; scopes: string[] } | { ok: false; message: string } | undefined;
+
 export interface AuthDeps {
   mode: AuthMode;
   projects: ProjectRegistry;
   endUserAuth?: EndUserAuthenticator;
+  coinbaseAuth?: CoinbaseAuthenticator;
 }
 
 export async function authenticate(ex: Exchange, deps: AuthDeps): Promise<void> {
   const op = ex.operation!;
   const schemes = new Set(op.security.flat());
   const authorization = ex.headers.authorization;
+  if (schemes.size === 0 && authorization && deps.coinbaseAuth) {
+    // No scheme: the operation takes a payer's Coinbase OAuth token, which names the project of its Coinbase user.
+    const payer = deps.coinbaseAuth(authorization.replace(/^Bearer\s+/i, ""));
+    if (payer && !payer.ok) throw apiError("unauthorized", payer.message);
+    if (payer) {
+      ex.projectId = payer.projectId;
+      ex.auth = { kind: "coinbaseUser", coinbaseUserId: payer.coinbaseUserId, scopes: payer.scopes, verified: true };
+      return;
+    }
+  }
   if (schemes.has("unauthenticated") && !authorization) {
     ex.projectId = deps.projects.defaultProjectId();
     ex.auth = { kind: "none", verified: false };
@@ -33,6 +53,14 @@ export async function authenticate(ex: Exchange, deps: AuthDeps): Promise<void> 
   if (deps.mode === "none") {
     ex.projectId = deps.projects.defaultProjectId();
     ex.auth = { kind: "none", verified: false };
+    return;
+  }
+  if (schemes.size === 0) {
+    // Not a Coinbase token of the sandbox: the handler answers as the platform answers the caller it sees (an API key
+    // is forbidden, anything else unauthorized).
+    const caller = authorization ? await authenticateApiKey(apiKeyTarget(ex), deps, authorization).catch(() => undefined) : undefined;
+    ex.projectId = caller?.projectId ?? deps.projects.defaultProjectId();
+    ex.auth = caller?.auth ?? { kind: "none", verified: false };
     return;
   }
   if (schemes.has("endUserAuth") && authorization && deps.endUserAuth) {
@@ -47,10 +75,12 @@ export async function authenticate(ex: Exchange, deps: AuthDeps): Promise<void> 
   if (!schemes.has("apiKeyAuth") && !schemes.has("unauthenticated")) {
     throw apiError("unauthorized", `${op.operationId} needs an end-user access token (endUserAuth); an API key cannot call it.`);
   }
-  const caller = await authenticateApiKey({ method: ex.method, host: ex.host, redirectedFrom: ex.redirectedFrom, path: ex.fullPath }, deps, authorization);
+  const caller = await authenticateApiKey(apiKeyTarget(ex), deps, authorization);
   ex.projectId = caller.projectId;
   ex.auth = caller.auth;
 }
+
+const apiKeyTarget = (ex: Exchange): RequestTarget => ({ method: ex.method, host: ex.host, redirectedFrom: ex.redirectedFrom, path: ex.fullPath });
 
 /**
  * The project an API-key bearer token acts for, checked as the platform checks

@@ -39,6 +39,13 @@ const EFFECTS: ReadonlySet<string> = new Set([
   "createOnrampOrder",
   "settleX402Payment",
   "createSpendPermission",
+  "authorizeWalletPaymentSession",
+  "authorizeX402PaymentSession",
+  "authorizeCoinbasePaymentSession",
+  "capturePaymentSession",
+  "voidPaymentSession",
+  "refundPaymentSession",
+  "createDisbursement",
 ]);
 
 const DUPLICATE_WINDOW_MS = 10 * 60 * 1000;

@@ -5,6 +5,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Operation } from "../contract/operations.js";
 import type { Problem } from "../contract/validate.js";
+import type { PolicyDecision } from "../domains/policies/decisions.js";
 import type { RequestAuth } from "../domains/types.js";
 
 export interface Outgoing {
@@ -43,6 +44,8 @@ export interface Exchange {
   idempotentReplay: boolean;
   /** The correlation id of the request whose effect this one repeated (duplicates.ts). */
   duplicateOf?: string;
+  /** Which policy rules decided the request's policy checks (the journal shows them). */
+  policyDecisions?: PolicyDecision[];
   response?: Outgoing;
   fault?: Fault;
 }
@@ -78,11 +81,15 @@ export function newExchange(req: IncomingMessage & { body?: unknown }, target: s
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
   }
-  const query: Record<string, string | string[]> = {};
+  const values = new Map<string, string[]>();
   for (const key of new Set(search.keys())) {
-    const all = search.getAll(key);
-    query[key] = all.length === 1 ? all[0]! : all;
+    // `name[]=a&name[]=b` is how axios (the official client's HTTP library) writes an array: read as `name=a&name=b`.
+    const name = key.endsWith("[]") && key.length > 2 ? key.slice(0, -2) : key;
+    values.set(name, [...(values.get(name) ?? []), ...search.getAll(key)]);
   }
+  // Built from entries, so every name is an own property: `__proto__[]=…` is a name like any other, never the
+  // object's prototype.
+  const query: Record<string, string | string[]> = Object.fromEntries([...values].map(([name, all]) => [name, all.length === 1 ? all[0]! : all]));
   return {
     correlationId: `${correlationHex}-SBX`,
     receivedAt: Date.now(),

@@ -7,7 +7,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AuthMode } from "../auth/bearer.js";
 import type { Clock } from "../clock.js";
+import { onPolicyDecision } from "../domains/policies/decisions.js";
 import { hasDueWork, settleProject } from "../domains/settle.js";
+import { checkCoinbaseToken } from "../domains/payment-sessions/coinbaseUsers.js";
+import { projectOfPaymentSession } from "../domains/payment-sessions/model.js";
 import { fallbackResponse } from "../contract/fallback.js";
 import type { OperationIndex } from "../contract/operations.js";
 import { describeProblems, validateRequest, validateResponse } from "../contract/validate.js";
@@ -59,6 +62,7 @@ export function createPipeline(deps: PipelineDeps) {
   const idempotency = new Idempotency(deps.clock);
   const locks = deps.locks ?? new ProjectLocks();
   const correlationIds = deps.random.fork("correlation");
+  const coinbaseAuth = (token: string) => checkCoinbaseToken(deps.store, token, deps.clock.now());
 
   async function carryOut(ex: Exchange, tx: PendingTx): Promise<Outgoing> {
     const op = ex.operation!;
@@ -75,6 +79,10 @@ export function createPipeline(deps: PipelineDeps) {
       // (not in outbound handlers: they run without the lock that settling needs).
       if (!handler.outbound) settleProject(tx, { clock: deps.clock, random: deps.random });
       ex.duplicateOf = findDuplicate(tx, ex, deps.clock.now());
+      onPolicyDecision(tx, (decision) => {
+        ex.policyDecisions ??= [];
+        ex.policyDecisions.push(decision);
+      });
       const result = await handler(
         { operationId: op.operationId, pathParams: ex.pathParams, query: ex.query, headers: ex.headers, body: ex.body, auth: ex.auth },
         {
@@ -110,7 +118,10 @@ export function createPipeline(deps: PipelineDeps) {
     ex.operation = match.operation;
     ex.pathParams = match.pathParams;
 
-    await authenticate(ex, { mode: deps.authMode, projects: deps.projects, endUserAuth: deps.endUserAuth });
+    await authenticate(ex, { mode: deps.authMode, projects: deps.projects, endUserAuth: deps.endUserAuth, coinbaseAuth });
+    // The payer's operations carry no API key: the payment session they name says whose project it is.
+    const sessionId = ex.pathParams.paymentSessionId;
+    if (ex.auth.kind === "none" && sessionId) ex.projectId = projectOfPaymentSession(deps.store, sessionId) ?? ex.projectId;
     if (deps.authMode !== "none") await walletAuth.check(ex);
 
     // An operation that declares a body always hands its handler one: none (or JSON null) is checked as {}, so a
@@ -157,6 +168,11 @@ export function createPipeline(deps: PipelineDeps) {
     ex.response.headers["x-correlation-id"] = ex.correlationId;
     if (ex.auth.kind === "apiKey" && !ex.auth.verified && deps.authMode === "verify") ex.response.headers["x-sandbox-auth"] = "unverified";
     await writeOutgoing(res, ex);
-    deps.journal.record(ex, Date.now());
+    try {
+      deps.journal.record(ex, Date.now());
+    } catch (error) {
+      // The answer is on its way: a journal that cannot take the entry must not cut the connection under it.
+      deps.log(`could not record ${ex.correlationId} in the journal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    }
   };
 }

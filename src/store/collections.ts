@@ -38,7 +38,7 @@ export type IndexKey<T> = (record: T) => string | readonly string[] | undefined;
 /** Whether `record` is found under `key` in the index `keyOf`. */
 export function hasIndexKey<T>(keyOf: IndexKey<T>, record: T, key: string): boolean {
   const keys = keyOf(record);
-  return typeof keys === "string" ? keys === key : keys !== undefined && keys.includes(key);
+  return typeof keys === "string" ? keys === key : keys?.includes(key) === true;
 }
 
 export const declareCollection = <T>(name: string, options: Pick<CollectionOf<T>, "indexes" | "order" | "dueAt"> = {}): CollectionOf<T> => ({

@@ -23,6 +23,13 @@ export class Snapshots {
     return id;
   }
 
+  /** The snapshots of one project (with `projectId`) or the global ones, oldest first. */
+  list(projectId: string | undefined): Array<{ snapshotId: string; scope: "project" | "global"; projectId?: string; takenAt: string }> {
+    return [...this.saved]
+      .filter(([, s]) => (projectId === undefined ? s.scope === "global" : s.scope === "project" && s.project.id === projectId))
+      .map(([id, s]) => ({ snapshotId: id, scope: s.scope, ...(s.scope === "project" ? { projectId: s.project.id } : {}), takenAt: s.takenAt }));
+  }
+
   /** false when the snapshot does not exist or belongs to another scope. */
   async restore(id: string, projectId: string | undefined): Promise<boolean> {
     const snapshot = this.saved.get(id);

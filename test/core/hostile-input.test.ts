@@ -93,6 +93,18 @@ describe("hostile input", () => {
     expect(again.body.address, "the same owner in another case is the same owner: the next address").not.toBe(res.body.address);
   });
 
+  it("reads a query name like `__proto__[]` as a name, answering it and keeping it in the journal as sent", async () => {
+    // `name[]=` is read as `name=` (axios writes lists so); `__proto__` once became the query object's prototype,
+    // which cut the connection while the journal recorded the request.
+    for (const query of ["__proto__[]=1", "__proto__[]=1&__proto__[]=2", "constructor[]=x&pageSize=1e309", "__proto__=1"]) {
+      const res = await call(sandbox, "GET", `/platform/v2/evm/accounts?${query}`);
+      expect([200, 400]).toContain(res.status);
+      const detail = await call(sandbox, "GET", `/_sandbox/requests/${res.body.correlationId ?? res.headers["x-correlation-id"]}`, { anonymous: true });
+      expect(detail.status).toBe(200);
+      expect(new URLSearchParams(detail.body.request.query).getAll(query.startsWith("constructor") ? "constructor" : "__proto__").length).toBeGreaterThan(0);
+    }
+  });
+
   it("answers a request head over 16 KB with 431 in the platform's error body", async () => {
     for (const path of [`/platform/v2/evm/accounts/${"a".repeat(20_000)}`, "/platform/v2/evm/accounts"]) {
       const headers: Record<string, string> = path.length > 20_000 ? {} : { "X-Padding": "p".repeat(17_000) };

@@ -112,6 +112,11 @@ describe.skipIf(!built)("the packed package, installed offline with production d
       });
       const health = await fetch(`${new URL(basePath).origin}/_sandbox/health`);
       expect(health.status).toBe(200);
+      // The dashboard the start line names is served from the package's dist/ui, built at npm run build.
+      const dashboard = /dashboard=(\S+)/.exec(stdout)![1]!;
+      expect((await fetch(dashboard)).status).toBe(200);
+      const script = await fetch(`${dashboard}app.js`);
+      expect([script.status, script.headers.get("content-type")]).toEqual([200, "text/javascript; charset=utf-8"]);
     } finally {
       process.kill(-child.pid!, "SIGTERM");
     }

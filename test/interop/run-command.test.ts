@@ -38,7 +38,8 @@ describe.skipIf(!built)("cdp-sandbox run", () => {
     // The caller's NODE_OPTIONS stay; the hook is added by file URL, so it loads whatever the command's folder holds.
     expect(env.nodeOptions).toMatch(/^--max-old-space-size=256 --import=file:\/\/\/\S+\/dist\/register\.js$/);
     // The one line on stderr names the journal of the sandbox it started (on a free port) and stopped.
-    expect(stderr).toBe(`cdp-sandbox: the journal of this run: GET ${new URL(env.basePath).origin}/_sandbox/requests\n`);
+    const origin = new URL(env.basePath).origin;
+    expect(stderr).toBe(`cdp-sandbox: the journal of this run: GET ${origin}/_sandbox/requests (dashboard: ${origin}/_sandbox/ui/)\n`);
     expect(await answers(new URL(env.basePath).origin)).toBe(false);
 
     const again = JSON.parse((await run(["--seed", "run-env", "--new-project", "--", node, "-e", printEnv]).finished).stdout);

@@ -31,6 +31,7 @@ afterAll(async () => {
   await receiver.close();
 });
 
+const USDC_SEPOLIA = "0x036cbd53842c5426634e7929541ec2318f3dcf7e";
 const flush = () => fetch(`${sandbox.url}/_sandbox/webhooks/flush`, { method: "POST" });
 
 describe("@coinbase/cdp-sdk webhooks", () => {
@@ -76,7 +77,7 @@ describe("@coinbase/cdp-sdk webhooks", () => {
       eventTypes: ["onchain.activity.detected"],
       isEnabled: true,
       target: { url: receiver.url("/sdk/onchain") },
-      labels: { network: "base-sepolia", event_name: "Transfer", "params.to": account.address },
+      labels: { network: "base-sepolia", contract_address: USDC_SEPOLIA, event_name: "Transfer", "params.to": account.address },
     });
     const { transactionHash } = await cdp.evm.requestFaucet({ address: account.address, network: "base-sepolia", token: "usdc" });
     sandbox.clock.advance(2000);
@@ -105,9 +106,9 @@ describe("@coinbase/cdp-sdk webhooks", () => {
       eventTypes: ["onchain.activity.detected"],
       isEnabled: false,
       target: { url: receiver.url("/sdk/onchain") },
-      labels: { network: "base-sepolia" },
+      labels: { network: "base-sepolia", contract_address: USDC_SEPOLIA },
     });
-    expect(updated).toMatchObject({ isEnabled: false, labels: { network: "base-sepolia" }, secret: sub.secret });
+    expect(updated).toMatchObject({ isEnabled: false, labels: { network: "base-sepolia", contract_address: USDC_SEPOLIA }, secret: sub.secret });
     await api.deleteWebhookSubscription(sub.subscriptionId);
     await expect(api.getWebhookSubscription(sub.subscriptionId)).rejects.toMatchObject({ statusCode: 404, errorType: "not_found" });
   });

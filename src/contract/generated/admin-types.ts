@@ -28,7 +28,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Every project, oldest first (only the caller's with a bearer token or X-Sandbox-Project) */
+        get: operations["listSandboxProjects"];
         put?: never;
         /** New isolated project with fresh credentials */
         post: operations["createSandboxProject"];
@@ -82,6 +83,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where a project stands, cheaply (the dashboard polls it to refresh what changed)
+         * @description The clock, how many records of each kind the project holds, the journal's newest sequence number, each chain's head and the number of its transactions, and how many webhook deliveries and attempts there are. A number that moved says a view is stale.
+         */
+        get: operations["getSandboxOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/reset": {
         parameters: {
             query?: never;
@@ -109,7 +130,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** The snapshots of this scope (the caller's project, or the global ones without a project), oldest first */
+        get: operations["listSandboxSnapshots"];
         put?: never;
         /** Save the current state in memory */
         post: operations["takeSandboxSnapshot"];
@@ -153,6 +175,171 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of the project's accounts of one kind, each with its balances per network and token
+         * @description `evm`, `solana` and `smart` accounts oldest first; `endUser`, the project's end users with the accounts the platform keeps for them. `q` keeps those whose address, name or userId contains it (case-insensitive). Balances are the non-zero ones on the project's ledger.
+         */
+        get: operations["listSandboxAccounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/end-users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page of the project's end users with their accounts and delegation grants, each grant's state read on the sandbox clock */
+        get: operations["listSandboxEndUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The project's policies with their rules and the accounts they are attached to, and which rule decided each recent signing
+         * @description `decisions` are the project's most recent requests (newest first, at most 100) that went through a policy check, each with the deciding rule of every policy that was read: its 1-based number, or none when no rule for the operation matched and the policy rejected.
+         */
+        get: operations["listSandboxPolicies"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/chain/blocks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The project's chain on one network, newest blocks first, with the transactions in them
+         * @description Every block up to the head exists (blocks follow the sandbox clock); those listed are the ones holding a transaction of the project. Without `network`, the network with the latest transaction (base-sepolia when there is none). `before` pages back (blocks below that number).
+         */
+        get: operations["listSandboxBlocks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/chain/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page of the project's transactions, newest first, decoded */
+        get: operations["listSandboxTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/chain/transactions/{hash}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One transaction of the project's chain, decoded, with its logs */
+        get: operations["getSandboxTransaction"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/chain/addresses/{address}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What an address is in the project (account, smart account, end user's, token, sandbox contract), its balances and its latest transactions */
+        get: operations["getSandboxAddress"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of the project's transfers (deposits included), newest first, each with its state timeline on the sandbox clock
+         * @description Due work is settled first, as a platform read would. `state` is the status, except that a quote past its expiresAt reads `expired` (the platform keeps it `quoted`, and refuses to execute it). The timeline lists each state with when it was (or, for `at` in the future, will be) reached.
+         */
+        get: operations["listSandboxTransfers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/onramp-orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page of the project's onramp orders, newest first, each with its status timeline on the sandbox clock */
+        get: operations["listSandboxOnrampOrders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/balances": {
         parameters: {
             query?: never;
@@ -184,6 +371,26 @@ export interface paths {
          * @description Tests need balances without a deposit flow. The amount is in the asset's standard unit (usd, eur, usdc, eurc, eth, btc, sol), with at most the asset's decimals.
          */
         post: operations["fundSandboxAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/terms-of-service": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish a Terms of Service version the customers must accept (bearer token's project, else the default project)
+         * @description Every customer of the project must then accept the version (tosAcceptances). With a `deadline` it is a grace period: the `tos` requirement is due without blocking until the deadline passes on the sandbox clock, then past_due and blocking; without one it blocks at once. Capability changes are announced by webhook, at publication and when the deadline passes.
+         */
+        post: operations["publishSandboxTermsOfService"];
         delete?: never;
         options?: never;
         head?: never;
@@ -273,6 +480,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/coinbase-users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A simulated Coinbase user of the project (bearer token's project, else the default project), signed in
+         * @description A payer who holds a Coinbase account: its stablecoin balances, and an OAuth access token (one hour of sandbox time) to send as `Authorization: Bearer …` to authorizeCoinbasePaymentSession and listCoinbaseAccountBalances. Disbursements to its coinbaseUserId credit its balance. An email already taken in the project is 409.
+         */
+        post: operations["createSandboxCoinbaseUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/coinbase-users/{coinbaseUserId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A simulated Coinbase user and its balances, after what the sandbox clock made due has landed */
+        get: operations["getSandboxCoinbaseUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/coinbase-users/{coinbaseUserId}/access-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new OAuth access token of the user (one hour of sandbox time), with the scopes asked for */
+        post: operations["issueSandboxCoinbaseAccessToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/coinbase-users/{coinbaseUserId}/authorization-challenges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An MFA challenge the user passed, for the cb-authz-id header of one Coinbase authorization
+         * @description What the payer's app gets from Coinbase's login once the person passes MFA. It may be used once, by this user, within five minutes of sandbox time; otherwise the authorization is refused with 404 mfa_challenge_not_found.
+         */
+        post: operations["passSandboxCoinbaseAuthorizationChallenge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/flush": {
         parameters: {
             query?: never;
@@ -304,6 +585,43 @@ export interface paths {
         get: operations["listSandboxWebhookDeliveries"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's webhook subscriptions, newest first, with how their deliveries stand */
+        get: operations["listSandboxWebhookSubscriptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{subscriptionId}/events/{eventId}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again now, as one more attempt of the same event (same payload, freshly signed), and answer once it is made
+         * @description Works in any state: a succeeded or failed delivery gets one more attempt, a retrying one is attempted now instead of at nextAttemptAt. Afterwards it retries on failure like any delivery. The subscription must be enabled.
+         */
+        post: operations["replaySandboxWebhookDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -356,12 +674,72 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Recent requests, oldest first */
+        /**
+         * Recent requests, oldest first
+         * @description The journal keeps the 10,000 most recent requests of each project. Without `limit`, every entry that matches; with it, the newest `limit` of them (still oldest first). `after` and `before` are sequence numbers: a reader that saw up to N asks `after=N` for what is new.
+         */
         get: operations["listSandboxRequests"];
         put?: never;
         post?: never;
         /** Empty the journal */
         delete: operations["clearSandboxRequests"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/requests/{correlationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One journal entry with its request and response (headers and bodies) while the journal still keeps them
+         * @description The bodies of the 500 most recent requests of each project are kept, each cut at 16,384 characters. Credentials are not: a JWT keeps its header and claims, not its signature.
+         */
+        get: operations["getSandboxRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ui": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The dashboard's page (also at /_sandbox/ui/)
+         * @description Needs no credentials: the page holds nothing secret, and every call it makes goes through this API (asking for the admin token when one is in force). Answered with a Content-Security-Policy that allows only the sandbox's own scripts, styles and API, and forbids framing. 404 when the package was not built (npm run build).
+         */
+        get: operations["openSandboxDashboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ui/{asset}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The dashboard's script and style sheet */
+        get: operations["getSandboxDashboardAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -451,6 +829,158 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description The OAuth scopes the token carries (both when left out) */
+        CoinbaseScopes: ("coinbase:stablecoins:balance-read" | "coinbase:stablecoins:payment-create")[];
+        CoinbaseAccessToken: {
+            /** @description Sent as Authorization: Bearer … */
+            accessToken: string;
+            scopes: string[];
+            /** Format: date-time */
+            accessTokenExpiresAt: string;
+        };
+        CoinbaseUser: {
+            coinbaseUserId: string;
+            email?: string;
+            /** @description As listCoinbaseAccountBalances shows them (USDC first, always) */
+            balances: {
+                asset: {
+                    [key: string]: unknown;
+                };
+                amount: {
+                    [key: string]: {
+                        available: string;
+                        total: string;
+                    };
+                };
+            }[];
+            /** Format: date-time */
+            createdAt: string;
+        };
+        ClockState: {
+            /** Format: date-time */
+            now: string;
+            frozen: boolean;
+            /** @description Sandbox time minus machine time */
+            offsetMs: number;
+        };
+        Balance: {
+            network: string;
+            /** @description The symbol, or the contract (mint) address of a token the table does not know */
+            token: string;
+            /** @description Contract or mint address; absent for the native token */
+            address?: string;
+            decimals: number;
+            /** @description Smallest unit */
+            amount: string;
+            /** @description The amount in the token's standard unit */
+            formatted: string;
+        };
+        AccountSummary: {
+            /** @enum {string} */
+            kind: "evm" | "solana" | "smart" | "endUser";
+            /** @description Absent for an end user */
+            address?: string;
+            name?: string;
+            /** @description An end user's id */
+            userId?: string;
+            createdAt: string;
+            policies?: string[];
+            /** @description A smart account's owners */
+            owners?: string[];
+            balances: components["schemas"]["Balance"][];
+            /** @description An end user's accounts, each with its balances */
+            accounts?: {
+                /** @enum {string} */
+                kind: "evm" | "solana" | "smart";
+                address: string;
+                balances: components["schemas"]["Balance"][];
+            }[];
+        };
+        PolicyDecision: {
+            policyId: string;
+            /** @enum {string} */
+            scope: "project" | "account";
+            /** @description The rule operation checked, e.g. signEvmTransaction */
+            operation: string;
+            /** @description The deciding rule (1-based); absent when no rule matched */
+            rule?: number;
+            /** @enum {string} */
+            action: "accept" | "reject";
+        };
+        TimelineStep: {
+            state: string;
+            /** Format: date-time */
+            at: string;
+            /** @description False for a step the sandbox clock has not reached yet */
+            reached: boolean;
+        };
+        ChainTransaction: {
+            hash: string;
+            network: string;
+            /** @description Block number (slot on Solana) */
+            block: number;
+            /** Format: date-time */
+            timestamp: string;
+            from: string;
+            to?: string;
+            /** @enum {string} */
+            status: "success" | "reverted" | "failed";
+            /** @enum {string} */
+            kind: "native-transfer" | "token-transfer" | "approval" | "swap" | "user-operation" | "x402-settlement" | "contract-call" | "contract-creation" | "solana";
+            /** @description One line, e.g. 'Sent 1.5 USDC to 0x…' */
+            summary: string;
+            /** @description Native value in the smallest unit */
+            value?: string;
+            revertReason?: string;
+            userOpHash?: string;
+            /** @description The token movements of its Transfer logs */
+            tokenTransfers?: {
+                token: string;
+                address?: string;
+                from: string;
+                to: string;
+                amount: string;
+                formatted: string;
+            }[];
+        };
+        ChainTransactionDetail: components["schemas"]["ChainTransaction"] & {
+            nonce?: number;
+            gas?: string;
+            gasUsed?: string;
+            gasPrice?: string;
+            /** @description Wei burnt for gas */
+            fee?: string;
+            input?: string;
+            logs?: {
+                logIndex: number;
+                address: string;
+                topics: string[];
+                data: string;
+                /** @description Transfer or Approval, when decoded */
+                event?: string;
+                args?: {
+                    [key: string]: string;
+                };
+            }[];
+            /** @description The user operation the transaction carried out */
+            userOperation?: {
+                userOpHash?: string;
+                smartAccount?: string;
+                status?: string;
+                calls?: {
+                    [key: string]: unknown;
+                }[];
+                callIndex?: number;
+            };
+            /** @description The x402 payment the transaction settled */
+            x402?: {
+                payer?: string;
+                payTo?: string;
+                asset?: string;
+                amount?: string;
+                resource?: string;
+            };
+        };
         ActiveScenario: {
             name?: string;
             /** @enum {string} */
@@ -470,9 +1000,9 @@ export interface components {
             basePath: string;
             /** Format: uuid */
             projectId: string;
-            /** Format: uuid */
+            /** @description A UUID when the sandbox made the key; the id given when a key was registered */
             apiKeyId: string;
-            /** @description base64 of a 64-byte Ed25519 secret (seed and public key) */
+            /** @description base64 of a 64-byte Ed25519 secret (seed and public key), or the PKCS#8 PEM of a registered EC key */
             apiKeySecret: string;
             /** @description base64 PKCS#8 DER of a P-256 key */
             walletSecret: string;
@@ -510,8 +1040,12 @@ export interface components {
                 at: string;
                 httpCode?: number;
                 elapsedTimeMs: number;
-                /** @description First 1 */
+                /** @description First 1,000 characters of the answer */
                 body?: string;
+                /** @description The headers sent, the signature (X-Hook0-Signature) included; absent on attempts recorded before they were kept */
+                headers?: {
+                    [key: string]: string;
+                };
                 /**
                  * @description target_is_sandbox, the target would reach the sandbox itself (its own address and port), so nothing was sent
                  * @enum {string}
@@ -520,6 +1054,8 @@ export interface components {
             }[];
         };
         JournalEntry: {
+            /** @description Increasing across the sandbox: a later request has a larger number */
+            sequence: number;
             correlationId: string;
             /** Format: date-time */
             time: string;
@@ -539,6 +1075,8 @@ export interface components {
             idempotentReplay?: boolean;
             /** @description The correlationId of the first request whose effect this one repeated without its idempotency key */
             duplicateOf?: string;
+            /** @description Which rule of each policy decided the request's policy checks */
+            policyDecisions?: components["schemas"]["PolicyDecision"][];
             auth?: string;
             durationMs?: number;
         };
@@ -576,17 +1114,19 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": {
-                    /** Format: date-time */
-                    now: string;
-                    frozen: boolean;
-                    /** @description Sandbox time minus machine time */
-                    offsetMs: number;
-                };
+                "application/json": components["schemas"]["ClockState"];
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /** @description The project the call acts on, instead of a bearer token's (any call accepts it; the operations that list it are those the dashboard reads). */
+        SandboxProject: string;
+        CoinbaseUserId: string;
+        /** @description How many matching records to skip */
+        Offset: number;
+        /** @description At most this many (default 50) */
+        Limit: number;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
@@ -613,6 +1153,41 @@ export interface operations {
                         status: "ok";
                         uptimeSeconds?: number;
                         projects?: number;
+                    };
+                };
+            };
+        };
+    };
+    listSandboxProjects: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The project the call acts on, instead of a bearer token's (any call accepts it; the operations that list it are those the dashboard reads). */
+                "X-Sandbox-Project"?: components["parameters"]["SandboxProject"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The projects */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        projects: {
+                            projectId: string;
+                            name?: string;
+                            /** Format: date-time */
+                            createdAt?: string;
+                            settings: {
+                                [key: string]: unknown;
+                            };
+                            /** @description The project of the credentials printed at start */
+                            isDefault: boolean;
+                        }[];
                     };
                 };
             };
@@ -721,6 +1296,52 @@ export interface operations {
             400: components["responses"]["Error"];
         };
     };
+    getSandboxOverview: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The project the call acts on, instead of a bearer token's (any call accepts it; the operations that list it are those the dashboard reads). */
+                "X-Sandbox-Project"?: components["parameters"]["SandboxProject"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The overview */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        projectId: string;
+                        clock: components["schemas"]["ClockState"];
+                        /** @description Records by kind (evmAccounts, solanaAccounts, smartAccounts, endUsers, policies, transfers, onrampOrders, webhookSubscriptions) */
+                        counts: {
+                            [key: string]: number;
+                        };
+                        journal: {
+                            /** @description The sequence number of the newest entry of the project; 0 before any */
+                            lastSequence: number;
+                            entries: number;
+                        };
+                        chains: {
+                            network: string;
+                            /** @description The latest block (slot on Solana) */
+                            head: number;
+                            transactions: number;
+                        }[];
+                        webhooks: {
+                            deliveries: number;
+                            attempts: number;
+                        };
+                    };
+                };
+            };
+            404: components["responses"]["Error"];
+        };
+    };
     resetSandbox: {
         parameters: {
             query?: never;
@@ -740,6 +1361,41 @@ export interface operations {
                         /** @enum {string} */
                         reset?: "project" | "all";
                         projectId?: string;
+                    };
+                };
+            };
+        };
+    };
+    listSandboxSnapshots: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The project the call acts on, instead of a bearer token's (any call accepts it; the operations that list it are those the dashboard reads). */
+                "X-Sandbox-Project"?: components["parameters"]["SandboxProject"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The snapshots */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        snapshots: {
+                            snapshotId: string;
+                            /** @enum {string} */
+                            scope: "project" | "global";
+                            projectId?: string;
+                            /**
+                             * Format: date-time
+                             * @description Sandbox time
+                             */
+                            takenAt: string;
+                        }[];
                     };
                 };
             };
@@ -816,6 +1472,370 @@ export interface operations {
                     };
                 };
             };
+        };
+    };
+    listSandboxAccounts: {
+        parameters: {
+            query?: {
+                kind?: "evm" | "solana" | "smart" | "endUser";
+                /** @description How many matching records to skip */
+                offset?: components["parameters"]["Offset"];
+                /** @description At most this many (default 50) */
+                limit?: components["parameters"]["Limit"];
+                q?: string;
+            };
+            header?: {
+                /** @description The project the call acts on, instead of a bearer token's (any call accepts it; the operations that list it are those the dashboard reads). */
+                "X-Sandbox-Project"?: components["parameters"]["SandboxProject"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        kind: "evm" | "solana" | "smart" | "endUser";
+                        /** @description How many match (all of the kind without q) */
+                        total: number;
+                        offset: number;
+                        items: components["schemas"]["AccountSummary"][];
+                    };
+                };
+            };
+            404: components["responses"]["Error"];
+        };
+    };
+    listSandboxEndUsers: {
+        parameters: {
+            query?: {
+                /** @description How many matching records to skip */
+                offset?: components["parameters"]["Offset"];
+                /** @description At most this many (default 50) */
+                limit?: components["parameters"]["Limit"];
+                q?: string;
+            };
+            header?: {
+                /** @description The project the call acts on, instead of a bearer token's (any call accepts it; the operations that list it are those the dashboard reads). */
+                "X-Sandbox-Project"?: components["parameters"]["SandboxProject"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        total: number;
+                        offset: number;
+                        items: {
+                            userId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description The methods' types, e.g. email, sms, jwt */
+                            authenticationMethods: string[];
+                            evmAccounts: string[];
+                            evmSmartAccounts: string[];
+                            solanaAccounts: string[];
+                            grants: {
+                                grantId: string;
+                                /** @enum {string} */
+                                scope: "project" | "account";
+                                address?: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                expiresAt: string;
+                                /** Format: date-time */
+                                revokedAt?: string;
+                                /** @enum {string} */
+                                state: "active" | "expired" | "revoked";
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            404: components["responses"]["Error"];
+        };
+    };
+    listSandboxPolicies: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The project the call acts on, instead of a bearer token's (any call accepts it; the operations that list it are those the dashboard reads). */
+                "X-Sandbox-Project"?: components["parameters"]["SandboxProject"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Policies and decisions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        policies: {
+                            policyId: string;
+                            /** @enum {string} */
+                            scope: "project" | "account";
+                            description?: string;
+                            rules: {
+                                [key: string]: unknown;
+                            }[];
+                            /** @description Addresses of the accounts the policy is attached to */
+                            accounts: string[];
+                            createdAt?: string;
+                            updatedAt?: string;
+                        }[];
+                        decisions: {
+                            correlationId: string;
+                            /** Format: date-time */
+                            time: string;
+                            operationId?: string;
+                            status: number;
+                            errorType?: string;
+                            decisions: components["schemas"]["PolicyDecision"][];
+                        }[];
+                    };
+                };
+            };
+            404: components["responses"]["Error"];
+        };
+    };
+    listSandboxBlocks: {
+        parameters: {
+            query?: {
+                network?: string;
+                before?: number;
+                /** @description At most this many (default 50) */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: {
+                /** @description The project the call acts on, instead of a bearer token's (any call accepts it; the operations that list it are those the dashboard reads). */
+                "X-Sandbox-Project"?: components["parameters"]["SandboxProject"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The blocks */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        network: string;
+                        head: number;
+                        /** @description Every network with a transaction of the project, and its head */
+                        networks: {
+                            network: string;
+                            head: number;
+                            transactions: number;
+                        }[];
+                        blocks: {
+                            number: number;
+                            /** Format: date-time */
+                            timestamp: string;
+                            transactions: components["schemas"]["ChainTransaction"][];
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+        };
+    };
+    listSandboxTransactions: {
+        parameters: {
+            query?: {
+                network?: string;
+                /** @description Only transactions from or to this address, or moving its tokens */
+                address?: string;
+                /** @description How many matching records to skip */
+                offset?: components["parameters"]["Offset"];
+                /** @description At most this many (default 50) */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: {
+                /** @description The project the call acts on, instead of a bearer token's (any call accepts it; the operations that list it are those the dashboard reads). */
+                "X-Sandbox-Project"?: components["parameters"]["SandboxProject"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        total: number;
+                        offset: number;
+                        items: components["schemas"]["ChainTransaction"][];
+                    };
+                };
+            };
+            404: components["responses"]["Error"];
+        };
+    };
+    getSandboxTransaction: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The project the call acts on, instead of a bearer token's (any call accepts it; the operations that list it are those the dashboard reads). */
+                "X-Sandbox-Project"?: components["parameters"]["SandboxProject"];
+            };
+            path: {
+                /** @description A 0x hash (EVM) or a base-58 signature (Solana) */
+                hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transaction */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChainTransactionDetail"];
+                };
+            };
+            404: components["responses"]["Error"];
+        };
+    };
+    getSandboxAddress: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The project the call acts on, instead of a bearer token's (any call accepts it; the operations that list it are those the dashboard reads). */
+                "X-Sandbox-Project"?: components["parameters"]["SandboxProject"];
+            };
+            path: {
+                address: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The address */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        address: string;
+                        /** @description What the address is, e.g. EVM account 'treasury', USDC on base-sepolia */
+                        labels: string[];
+                        balances: components["schemas"]["Balance"][];
+                        /** @description The newest 50 */
+                        transactions: components["schemas"]["ChainTransaction"][];
+                        totalTransactions: number;
+                    };
+                };
+            };
+            404: components["responses"]["Error"];
+        };
+    };
+    listSandboxTransfers: {
+        parameters: {
+            query?: {
+                /** @description How many matching records to skip */
+                offset?: components["parameters"]["Offset"];
+                /** @description At most this many (default 50) */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: {
+                /** @description The project the call acts on, instead of a bearer token's (any call accepts it; the operations that list it are those the dashboard reads). */
+                "X-Sandbox-Project"?: components["parameters"]["SandboxProject"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        total: number;
+                        offset: number;
+                        items: {
+                            /** @description The transfer as GET /v2/transfers/{transferId} shows it */
+                            transfer: {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            state: "quoted" | "expired" | "processing" | "completed" | "failed";
+                            timeline: components["schemas"]["TimelineStep"][];
+                        }[];
+                    };
+                };
+            };
+            404: components["responses"]["Error"];
+        };
+    };
+    listSandboxOnrampOrders: {
+        parameters: {
+            query?: {
+                /** @description How many matching records to skip */
+                offset?: components["parameters"]["Offset"];
+                /** @description At most this many (default 50) */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: {
+                /** @description The project the call acts on, instead of a bearer token's (any call accepts it; the operations that list it are those the dashboard reads). */
+                "X-Sandbox-Project"?: components["parameters"]["SandboxProject"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        total: number;
+                        offset: number;
+                        items: {
+                            /** @description The order as getOnrampOrderById shows it */
+                            order: {
+                                [key: string]: unknown;
+                            };
+                            timeline: components["schemas"]["TimelineStep"][];
+                        }[];
+                    };
+                };
+            };
+            404: components["responses"]["Error"];
         };
     };
     creditSandboxBalance: {
@@ -916,6 +1936,49 @@ export interface operations {
             };
             400: components["responses"]["Error"];
             404: components["responses"]["Error"];
+        };
+    };
+    publishSandboxTermsOfService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "versionId": "us_individual_2026-12-01",
+                 *       "deadline": "2026-12-31T00:00:00Z"
+                 *     }
+                 */
+                "application/json": {
+                    versionId: string;
+                    /** Format: date-time */
+                    deadline?: string;
+                    languages?: string[];
+                    /** Format: uri */
+                    url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The published version, as customers' requirements list it */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        versionId: string;
+                        deadline?: string;
+                        languages: string[];
+                        url: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error"];
         };
     };
     simulateSandboxDeposit: {
@@ -1121,6 +2184,135 @@ export interface operations {
             409: components["responses"]["Error"];
         };
     };
+    createSandboxCoinbaseUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "payer@example.com",
+                 *       "balances": {
+                 *         "usdc": "100.00"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: email */
+                    email?: string;
+                    /** @description Starting balances, decimal strings in the asset's standard unit */
+                    balances?: {
+                        usdc?: string;
+                        eurc?: string;
+                    };
+                    scopes?: components["schemas"]["CoinbaseScopes"];
+                };
+            };
+        };
+        responses: {
+            /** @description The user and its access token */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CoinbaseUser"] & components["schemas"]["CoinbaseAccessToken"];
+                };
+            };
+            400: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+        };
+    };
+    getSandboxCoinbaseUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                coinbaseUserId: components["parameters"]["CoinbaseUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CoinbaseUser"];
+                };
+            };
+            404: components["responses"]["Error"];
+        };
+    };
+    issueSandboxCoinbaseAccessToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                coinbaseUserId: components["parameters"]["CoinbaseUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    scopes?: components["schemas"]["CoinbaseScopes"];
+                };
+            };
+        };
+        responses: {
+            /** @description The token */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        coinbaseUserId: string;
+                    } & components["schemas"]["CoinbaseAccessToken"];
+                };
+            };
+            404: components["responses"]["Error"];
+        };
+    };
+    passSandboxCoinbaseAuthorizationChallenge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                coinbaseUserId: components["parameters"]["CoinbaseUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The passed challenge */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        coinbaseUserId: string;
+                        /**
+                         * Format: uuid
+                         * @description A lowercase UUID v4, sent as cb-authz-id
+                         */
+                        authorizationId: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                    };
+                };
+            };
+            404: components["responses"]["Error"];
+        };
+    };
     flushSandboxWebhooks: {
         parameters: {
             query?: never;
@@ -1154,9 +2346,14 @@ export interface operations {
     listSandboxWebhookDeliveries: {
         parameters: {
             query?: {
+                /** @description At most this many (default 50) */
+                limit?: components["parameters"]["Limit"];
                 subscriptionId?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The project the call acts on, instead of a bearer token's (any call accepts it; the operations that list it are those the dashboard reads). */
+                "X-Sandbox-Project"?: components["parameters"]["SandboxProject"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1173,6 +2370,82 @@ export interface operations {
                     };
                 };
             };
+        };
+    };
+    listSandboxWebhookSubscriptions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The project the call acts on, instead of a bearer token's (any call accepts it; the operations that list it are those the dashboard reads). */
+                "X-Sandbox-Project"?: components["parameters"]["SandboxProject"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscriptions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        subscriptions: {
+                            subscriptionId: string;
+                            description?: string;
+                            eventTypes: string[];
+                            isEnabled: boolean;
+                            target: {
+                                url: string;
+                                headers?: {
+                                    [key: string]: string;
+                                };
+                            };
+                            labels?: {
+                                [key: string]: string;
+                            };
+                            createdAt: string;
+                            deliveries: {
+                                total: number;
+                                succeeded: number;
+                                failed: number;
+                                retrying: number;
+                                pending: number;
+                            };
+                        }[];
+                    };
+                };
+            };
+            404: components["responses"]["Error"];
+        };
+    };
+    replaySandboxWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The project the call acts on, instead of a bearer token's (any call accepts it; the operations that list it are those the dashboard reads). */
+                "X-Sandbox-Project"?: components["parameters"]["SandboxProject"];
+            };
+            path: {
+                subscriptionId: string;
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery with all its attempts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     sendSandboxWebhookTestEvent: {
@@ -1197,7 +2470,7 @@ export interface operations {
                 "application/json": {
                     /** @description One of the subscription's event types */
                     eventType?: string;
-                    /** @description The JSON body to deliver */
+                    /** @description The JSON body to deliver, as is */
                     data?: unknown;
                 };
             };
@@ -1238,6 +2511,11 @@ export interface operations {
                             description?: string;
                             rules?: number;
                         }[];
+                        /** @description Every error case a rule's `error` may name (the catalogue), with its status */
+                        errors?: {
+                            name: string;
+                            status: number;
+                        }[];
                     };
                 };
             };
@@ -1253,7 +2531,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description A shipped scenario */
+                    /** @description A shipped scenario, e.g. rate-limit-exceeded */
                     name: string;
                 } | {
                     /** @description An inline scenario, same shape as a scenario file */
@@ -1317,8 +2595,19 @@ export interface operations {
             query?: {
                 /** @description true lists only the requests that repeated an effect of the project without its idempotency key. */
                 duplicates?: "true" | "false";
+                after?: number;
+                before?: number;
+                limit?: number;
+                /** @description 2xx, 4xx, … an exact status such as 404, or error (400 and up, and network faults) */
+                status?: string;
+                operationId?: string;
+                /** @description Text in the path, operationId, correlationId, error type, validation problems or scenarios (case-insensitive) */
+                q?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The project the call acts on, instead of a bearer token's (any call accepts it; the operations that list it are those the dashboard reads). */
+                "X-Sandbox-Project"?: components["parameters"]["SandboxProject"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1332,6 +2621,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         requests: components["schemas"]["JournalEntry"][];
+                        /** @description How many entries match (more than listed when limit cut the list) */
+                        total?: number;
+                        /** @description The newest entry's sequence number in this scope, matching or not; 0 before any */
+                        lastSequence?: number;
                     };
                 };
             };
@@ -1357,6 +2650,95 @@ export interface operations {
                     };
                 };
             };
+        };
+    };
+    getSandboxRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The project the call acts on, instead of a bearer token's (any call accepts it; the operations that list it are those the dashboard reads). */
+                "X-Sandbox-Project"?: components["parameters"]["SandboxProject"];
+            };
+            path: {
+                correlationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        entry: components["schemas"]["JournalEntry"];
+                        request?: {
+                            headers: {
+                                [key: string]: string;
+                            };
+                            query: string;
+                            body?: string;
+                            truncated?: boolean;
+                        };
+                        response?: {
+                            status: number;
+                            headers: {
+                                [key: string]: string;
+                            };
+                            body?: string;
+                            truncated?: boolean;
+                        };
+                    };
+                };
+            };
+            404: components["responses"]["Error"];
+        };
+    };
+    openSandboxDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            404: components["responses"]["Error"];
+        };
+    };
+    getSandboxDashboardAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                asset: "app.js" | "app.css";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                    "text/css": string;
+                };
+            };
+            404: components["responses"]["Error"];
         };
     };
     openSandboxOnrampSessionPage: {

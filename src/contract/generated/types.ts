@@ -759,7 +759,7 @@ export interface paths {
         put?: never;
         /**
          * Sign a Solana transaction
-         * @description Adds the account's signature to a base64 wire transaction (legacy or v0).
+         * @description Adds the account's signature to a base64 wire transaction (legacy or v0). A v0 transaction that loads accounts from address lookup tables needs `network`, where the tables are read.
          */
         post: operations["signSolanaTransaction"];
         delete?: never;
@@ -779,7 +779,7 @@ export interface paths {
         put?: never;
         /**
          * Sign a message with a Solana account
-         * @description An ed25519 signature over the message's UTF-8 bytes, base-58 encoded.
+         * @description An ed25519 signature, base-58 encoded, over the message's UTF-8 bytes, or with `encoding: base64` over the bytes its standard base64 text decodes to.
          */
         post: operations["signSolanaMessage"];
         delete?: never;
@@ -1264,6 +1264,130 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/embedded-wallet-api/end-users/{userId}/evm/smart-accounts/{address}/user-operations/{userOpHash}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a user operation of an end user's smart account
+         * @description One user operation of the end user's smart account by its hash, with its status: `broadcast` until the block that includes it is mined, then `complete` (or `failed` when a call reverted). Poll it after a send or a borrow call.
+         */
+        get: operations["getUserOperationWithEndUserAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/evm/borrow-products": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List borrow products
+         * @description The lending markets an end user's smart account can borrow from, optionally narrowed to one network and one protocol, one page at a time.
+         */
+        get: operations["listEvmBorrowProducts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/evm/borrow-products/{borrowProductId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a borrow product
+         * @description One borrow product by its id, with a snapshot of the block it was read at.
+         */
+        get: operations["getEvmBorrowProduct"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/end-users/{userId}/evm/smart-accounts/{address}/borrow-positions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the borrow positions of an end user's smart account
+         * @description The open positions of the smart account (collateral posted or debt owed), each with its balances, debt including the interest accrued so far, and health. Empty when the account has none.
+         */
+        get: operations["listBorrowPositionsWithEndUserAccount"];
+        put?: never;
+        /**
+         * Open a borrow position from an end user's smart account
+         * @description Posts collateral from the smart account and borrows the loan token against it, in one user operation of the account. A smart account holds at most one open position per product. The answer is the user operation; poll it with getUserOperationWithEndUserAccount.
+         */
+        post: operations["createBorrowPositionWithEndUserAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/end-users/{userId}/evm/smart-accounts/{address}/borrow-positions/adjust": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Adjust a borrow position of an end user's smart account
+         * @description Adds or withdraws collateral, repays or borrows more, in one user operation of the account. Adding collateral goes with borrowing more or alone; repaying goes with withdrawing collateral or alone; at least one amount is needed. The answer is the user operation.
+         */
+        post: operations["adjustBorrowPositionWithEndUserAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/end-users/{userId}/evm/smart-accounts/{address}/borrow-positions/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close a borrow position of an end user's smart account
+         * @description Repays the whole debt, interest included, and takes all the collateral back to the smart account, in one user operation. There is no partial close: use the adjust operation for that. The answer is the user operation.
+         */
+        post: operations["closeBorrowPositionWithEndUserAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/embedded-wallet-api/end-users/{userId}/solana/sign/message": {
         parameters: {
             query?: never;
@@ -1686,6 +1810,26 @@ export interface paths {
          * @description Registers a person the project acts for, asking for the capabilities it needs.
          */
         post: operations["createCustomer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/customers/requirements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview a customer's requirements
+         * @description What a customer of this type and country would be asked for to get these capabilities, without creating one. Only the Terms of Service requirement (`tos`) is previewed, and only for individuals of the US; other combinations are a 400.
+         */
+        get: operations["getCustomerRequirements"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2116,10 +2260,803 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/payment-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List payment sessions
+         * @description The project's payment sessions, oldest first, a page at a time.
+         */
+        get: operations["listPaymentSessions"];
+        put?: never;
+        /**
+         * Create a payment session
+         * @description Asks to be paid an amount of an asset, to an address or a custodial account. The session starts `created`; the payer then authorizes it (wallet, x402 or Coinbase account) and the merchant captures, voids or refunds.
+         */
+        post: operations["createPaymentSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/payment-sessions/{paymentSessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a payment session
+         * @description One session with its status, balances and actions.
+         */
+        get: operations["getPaymentSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/payment-sessions/{paymentSessionId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a payment session
+         * @description Ends a session nobody has authorized yet (status `created`). Nothing can be done with it afterwards; after an authorization, release the funds with a void instead.
+         */
+        post: operations["cancelPaymentSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/payment-sessions/{paymentSessionId}/authorizations/wallet/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Ways for wallets to pay a session
+         * @description For up to five payer addresses, what each could pay with and the payloads to sign for it; addresses that cannot pay are listed with the reason (and, when short of funds, what they would need). Reads only.
+         */
+        get: operations["getWalletAuthorizationOptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/payment-sessions/{paymentSessionId}/authorizations/wallet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Authorize a session from a wallet
+         * @description The payer sends the option they chose and their signatures over its payloads. The funds are held for the merchant: the authorization is pending until its transaction lands, then succeeded or failed.
+         */
+        post: operations["authorizeWalletPaymentSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/payment-sessions/{paymentSessionId}/authorizations/x402": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Authorize a session with x402
+         * @description The session's x402Url. Without a PAYMENT-SIGNATURE header the answer is 402 with a PAYMENT-REQUIRED header saying what to pay; with a valid x402 payment the funds are held and the answer carries PAYMENT-RESPONSE.
+         */
+        post: operations["authorizeX402PaymentSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/payment-sessions/{paymentSessionId}/authorizations/coinbase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Authorize a session from a Coinbase account
+         * @description The payer pays from their Coinbase account, signed in with a Coinbase OAuth token and a passed MFA challenge (cb-authz-id). A CDP API key token is refused.
+         */
+        post: operations["authorizeCoinbasePaymentSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/payment-sessions/{paymentSessionId}/authorizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a session's authorizations
+         * @description The session's authorizations (at most one), a page at a time.
+         */
+        get: operations["listPaymentSessionAuthorizations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/payment-sessions/{paymentSessionId}/authorizations/{authorizationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a session's authorization
+         * @description One authorization of the session, with its transactions.
+         */
+        get: operations["getPaymentSessionAuthorization"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/payment-sessions/{paymentSessionId}/captures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a session's captures
+         * @description The session's captures, oldest first, a page at a time.
+         */
+        get: operations["listPaymentSessionCaptures"];
+        put?: never;
+        /**
+         * Capture held funds
+         * @description Pays the merchant part or all of what is held (all when amount is left out), before captureExpiresAt. Several partial captures are allowed; a final one releases the rest to the payer. Pending until it lands.
+         */
+        post: operations["capturePaymentSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/payment-sessions/{paymentSessionId}/captures/{captureId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a session's capture
+         * @description One capture of the session, with its transactions.
+         */
+        get: operations["getPaymentSessionCapture"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/payment-sessions/{paymentSessionId}/voids": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a session's voids
+         * @description The session's voids, a page at a time.
+         */
+        get: operations["listPaymentSessionVoids"];
+        put?: never;
+        /**
+         * Void what is still held
+         * @description Releases everything still capturable to the payer; no capture can follow. Pending until it lands. (Before an authorization, cancel the session instead.)
+         */
+        post: operations["voidPaymentSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/payment-sessions/{paymentSessionId}/voids/{voidId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a session's void
+         * @description One void of the session, with its transactions.
+         */
+        get: operations["getPaymentSessionVoid"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/payment-sessions/{paymentSessionId}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a session's refunds
+         * @description The session's refunds, oldest first, a page at a time.
+         */
+        get: operations["listPaymentSessionRefunds"];
+        put?: never;
+        /**
+         * Refund captured funds
+         * @description Pays the payer back part or all of what was captured and not yet refunded (all when amount is left out), before refundExpiresAt, from a custodial account or an address of the merchant. Pending until it lands.
+         */
+        post: operations["refundPaymentSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/payment-sessions/{paymentSessionId}/refunds/{refundId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a session's refund
+         * @description One refund of the session, with its transactions.
+         */
+        get: operations["getPaymentSessionRefund"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/coinbase-accounts/balances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Balances of the payer's Coinbase account
+         * @description What a payer signed in with a Coinbase OAuth token (scope coinbase:stablecoins:balance-read) holds; a CDP API key token is refused.
+         */
+        get: operations["listCoinbaseAccountBalances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/disbursements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List disbursements
+         * @description The project's disbursements, oldest first, by status, source account or external reference.
+         */
+        get: operations["listDisbursements"];
+        put?: never;
+        /**
+         * Create a disbursement
+         * @description Pays out from one of the merchant's custodial accounts to a Coinbase user or an address (refunds outside a session, rebates, goodwill). Pending until it lands, then succeeded or failed.
+         */
+        post: operations["createDisbursement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/disbursements/{disbursementId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a disbursement
+         * @description One disbursement, with its transactions or its error.
+         */
+        get: operations["getDisbursement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description A payment session's id, `paymentSession_` and a UUID.
+         * @example paymentSession_5b0e2c4d-8f1a-4e3b-9c6d-7a8b9c0d1e2f
+         */
+        PaymentSessionId: string;
+        /** @description An authorization's id, `authorization_` and a UUID. */
+        AuthorizationId: string;
+        /** @description A capture's id, `capture_` and a UUID. */
+        CaptureId: string;
+        /** @description A void's id, `void_` and a UUID. */
+        VoidId: string;
+        /** @description A refund's id, `refund_` and a UUID. */
+        RefundId: string;
+        /** @description A disbursement's id, `disbursement_` and a UUID. */
+        DisbursementId: string;
+        /**
+         * @description Where the session stands: `created` or `canceled`, or the last action and how it went, as `{action}_{pending|succeeded|failed}`.
+         * @enum {string}
+         */
+        PaymentSessionStatus: "created" | "canceled" | "authorization_pending" | "authorization_succeeded" | "authorization_failed" | "capture_pending" | "capture_succeeded" | "capture_failed" | "void_pending" | "void_succeeded" | "void_failed" | "refund_pending" | "refund_succeeded" | "refund_failed";
+        /**
+         * @description An authorization, capture, void, refund or disbursement is pending until it lands, then succeeded or failed.
+         * @enum {string}
+         */
+        PaymentActionStatus: "pending" | "succeeded" | "failed";
+        /**
+         * @description Networks a merchant can be paid on.
+         * @enum {string}
+         */
+        PaymentTargetNetwork: "base" | "base-sepolia";
+        /**
+         * @description Networks a payer can pay from.
+         * @enum {string}
+         */
+        PaymentSourceNetwork: "arbitrum" | "arbitrum-sepolia" | "avalanche" | "base" | "base-sepolia" | "ethereum" | "ethereum-sepolia" | "optimism" | "optimism-sepolia" | "polygon" | "polygon-amoy";
+        /**
+         * @description Networks a disbursement can be sent to.
+         * @enum {string}
+         */
+        Network: "base" | "ethereum" | "solana" | "aptos" | "arbitrum" | "arbitrum-sepolia" | "optimism" | "polygon" | "world" | "world-sepolia";
+        /** @description The merchant's address that captured funds are paid to. */
+        PaymentTargetWallet: {
+            address: components["schemas"]["BlockchainAddress"];
+            network?: components["schemas"]["PaymentTargetNetwork"];
+        };
+        /** @description The payee, an address on a network or a custodial account in one of its assets. */
+        PaymentSessionTarget: components["schemas"]["PaymentTargetWallet"] | components["schemas"]["transfers_Account"];
+        /** @description The payer's address, with the network and asset it pays in. */
+        PaymentSourceWallet: {
+            address: components["schemas"]["BlockchainAddress"];
+            network?: components["schemas"]["PaymentSourceNetwork"];
+            asset?: components["schemas"]["Asset"];
+        };
+        /** @description A payer who paid from their Coinbase account. */
+        PaymentSourceCoinbase: {
+            coinbaseUserId: string;
+        };
+        /** @description The payer, a wallet address or a Coinbase account; known once an authorization succeeds. */
+        PaymentSessionSource: components["schemas"]["PaymentSourceWallet"] | components["schemas"]["PaymentSourceCoinbase"];
+        /** @description Deadlines of the session, in order authorization ≤ capture ≤ refund. Left out, they are 1, 7 and 30 days after creation. A passed deadline refuses its action; it never changes the session's status by itself. */
+        PaymentExpiries: {
+            /** Format: date-time */
+            authorizationExpiresAt?: string;
+            /** Format: date-time */
+            captureExpiresAt?: string;
+            /** Format: date-time */
+            refundExpiresAt?: string;
+        };
+        /** @description Where a hosted checkout sends the payer afterwards. */
+        PaymentRedirect: {
+            failureUrl?: components["schemas"]["Url"];
+            successUrl?: components["schemas"]["Url"];
+        };
+        /** @description What a checkout shows the payer; kept and returned as given, never used for the payment itself. */
+        CustomerDisplay: {
+            merchantName?: string;
+            /** @description An amount in the payer's own currency, for display only. */
+            displayAmount?: {
+                amount: string;
+                currency: string;
+            };
+            /** @description A code for the whole order that the payer sees; made up by the sandbox when left out. Actions show it unless they have their own. */
+            orderCode?: string;
+        };
+        /** @description What a checkout shows the payer about one action of a session or a disbursement. */
+        OperationCustomerDisplay: {
+            /** @description A short code the payer sees for this action. */
+            referenceCode?: string;
+        };
+        /** @description A person's name and postal address. */
+        Person: {
+            name?: string;
+            address?: components["schemas"]["PhysicalAddress"];
+        };
+        /** @description Compliance facts about the buyer; taken with the request and never returned. */
+        PaymentSessionCompliance: components["schemas"]["Compliance"] & {
+            buyer?: components["schemas"]["Person"];
+        };
+        /** @description Compliance facts about the recipient; taken with the request and never returned. */
+        DisbursementCompliance: components["schemas"]["Compliance"] & {
+            recipient?: components["schemas"]["Person"];
+        };
+        /** @description Running totals in the session's asset: capturable (authorized, not yet captured or voided), captured, refunded, and refundable (captured less refunded). */
+        PaymentSessionBalances: {
+            capturable?: string;
+            captured?: string;
+            refundable?: string;
+            refunded?: string;
+        };
+        /** @description Why an action failed, and when. */
+        PaymentError: {
+            code?: string;
+            message?: string;
+            /** Format: date-time */
+            occurredAt?: string;
+        };
+        /** @description A transaction an action sent. */
+        OnchainTransaction: {
+            transactionHash: string;
+            network: components["schemas"]["PaymentSourceNetwork"];
+        };
+        /** @description The payer's funds held for the merchant; a session has at most one. */
+        Authorization: {
+            authorizationId?: components["schemas"]["AuthorizationId"];
+            paymentSessionId?: components["schemas"]["PaymentSessionId"];
+            status?: components["schemas"]["PaymentActionStatus"];
+            /** @description The amount held, in the session's asset. */
+            amount?: string;
+            error?: components["schemas"]["PaymentError"];
+            /** @description A line for the payer (x402 authorizations). */
+            message?: string;
+            metadata?: components["schemas"]["Metadata"];
+            /** @description The merchant's own reference for this operation; the payer never sees it. */
+            externalReferenceId?: string;
+            customerDisplay?: components["schemas"]["OperationCustomerDisplay"];
+            source?: components["schemas"]["PaymentSessionSource"];
+            onchainTransactions?: components["schemas"]["OnchainTransaction"][];
+            /** Format: date-time */
+            createdAt?: string;
+            /** Format: date-time */
+            updatedAt?: string;
+        };
+        /** @description Part or all of the held funds, paid to the merchant. */
+        Capture: {
+            captureId?: components["schemas"]["CaptureId"];
+            paymentSessionId?: components["schemas"]["PaymentSessionId"];
+            status?: components["schemas"]["PaymentActionStatus"];
+            amount?: string;
+            /** @description When true, what is still held goes back to the payer once this capture lands. */
+            finalCapture: boolean;
+            error?: components["schemas"]["PaymentError"];
+            metadata?: components["schemas"]["Metadata"];
+            /** @description The merchant's own reference for this operation; the payer never sees it. */
+            externalReferenceId?: string;
+            customerDisplay?: components["schemas"]["OperationCustomerDisplay"];
+            onchainTransactions?: components["schemas"]["OnchainTransaction"][];
+            /** Format: date-time */
+            createdAt?: string;
+            /** Format: date-time */
+            updatedAt?: string;
+        };
+        /** @description Everything still held, released to the payer. */
+        Void: {
+            voidId?: components["schemas"]["VoidId"];
+            paymentSessionId?: components["schemas"]["PaymentSessionId"];
+            status?: components["schemas"]["PaymentActionStatus"];
+            amount?: string;
+            error?: components["schemas"]["PaymentError"];
+            metadata?: components["schemas"]["Metadata"];
+            /** @description The merchant's own reference for this operation; the payer never sees it. */
+            externalReferenceId?: string;
+            customerDisplay?: components["schemas"]["OperationCustomerDisplay"];
+            onchainTransactions?: components["schemas"]["OnchainTransaction"][];
+            /** Format: date-time */
+            createdAt?: string;
+            /** Format: date-time */
+            updatedAt?: string;
+        };
+        /** @description An address the refund is drawn from, on the session's network and in its asset. */
+        RefundWallet: {
+            address: components["schemas"]["BlockchainAddress"];
+        };
+        /** @description Where the money of a refund comes from. */
+        RefundSource: components["schemas"]["transfers_Account"] | components["schemas"]["RefundWallet"];
+        /** @description Captured funds paid back to the payer. */
+        Refund: {
+            refundId?: components["schemas"]["RefundId"];
+            paymentSessionId?: components["schemas"]["PaymentSessionId"];
+            source?: components["schemas"]["RefundSource"];
+            status?: components["schemas"]["PaymentActionStatus"];
+            amount?: string;
+            reason?: string;
+            error?: components["schemas"]["PaymentError"];
+            metadata?: components["schemas"]["Metadata"];
+            /** @description The merchant's own reference for this operation; the payer never sees it. */
+            externalReferenceId?: string;
+            customerDisplay?: components["schemas"]["OperationCustomerDisplay"];
+            onchainTransactions?: components["schemas"]["OnchainTransaction"][];
+            /** Format: date-time */
+            createdAt?: string;
+            /** Format: date-time */
+            updatedAt?: string;
+        };
+        /** @description One payment a merchant asks for, with every action taken on it. */
+        PaymentSession: {
+            paymentSessionId?: components["schemas"]["PaymentSessionId"];
+            /** @description The legal entity the session belongs to. */
+            entityId?: string;
+            /** @description The amount asked for, in `asset`. */
+            amount?: string;
+            asset?: components["schemas"]["Asset"];
+            target?: components["schemas"]["PaymentSessionTarget"];
+            /**
+             * @description Capture everything as soon as the authorization succeeds.
+             * @default false
+             */
+            autoCapture?: boolean;
+            expiries?: components["schemas"]["PaymentExpiries"];
+            source?: components["schemas"]["PaymentSessionSource"];
+            status?: components["schemas"]["PaymentSessionStatus"];
+            balances?: components["schemas"]["PaymentSessionBalances"];
+            authorizations?: components["schemas"]["Authorization"][];
+            captures?: components["schemas"]["Capture"][];
+            voids?: components["schemas"]["Void"][];
+            refunds?: components["schemas"]["Refund"][];
+            /** @description The payer's checkout page. */
+            readonly url?: components["schemas"]["Url"];
+            /** @description Where an x402 client POSTs its payment (wallet targets only). */
+            readonly x402Url?: components["schemas"]["Url"];
+            redirect?: components["schemas"]["PaymentRedirect"];
+            customerDisplay?: components["schemas"]["CustomerDisplay"];
+            metadata?: components["schemas"]["Metadata"];
+            /** @description The merchant's own reference; never shown to the payer. */
+            externalReferenceId?: string;
+            cancellationReason?: string;
+            /** Format: date-time */
+            createdAt?: string;
+            /** Format: date-time */
+            updatedAt?: string;
+        };
+        /** @description What to be paid, in which asset, to whom; deadlines and display details are optional. */
+        CreatePaymentSessionRequest: {
+            /** @description A positive decimal amount of `asset`. */
+            amount: string;
+            asset: components["schemas"]["Asset"];
+            target: components["schemas"]["PaymentSessionTarget"];
+            expiries?: components["schemas"]["PaymentExpiries"];
+            redirect?: components["schemas"]["PaymentRedirect"];
+            /** @default false */
+            autoCapture?: boolean;
+            externalReferenceId?: string;
+            customerDisplay?: components["schemas"]["CustomerDisplay"];
+            metadata?: components["schemas"]["Metadata"];
+            compliance?: components["schemas"]["PaymentSessionCompliance"];
+        };
+        CancelPaymentSessionRequest: {
+            cancellationReason?: string;
+        };
+        /** @description EIP-712 typed data of an EIP-3009 TransferWithAuthorization, to sign with eth_signTypedData_v4. */
+        EIP3009Payload: {
+            payloadId: string;
+            /** @enum {string} */
+            type: "eip3009";
+            data: components["schemas"]["EIP712Message"];
+        };
+        /** @description EIP-712 typed data of a Permit2 PermitTransferFrom, to sign with eth_signTypedData_v4. */
+        Permit2Payload: {
+            payloadId: string;
+            /** @enum {string} */
+            type: "permit2";
+            data: components["schemas"]["EIP712Message"];
+        };
+        /** @description An ERC-20 approve transaction for the payer to send; its hash is what comes back. */
+        Erc20ApprovalPayload: {
+            payloadId: string;
+            /** @enum {string} */
+            type: "erc20_approval";
+            data: {
+                chainId: number;
+                to: string;
+                data: string;
+                value: string;
+                gas?: string;
+                maxFeePerGas?: string;
+                maxPriorityFeePerGas?: string;
+            };
+        };
+        /** @description EIP-712 typed data of a spend permission, to sign with eth_signTypedData_v4. */
+        SpendPermissionPayload: {
+            payloadId: string;
+            /** @enum {string} */
+            type: "spend_permission";
+            data: components["schemas"]["EIP712Message"];
+        };
+        /** @description Something the payer signs (or, for an approval, sends), told apart by `type`. */
+        OnchainSignaturePayload: components["schemas"]["EIP3009Payload"] | components["schemas"]["Permit2Payload"] | components["schemas"]["Erc20ApprovalPayload"] | components["schemas"]["SpendPermissionPayload"];
+        /** @description A payload's id and the payer's signature over it (a transaction hash for an approval). */
+        OnchainSignedPayload: {
+            payloadId?: string;
+            signature?: string;
+        };
+        /** @description What an address holds, and would need to hold, of an asset on a network to pay. */
+        WalletAuthorizationFundsRequirement: {
+            asset: components["schemas"]["Asset"];
+            network: components["schemas"]["PaymentSourceNetwork"];
+            currentBalance: string;
+            requiredBalance: string;
+        };
+        /** @description A requested address that cannot pay, and why. */
+        IneligibleWalletAuthorizationAddress: {
+            address: components["schemas"]["BlockchainAddress"];
+            /** @enum {string} */
+            code: "insufficient_funds" | "superseded_by_preferred_option";
+            message: string;
+            fundsRequired?: components["schemas"]["WalletAuthorizationFundsRequirement"][];
+        };
+        /** @description One way to pay from a wallet, with what the payer signs for it. */
+        WalletAuthorizationOption: {
+            optionId: string;
+            source: components["schemas"]["PaymentSourceWallet"];
+            amount: string;
+            asset: components["schemas"]["Asset"];
+            network: components["schemas"]["PaymentSourceNetwork"];
+            payloads: components["schemas"]["OnchainSignaturePayload"][];
+        };
+        WalletAuthorizationOptionsResponse: {
+            options: components["schemas"]["WalletAuthorizationOption"][];
+            ineligibleAddresses: components["schemas"]["IneligibleWalletAuthorizationAddress"][];
+        };
+        /** @description The option the payer chose and their signatures over its payloads. */
+        WalletAuthorizationRequest: {
+            optionId: string;
+            signedPayloads: components["schemas"]["OnchainSignedPayload"][];
+            metadata?: components["schemas"]["Metadata"];
+            /** @description The merchant's own reference for this operation; the payer never sees it. */
+            externalReferenceId?: string;
+            customerDisplay?: components["schemas"]["OperationCustomerDisplay"];
+        };
+        CoinbaseAuthorizationRequest: {
+            metadata?: components["schemas"]["Metadata"];
+            /** @description The merchant's own reference for this operation; the payer never sees it. */
+            externalReferenceId?: string;
+            customerDisplay?: components["schemas"]["OperationCustomerDisplay"];
+        };
+        CreateCaptureRequest: {
+            /** @description Left out, everything still capturable. */
+            amount?: string;
+            finalCapture: boolean;
+            metadata?: components["schemas"]["Metadata"];
+            /** @description The merchant's own reference for this operation; the payer never sees it. */
+            externalReferenceId?: string;
+            customerDisplay?: components["schemas"]["OperationCustomerDisplay"];
+        };
+        CreateVoidRequest: {
+            metadata?: components["schemas"]["Metadata"];
+            /** @description The merchant's own reference for this operation; the payer never sees it. */
+            externalReferenceId?: string;
+            customerDisplay?: components["schemas"]["OperationCustomerDisplay"];
+        };
+        CreateRefundRequest: {
+            source: components["schemas"]["RefundSource"];
+            /** @description Left out, everything still refundable. */
+            amount?: string;
+            reason?: string;
+            metadata?: components["schemas"]["Metadata"];
+            /** @description The merchant's own reference for this operation; the payer never sees it. */
+            externalReferenceId?: string;
+            customerDisplay?: components["schemas"]["OperationCustomerDisplay"];
+        };
+        /** @description A Coinbase user to pay. */
+        DisbursementCoinbaseTarget: {
+            coinbaseUserId: string;
+        };
+        /** @description An address to pay, on a network. */
+        DisbursementWalletTarget: {
+            address: components["schemas"]["BlockchainAddress"];
+            network: components["schemas"]["Network"];
+        };
+        /** @description Who a disbursement pays. */
+        DisbursementTarget: components["schemas"]["DisbursementCoinbaseTarget"] | components["schemas"]["DisbursementWalletTarget"];
+        /** @description The merchant's custodial account a disbursement is paid from. */
+        DisbursementSource: components["schemas"]["transfers_Account"];
+        /** @description A payout from one of the merchant's accounts, not tied to a payment session. */
+        CreateDisbursementRequest: {
+            source: components["schemas"]["DisbursementSource"];
+            target: components["schemas"]["DisbursementTarget"];
+            amount: string;
+            asset: components["schemas"]["Asset"];
+            reason?: string;
+            externalReferenceId?: string;
+            metadata?: components["schemas"]["Metadata"];
+            customerDisplay?: components["schemas"]["OperationCustomerDisplay"];
+            compliance?: components["schemas"]["DisbursementCompliance"];
+        };
+        /** @description A payout, pending until it lands, then succeeded (with its transactions) or failed (with its error). */
+        Disbursement: {
+            disbursementId: components["schemas"]["DisbursementId"];
+            source: components["schemas"]["DisbursementSource"];
+            target: components["schemas"]["DisbursementTarget"];
+            amount: string;
+            asset: components["schemas"]["Asset"];
+            status: components["schemas"]["PaymentActionStatus"];
+            reason?: string;
+            externalReferenceId?: string;
+            metadata?: components["schemas"]["Metadata"];
+            customerDisplay?: components["schemas"]["OperationCustomerDisplay"];
+            error?: components["schemas"]["PaymentError"];
+            onchainTransactions?: components["schemas"]["OnchainTransaction"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
         /**
          * @description The body of every error answer.
          * @example {
@@ -2145,7 +3082,7 @@ export interface components {
          * @example invalid_request
          * @enum {string}
          */
-        ErrorType: "already_exists" | "authorization_expired" | "bad_gateway" | "capture_expired" | "client_closed_request" | "customer_not_authorized" | "endpoint_unavailable" | "faucet_limit_exceeded" | "forbidden" | "idempotency_error" | "internal_server_error" | "invalid_request" | "invalid_sql_query" | "invalid_signature" | "malformed_transaction" | "not_found" | "payment_method_required" | "payment_required" | "settlement_failed" | "rate_limit_exceeded" | "request_canceled" | "service_unavailable" | "timed_out" | "unauthorized" | "unsupported_tos_language" | "policy_violation" | "policy_in_use" | "account_limit_exceeded" | "network_not_tradable" | "guest_permission_denied" | "guest_region_forbidden" | "guest_transaction_limit" | "guest_transaction_count" | "phone_number_verification_expired" | "otp_verification_code_invalid" | "otp_verification_destination_mismatch" | "otp_verification_expired" | "otp_verification_invalid" | "otp_verification_not_found" | "otp_verification_required" | "document_verification_failed" | "recipient_allowlist_violation" | "recipient_allowlist_pending" | "refund_expired" | "travel_rules_recipient_violation" | "source_account_invalid" | "target_account_invalid" | "source_account_not_found" | "target_account_not_found" | "source_asset_not_supported" | "target_asset_not_supported" | "target_email_invalid" | "target_onchain_address_invalid" | "transfer_amount_invalid" | "transfer_asset_not_supported" | "transfer_quote_expired" | "insufficient_balance" | "metadata_too_many_entries" | "metadata_key_too_long" | "metadata_value_too_long" | "travel_rules_field_missing" | "asset_mismatch" | "mfa_already_enrolled" | "mfa_invalid_code" | "mfa_flow_expired" | "mfa_required" | "mfa_not_enrolled" | "order_quote_expired" | "order_already_filled" | "order_already_canceled" | "account_not_ready" | "insufficient_liquidity" | "insufficient_allowance" | "transaction_simulation_failed" | "delegation_not_found" | "delegation_expired" | "delegation_revoked" | "delegation_not_authorized" | "delegation_not_enabled" | "network_mismatch" | "already_enabled" | "payment_session_already_canceled" | "payment_session_already_authorized" | "payment_session_action_pending" | "no_capturable_balance" | "no_voidable_balance" | "no_refundable_balance" | "entity_not_configured_for_payment_acceptance" | "daily_transaction_limit_exceeded" | "daily_amount_limit_exceeded" | "stale_attestation" | "moderation_rejected" | "sandbox_duplicate_effect";
+        ErrorType: "already_exists" | "authorization_expired" | "bad_gateway" | "capture_expired" | "client_closed_request" | "customer_not_authorized" | "endpoint_unavailable" | "faucet_limit_exceeded" | "forbidden" | "idempotency_error" | "internal_server_error" | "invalid_request" | "invalid_sql_query" | "invalid_signature" | "malformed_transaction" | "not_found" | "operation_in_progress" | "payment_method_required" | "payment_required" | "settlement_failed" | "rate_limit_exceeded" | "request_canceled" | "service_unavailable" | "timed_out" | "unauthorized" | "unsupported_tos_language" | "policy_violation" | "policy_in_use" | "account_limit_exceeded" | "network_not_tradable" | "guest_permission_denied" | "guest_region_forbidden" | "guest_transaction_limit" | "guest_transaction_count" | "phone_number_verification_expired" | "otp_verification_code_invalid" | "otp_verification_destination_mismatch" | "otp_verification_expired" | "otp_verification_invalid" | "otp_verification_not_found" | "otp_verification_required" | "document_verification_failed" | "recipient_allowlist_violation" | "recipient_allowlist_pending" | "refund_expired" | "travel_rules_recipient_violation" | "source_account_invalid" | "target_account_invalid" | "source_account_not_found" | "target_account_not_found" | "source_asset_not_supported" | "target_asset_not_supported" | "target_email_invalid" | "target_onchain_address_invalid" | "transfer_amount_invalid" | "transfer_asset_not_supported" | "transfer_quote_expired" | "insufficient_balance" | "metadata_too_many_entries" | "metadata_key_too_long" | "metadata_value_too_long" | "travel_rules_field_missing" | "asset_mismatch" | "mfa_already_enrolled" | "mfa_invalid_code" | "mfa_challenge_not_found" | "mfa_flow_expired" | "mfa_required" | "mfa_not_enrolled" | "order_quote_expired" | "order_already_filled" | "order_already_canceled" | "account_not_ready" | "insufficient_liquidity" | "insufficient_allowance" | "transaction_simulation_failed" | "delegation_not_found" | "delegation_expired" | "delegation_revoked" | "delegation_not_authorized" | "delegation_not_enabled" | "network_mismatch" | "already_enabled" | "payment_session_already_canceled" | "payment_session_already_authorized" | "payment_session_action_pending" | "no_capturable_balance" | "no_voidable_balance" | "no_refundable_balance" | "entity_not_configured_for_payment_acceptance" | "daily_transaction_limit_exceeded" | "daily_amount_limit_exceeded" | "stale_attestation" | "moderation_rejected" | "sandbox_duplicate_effect";
         /**
          * @description Something a customer may be allowed to do with custody, trading or transfers.
          * @example transferCrypto
@@ -2405,6 +3342,160 @@ export interface components {
             /** Format: date-time */
             expiresAt?: string;
         };
+        /**
+         * @description Networks with borrow products.
+         * @enum {string}
+         */
+        BorrowProductNetwork: "base";
+        /**
+         * @description Lending protocols that run borrow products.
+         * @enum {string}
+         */
+        BorrowProductProtocol: "morpho_blue";
+        /** @description A borrow product's id, `bp_` then a UUID. */
+        BorrowProductId: string;
+        /** @description A token of a borrow product. */
+        BorrowProductToken: {
+            address: components["schemas"]["EvmAddress"];
+            /** @description The token's symbol, as its contract reports it. */
+            symbol: string;
+            /** @description Decimal places of the token's smallest unit. */
+            decimals: number;
+        };
+        /** @description Where a product lives, the protocol's deployment on one network. */
+        BorrowProductVenue: {
+            /** @description The venue's id, `bp_venue_` then a UUID. */
+            venueId: string;
+            entrypointAddress: components["schemas"]["EvmAddress"];
+            /** @description The venue's name for people. */
+            name: string;
+        };
+        /** @description One role an asset has in a product, and whether the role is open for new borrowing. */
+        BorrowProductAssetCapability: {
+            /**
+             * @description `collateral`: it can be posted against a loan; `debt`: it can be borrowed.
+             * @enum {string}
+             */
+            type: "collateral" | "debt";
+            /** @description False while the venue has paused the role; open positions keep working. */
+            enabled: boolean;
+        };
+        /** @description An asset of a product with its roles. */
+        BorrowProductAsset: {
+            /** @description The asset's id within the product, `bp_asset_` then a UUID. */
+            assetId: string;
+            token: components["schemas"]["BorrowProductToken"];
+            capabilities: components["schemas"]["BorrowProductAssetCapability"][];
+        };
+        /** @description The block the onchain state in the answer was read at. */
+        BorrowProductSnapshot: {
+            blockNumber: number;
+            blockHash: string;
+            /** @description The block's time in Unix seconds. */
+            blockTimestamp: number;
+            /** Format: date-time */
+            observedAt: string;
+        };
+        /** @description The parameters that define a Morpho Blue market onchain (its id is their hash). */
+        MorphoBlueMarketParams: {
+            /** @description The market's bytes32 id on the Morpho contract. */
+            onchainMarketId: string;
+            loanToken: components["schemas"]["BorrowProductToken"];
+            collateralToken: components["schemas"]["BorrowProductToken"];
+            oracleAddress: components["schemas"]["EvmAddress"];
+            interestRateModelAddress: components["schemas"]["EvmAddress"];
+            /** @description The loan-to-value at which a position can be liquidated, in basis points. */
+            lltvBps: number;
+        };
+        /** @description What defines a Morpho Blue product onchain. */
+        MorphoBlueProtocolDetails: {
+            /** @enum {string} */
+            type: "morpho_blue";
+            marketParams: components["schemas"]["MorphoBlueMarketParams"];
+        };
+        /** @description A lending market an end user's smart account can borrow from. */
+        BorrowProduct: {
+            borrowProductId: components["schemas"]["BorrowProductId"];
+            network: components["schemas"]["BorrowProductNetwork"];
+            /** @description The product's name for people (loan and collateral tokens). */
+            name: string;
+            venue: components["schemas"]["BorrowProductVenue"];
+            assets: components["schemas"]["BorrowProductAsset"][];
+            snapshot: components["schemas"]["BorrowProductSnapshot"];
+            protocolDetails: components["schemas"]["MorphoBlueProtocolDetails"];
+        };
+        /** @description How much of one asset a position holds or owes, in whole-token units. */
+        BorrowPositionAssetAmount: {
+            /** @description The asset's id within the product. */
+            assetId: string;
+            token: components["schemas"]["BorrowProductToken"];
+            amount: components["schemas"]["PositiveDecimal"];
+        };
+        /** @description A debt balance, interest included, with the rate it grows at. */
+        BorrowPositionDebt: components["schemas"]["BorrowPositionAssetAmount"] & {
+            /** @description The yearly borrow rate, compounded, in basis points. */
+            borrowApyBps?: number;
+        };
+        /**
+         * @description `no_debt`: nothing is owed; `healthy`: the loan-to-value is below the liquidation threshold; `undercollateralized`: it has reached the threshold.
+         * @enum {string}
+         */
+        BorrowPositionHealthStatus: "no_debt" | "healthy" | "undercollateralized";
+        /** @description A Morpho Blue position as the chain holds it at the snapshot's block. */
+        MorphoBlueOnchainState: {
+            /** @enum {string} */
+            type: "morpho_blue";
+            collateral: components["schemas"]["BorrowPositionAssetAmount"][];
+            debt: components["schemas"]["BorrowPositionDebt"][];
+            /** @description Collateral value at the liquidation threshold divided by the debt; 1 is the boundary. Absent without debt. */
+            healthFactor?: string;
+            /** @description Debt over collateral value, in basis points. Absent without debt. */
+            currentLtvBps?: number;
+            /** @description The loan-to-value at which the position can be liquidated, in basis points. Absent without debt. */
+            liquidationThresholdBps?: number;
+            healthStatus: components["schemas"]["BorrowPositionHealthStatus"];
+        };
+        /** @description The position of one smart account in one borrow product. */
+        BorrowPosition: {
+            borrowProductId: components["schemas"]["BorrowProductId"];
+            address: components["schemas"]["EvmAddress"];
+            network: components["schemas"]["BorrowProductNetwork"];
+            snapshot: components["schemas"]["BorrowProductSnapshot"];
+            onchainState: components["schemas"]["MorphoBlueOnchainState"];
+        };
+        /** @description The collateral to post and the loan to take, in whole-token units. */
+        CreateBorrowPositionRequest: {
+            borrowProductId: components["schemas"]["BorrowProductId"];
+            collateralAmount: components["schemas"]["PositiveDecimal"];
+            loanAmount: components["schemas"]["PositiveDecimal"];
+            walletSecretId: components["schemas"]["WalletSecretId"];
+            /** @description The platform's paymaster pays the gas; not with `paymasterUrl`. */
+            useCdpPaymaster: boolean;
+            paymasterUrl?: components["schemas"]["Url"];
+            paymasterContext?: components["schemas"]["PaymasterContext"];
+        };
+        /** @description The changes to a position, in whole-token units; at least one amount. */
+        AdjustBorrowPositionRequest: {
+            borrowProductId: components["schemas"]["BorrowProductId"];
+            addCollateralAmount?: components["schemas"]["PositiveDecimal"];
+            removeCollateralAmount?: components["schemas"]["PositiveDecimal"];
+            repayLoanAmount?: components["schemas"]["PositiveDecimal"];
+            borrowLoanAmount?: components["schemas"]["PositiveDecimal"];
+            walletSecretId: components["schemas"]["WalletSecretId"];
+            /** @description The platform's paymaster pays the gas; not with `paymasterUrl`. */
+            useCdpPaymaster: boolean;
+            paymasterUrl?: components["schemas"]["Url"];
+            paymasterContext?: components["schemas"]["PaymasterContext"];
+        };
+        /** @description Which position to close. */
+        CloseBorrowPositionRequest: {
+            borrowProductId: components["schemas"]["BorrowProductId"];
+            walletSecretId: components["schemas"]["WalletSecretId"];
+            /** @description The platform's paymaster pays the gas; not with `paymasterUrl`. */
+            useCdpPaymaster: boolean;
+            paymasterUrl?: components["schemas"]["Url"];
+            paymasterContext?: components["schemas"]["PaymasterContext"];
+        };
         /** @description A 0x-prefixed 20-byte address. */
         HexAddress: string;
         /** @description A non-negative integer in decimal, as a string. */
@@ -2646,7 +3737,7 @@ export interface components {
          * @description A kind of event a webhook can subscribe to.
          * @enum {string}
          */
-        EventType: "onchain.activity.detected" | "wallet.activity.detected" | "wallet.activity.multi" | "wallet.transaction.created" | "wallet.transaction.signed" | "wallet.transaction.broadcast" | "wallet.transaction.replaced" | "wallet.transaction.pending" | "wallet.transaction.confirmed" | "wallet.transaction.failed" | "wallet.delegation.created" | "wallet.delegation.revoked" | "wallet.typed_data.signed" | "wallet.message.signed" | "wallet.hash.signed" | "payments.transfers.quoted" | "payments.transfers.processing" | "payments.transfers.completed" | "payments.transfers.failed" | "payments.transfers.expired" | "payments.transfers.travel_rule_incomplete" | "payments.transfers.travel_rule_completed" | "onramp.transaction.created" | "onramp.transaction.updated" | "onramp.transaction.success" | "onramp.transaction.failed" | "offramp.transaction.created" | "offramp.transaction.updated" | "offramp.transaction.success" | "offramp.transaction.failed" | "acceptance.payment_session.created" | "acceptance.payment_session.canceled" | "acceptance.payment_session.authorization_pending" | "acceptance.payment_session.authorization_succeeded" | "acceptance.payment_session.authorization_failed" | "acceptance.payment_session.capture_pending" | "acceptance.payment_session.capture_succeeded" | "acceptance.payment_session.capture_failed" | "acceptance.payment_session.refund_pending" | "acceptance.payment_session.refund_succeeded" | "acceptance.payment_session.refund_failed" | "acceptance.payment_session.void_pending" | "acceptance.payment_session.void_succeeded" | "acceptance.payment_session.void_failed" | "acceptance.disbursement.pending" | "acceptance.disbursement.succeeded" | "acceptance.disbursement.failed" | "customers.capability.changed" | "customers.customer.deleted";
+        EventType: "onchain.activity.detected" | "wallet.activity.detected" | "wallet.activity.multi" | "wallet.transaction.created" | "wallet.transaction.signed" | "wallet.transaction.broadcast" | "wallet.transaction.replaced" | "wallet.transaction.pending" | "wallet.transaction.confirmed" | "wallet.transaction.failed" | "wallet.delegation.created" | "wallet.delegation.revoked" | "wallet.typed_data.signed" | "wallet.message.signed" | "wallet.hash.signed" | "payments.transfers.quoted" | "payments.transfers.processing" | "payments.transfers.completed" | "payments.transfers.failed" | "payments.transfers.expired" | "payments.transfers.travel_rule_incomplete" | "payments.transfers.travel_rule_completed" | "onramp.transaction.created" | "onramp.transaction.updated" | "onramp.transaction.success" | "onramp.transaction.failed" | "offramp.transaction.created" | "offramp.transaction.updated" | "offramp.transaction.success" | "offramp.transaction.failed" | "acceptance.payment_session.created" | "acceptance.payment_session.canceled" | "acceptance.payment_session.authorization_pending" | "acceptance.payment_session.authorization_succeeded" | "acceptance.payment_session.authorization_failed" | "acceptance.payment_session.capture_pending" | "acceptance.payment_session.capture_succeeded" | "acceptance.payment_session.capture_failed" | "acceptance.payment_session.refund_pending" | "acceptance.payment_session.refund_succeeded" | "acceptance.payment_session.refund_failed" | "acceptance.payment_session.void_pending" | "acceptance.payment_session.void_succeeded" | "acceptance.payment_session.void_failed" | "acceptance.disbursement.pending" | "acceptance.disbursement.succeeded" | "acceptance.disbursement.failed" | "health.status.updated" | "health.maintenance.scheduled" | "health.maintenance.started" | "health.maintenance.completed" | "health.maintenance.canceled" | "customers.capability.changed" | "customers.customer.deleted";
         /** @description A short note about a subscription. */
         WebhookDescription: string;
         /** @description Where deliveries go, and extra headers to send with them. */
@@ -2656,7 +3747,7 @@ export interface components {
                 [key: string]: string;
             };
         };
-        /** @description Free-form string labels. */
+        /** @description String filters, at most 20, none empty. onchain.activity.detected takes contract_address, which it requires, network (base-mainnet when left out, and answered back), event_name, event_signature, transaction_from, transaction_to and params.<name>; wallet.activity.detected takes network (the same default), params.to and params.from; wallet.activity.multi takes network (the same default) and wallet_addresses, which it requires (at most 100 comma-separated 0x addresses); health events take service (payments_acceptance or webhooks), which they require. Other event types ignore labels. */
         Labels: {
             [key: string]: string;
         };
@@ -4185,12 +5276,20 @@ export interface components {
             transferFiat?: components["schemas"]["CapabilityInput"];
             transferStablecoin?: components["schemas"]["CapabilityInput"];
         };
-        /** @enum {string} */
-        RequirementStatus: "due" | "pending" | "rejected";
+        /**
+         * @description due: still to be submitted (for Terms of Service, also while every deadline is ahead); past_due: a Terms of Service deadline has passed; pending: being verified; rejected: to submit again.
+         * @enum {string}
+         */
+        RequirementStatus: "due" | "past_due" | "pending" | "rejected";
         TosVersionId: string;
         /** @description Terms a customer must accept. */
         TermsOfService: {
             versionId: components["schemas"]["TosVersionId"];
+            /**
+             * Format: date-time
+             * @description Until this time the version may wait (grace, status due); after it the requirement is past_due. Absent when acceptance is needed at once.
+             */
+            deadline?: string;
             languages: string[];
             url: components["schemas"]["Url"];
         };
@@ -4547,7 +5646,7 @@ export interface components {
          * @description Networks custodial accounts move funds on.
          * @enum {string}
          */
-        PaymentNetwork: "base" | "ethereum" | "solana" | "arbitrum" | "optimism" | "monad" | "sui" | "avacchain";
+        PaymentNetwork: "base" | "ethereum" | "solana" | "arbitrum" | "optimism" | "monad" | "sui" | "avacchain" | "tempo";
         /** @description An address on a network, for an asset. */
         OnchainAddress: {
             address: components["schemas"]["BlockchainAddress"];
@@ -5043,6 +6142,23 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description An x402 payment must come with the request; the PAYMENT-REQUIRED header says what to pay. */
+        PaymentRequired: {
+            headers: {
+                /** @description The x402 payment requirements, base64 JSON. */
+                "PAYMENT-REQUIRED"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "errorType": "payment_required",
+                 *       "errorMessage": "Send an x402 payment in the PAYMENT-SIGNATURE header."
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The service is down for now; retry later. */
         ServiceUnavailableError: {
             headers: {
@@ -5341,6 +6457,8 @@ export interface components {
         AccountIdPath: components["schemas"]["AccountId"];
         /** @description The id of the transfer. */
         TransferIdPath: components["schemas"]["TransferId"];
+        /** @description The id of the payment session. */
+        PaymentSessionIdPath: components["schemas"]["PaymentSessionId"];
     };
     requestBodies: never;
     headers: never;
@@ -7562,6 +8680,11 @@ export interface operations {
                 "application/json": {
                     /** @description The transaction in base64 wire format. */
                     transaction: string;
+                    /**
+                     * @description The network whose address lookup tables resolve a v0 transaction's loaded accounts; optional otherwise.
+                     * @enum {string}
+                     */
+                    network?: "solana" | "solana-devnet";
                 };
             };
         };
@@ -7622,6 +8745,11 @@ export interface operations {
                  */
                 "application/json": {
                     message: string;
+                    /**
+                     * @description How to read `message`; utf8 when left out. base64 takes the + and / alphabet with = padding.
+                     * @enum {string}
+                     */
+                    encoding?: "utf8" | "base64";
                 };
             };
         };
@@ -9083,6 +10211,308 @@ export interface operations {
             503: components["responses"]["ServiceUnavailableError"];
         };
     };
+    getUserOperationWithEndUserAccount: {
+        parameters: {
+            query?: {
+                /** @description The project the end user belongs to, when the token does not say. */
+                projectID?: components["parameters"]["ProjectIDOptional"];
+            };
+            header?: {
+                /** @description Token by which a developer acts on an end user's account under a delegation. */
+                "X-Developer-Auth"?: components["parameters"]["XDeveloperAuth"];
+            };
+            path: {
+                /** @description The end user's id. */
+                userId: components["parameters"]["EndUserUserId"];
+                address: components["schemas"]["EvmAddress"];
+                /** @description The hash of the user operation. */
+                userOpHash: components["parameters"]["UserOpHashPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user operation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvmUserOperation"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            403: components["responses"]["DelegationForbiddenError"];
+            404: components["responses"]["NotFoundError"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
+    listEvmBorrowProducts: {
+        parameters: {
+            query?: {
+                /** @description The project the end user belongs to, when the token does not say. */
+                projectID?: components["parameters"]["ProjectIDOptional"];
+                /** @description Only the products on this network. */
+                network?: components["schemas"]["BorrowProductNetwork"];
+                /** @description Only the products of this lending protocol. */
+                protocol?: components["schemas"]["BorrowProductProtocol"];
+                /** @description How many items to return in one page. */
+                pageSize?: components["parameters"]["PageSize"];
+                /** @description The `nextPageToken` of the previous page; omit it for the first page. */
+                pageToken?: components["parameters"]["PageToken"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of borrow products. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        borrowProducts: components["schemas"]["BorrowProduct"][];
+                    } & components["schemas"]["ListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
+    getEvmBorrowProduct: {
+        parameters: {
+            query?: {
+                /** @description The project the end user belongs to, when the token does not say. */
+                projectID?: components["parameters"]["ProjectIDOptional"];
+            };
+            header?: never;
+            path: {
+                borrowProductId: components["schemas"]["BorrowProductId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The borrow product. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BorrowProduct"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            404: components["responses"]["NotFoundError"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
+    listBorrowPositionsWithEndUserAccount: {
+        parameters: {
+            query?: {
+                /** @description How many items to return in one page. */
+                pageSize?: components["parameters"]["PageSize"];
+                /** @description The `nextPageToken` of the previous page; omit it for the first page. */
+                pageToken?: components["parameters"]["PageToken"];
+                /** @description The project the end user belongs to, when the token does not say. */
+                projectID?: components["parameters"]["ProjectIDOptional"];
+            };
+            header?: {
+                /** @description Token by which a developer acts on an end user's account under a delegation. */
+                "X-Developer-Auth"?: components["parameters"]["XDeveloperAuth"];
+            };
+            path: {
+                /** @description The end user's id. */
+                userId: components["parameters"]["EndUserUserId"];
+                address: components["schemas"]["EvmAddress"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of borrow positions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        borrowPositions: components["schemas"]["BorrowPosition"][];
+                    } & components["schemas"]["ListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            403: components["responses"]["DelegationForbiddenError"];
+            404: components["responses"]["NotFoundError"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
+    createBorrowPositionWithEndUserAccount: {
+        parameters: {
+            query?: {
+                /** @description The project the end user belongs to, when the token does not say. */
+                projectID?: components["parameters"]["ProjectIDOptional"];
+            };
+            header?: {
+                /**
+                 * @description Makes a retried write safe: the same key with the same body returns the first result; with another body it fails with `idempotency_error`. Remembered for 24 hours.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Wallet token, needed when the project (not a delegation) authorises the call. */
+                "X-Wallet-Auth"?: components["parameters"]["XWalletAuthOptional"];
+                /** @description Token by which a developer acts on an end user's account under a delegation. */
+                "X-Developer-Auth"?: components["parameters"]["XDeveloperAuth"];
+            };
+            path: {
+                /** @description The end user's id. */
+                userId: components["parameters"]["EndUserUserId"];
+                address: components["schemas"]["EvmAddress"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateBorrowPositionRequest"];
+            };
+        };
+        responses: {
+            /** @description The user operation that opens the position. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvmUserOperation"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            403: components["responses"]["DelegationForbiddenError"];
+            404: components["responses"]["NotFoundError"];
+            409: components["responses"]["AlreadyExistsError"];
+            422: components["responses"]["IdempotencyError"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
+    adjustBorrowPositionWithEndUserAccount: {
+        parameters: {
+            query?: {
+                /** @description The project the end user belongs to, when the token does not say. */
+                projectID?: components["parameters"]["ProjectIDOptional"];
+            };
+            header?: {
+                /**
+                 * @description Makes a retried write safe: the same key with the same body returns the first result; with another body it fails with `idempotency_error`. Remembered for 24 hours.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Wallet token, needed when the project (not a delegation) authorises the call. */
+                "X-Wallet-Auth"?: components["parameters"]["XWalletAuthOptional"];
+                /** @description Token by which a developer acts on an end user's account under a delegation. */
+                "X-Developer-Auth"?: components["parameters"]["XDeveloperAuth"];
+            };
+            path: {
+                /** @description The end user's id. */
+                userId: components["parameters"]["EndUserUserId"];
+                address: components["schemas"]["EvmAddress"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdjustBorrowPositionRequest"];
+            };
+        };
+        responses: {
+            /** @description The user operation that adjusts the position. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvmUserOperation"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            403: components["responses"]["DelegationForbiddenError"];
+            404: components["responses"]["NotFoundError"];
+            422: components["responses"]["IdempotencyError"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
+    closeBorrowPositionWithEndUserAccount: {
+        parameters: {
+            query?: {
+                /** @description The project the end user belongs to, when the token does not say. */
+                projectID?: components["parameters"]["ProjectIDOptional"];
+            };
+            header?: {
+                /**
+                 * @description Makes a retried write safe: the same key with the same body returns the first result; with another body it fails with `idempotency_error`. Remembered for 24 hours.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Wallet token, needed when the project (not a delegation) authorises the call. */
+                "X-Wallet-Auth"?: components["parameters"]["XWalletAuthOptional"];
+                /** @description Token by which a developer acts on an end user's account under a delegation. */
+                "X-Developer-Auth"?: components["parameters"]["XDeveloperAuth"];
+            };
+            path: {
+                /** @description The end user's id. */
+                userId: components["parameters"]["EndUserUserId"];
+                address: components["schemas"]["EvmAddress"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CloseBorrowPositionRequest"];
+            };
+        };
+        responses: {
+            /** @description The user operation that closes the position. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvmUserOperation"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            403: components["responses"]["DelegationForbiddenError"];
+            404: components["responses"]["NotFoundError"];
+            422: components["responses"]["IdempotencyError"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
     signSolanaMessageWithEndUserAccount: {
         parameters: {
             query?: {
@@ -9168,6 +10598,11 @@ export interface operations {
                     address: components["schemas"]["SolanaAddress"];
                     /** @description Base64 wire format. */
                     transaction: string;
+                    /**
+                     * @description The network whose address lookup tables resolve a v0 transaction's loaded accounts; optional otherwise.
+                     * @enum {string}
+                     */
+                    network?: "solana" | "solana-devnet";
                     walletSecretId?: components["schemas"]["WalletSecretId"];
                 };
             };
@@ -10557,6 +11992,60 @@ export interface operations {
             503: components["responses"]["ServiceUnavailableError"];
         };
     };
+    getCustomerRequirements: {
+        parameters: {
+            query: {
+                /** @description The kind of customer. */
+                customerType: components["schemas"]["CustomerType"];
+                /** @description The capabilities the customer would ask for; repeat the parameter for several. */
+                capabilities: components["schemas"]["CapabilityName"][];
+                /** @description Country of residence; wins over citizenship. One of the two is needed. */
+                countryCode?: components["schemas"]["CountryCode"];
+                /** @description Country of citizenship. */
+                citizenship?: components["schemas"]["CountryCode"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The requirements, keyed by requirement name. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "tos": {
+                     *         "status": "due",
+                     *         "impact": [
+                     *           "custodyCrypto"
+                     *         ],
+                     *         "tosVersions": [
+                     *           {
+                     *             "versionId": "us_individual_2026-05-29",
+                     *             "languages": [
+                     *               "en",
+                     *               "es"
+                     *             ],
+                     *             "url": "https://docs.cdp.coinbase.com/legal/terms/us_individual"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RequirementsMap"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
     getCustomerById: {
         parameters: {
             query?: never;
@@ -11844,6 +13333,810 @@ export interface operations {
             400: components["responses"]["BadRequestError"];
             404: components["responses"]["NotFoundError"];
             422: components["responses"]["IdempotencyError"];
+        };
+    };
+    listPaymentSessions: {
+        parameters: {
+            query?: {
+                /** @description How many items to return in one page. */
+                pageSize?: components["parameters"]["PageSize"];
+                /** @description The `nextPageToken` of the previous page; omit it for the first page. */
+                pageToken?: components["parameters"]["PageToken"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of sessions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        paymentSessions: components["schemas"]["PaymentSession"][];
+                    } & components["schemas"]["ListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
+    createPaymentSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: the same key with the same body returns the first result; with another body it fails with `idempotency_error`. Remembered for 24 hours.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": "12.50",
+                 *       "asset": "usdc",
+                 *       "target": {
+                 *         "address": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                 *         "network": "base-sepolia"
+                 *       },
+                 *       "externalReferenceId": "order-1042"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreatePaymentSessionRequest"];
+            };
+        };
+        responses: {
+            /** @description The new session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentSession"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            422: components["responses"]["IdempotencyError"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
+    getPaymentSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the payment session. */
+                paymentSessionId: components["parameters"]["PaymentSessionIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentSession"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            404: components["responses"]["NotFoundError"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
+    cancelPaymentSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: the same key with the same body returns the first result; with another body it fails with `idempotency_error`. Remembered for 24 hours.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The id of the payment session. */
+                paymentSessionId: components["parameters"]["PaymentSessionIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CancelPaymentSessionRequest"];
+            };
+        };
+        responses: {
+            /** @description The canceled session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentSession"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            404: components["responses"]["NotFoundError"];
+            422: components["responses"]["IdempotencyError"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
+    getWalletAuthorizationOptions: {
+        parameters: {
+            query: {
+                /** @description Payer addresses, comma-separated (1 to 5, no repeats). */
+                addresses: components["schemas"]["BlockchainAddress"][];
+                /** @description Only options on this network. */
+                network?: components["schemas"]["PaymentSourceNetwork"];
+                /** @description Only options in this asset. */
+                asset?: components["schemas"]["Asset"];
+            };
+            header?: never;
+            path: {
+                /** @description The id of the payment session. */
+                paymentSessionId: components["parameters"]["PaymentSessionIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The options, and the addresses without one. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletAuthorizationOptionsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            404: components["responses"]["NotFoundError"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
+    authorizeWalletPaymentSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: the same key with the same body returns the first result; with another body it fails with `idempotency_error`. Remembered for 24 hours.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The id of the payment session. */
+                paymentSessionId: components["parameters"]["PaymentSessionIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["WalletAuthorizationRequest"];
+            };
+        };
+        responses: {
+            /** @description The pending authorization. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Authorization"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            404: components["responses"]["NotFoundError"];
+            422: components["responses"]["IdempotencyError"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
+    authorizeX402PaymentSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The x402 payment payload, base64 JSON. */
+                "PAYMENT-SIGNATURE"?: string;
+                /**
+                 * @description Makes a retried write safe: the same key with the same body returns the first result; with another body it fails with `idempotency_error`. Remembered for 24 hours.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The id of the payment session. */
+                paymentSessionId: components["parameters"]["PaymentSessionIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pending authorization. */
+            200: {
+                headers: {
+                    /** @description The x402 settlement response, base64 JSON. */
+                    "PAYMENT-RESPONSE"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Authorization"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            402: components["responses"]["PaymentRequired"];
+            404: components["responses"]["NotFoundError"];
+            422: components["responses"]["IdempotencyError"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
+    authorizeCoinbasePaymentSession: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The id of the passed Coinbase MFA challenge, a lowercase UUID v4. */
+                "cb-authz-id": string;
+                /**
+                 * @description Makes a retried write safe: the same key with the same body returns the first result; with another body it fails with `idempotency_error`. Remembered for 24 hours.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The id of the payment session. */
+                paymentSessionId: components["parameters"]["PaymentSessionIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CoinbaseAuthorizationRequest"];
+            };
+        };
+        responses: {
+            /** @description The pending authorization. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Authorization"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            403: components["responses"]["AccessDeniedError"];
+            404: components["responses"]["NotFoundError"];
+            422: components["responses"]["IdempotencyError"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
+    listPaymentSessionAuthorizations: {
+        parameters: {
+            query?: {
+                /** @description How many items to return in one page. */
+                pageSize?: components["parameters"]["PageSize"];
+                /** @description The `nextPageToken` of the previous page; omit it for the first page. */
+                pageToken?: components["parameters"]["PageToken"];
+            };
+            header?: never;
+            path: {
+                /** @description The id of the payment session. */
+                paymentSessionId: components["parameters"]["PaymentSessionIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of authorizations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        authorizations: components["schemas"]["Authorization"][];
+                    } & components["schemas"]["ListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            404: components["responses"]["NotFoundError"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
+    getPaymentSessionAuthorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the payment session. */
+                paymentSessionId: components["parameters"]["PaymentSessionIdPath"];
+                authorizationId: components["schemas"]["AuthorizationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The authorization. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Authorization"];
+                };
+            };
+            404: components["responses"]["NotFoundError"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
+    listPaymentSessionCaptures: {
+        parameters: {
+            query?: {
+                /** @description How many items to return in one page. */
+                pageSize?: components["parameters"]["PageSize"];
+                /** @description The `nextPageToken` of the previous page; omit it for the first page. */
+                pageToken?: components["parameters"]["PageToken"];
+            };
+            header?: never;
+            path: {
+                /** @description The id of the payment session. */
+                paymentSessionId: components["parameters"]["PaymentSessionIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of captures. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        captures: components["schemas"]["Capture"][];
+                    } & components["schemas"]["ListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            404: components["responses"]["NotFoundError"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
+    capturePaymentSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: the same key with the same body returns the first result; with another body it fails with `idempotency_error`. Remembered for 24 hours.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The id of the payment session. */
+                paymentSessionId: components["parameters"]["PaymentSessionIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CreateCaptureRequest"];
+            };
+        };
+        responses: {
+            /** @description The pending capture. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Capture"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            404: components["responses"]["NotFoundError"];
+            422: components["responses"]["IdempotencyError"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
+    getPaymentSessionCapture: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the payment session. */
+                paymentSessionId: components["parameters"]["PaymentSessionIdPath"];
+                captureId: components["schemas"]["CaptureId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The capture. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Capture"];
+                };
+            };
+            404: components["responses"]["NotFoundError"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
+    listPaymentSessionVoids: {
+        parameters: {
+            query?: {
+                /** @description How many items to return in one page. */
+                pageSize?: components["parameters"]["PageSize"];
+                /** @description The `nextPageToken` of the previous page; omit it for the first page. */
+                pageToken?: components["parameters"]["PageToken"];
+            };
+            header?: never;
+            path: {
+                /** @description The id of the payment session. */
+                paymentSessionId: components["parameters"]["PaymentSessionIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of voids. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        voids: components["schemas"]["Void"][];
+                    } & components["schemas"]["ListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            404: components["responses"]["NotFoundError"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
+    voidPaymentSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: the same key with the same body returns the first result; with another body it fails with `idempotency_error`. Remembered for 24 hours.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The id of the payment session. */
+                paymentSessionId: components["parameters"]["PaymentSessionIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CreateVoidRequest"];
+            };
+        };
+        responses: {
+            /** @description The pending void. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Void"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            404: components["responses"]["NotFoundError"];
+            422: components["responses"]["IdempotencyError"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
+    getPaymentSessionVoid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the payment session. */
+                paymentSessionId: components["parameters"]["PaymentSessionIdPath"];
+                voidId: components["schemas"]["VoidId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The void. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Void"];
+                };
+            };
+            404: components["responses"]["NotFoundError"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
+    listPaymentSessionRefunds: {
+        parameters: {
+            query?: {
+                /** @description How many items to return in one page. */
+                pageSize?: components["parameters"]["PageSize"];
+                /** @description The `nextPageToken` of the previous page; omit it for the first page. */
+                pageToken?: components["parameters"]["PageToken"];
+            };
+            header?: never;
+            path: {
+                /** @description The id of the payment session. */
+                paymentSessionId: components["parameters"]["PaymentSessionIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of refunds. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        refunds: components["schemas"]["Refund"][];
+                    } & components["schemas"]["ListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            404: components["responses"]["NotFoundError"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
+    refundPaymentSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: the same key with the same body returns the first result; with another body it fails with `idempotency_error`. Remembered for 24 hours.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The id of the payment session. */
+                paymentSessionId: components["parameters"]["PaymentSessionIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CreateRefundRequest"];
+            };
+        };
+        responses: {
+            /** @description The pending refund. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            404: components["responses"]["NotFoundError"];
+            422: components["responses"]["IdempotencyError"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
+    getPaymentSessionRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the payment session. */
+                paymentSessionId: components["parameters"]["PaymentSessionIdPath"];
+                refundId: components["schemas"]["RefundId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refund. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            404: components["responses"]["NotFoundError"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
+    listCoinbaseAccountBalances: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account's balances. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Balances"];
+                };
+            };
+            401: components["responses"]["UnauthorizedError"];
+            403: components["responses"]["AccessDeniedError"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
+    listDisbursements: {
+        parameters: {
+            query?: {
+                /** @description How many items to return in one page. */
+                pageSize?: components["parameters"]["PageSize"];
+                /** @description The `nextPageToken` of the previous page; omit it for the first page. */
+                pageToken?: components["parameters"]["PageToken"];
+                status?: components["schemas"]["PaymentActionStatus"];
+                sourceAccountId?: string;
+                externalReferenceId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of disbursements. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        disbursements: components["schemas"]["Disbursement"][];
+                    } & components["schemas"]["ListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
+    createDisbursement: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: the same key with the same body returns the first result; with another body it fails with `idempotency_error`. Remembered for 24 hours.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "source": {
+                 *         "accountId": "account_3f5c2a9e-7b1d-4c8e-9a0f-1b2c3d4e5f60",
+                 *         "asset": "usdc"
+                 *       },
+                 *       "target": {
+                 *         "address": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                 *         "network": "base"
+                 *       },
+                 *       "amount": "10.00",
+                 *       "asset": "usdc",
+                 *       "reason": "Rebate on order 1042"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateDisbursementRequest"];
+            };
+        };
+        responses: {
+            /** @description The pending disbursement. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Disbursement"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            422: components["responses"]["IdempotencyError"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
+    getDisbursement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                disbursementId: components["schemas"]["DisbursementId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The disbursement. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Disbursement"];
+                };
+            };
+            404: components["responses"]["NotFoundError"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
         };
     };
 }

@@ -17,6 +17,7 @@ import { apiError } from "../../errors/catalogue.js";
 import type { ProjectTx } from "../../store/store.js";
 import type { AssetClass } from "../shared/custodialAssets.js";
 import { capabilityStatus, customers, requirementsOf, type CapabilityName } from "./model.js";
+import { termsOf } from "./terms.js";
 
 const cap = (verb: "custody" | "trade" | "transfer", cls: AssetClass) => `${verb}${cls[0]!.toUpperCase()}${cls.slice(1)}` as CapabilityName;
 
@@ -49,16 +50,17 @@ export function needsForTransfer(
 export function requireCapabilities(store: ProjectTx, nowMs: number, needs: CapabilityNeed[], action: string): void {
   const missing = new Set<CapabilityName>();
   const notes: string[] = [];
+  const terms = termsOf(store);
   for (const need of needs) {
     if (!need.owner.startsWith("customer_") || need.capabilities.length === 0) continue;
     const found = customers(store).get(need.owner);
     const customer = found && !found.deleted ? found : undefined;
-    const lacking = need.capabilities.filter((c) => !customer || capabilityStatus(customer, c, nowMs) !== "active");
+    const lacking = need.capabilities.filter((c) => !customer || capabilityStatus(customer, c, nowMs, terms) !== "active");
     if (lacking.length === 0) continue;
     for (const c of lacking) missing.add(c);
-    const states = lacking.map((c) => `${c} (${customer ? capabilityStatus(customer, c, nowMs) : "customer deleted"})`);
+    const states = lacking.map((c) => `${c} (${customer ? capabilityStatus(customer, c, nowMs, terms) : "customer deleted"})`);
     const due = customer
-      ? Object.entries(requirementsOf(customer, nowMs))
+      ? Object.entries(requirementsOf(customer, nowMs, terms))
           .filter(([, r]) => r.impact.some((c) => lacking.includes(c)))
           .map(([k, r]) => `${k} (${r.status})`)
       : [];

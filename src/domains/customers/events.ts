@@ -8,26 +8,43 @@
  *   those. The sandbox compares each capability's status with the one it last
  *   announced (a new customer starts from `unrequested`) after every create,
  *   update and delete, and when the clock alone changes one (the customer
- *   turns 18: checked in the step before every platform request).
+ *   turns 18, a Terms of Service deadline passes: checked in the step before every platform request).
  * - customers.customer.deleted: `data: {customerId}`, after the change that
  *   made every requested capability `inactive`.
  */
 import type { Store } from "../../store/store.js";
 import { emitWebhookEvent, type EmitContext } from "../webhooks/emit.js";
-import { adultAtMs, CAPABILITIES, CUSTOMERS, capabilityStatus, customers, type CapabilityName, type CapabilityStatus, type CustomerRecord } from "./model.js";
+import {
+  adultAtMs,
+  CAPABILITIES,
+  CUSTOMERS,
+  capabilityStatus,
+  customers,
+  nextTermsDeadlineMs,
+  type CapabilityName,
+  type CapabilityStatus,
+  type CustomerRecord,
+} from "./model.js";
+import { termsOf, type TermsVersion } from "./terms.js";
 
 type Statuses = Partial<Record<CapabilityName, CapabilityStatus>>;
 
-const statusesOf = (c: CustomerRecord, nowMs: number): Statuses => Object.fromEntries(CAPABILITIES.map((cap) => [cap, capabilityStatus(c, cap, nowMs)]));
+const statusesOf = (c: CustomerRecord, nowMs: number, terms: readonly TermsVersion[]): Statuses =>
+  Object.fromEntries(CAPABILITIES.map((cap) => [cap, capabilityStatus(c, cap, nowMs, terms)]));
 
 function emitCustomerEvent(ctx: EmitContext, eventType: "customers.capability.changed" | "customers.customer.deleted", atMs: number, data: unknown): void {
   emitWebhookEvent(ctx, { eventType, data: (eventId: string) => ({ eventId, eventType, timestamp: new Date(atMs).toISOString(), data }) });
 }
 
-/** When the clock alone will change this customer's statuses: their 18th birthday, while it is ahead and something is requested. */
-function reviewAt(c: CustomerRecord, nowMs: number): number | undefined {
+/**
+ * When the clock alone may change this customer's statuses, while something is requested: their 18th birthday
+ * or a Terms of Service deadline passing, whichever is ahead first.
+ */
+function reviewAt(c: CustomerRecord, nowMs: number, terms: readonly TermsVersion[]): number | undefined {
+  if (c.deleted || !CAPABILITIES.some((cap) => c.requested[cap])) return undefined;
   const adult = adultAtMs(c);
-  return !c.deleted && adult !== undefined && adult > nowMs && CAPABILITIES.some((cap) => c.requested[cap]) ? adult : undefined;
+  const ahead = [adult !== undefined && adult > nowMs ? adult : undefined, nextTermsDeadlineMs(c, nowMs, terms)].filter((t) => t !== undefined);
+  return ahead.length > 0 ? Math.min(...ahead) : undefined;
 }
 
 /**
@@ -37,12 +54,13 @@ function reviewAt(c: CustomerRecord, nowMs: number): number | undefined {
  */
 export function announceCapabilityChanges(ctx: EmitContext, before: CustomerRecord | undefined, after: CustomerRecord, atMs = ctx.clock.now()): CustomerRecord {
   // Customers stored before webhooks existed have no baseline: their statuses as they were stand for it.
-  const baseline: Statuses = before ? (before.announcedCapabilities ?? statusesOf(before, atMs)) : {};
-  const now = statusesOf(after, atMs);
+  const terms = termsOf(ctx.store);
+  const baseline: Statuses = before ? (before.announcedCapabilities ?? statusesOf(before, atMs, terms)) : {};
+  const now = statusesOf(after, atMs, terms);
   const changed = CAPABILITIES.filter((cap) => (baseline[cap] ?? "unrequested") !== now[cap]).map((cap) => ({ code: cap, status: now[cap]! }));
   if (changed.length > 0) emitCustomerEvent(ctx, "customers.capability.changed", atMs, { customerId: after.customerId, capabilities: changed });
   const { reviewAtMs: _old, ...rest } = after;
-  const review = reviewAt(after, atMs);
+  const review = reviewAt(after, atMs, terms);
   return { ...rest, announcedCapabilities: now, ...(review !== undefined ? { reviewAtMs: review } : {}) };
 }
 
@@ -58,6 +76,10 @@ export function hasDueCustomerReviews(store: Store, projectId: string, nowMs: nu
 
 /** Announces the changes the clock made (customers who turned 18), at the time they happened. */
 export function reviewDueCustomers(ctx: EmitContext, nowMs: number): void {
-  const due = customers(ctx.store).dueBy(nowMs);
-  for (const c of due) customers(ctx.store).put(c.customerId, announceCapabilityChanges(ctx, c, c, c.reviewAtMs!));
+  // One review at a time: a customer whose next review is also due (two deadlines passed) comes back in the loop.
+  for (let round = 0; round < 16; round++) {
+    const due = customers(ctx.store).dueBy(nowMs);
+    if (due.length === 0) return;
+    for (const c of due) customers(ctx.store).put(c.customerId, announceCapabilityChanges(ctx, c, c, c.reviewAtMs!));
+  }
 }

@@ -11,13 +11,14 @@ import { apiError } from "../../errors/catalogue.js";
 import { paginate } from "../shared/pagination.js";
 import type { Handler, HandlerContext, Handlers } from "../types.js";
 import { announceCapabilityChanges, announceDeletion } from "./events.js";
+import { termsOf, type TermsVersion } from "./terms.js";
 import {
   CAPABILITIES,
   customers,
   customerView,
   findCustomer,
   isBlocked,
-  TERMS,
+  previewRequirements,
   type CapabilityName,
   type CustomerRecord,
   type TosAcceptance,
@@ -38,25 +39,27 @@ function applyWrite(record: CustomerRecord, body: CustomerWrite, ctx: HandlerCon
     if (address) next.individual.address = { ...next.individual.address, ...address };
     if (dateOfBirth) next.individual.dateOfBirth = { ...dateOfBirth };
   }
+  const terms = termsOf(ctx.store);
   for (const acceptance of body.tosAcceptances ?? [])
-    next.tosAcceptances = [...next.tosAcceptances.filter((a) => a.versionId !== acceptance.versionId), checkTos(acceptance)];
+    next.tosAcceptances = [...next.tosAcceptances.filter((a) => a.versionId !== acceptance.versionId), checkTos(acceptance, terms)];
   for (const attestation of body.taxAttestations ?? []) if (!next.taxForms.includes(attestation.form)) next.taxForms.push(attestation.form);
   if (body.projectIds) next.projectIds = [...new Set(body.projectIds)];
   next.updatedAt = ctx.clock.iso();
   return next;
 }
 
-function checkTos(acceptance: TosAcceptance): TosAcceptance {
-  if (acceptance.versionId !== TERMS.versionId) {
+function checkTos(acceptance: TosAcceptance, terms: readonly TermsVersion[]): TosAcceptance {
+  const version = terms.find((v) => v.versionId === acceptance.versionId);
+  if (!version) {
     throw apiError(
       "invalid_request",
-      `tosAcceptances: Terms of Service version '${acceptance.versionId}' is not one a customer is asked to accept; the current version is '${TERMS.versionId}'.`,
+      `tosAcceptances: Terms of Service version '${acceptance.versionId}' is not one a customer is asked to accept; the versions are ${terms.map((v) => `'${v.versionId}'`).join(", ")}.`,
     );
   }
-  if (!TERMS.languages.includes(acceptance.language)) {
+  if (!version.languages.includes(acceptance.language)) {
     throw apiError(
       "unsupported_tos_language",
-      `Terms of Service version '${acceptance.versionId}' is not published in language '${acceptance.language}'. Supported languages: ${TERMS.languages.map((l) => `'${l}'`).join(", ")}.`,
+      `Terms of Service version '${acceptance.versionId}' is not published in language '${acceptance.language}'. Supported languages: ${version.languages.map((l) => `'${l}'`).join(", ")}.`,
     );
   }
   return { versionId: acceptance.versionId, language: acceptance.language, acceptedAt: acceptance.acceptedAt };
@@ -78,20 +81,42 @@ const createCustomer: Handler<"createCustomer"> = (req, ctx) => {
   };
   const record = announceCapabilityChanges(ctx, undefined, applyWrite(blank, body, ctx));
   customers(ctx.store).insert(record.customerId, record);
-  return { status: 201, body: customerView(record, ctx.clock.now()) };
+  return { status: 201, body: customerView(record, ctx.clock.now(), termsOf(ctx.store)) };
 };
 
 const getCustomerById: Handler<"getCustomerById"> = (req, ctx) => ({
   status: 200,
-  body: customerView(findCustomer(ctx.store, req.pathParams.customerId), ctx.clock.now()),
+  body: customerView(findCustomer(ctx.store, req.pathParams.customerId), ctx.clock.now(), termsOf(ctx.store)),
 });
+
+/**
+ * The requirements a customer of this type and country would meet for these capabilities, before any customer
+ * exists: the Terms of Service only, for individuals of the US (by residence, else by citizenship).
+ */
+const getCustomerRequirements: Handler<"getCustomerRequirements"> = (req, ctx) => {
+  const { customerType, countryCode, citizenship } = req.query;
+  const capabilities = [req.query.capabilities].flat() as CapabilityName[];
+  const country = countryCode ?? citizenship;
+  if (country === undefined) throw apiError("invalid_request", "Name the customer's countryCode or citizenship (at least one).");
+  if (customerType !== "individual" || country !== "US") {
+    throw apiError(
+      "invalid_request",
+      `Requirements can be previewed for individual customers of the US only, not a ${customerType} of ${country}${countryCode !== undefined && citizenship !== undefined ? " (countryCode takes precedence over citizenship)" : ""}.`,
+    );
+  }
+  return { status: 200, body: previewRequirements(capabilities, ctx.clock.now(), termsOf(ctx.store)) };
+};
 
 const listCustomers: Handler<"listCustomers"> = (req, ctx) => {
   const live = customers(ctx.store).filter((c) => !c.deleted);
   const page = paginate(live, req.query, "customers");
+  const terms = termsOf(ctx.store);
   return {
     status: 200,
-    body: { customers: page.items.map((c) => customerView(c, ctx.clock.now())), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) },
+    body: {
+      customers: page.items.map((c) => customerView(c, ctx.clock.now(), terms)),
+      ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
+    },
   };
 };
 
@@ -102,7 +127,7 @@ function updateCustomer(ctx: HandlerContext, customerId: string, body: CustomerW
   }
   const updated = announceCapabilityChanges(ctx, record, applyWrite(record, body, ctx));
   customers(ctx.store).put(updated.customerId, updated);
-  return { status: 200 as const, body: customerView(updated, ctx.clock.now()) };
+  return { status: 200 as const, body: customerView(updated, ctx.clock.now(), termsOf(ctx.store)) };
 }
 
 const updateCustomerById: Handler<"updateCustomerById"> = (req, ctx) => updateCustomer(ctx, req.pathParams.customerId, req.body);
@@ -123,6 +148,7 @@ const deleteCustomerById: Handler<"deleteCustomerById"> = (req, ctx) => {
 export const handlers: Handlers = {
   createCustomer,
   getCustomerById,
+  getCustomerRequirements,
   listCustomers,
   updateCustomerById,
   updateCustomerByIdWithPost,

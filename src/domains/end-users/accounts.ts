@@ -7,7 +7,7 @@
 
 import { decodeSolanaTransaction, encodeSolanaTransaction, signSolanaBytes, signSolanaTransaction, toBase58 } from "../../crypto/solana.js";
 import { evmAccountOf } from "../../crypto/evm.js";
-import { readSolanaTransaction } from "../../crypto/solanaInstructions.js";
+import { readSolanaTransactionOn } from "../../chain/solanaLookupTables.js";
 import { applySolanaTransaction } from "../../chain/solanaLedger.js";
 import { apiError } from "../../errors/catalogue.js";
 import {
@@ -99,7 +99,7 @@ export const signSolanaTransactionWithEndUserAccount: Handler<"signSolanaTransac
   const tx = decodeSolanaTransaction(req.body.transaction);
   const account = prepare(req, ctx, req.pathParams.userId, req.body.address, solanaAccountOfUser, "signEndUserSolTransaction", {
     kind: "solanaTransaction",
-    tx: readSolanaTransaction(tx),
+    tx: readSolanaTransactionOn(ctx.store, tx, req.body.network),
   });
   const signedTransaction = encodeSolanaTransaction(signSolanaTransaction(tx, account));
   emitWalletSigned(ctx, "wallet.transaction.signed", account.address, account.actor);
@@ -109,15 +109,16 @@ export const signSolanaTransactionWithEndUserAccount: Handler<"signSolanaTransac
 export const sendSolanaTransactionWithEndUserAccount: Handler<"sendSolanaTransactionWithEndUserAccount"> = (req, ctx) => {
   const network = req.body.network;
   const tx = decodeSolanaTransaction(req.body.transaction);
+  const facts = readSolanaTransactionOn(ctx.store, tx, network);
   const account = prepare(req, ctx, req.pathParams.userId, req.body.address, solanaAccountOfUser, "sendEndUserSolTransaction", {
     kind: "solanaTransaction",
-    tx: readSolanaTransaction(tx),
+    tx: facts,
     network,
   });
   const signed = signSolanaTransaction(tx, account);
   const payer = Object.keys(signed.signatures)[0]!;
   const signature = toBase58(new Uint8Array(signed.signatures[payer as keyof typeof signed.signatures]!));
-  applySolanaTransaction(ctx.store, ctx.clock, network, signature, payer, Object.keys(signed.signatures).length, readSolanaTransaction(tx));
+  applySolanaTransaction(ctx.store, ctx.clock, network, signature, payer, Object.keys(signed.signatures).length, facts);
   emitWalletSend(ctx, { chain: "solana", hash: signature, network, address: account.address, actor: account.actor });
   return { status: 200, body: { transactionSignature: signature } };
 };

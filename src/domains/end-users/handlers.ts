@@ -26,7 +26,7 @@ import {
   lookupEndUser,
   validateEndUserAccessToken,
 } from "./management.js";
-import { sendUserOperationWithEndUserAccount } from "./userOperations.js";
+import { getUserOperationWithEndUserAccount, sendUserOperationWithEndUserAccount } from "./userOperations.js";
 import { signSolanaX402PaymentWithEndUserAccount } from "./x402.js";
 
 export const handlers: Handlers = {
@@ -52,6 +52,7 @@ export const handlers: Handlers = {
   sendSolanaAssetWithEndUserAccount,
   createEvmEip7702DelegationWithEndUserAccount,
   sendUserOperationWithEndUserAccount,
+  getUserOperationWithEndUserAccount,
   signSolanaX402PaymentWithEndUserAccount,
   // Delegation grants
   createDelegationForEndUserAccount,

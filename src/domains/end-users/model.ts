@@ -30,7 +30,11 @@ const END_USERS = declareCollection<EndUserRecord>("endUsers", {
   indexes: {
     identity: (u) => u.authenticationMethods.map(identityOf),
     smartAccount: (u) => u.evmSmartAccounts.map((a) => a.address.toLowerCase()),
-    account: (u) => [...u.evmAccounts.map((a) => a.address.toLowerCase()), ...u.evmSmartAccounts.map((a) => a.address.toLowerCase()), ...u.solanaAccounts.map((a) => a.address)],
+    account: (u) => [
+      ...u.evmAccounts.map((a) => a.address.toLowerCase()),
+      ...u.evmSmartAccounts.map((a) => a.address.toLowerCase()),
+      ...u.solanaAccounts.map((a) => a.address),
+    ],
   },
   order: (a, b) => a.createdAt.localeCompare(b.createdAt),
 });

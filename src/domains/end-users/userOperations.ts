@@ -15,7 +15,16 @@
 import { evmAccountOf } from "../../crypto/evm.js";
 import { apiError, ApiError } from "../../errors/catalogue.js";
 import { isDelegated } from "../evm-accounts/eip7702.js";
-import { inFlightOperations, prepare, send, sentView, sponsoredFor, type Call, type UserOperationNetwork } from "../evm-smart-accounts/userOperations.js";
+import {
+  inFlightOperations,
+  prepare,
+  send,
+  sentView,
+  sponsoredFor,
+  userOperationOf,
+  type Call,
+  type UserOperationNetwork,
+} from "../evm-smart-accounts/userOperations.js";
 import type { Handler, HandlerContext, RequestFacts } from "../types.js";
 import { assertDelegated } from "./delegation.js";
 import { findEndUser, type EndUserRecord } from "./model.js";
@@ -54,7 +63,10 @@ export function authorizeSmartAccount(req: RequestFacts, ctx: HandlerContext, us
   return { smart, owner };
 }
 
-/** Prepares, signs with the owner's key and sends `calls` from the smart account, once the project's `operation` rules accept them. */
+/**
+ * Prepares, signs with the owner's key and sends `calls` from the smart account, once the project's `operation` rules
+ * accept them. With `gasWithoutPaymaster`, the account pays its own gas unless a paymaster was requested.
+ */
 export async function sendFromSmartAccount(
   ctx: HandlerContext,
   found: ReturnType<typeof authorizeSmartAccount>,
@@ -62,6 +74,7 @@ export async function sendFromSmartAccount(
   calls: Call[],
   operation: "sendEndUserOperation" | "sendEndUserEvmAsset",
   paymasterRequested = true,
+  gasWithoutPaymaster = false,
 ) {
   if (inFlightOperations(ctx) >= MAX_CONCURRENT_USER_OPERATIONS) {
     throw apiError("rate_limit_exceeded", `The project already has ${MAX_CONCURRENT_USER_OPERATIONS} user operations in flight; wait for one to complete.`);
@@ -69,7 +82,7 @@ export async function sendFromSmartAccount(
   const account = { address: found.smart.address, owners: found.smart.ownerAddresses, policies: [], delegated: found.smart.delegated };
   // Evaluated once, before anything is prepared: the end user's call is prepare, sign and send in one.
   const policy = { prepare: operation };
-  const op = prepare(ctx, account, network, calls, policy, sponsoredFor(account, paymasterRequested));
+  const op = prepare(ctx, account, network, calls, policy, gasWithoutPaymaster ? paymasterRequested : sponsoredFor(account, paymasterRequested));
   const signature = await evmAccountOf(found.owner.privateKey).sign({ hash: op.userOpHash });
   return sentView(ctx, await send(ctx, account, op, signature, policy));
 }
@@ -80,4 +93,14 @@ export const sendUserOperationWithEndUserAccount: Handler<"sendUserOperationWith
   const found = authorizeSmartAccount(req, ctx, user, req.pathParams.address, network);
   const paymasterRequested = useCdpPaymaster || paymasterUrl !== undefined;
   return { status: 200, body: await sendFromSmartAccount(ctx, found, network, req.body.calls, "sendEndUserOperation", paymasterRequested) };
+};
+
+export const getUserOperationWithEndUserAccount: Handler<"getUserOperationWithEndUserAccount"> = (req, ctx) => {
+  const user = findEndUser(ctx.store, req.pathParams.userId);
+  const { address, userOpHash } = req.pathParams;
+  const op = userOperationOf(ctx, address, userOpHash);
+  // The operation's network says where an EIP-7702 account of the user acts as a smart account.
+  authorizeSmartAccount(req, ctx, user, address, op?.network);
+  if (!op) throw apiError("not_found", `User operation ${userOpHash} of smart account ${address} was not found.`);
+  return { status: 200, body: op.view() };
 };

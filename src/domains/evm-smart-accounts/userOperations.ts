@@ -48,7 +48,7 @@ interface UserOperationRecord {
   sponsored?: boolean;
 }
 
-const USER_OPERATIONS = declareCollection<UserOperationRecord>("userOperations");
+export const USER_OPERATIONS = declareCollection<UserOperationRecord>("userOperations");
 
 const operations = (ctx: HandlerContext) => ctx.store.collection(USER_OPERATIONS);
 
@@ -214,6 +214,20 @@ function findOperation(ctx: HandlerContext, account: OperatingAccount, userOpHas
   const op = operations(ctx).get(userOpHash.toLowerCase()) ?? operations(ctx).get(userOpHash);
   if (!op || op.smartAccount !== account.address) throw apiError("not_found", `User operation ${userOpHash} of ${account.address} was not found.`);
   return op;
+}
+
+/**
+ * User operation `userOpHash` of the account at `address`, as getUserOperation answers it, or undefined when the
+ * account has none by that hash. `network` tells where it runs (an EIP-7702 account is a smart account per network).
+ */
+export function userOperationOf(
+  ctx: HandlerContext,
+  address: string,
+  userOpHash: string,
+): { network: string; view: () => Schema<"EvmUserOperation"> } | undefined {
+  const op = operations(ctx).get(userOpHash.toLowerCase()) ?? operations(ctx).get(userOpHash);
+  if (!op || op.smartAccount.toLowerCase() !== address.toLowerCase()) return undefined;
+  return { network: op.network, view: () => view(ctx, op) };
 }
 
 export const prepareUserOperation: Handler<"prepareUserOperation"> = (req, ctx) => {

@@ -1,7 +1,8 @@
 /**
  * Checks of a policy beyond its schema, each failure naming the rule:
- * regular expressions must compile under RE2, numbers must be integers,
- * ABIs must be usable, and signEvmHash rules take no criteria.
+ * at most 100 rules taking at most 8 MiB as JSON, regular expressions must
+ * compile under RE2, numbers must be integers, ABIs must be usable, and
+ * signEvmHash rules take no criteria.
  */
 import { RE2JS } from "re2js";
 import { apiError } from "../../errors/catalogue.js";
@@ -50,7 +51,22 @@ function checkCriterion(ruleIndex: number, criterionIndex: number, c: Criterion)
   }
 }
 
+/** A policy holds at most this many rules. */
+const MAX_RULES = 100;
+/** ...and its rules, serialized as JSON, at most this many bytes (8 MiB). */
+export const MAX_RULES_BYTES = 8 * 1024 * 1024;
+
+/** The limits of a policy as a whole: checked first, so an oversized policy is refused before any rule is read. */
+export function checkPolicySize(rules: Rule[]): void {
+  if (rules.length > MAX_RULES) throw apiError("invalid_request", `rules: a policy holds at most ${MAX_RULES} rules; this one has ${rules.length}.`);
+  const bytes = Buffer.byteLength(JSON.stringify(rules), "utf8");
+  if (bytes > MAX_RULES_BYTES) {
+    throw apiError("invalid_request", `rules: a policy's rules may take at most 8 MiB (${MAX_RULES_BYTES} bytes) serialized; these take ${bytes}.`);
+  }
+}
+
 export function checkRules(rules: Rule[]): void {
+  checkPolicySize(rules);
   rules.forEach((rule, ruleIndex) => {
     if (rule.operation === "signEvmHash" && criteriaOf(rule).length > 0) fail(ruleIndex, "signEvmHash rules take no criteria; use action reject to block it");
     for (const [i, c] of criteriaOf(rule).entries()) checkCriterion(ruleIndex, i, c);

@@ -59,6 +59,8 @@ export const NETWORK_ASSETS: Record<string, string[]> = {
   monad: ["usdc"],
   solana: ["usdc", "sol"],
   sui: ["usdc"],
+  // Tempo: an EVM-compatible payments chain; the sandbox carries USDC on it.
+  tempo: ["usdc"],
 };
 
 export type AddressFamily = "evm" | "solana" | "sui";

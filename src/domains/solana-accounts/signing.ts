@@ -1,7 +1,8 @@
 /**
- * Solana signing: messages (UTF-8 bytes, base-58 signature), transactions
- * (base64 wire format; the account fills its own signature slot), and sends,
- * which sign with the fee payer's key and record the transaction.
+ * Solana signing: messages (their UTF-8 bytes, or the bytes of a base64 text with `encoding: base64`;
+ * base-58 signature), transactions (base64 wire format; the account fills its own signature slot; the
+ * accounts of a v0 message's lookup tables resolved on the named network), and sends, which sign with the
+ * fee payer's key and record the transaction.
  */
 import {
   decodeSolanaTransaction,
@@ -12,7 +13,7 @@ import {
   toBase58,
 } from "../../crypto/solana.js";
 import { apiError } from "../../errors/catalogue.js";
-import { readSolanaTransaction } from "../../crypto/solanaInstructions.js";
+import { readSolanaTransactionOn } from "../../chain/solanaLookupTables.js";
 import { applySolanaTransaction } from "../../chain/solanaLedger.js";
 import { enforcePolicies } from "../policies/evaluate.js";
 import type { Handler } from "../types.js";
@@ -21,9 +22,10 @@ import { findSolanaAccount, solanaAccounts } from "./model.js";
 
 export const signSolanaMessage: Handler<"signSolanaMessage"> = (req, ctx) => {
   const record = findSolanaAccount(ctx.store, req.pathParams.address);
-  const message = req.body.message;
+  const { message, encoding } = req.body;
+  const bytes = messageBytes(message, encoding);
   enforcePolicies(ctx.store, { operation: "signSolMessage", accountPolicies: record.policies, facts: { kind: "message", message } });
-  const signature = signSolanaBytes(record, new TextEncoder().encode(message));
+  const signature = signSolanaBytes(record, bytes);
   emitWalletSigned(ctx, "wallet.message.signed", record.address, API_KEY_WALLET);
   return { status: 200, body: { signature: toBase58(signature) } };
 };
@@ -34,7 +36,7 @@ export const signSolanaTransaction: Handler<"signSolanaTransaction"> = (req, ctx
   enforcePolicies(ctx.store, {
     operation: "signSolTransaction",
     accountPolicies: record.policies,
-    facts: { kind: "solanaTransaction", tx: readSolanaTransaction(tx) },
+    facts: { kind: "solanaTransaction", tx: readSolanaTransactionOn(ctx.store, tx, req.body.network) },
   });
   const signed = signWithKey(tx, record);
   emitWalletSigned(ctx, "wallet.transaction.signed", record.address, API_KEY_WALLET);
@@ -47,10 +49,11 @@ export const sendSolanaTransaction: Handler<"sendSolanaTransaction"> = (req, ctx
   const payer = feePayerOf(tx);
   if (!payer) throw apiError("malformed_transaction", "The transaction has no signer, so it has no fee payer.");
   const payerRecord = solanaAccounts(ctx.store).get(payer);
+  const facts = readSolanaTransactionOn(ctx.store, tx, network);
   enforcePolicies(ctx.store, {
     operation: "sendSolTransaction",
     accountPolicies: payerRecord?.policies ?? [],
-    facts: { kind: "solanaTransaction", tx: readSolanaTransaction(tx), network },
+    facts: { kind: "solanaTransaction", tx: facts, network },
   });
   // Every signer the project holds signs; a signature slot for an outside key must already be filled.
   let signed = tx;
@@ -63,8 +66,20 @@ export const sendSolanaTransaction: Handler<"sendSolanaTransaction"> = (req, ctx
   }
   const first = signed.signatures[payer as keyof typeof signed.signatures]!;
   const signature = toBase58(new Uint8Array(first));
-  applySolanaTransaction(ctx.store, ctx.clock, network, signature, payer, Object.keys(signed.signatures).length, readSolanaTransaction(tx));
+  applySolanaTransaction(ctx.store, ctx.clock, network, signature, payer, Object.keys(signed.signatures).length, facts);
   // The fee payer's wallet sends it (a payer outside the project is no wallet of the platform's: no events).
   if (payerRecord) emitWalletSend(ctx, { chain: "solana", hash: signature, network, address: payer, actor: API_KEY_WALLET });
   return { status: 200, body: { transactionSignature: signature } };
 };
+
+/** RFC 4648 standard base64: the `+` and `/` alphabet, `=` padding where the length needs it. */
+const STANDARD_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** The bytes a message stands for: its UTF-8 bytes (the default), or what its base64 text decodes to. */
+function messageBytes(message: string, encoding: "utf8" | "base64" | undefined): Uint8Array {
+  if (encoding !== "base64") return new TextEncoder().encode(message);
+  if (!STANDARD_BASE64.test(message)) {
+    throw apiError("invalid_request", "message is not standard base64 (the + and / alphabet, = padding where needed) as encoding base64 requires.");
+  }
+  return new Uint8Array(Buffer.from(message, "base64"));
+}

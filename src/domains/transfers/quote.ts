@@ -32,6 +32,7 @@ const NETWORK_FEES: Record<string, Record<string, string>> = {
   monad: { usdc: "0.01" },
   solana: { usdc: "0.01", sol: "0.00001" },
   sui: { usdc: "0.01" },
+  tempo: { usdc: "0.01" },
 };
 
 /** Bank fee per rail, in the bank account's currency. */

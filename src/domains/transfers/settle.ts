@@ -34,7 +34,7 @@ const SECOND = 1000;
 const BANK_DELAY: Record<string, number> = { fedwire: 30 * 60 * SECOND, sepa: 60 * 60 * SECOND, swift: 2 * 60 * 60 * SECOND };
 
 /** The platform's custodial hot wallets, the senders of onchain payouts on the ledger. */
-const HOT_WALLET = {
+export const HOT_WALLET = {
   evm: "0x9bc7A1a8845cd0EFd777CE028C2B828891fC8851" as const,
   solana: toBase58(sha512(new TextEncoder().encode("cdp-sandbox custodial hot wallet")).slice(0, 32)),
 };

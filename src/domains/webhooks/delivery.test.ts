@@ -47,9 +47,16 @@ function verifySignature(r: Received, secret: string): boolean {
   return fresh && timingSafeEqual(expected, Buffer.from(parts.v1!, "hex"));
 }
 
+/** An onchain activity subscription; it watches USDC (the faucet's token) unless the labels name another contract. */
 const subscribe = async (path: string, labels: Record<string, string>, extra: Record<string, unknown> = {}) => {
   const res = await call(sandbox, "POST", BASE, {
-    body: { eventTypes: ["onchain.activity.detected"], isEnabled: true, target: { url: receiver.url(path) }, labels, ...extra },
+    body: {
+      eventTypes: ["onchain.activity.detected"],
+      isEnabled: true,
+      target: { url: receiver.url(path) },
+      labels: { contract_address: USDC, ...labels },
+      ...extra,
+    },
   });
   expect(res.status).toBe(201);
   return res.body as { subscriptionId: string; secret: string };
@@ -193,7 +200,7 @@ describe("wallet.activity.detected from the ledger", () => {
         eventTypes: ["wallet.activity.detected", "onchain.activity.detected"],
         isEnabled: true,
         target: { url: receiver.url(path) },
-        labels: { network: "base-sepolia", "params.to": address },
+        labels: { network: "base-sepolia", contract_address: USDC, "params.to": address },
       },
     });
     const hash = await faucetUsdc(address);
@@ -304,7 +311,7 @@ describe("disabled and deleted subscriptions", () => {
       eventTypes: ["onchain.activity.detected"],
       isEnabled: true,
       target: { url: receiver.url(path) },
-      labels: { network: "base-sepolia", "params.to": address },
+      labels: { network: "base-sepolia", contract_address: USDC, "params.to": address },
     };
     expect((await call(sandbox, "PUT", `${BASE}/${sub.subscriptionId}`, { body: config })).status).toBe(200);
     await flush();
@@ -327,7 +334,7 @@ describe("disabled and deleted subscriptions", () => {
       eventTypes: ["onchain.activity.detected"],
       isEnabled: false,
       target: { url: receiver.url(path) },
-      labels: { network: "base-sepolia", "params.to": address },
+      labels: { network: "base-sepolia", contract_address: USDC, "params.to": address },
     };
     await call(sandbox, "PUT", `${BASE}/${sub.subscriptionId}`, { body: config });
     sandbox.clock.advance(60_000);

@@ -71,7 +71,7 @@ export function startWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher 
   let stopped = false;
 
   /** Writes an attempt's outcome, unless the delivery or its subscription went away meanwhile (deleted, reset, restored). */
-  async function record(projectId: string, id: string, outcome: AttemptOutcome): Promise<void> {
+  async function record(projectId: string, id: string, outcome: AttemptOutcome, headers: Record<string, string>): Promise<void> {
     if (!store.project(projectId)) return;
     const tx = store.begin(projectId);
     const current = deliveries(tx).get(id);
@@ -83,7 +83,7 @@ export function startWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher 
       return;
     }
     const { ok, ...detail } = outcome;
-    current.attempts.push({ at: clock.iso(), ...detail });
+    current.attempts.push({ at: clock.iso(), ...detail, headers });
     current.retryCount = current.attempts.length - 1;
     if (ok) {
       current.status = "succeeded";
@@ -102,14 +102,9 @@ export function startWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher 
     const headers = deliveryHeaders(sub, d);
     const signature = signDelivery(sub.secret, headers, d.payload, Math.floor(deps.wallNow() / 1000));
     const key = `${projectId}|${d.id}`;
-    const attempt = postDelivery(
-      sub.target.url,
-      { ...headers, [SIGNATURE_HEADER]: signature, "User-Agent": "cdp-sandbox-webhooks" },
-      d.payload,
-      abort.signal,
-      deps.listeningPorts(),
-    )
-      .then((outcome) => record(projectId, d.id, outcome))
+    const sent = { ...headers, [SIGNATURE_HEADER]: signature, "User-Agent": "cdp-sandbox-webhooks" };
+    const attempt = postDelivery(sub.target.url, sent, d.payload, abort.signal, deps.listeningPorts())
+      .then((outcome) => record(projectId, d.id, outcome, sent))
       .catch((error: Error) => deps.log(`webhook delivery ${d.id} could not be recorded: ${error.message}`))
       .finally(() => inFlight.delete(key));
     inFlight.set(key, attempt);

@@ -151,7 +151,11 @@ describe("sandbox webhook endpoints", () => {
   });
 
   it("refuses a test event for a disabled or unknown subscription, another event type, or a payload it cannot build", async () => {
-    const disabled = await subscribe(newPath(), { eventTypes: ["onchain.activity.detected"], isEnabled: false, labels: { network: "base-sepolia" } });
+    const disabled = await subscribe(newPath(), {
+      eventTypes: ["onchain.activity.detected"],
+      isEnabled: false,
+      labels: { network: "base-sepolia", contract_address: "0x036cbd53842c5426634e7929541ec2318f3dcf7e" },
+    });
     expect((await sendTest(disabled.subscriptionId)).body.errorMessage).toMatch(/is disabled/);
     expect((await sendTest("6b1f9e2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b")).status).toBe(404);
     const transfers = await subscribe(newPath(), { eventTypes: ["payments.transfers.completed"] });

@@ -14,24 +14,27 @@ import { activityNetworkOf, checkSubscriptionInput, type SubscriptionInput } fro
 const MAX_EVENTS_LISTED = 50;
 
 /** The caller's fields, without the optional ones they left out (a PUT replaces them all). */
-function configOf(body: SubscriptionInput): Omit<SubscriptionRecord, "subscriptionId" | "secret" | "createdAt" | "createdAtMs" | "seq"> {
+function configOf(
+  body: SubscriptionInput,
+  labels: Record<string, string> | undefined,
+): Omit<SubscriptionRecord, "subscriptionId" | "secret" | "createdAt" | "createdAtMs" | "seq"> {
   return {
     ...(body.description !== undefined ? { description: body.description } : {}),
     eventTypes: body.eventTypes,
     isEnabled: body.isEnabled,
     target: body.target.headers !== undefined ? { url: body.target.url, headers: body.target.headers } : { url: body.target.url },
     ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
-    ...(body.labels !== undefined ? { labels: body.labels } : {}),
+    ...(labels !== undefined ? { labels } : {}),
   };
 }
 
 const createWebhookSubscription: Handler<"createWebhookSubscription"> = (req, ctx) => {
   const body = req.body;
-  checkSubscriptionInput(body, ctx.listeningPorts());
+  const labels = checkSubscriptionInput(body, ctx.listeningPorts());
   const all = subscriptions(ctx.store).list();
   const record: SubscriptionRecord = {
     subscriptionId: ctx.random.uuid(),
-    ...configOf(body),
+    ...configOf(body, labels),
     secret: ctx.random.uuid(),
     createdAt: ctx.clock.iso(),
     createdAtMs: ctx.clock.now(),
@@ -58,9 +61,9 @@ const listWebhookSubscriptions: Handler<"listWebhookSubscriptions"> = (req, ctx)
 const updateWebhookSubscription: Handler<"updateWebhookSubscription"> = (req, ctx) => {
   const existing = findSubscription(ctx.store, req.pathParams.subscriptionId);
   const body = req.body;
-  checkSubscriptionInput(body, ctx.listeningPorts());
+  const labels = checkSubscriptionInput(body, ctx.listeningPorts());
   const { subscriptionId, secret, createdAt, createdAtMs, seq } = existing;
-  const updated: SubscriptionRecord = { subscriptionId, ...configOf(body), secret, createdAt, createdAtMs, seq, updatedAt: ctx.clock.iso() };
+  const updated: SubscriptionRecord = { subscriptionId, ...configOf(body, labels), secret, createdAt, createdAtMs, seq, updatedAt: ctx.clock.iso() };
   subscriptions(ctx.store).put(subscriptionId, updated);
   // Blocks mined while it was disabled, or on another network, are not delivered: reading restarts from now.
   if (activityNetworkOf(updated) !== activityNetworkOf(existing) || (!existing.isEnabled && updated.isEnabled)) startScanAt(ctx.store, ctx.clock, updated);

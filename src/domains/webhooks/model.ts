@@ -71,6 +71,11 @@ const EVENT_TYPES = [
   "acceptance.disbursement.pending",
   "acceptance.disbursement.succeeded",
   "acceptance.disbursement.failed",
+  "health.status.updated",
+  "health.maintenance.scheduled",
+  "health.maintenance.started",
+  "health.maintenance.completed",
+  "health.maintenance.canceled",
   "customers.capability.changed",
   "customers.customer.deleted",
 ] as const satisfies readonly EventType[];
@@ -83,6 +88,9 @@ export const isEventType = (name: string): name is EventType => (EVENT_TYPES as 
 /** The event types the sandbox produces from its own ledger, filtered by labels (the others ignore labels, as on the platform). */
 const ACTIVITY_TYPES: readonly EventType[] = ["onchain.activity.detected", "wallet.activity.detected"];
 export const usesLabels = (eventType: string) => (ACTIVITY_TYPES as readonly string[]).includes(eventType);
+
+/** The health and maintenance events of a platform service, which subscriptions choose by the `service` label. */
+export const isHealthEvent = (eventType: string) => eventType.startsWith("health.");
 
 export interface SubscriptionRecord {
   subscriptionId: string;
@@ -110,6 +118,8 @@ interface DeliveryAttempt {
   elapsedTimeMs: number;
   body?: string;
   errorName?: DeliveryErrorName;
+  /** The headers sent, the signature included; absent on attempts not sent and on those recorded before headers were kept. */
+  headers?: Record<string, string>;
 }
 
 /** Why an attempt did not deliver (`target_is_sandbox`: the target would reach the sandbox itself, so nothing was sent). */

@@ -3,12 +3,14 @@
  * already checked types, the event type enumeration, the URL pattern and the
  * metadata size): non-empty event types, a target that is not the sandbox
  * itself (selfTarget.ts), usable target headers, metadata key length, and
- * labels — at most 20, and for the activity event types only the keys the
- * platform filters on, with `network` required.
+ * labels — at most 20, and for the event types that read them only the keys
+ * each takes (LABELS_OF), its required ones present: onchain activity names its
+ * `contract_address`, wallet.activity.multi its `wallet_addresses` (at most
+ * 100), the health events their `service`; `network` defaults to base-mainnet.
  */
 import type { RequestBody } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
-import { usesLabels, type EventType, type SubscriptionRecord } from "./model.js";
+import { isHealthEvent, usesLabels, type EventType, type SubscriptionRecord } from "./model.js";
 import { portOf, urlReachesSandbox } from "./selfTarget.js";
 
 const MAX_LABELS = 20;
@@ -17,7 +19,14 @@ const MAX_METADATA_KEY_LENGTH = 40;
 /** The `network` label values of the activity events, and the ledger network each one reads. */
 export const ACTIVITY_NETWORKS: Record<string, string> = { "base-mainnet": "base", "base-sepolia": "base-sepolia" };
 
-const FIXED_LABEL_KEYS = ["network", "contract_address", "event_name", "event_signature", "transaction_from", "transaction_to"];
+/** The network of activity events when a subscription names none. */
+const DEFAULT_ACTIVITY_NETWORK = "base-mainnet";
+/** The event of several wallets' activity, whose wallets are listed in the `wallet_addresses` label. */
+const MULTI_WALLET_EVENT = "wallet.activity.multi";
+const MAX_WALLET_ADDRESSES = 100;
+const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+/** The platform services whose health and maintenance are announced (`service` label of the health.* events). */
+const HEALTH_SERVICES = ["payments_acceptance", "webhooks"];
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // Set by the delivery itself, or by the HTTP connection: a target header cannot replace them.
 const RESERVED_HEADERS = new Set(["host", "content-length", "transfer-encoding", "connection", "keep-alive", "upgrade", "te", "trailer", "x-hook0-signature"]);
@@ -60,38 +69,83 @@ function checkMetadata(metadata: Record<string, string> | undefined): void {
   }
 }
 
-function checkLabels(eventTypes: EventType[], labels: Record<string, string> | undefined): void {
+/** The label keys each event type takes (with `params`: also `params.<name>`), and those it requires. */
+const LABELS_OF: Record<string, { keys: string[]; params?: true; required?: string[] }> = {
+  "onchain.activity.detected": {
+    keys: ["network", "contract_address", "event_name", "event_signature", "transaction_from", "transaction_to"],
+    params: true,
+    required: ["contract_address"],
+  },
+  "wallet.activity.detected": { keys: ["network", "params.to", "params.from"] },
+  [MULTI_WALLET_EVENT]: { keys: ["network", "wallet_addresses"], required: ["wallet_addresses"] },
+};
+const HEALTH_LABELS = { keys: ["service"], required: ["service"] };
+const labelsOf = (eventType: string) => LABELS_OF[eventType] ?? (isHealthEvent(eventType) ? HEALTH_LABELS : undefined);
+
+/** Checks the labels and returns the subscription's effective ones (the caller's, with `network` defaulted for activity events). */
+function checkLabels(eventTypes: EventType[], labels: Record<string, string> | undefined): Record<string, string> | undefined {
   const entries = Object.entries(labels ?? {});
   if (entries.length > MAX_LABELS) throw apiError("invalid_request", `labels has ${entries.length} entries; a subscription takes at most ${MAX_LABELS}.`);
-  const filtered = eventTypes.filter(usesLabels);
-  // Labels only filter the activity event types; for the others the platform ignores them.
-  if (filtered.length === 0) return;
+  const typed = eventTypes.flatMap((t) => {
+    const spec = labelsOf(t);
+    return spec ? [{ eventType: t, ...spec }] : [];
+  });
+  // Labels only filter the activity and health event types; for the others the platform ignores them.
+  if (typed.length === 0) return labels;
+  const keys = [...new Set(typed.flatMap((t) => [...t.keys, ...(t.params ? ["params.<name>"] : [])]))];
   for (const [key, value] of entries) {
-    const allowed = FIXED_LABEL_KEYS.includes(key) || (key.startsWith("params.") && key.length > "params.".length);
-    if (!allowed) {
-      throw apiError(
-        "invalid_request",
-        `labels.${key} is not a label of ${filtered.join(" or ")}; use network, contract_address, event_name, event_signature, transaction_from, transaction_to or params.<name>.`,
-      );
-    }
+    const allowed = typed.some((t) => t.keys.includes(key) || (t.params && key.startsWith("params.") && key.length > "params.".length));
+    if (!allowed) throw apiError("invalid_request", `labels.${key} is not a label of ${typed.map((t) => t.eventType).join(" or ")}; use ${keys.join(", ")}.`);
     if (value === "") throw apiError("invalid_request", `labels.${key} must not be empty.`);
   }
-  const network = labels?.network;
-  if (network === undefined)
-    throw apiError("invalid_request", `labels.network is required for ${filtered.join(" and ")} (one of ${Object.keys(ACTIVITY_NETWORKS).join(", ")}).`);
-  if (!(network in ACTIVITY_NETWORKS))
+  for (const t of typed) {
+    for (const key of t.required ?? []) {
+      if (labels?.[key] !== undefined) continue;
+      const hint = key === "service" ? ` (one of ${HEALTH_SERVICES.join(", ")})` : key === "wallet_addresses" ? " (comma-separated 0x addresses)" : "";
+      throw apiError("invalid_request", `labels.${key} is required for ${t.eventType}${hint}.`);
+    }
+  }
+  const effective = { ...labels };
+  if (typed.some((t) => t.keys.includes("network"))) {
+    const network = labels?.network ?? DEFAULT_ACTIVITY_NETWORK;
+    if (!(network in ACTIVITY_NETWORKS))
+      throw apiError(
+        "invalid_request",
+        `labels.network ${JSON.stringify(network)} is not a network with onchain activity events; use ${Object.keys(ACTIVITY_NETWORKS).join(" or ")}.`,
+      );
+    effective.network = network;
+  }
+  if (labels?.wallet_addresses !== undefined) checkWalletAddresses(labels.wallet_addresses);
+  if (labels?.service !== undefined && !HEALTH_SERVICES.includes(labels.service))
     throw apiError(
       "invalid_request",
-      `labels.network ${JSON.stringify(network)} is not a network with onchain activity events; use ${Object.keys(ACTIVITY_NETWORKS).join(" or ")}.`,
+      `labels.service ${JSON.stringify(labels.service)} is not a service with health events; use ${HEALTH_SERVICES.join(" or ")}.`,
     );
+  return effective;
 }
 
-/** Checks a create or replace body; throws the platform's 400 naming the first problem. `sandboxPorts`: the ports the sandbox listens on. */
-export function checkSubscriptionInput(input: SubscriptionInput, sandboxPorts: readonly number[]): void {
+/** wallet.activity.multi watches the wallets its `wallet_addresses` label lists: comma-separated EVM addresses, at most 100. */
+function checkWalletAddresses(list: string): void {
+  const addresses = list.split(",");
+  const bad = addresses.find((a) => !EVM_ADDRESS.test(a));
+  if (bad !== undefined)
+    throw apiError(
+      "invalid_request",
+      `labels.wallet_addresses: ${JSON.stringify(bad)} is not a 0x address of 40 hex digits (separate addresses by commas, no spaces).`,
+    );
+  if (addresses.length > MAX_WALLET_ADDRESSES)
+    throw apiError("invalid_request", `labels.wallet_addresses lists ${addresses.length} addresses; a subscription watches at most ${MAX_WALLET_ADDRESSES}.`);
+}
+
+/**
+ * Checks a create or replace body; throws the platform's 400 naming the first problem. `sandboxPorts`: the ports
+ * the sandbox listens on. Returns the labels the subscription keeps (defaults filled in).
+ */
+export function checkSubscriptionInput(input: SubscriptionInput, sandboxPorts: readonly number[]): Record<string, string> | undefined {
   if (input.eventTypes.length === 0) throw apiError("invalid_request", "eventTypes must name at least one event type.");
   checkTarget(input.target, sandboxPorts);
   checkMetadata(input.metadata);
-  checkLabels(input.eventTypes, input.labels);
+  return checkLabels(input.eventTypes, input.labels);
 }
 
 /** The ledger network a subscription's activity events come from, or undefined when it has no activity event type. */

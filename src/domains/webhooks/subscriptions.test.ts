@@ -15,11 +15,12 @@ afterAll(() => sandbox.close());
 const BASE = "/platform/v2/data/webhooks/subscriptions";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const USDC_SEPOLIA = "0x036cbd53842c5426634e7929541ec2318f3dcf7e";
+/** An onchain activity subscription: it names the contract it watches (USDC on Base Sepolia), plus these labels. */
 const onchain = (labels: Record<string, string> = { network: "base-sepolia" }) => ({
   eventTypes: ["onchain.activity.detected"],
   isEnabled: true,
   target: { url: "https://example.com/hooks" },
-  labels,
+  labels: { contract_address: USDC_SEPOLIA, ...labels },
 });
 const create = (body: unknown, credentials?: Credentials) => call(sandbox, "POST", BASE, { body, credentials });
 const newProject = async () => {
@@ -151,9 +152,9 @@ describe("replacing and deleting subscriptions", () => {
 
   it("applies the same rules to a replacement and changes nothing when it is refused", async () => {
     const created = (await create(onchain())).body;
-    const res = await call(sandbox, "PUT", `${BASE}/${created.subscriptionId}`, { body: { ...onchain({ event_name: "Transfer" }) } });
+    const res = await call(sandbox, "PUT", `${BASE}/${created.subscriptionId}`, { body: { ...onchain({ network: "base-sepolia", color: "blue" }) } });
     expect(res.status).toBe(400);
-    expect(res.body.errorMessage).toMatch(/labels\.network is required/);
+    expect(res.body.errorMessage).toMatch(/labels\.color is not a label/);
     expect((await call(sandbox, "GET", `${BASE}/${created.subscriptionId}`)).body).toEqual(created);
   });
 
@@ -177,8 +178,17 @@ describe("what a subscription must satisfy", () => {
     ["no isEnabled", { eventTypes: ["onramp.transaction.success"], target: { url: "https://example.com/h" } }, /isEnabled/],
     ["a target that is not http(s)", { ...onchain(), target: { url: "ftp://example.com/hooks" } }, /url/],
     ["a description over 100 characters", { ...onchain(), description: "x".repeat(101) }, /description/],
-    ["onchain activity without the network label", onchain({ contract_address: USDC_SEPOLIA }), /labels\.network is required/],
     ["a network without onchain activity events", onchain({ network: "ethereum-mainnet" }), /base-mainnet or base-sepolia/],
+    [
+      "onchain activity without the contract it watches",
+      { ...onchain(), labels: { network: "base-sepolia", event_name: "Transfer" } },
+      /labels\.contract_address is required for onchain\.activity\.detected/,
+    ],
+    [
+      "a label of onchain activity on wallet activity",
+      { ...onchain(), eventTypes: ["wallet.activity.detected"], labels: { network: "base-sepolia", event_name: "Transfer" } },
+      /labels\.event_name is not a label of wallet\.activity\.detected; use network, params\.to, params\.from/,
+    ],
     ["a label the platform does not filter on", onchain({ network: "base-sepolia", color: "blue" }), /labels\.color is not a label/],
     ["an empty params label", onchain({ network: "base-sepolia", "params.": "x" }), /labels\.params\. is not a label/],
     [
@@ -213,11 +223,11 @@ describe("what a subscription must satisfy", () => {
   });
 
   it("accepts exactly 20 labels, params.* labels, and 10 metadata entries (without the deprecated secret copy)", async () => {
-    const labels = Object.fromEntries([["network", "base-mainnet"], ...Array.from({ length: 19 }, (_, i) => [`params.p${i}`, "1"])]);
+    const labels = Object.fromEntries([["network", "base-mainnet"], ...Array.from({ length: 18 }, (_, i) => [`params.p${i}`, "1"])]);
     const metadata = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`k${i}`, "v"]));
     const res = await create({ ...onchain(labels), metadata });
     expect(res.status).toBe(201);
-    expect(res.body.labels).toEqual(labels);
+    expect(res.body.labels).toEqual({ contract_address: USDC_SEPOLIA, ...labels });
     expect(res.body.metadata).toEqual(metadata);
   });
 });

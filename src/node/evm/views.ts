@@ -1,13 +1,14 @@
 /** Transactions, receipts and blocks as an Ethereum node writes them, from the ledger's records. */
-import { encodeErrorResult, type Hex, keccak256, toHex } from "viem";
+import { encodeErrorResult, type Hex } from "viem";
+import { blockHashOf } from "../../chain/blocks.js";
 import type { LedgerTx } from "../../chain/ledger.js";
 import { hex } from "./context.js";
 
 export const ZERO_BLOOM = `0x${"0".repeat(512)}` as Hex;
 const ERROR_ABI = [{ type: "error", name: "Error", inputs: [{ name: "message", type: "string" }] }] as const;
 
-/** The sandbox's hash of block `n` of a network: stable, and distinct per network. */
-export const blockHash = (network: string, n: number) => keccak256(toHex(`cdp-sandbox:${network}:${n}`));
+/** The sandbox's hash of block `n` of a network (defined with the blocks). */
+export const blockHash = blockHashOf;
 
 export function txView(tx: LedgerTx, mined: boolean) {
   return {

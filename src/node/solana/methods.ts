@@ -10,7 +10,7 @@ import { balanceOf, holdings } from "../../chain/ledger.js";
 import { applySolanaTransaction, blockhashAt, SOLANA_TOKENS, solanaTokenByMint, solanaTxs } from "../../chain/solanaLedger.js";
 import type { Clock } from "../../clock.js";
 import { decodeSolanaTransaction, toBase58 } from "../../crypto/solana.js";
-import { readSolanaTransaction } from "../../crypto/solanaInstructions.js";
+import { readSolanaTransactionOn } from "../../chain/solanaLookupTables.js";
 import { ApiError } from "../../errors/catalogue.js";
 import type { ProjectTx } from "../../store/store.js";
 import { RpcError, type RpcMethod } from "../jsonRpc.js";
@@ -107,7 +107,15 @@ function sendTransaction(params: unknown[], ctx: SolanaNodeContext) {
   const payer = Object.keys(tx.signatures)[0]!;
   const signature = toBase58(new Uint8Array(tx.signatures[payer as keyof typeof tx.signatures]!));
   try {
-    applySolanaTransaction(ctx.store, ctx.clock, ctx.network, signature, payer, Object.keys(tx.signatures).length, readSolanaTransaction(tx));
+    applySolanaTransaction(
+      ctx.store,
+      ctx.clock,
+      ctx.network,
+      signature,
+      payer,
+      Object.keys(tx.signatures).length,
+      readSolanaTransactionOn(ctx.store, tx, ctx.network),
+    );
   } catch (error) {
     if (error instanceof ApiError) throw new RpcError(-32002, `Transaction simulation failed: ${error.message}`);
     throw error;

@@ -1,0 +1,230 @@
+/**
+ * The dashboard at work in headless Chromium, against a sandbox driven over
+ * the platform API: what the API did shows up in the explorer and the
+ * journal, and what the user does in the dashboard (move the clock, replay a
+ * delivery, switch a scenario on) changes how the sandbox answers next.
+ */
+import type { Sandbox } from "cdp-sandbox";
+import type { Locator } from "playwright-core";
+import { serializeTransaction } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fundAccount, openAccount, P } from "#test/helpers/money.js";
+import { type Receiver, startReceiver } from "#test/helpers/receiver.js";
+import { call, fund, withSandbox } from "#test/helpers/sandbox.js";
+import { flush, subscribe } from "#test/helpers/webhooks.js";
+import { type Browser, openBrowser, openDashboard } from "./browser.js";
+
+/** How long the page may take to show what a test waits for (it polls the sandbox once a second). */
+const WAIT = { timeout: 10_000, interval: 100 };
+/** The visible text of what a locator finds ("" while it finds nothing yet). */
+const text = async (l: Locator) => ((await l.count()) === 0 ? "" : (await l.first().innerText()).trim());
+
+let sandbox: Sandbox;
+let browser: Browser;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  [sandbox, browser, receiver] = await Promise.all([withSandbox({ seed: "dashboard" }), openBrowser(), startReceiver()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await receiver?.close();
+  await sandbox?.close();
+});
+
+describe("the dashboard", () => {
+  it("finds an account created and a transaction sent over the API in the explorer", async () => {
+    const created = await call(sandbox, "POST", `${P}/evm/accounts`, { body: { name: "explorer-sender" }, wallet: true });
+    expect(created.status).toBe(201);
+    const from = created.body.address as string;
+    await fund(sandbox, { network: "base-sepolia", address: from, amount: "1000000000000000" });
+    const to = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+    const transaction = serializeTransaction({ type: "eip1559", chainId: 84532, to, value: 1234n });
+    const sent = await call(sandbox, "POST", `${P}/evm/accounts/${from}/send/transaction`, { body: { network: "base-sepolia", transaction }, wallet: true });
+    expect(sent.status).toBe(200);
+    const hash = sent.body.transactionHash as string;
+
+    const { page } = browser;
+    await openDashboard(page, sandbox.url, "accounts");
+    await page.getByRole("table", { name: "EVM accounts" }).getByText("explorer-sender").waitFor();
+
+    await page.getByRole("link", { name: "Explorer" }).click();
+    const row = page
+      .getByRole("table", { name: /Transactions of block/ })
+      .getByRole("row")
+      .filter({ hasText: "native-transfer" });
+    await expect.poll(() => text(row), WAIT).toContain(`Sent 0.000000000000001234 ETH to ${to}`);
+    await page.getByLabel("Find a transaction or address").fill(hash);
+    await page.getByRole("button", { name: "Find" }).click();
+    await page.getByText(hash, { exact: true }).waitFor();
+    await expect.poll(() => text(page.locator("dl.facts")), WAIT).toContain("success");
+    await page.getByLabel("Find a transaction or address").fill(from);
+    await page.getByRole("button", { name: "Find" }).click();
+    await page.getByText("EVM account 'explorer-sender'").waitFor();
+    await expect.poll(() => text(page.getByRole("table", { name: "Transactions of the address" })), WAIT).toContain("native-transfer");
+    await browser.screenshot("explorer");
+  });
+
+  it("advances the clock from the header: a quoted transfer expires and a processing one settles", async () => {
+    await call(sandbox, "POST", "/_sandbox/clock", { body: { freeze: true }, anonymous: true });
+    const a = await openAccount(sandbox, { name: "A" });
+    const b = await openAccount(sandbox, { name: "B" });
+    await fundAccount(sandbox, a, "usdc", "100");
+    const body = (execute: boolean) => ({
+      source: { accountId: a, asset: "usdc" },
+      target: { accountId: b, asset: "usdc" },
+      amount: "10",
+      asset: "usdc",
+      execute,
+    });
+    const quoted = await call(sandbox, "POST", `${P}/transfers`, { body: body(false) });
+    const processing = await call(sandbox, "POST", `${P}/transfers`, { body: body(true) });
+    expect([quoted.body.status, processing.body.status]).toEqual(["quoted", "processing"]);
+
+    const { page } = browser;
+    await openDashboard(page, sandbox.url, "transfers");
+    const rowOf = (id: string) => page.getByRole("table", { name: "Transfers" }).getByRole("row").filter({ hasText: id });
+    await expect.poll(() => text(rowOf(quoted.body.transferId).locator("td").nth(1)), WAIT).toBe("quoted");
+    await expect.poll(() => text(rowOf(processing.body.transferId).locator("td").nth(1)), WAIT).toBe("processing");
+
+    await page.getByLabel("Advance by").fill("20m");
+    await page.getByRole("button", { name: "Advance", exact: true }).click();
+    await expect.poll(() => text(rowOf(quoted.body.transferId).locator("td").nth(1)), WAIT).toBe("expired");
+    await expect.poll(() => text(rowOf(processing.body.transferId).locator("td").nth(1)), WAIT).toBe("completed");
+    expect((await call(sandbox, "GET", `${P}/transfers/${processing.body.transferId}`)).body.status).toBe("completed");
+    await browser.screenshot("transfers-after-advance");
+  });
+
+  it("replays a webhook delivery: a second attempt is made and shown", async () => {
+    const sub = await subscribe(sandbox, receiver, ["onramp.transaction.success"]);
+    const test = await call(sandbox, "POST", `/_sandbox/webhooks/${sub.subscriptionId}/test`, { body: { data: { orderId: "o-replay" } }, anonymous: true });
+    expect(test.status).toBe(200);
+    await flush(sandbox);
+    expect(receiver.received(sub.path)).toHaveLength(1);
+
+    const { page } = browser;
+    await openDashboard(page, sandbox.url, "webhooks");
+    const delivery = page.locator("details.delivery").filter({ hasText: "onramp.transaction.success" }).first();
+    await delivery.locator(":scope > summary").click();
+    await expect.poll(() => text(delivery.locator(":scope > summary")), WAIT).toContain("1 attempt");
+    await delivery.getByRole("button", { name: /^Replay delivery/ }).click();
+    await expect.poll(() => text(page.getByRole("status")), WAIT).toContain("attempt 2");
+    await expect.poll(() => text(delivery.locator(":scope > summary")), WAIT).toContain("2 attempts");
+    // Each attempt shows the headers it sent, its signature included.
+    const signature = String(receiver.received(sub.path)[1]!.headers["x-hook0-signature"]);
+    await expect.poll(async () => (await delivery.locator("table").first().textContent()) ?? "", WAIT).toContain(signature);
+    expect(receiver.received(sub.path)).toHaveLength(2);
+    expect(receiver.received(sub.path)[1]!.rawBody).toBe(receiver.received(sub.path)[0]!.rawBody);
+    await browser.screenshot("webhook-replayed");
+  });
+
+  it("shows a journal entry with its validation problem, and its request and response", async () => {
+    const bad = await call(sandbox, "POST", `${P}/evm/accounts`, { body: { name: "no spaces allowed!" }, wallet: true });
+    expect(bad.status).toBe(400);
+    const { page } = browser;
+    await openDashboard(page, sandbox.url, "journal");
+    await page.getByLabel("Status").selectOption("4xx");
+    const row = page.getByRole("table", { name: "Requests" }).getByRole("row").filter({ hasText: "createEvmAccount" }).first();
+    await expect.poll(() => text(row.locator(".problem")), WAIT).toContain("name");
+    await row.getByRole("link").click();
+    await expect.poll(() => text(page.getByRole("region", { name: "Request detail" })), WAIT).toContain(bad.body.correlationId);
+    await expect.poll(() => text(page.getByRole("region", { name: "Request detail" })), WAIT).toContain("no spaces allowed!");
+    await browser.screenshot("journal-problem");
+  });
+
+  it("shows new requests in the journal as they happen, without reloading", async () => {
+    const { page } = browser;
+    await openDashboard(page, sandbox.url, "journal");
+    await page.getByRole("table", { name: "Requests" }).waitFor();
+    const created = await call(sandbox, "POST", `${P}/evm/accounts`, { body: { name: "live-journal" }, wallet: true });
+    expect(created.status).toBe(201);
+    const link = page.locator(`a[href="#/journal/${created.headers["x-correlation-id"]}"]`);
+    // The next poll (once a second) brings it in; the page is never reloaded.
+    await expect.poll(() => link.count(), WAIT).toBe(1);
+    expect(await page.evaluate(() => performance.getEntriesByType("navigation").length)).toBe(1);
+    await link.click();
+    await expect.poll(() => text(page.getByRole("region", { name: "Request detail" })), WAIT).toContain("live-journal");
+    await browser.screenshot("journal-live");
+  });
+
+  it("is driven from the keyboard: skip link, views by Tab and Enter, named controls", async () => {
+    const { page } = browser;
+    await openDashboard(page, sandbox.url, "accounts");
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
+    await page.getByRole("link", { name: "Journal" }).focus();
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Request journal" }).waitFor();
+    // Every button, field and list has a name a screen reader reads out.
+    const unnamed = await page.evaluate(
+      () =>
+        [...document.querySelectorAll("button, input, select, a")].filter((el) => {
+          const labelled = el.id && document.querySelector(`label[for="${el.id}"]`);
+          return !labelled && !el.getAttribute("aria-label") && !(el.textContent ?? "").trim();
+        }).length,
+    );
+    expect(unnamed).toBe(0);
+    await browser.screenshot("keyboard");
+  });
+
+  it("switches a scenario on for the project: the next request fails with its error", async () => {
+    const { page } = browser;
+    await openDashboard(page, sandbox.url, "scenarios");
+    await page.getByRole("button", { name: "Switch on rate-limit-exceeded" }).click();
+    await expect.poll(() => text(page.getByRole("table", { name: "Active scenarios" })), WAIT).toContain("rate-limit-exceeded");
+    const next = await call(sandbox, "GET", `${P}/evm/accounts`);
+    expect(next.status).toBe(429);
+    expect(next.body.errorType).toBe("rate_limit_exceeded");
+    await browser.screenshot("scenario-on");
+    await page.getByRole("button", { name: "Switch off rate-limit-exceeded" }).first().click();
+    await expect.poll(() => page.getByRole("table", { name: "Active scenarios" }).count(), WAIT).toBe(0);
+    expect((await call(sandbox, "GET", `${P}/evm/accounts`)).status).toBe(200);
+  });
+
+  it("injects one error into the project's next request of an operation, and only that one", async () => {
+    const { page } = browser;
+    await openDashboard(page, sandbox.url, "scenarios");
+    await page.getByLabel("Error case").selectOption("already_exists");
+    await page.getByLabel("Only for operation").fill("createEvmAccount");
+    await page.getByRole("button", { name: "Inject on next request" }).click();
+    await expect.poll(() => text(page.getByRole("status")), WAIT).toContain("answers already_exists");
+    expect((await call(sandbox, "GET", `${P}/evm/accounts`)).status).toBe(200);
+    const first = await call(sandbox, "POST", `${P}/evm/accounts`, { body: {}, wallet: true });
+    expect([first.status, first.body.errorType]).toEqual([409, "already_exists"]);
+    expect((await call(sandbox, "POST", `${P}/evm/accounts`, { body: {}, wallet: true })).status).toBe(201);
+    await browser.screenshot("inject-next-request");
+  });
+
+  it("creates a project and shows it: its accounts are its own", async () => {
+    const { page } = browser;
+    await openDashboard(page, sandbox.url, "state");
+    await page.getByLabel("New project name").fill("ui-made");
+    await page.getByRole("button", { name: "Create project" }).click();
+    await expect.poll(() => text(page.getByRole("status")), WAIT).toContain("created and shown");
+    const project = await page.getByRole("combobox", { name: "Project" }).inputValue();
+    expect(project).not.toBe(sandbox.credentials.projectId);
+    await page.getByRole("link", { name: "Accounts" }).click();
+    await expect.poll(() => text(page.locator("main .empty")), WAIT).toBe("No evm accounts in this project.");
+    await browser.screenshot("new-project");
+  });
+});
+
+describe("the dashboard of a sandbox that requires its admin token", () => {
+  it("loads its page without the token, asks for it once, and then shows the data", async () => {
+    const guarded = await withSandbox({ seed: "dashboard-guarded", adminToken: "ui-admin-token" });
+    const { page } = browser;
+    try {
+      await page.goto("about:blank");
+      await page.goto(`${guarded.url}/_sandbox/ui/#/accounts`);
+      const dialog = page.getByRole("dialog", { name: "Admin token" });
+      await dialog.getByLabel("Admin token").fill("ui-admin-token");
+      await dialog.getByRole("button", { name: "Use token" }).click();
+      await page.waitForSelector("body[data-ready=true]");
+      await page.getByRole("heading", { name: "Accounts" }).waitFor();
+      expect(await page.getByRole("combobox", { name: "Project" }).inputValue()).toBe(guarded.credentials.projectId);
+      await browser.screenshot("admin-token");
+    } finally {
+      await guarded.close();
+    }
+  });
+});
