@@ -24,6 +24,7 @@ import type { ProjectTx } from "../../store/store.js";
 import { custodialAsset } from "../shared/custodialAssets.js";
 import { fromUnits } from "../shared/decimal.js";
 import type { Handler, HandlerContext } from "../types.js";
+import { AUTHORIZATION_TYPES } from "../x402/eip3009.js";
 import { actionHash, PAYMENT_ESCROW } from "./escrow.js";
 import { emitSessionEvent } from "./events.js";
 import {
@@ -50,17 +51,6 @@ interface WalletOptionRecord {
 
 const WALLET_OPTIONS = declareCollection<WalletOptionRecord>("paymentSessionWalletOptions");
 const walletOptions = (store: ProjectTx) => store.collection(WALLET_OPTIONS);
-
-const TRANSFER_TYPES = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
 
 const DOMAIN_TYPES = [
   { name: "name", type: "string" },
@@ -207,7 +197,7 @@ export const getWalletAuthorizationOptions: Handler<"getWalletAuthorizationOptio
           type: "eip3009",
           // The contract types `types` and `message` as open objects; these are the typed data the payer signs.
           data: {
-            types: { EIP712Domain: DOMAIN_TYPES, ...TRANSFER_TYPES },
+            types: { EIP712Domain: DOMAIN_TYPES, ...AUTHORIZATION_TYPES },
             primaryType: "TransferWithAuthorization",
             domain: domainOf(network, token),
             message,
@@ -239,7 +229,7 @@ export const authorizeWalletPaymentSession: Handler<"authorizeWalletPaymentSessi
   try {
     signer = await recoverTypedDataAddress({
       domain: domainOf(network, token),
-      types: TRANSFER_TYPES,
+      types: AUTHORIZATION_TYPES,
       primaryType: "TransferWithAuthorization",
       message: { ...t, value: BigInt(t.value), validAfter: BigInt(t.validAfter), validBefore: BigInt(t.validBefore) },
       signature: signed.signature as Hex,

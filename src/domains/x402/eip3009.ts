@@ -29,7 +29,8 @@ import type { Payment, Rejection } from "./payment.js";
 /** validBefore must leave this much time for the settlement to land, as facilitators require. */
 const VALID_BEFORE_MARGIN_SECONDS = 6;
 
-const AUTHORIZATION_TYPES = {
+/** The EIP-712 types of an EIP-3009 transfer authorization (USDC's, EURC's): what the payer signs. */
+export const AUTHORIZATION_TYPES = {
   TransferWithAuthorization: [
     { name: "from", type: "address" },
     { name: "to", type: "address" },
