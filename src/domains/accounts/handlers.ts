@@ -9,7 +9,7 @@ import { apiError } from "../../errors/catalogue.js";
 import { requireCapabilities, needsForAccountCreation } from "../customers/capabilities.js";
 import { customers } from "../customers/model.js";
 import { custodialAsset, knownAssetList } from "../shared/custodialAssets.js";
-import { paginate } from "../shared/pagination.js";
+import { paginate, paginateWhere } from "../shared/pagination.js";
 import type { Handler, Handlers } from "../types.js";
 import { accounts, accountView, balanceView, entityIdOf, findAccount, heldAssets, type AccountRecord } from "./model.js";
 
@@ -54,8 +54,8 @@ function ownerFilter(raw: string | string[] | undefined): ((owner: string) => bo
 const listFoundationAccounts: Handler<"listFoundationAccounts"> = (req, ctx) => {
   const byOwner = ownerFilter(req.query.owner);
   const type = req.query.type;
-  const matching = accounts(ctx.store).filter((a) => (!byOwner || byOwner(a.owner)) && (!type || a.type === type));
-  const page = paginate(matching, req.query, "accounts");
+  const matches = (a: AccountRecord) => (!byOwner || byOwner(a.owner)) && (!type || a.type === type);
+  const page = paginateWhere((offset, size) => accounts(ctx.store).pageWhere(offset, size, matches), req.query, "accounts");
   return { status: 200, body: { accounts: page.items.map(accountView), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
 };
 

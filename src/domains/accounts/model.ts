@@ -31,7 +31,7 @@ interface BalanceRecord {
   held: string;
 }
 
-const CUSTODIAL_ACCOUNTS = declareCollection<AccountRecord>("custodialAccounts");
+const CUSTODIAL_ACCOUNTS = declareCollection<AccountRecord>("custodialAccounts", { order: "insertion" });
 const CUSTODIAL_BALANCES = declareCollection<BalanceRecord>("custodialBalances");
 
 export const accounts = (store: ProjectTx): Collection<AccountRecord> => store.collection(CUSTODIAL_ACCOUNTS);

@@ -8,7 +8,7 @@
  */
 import type { RequestBody } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
-import { paginate } from "../shared/pagination.js";
+import { paginateWhere } from "../shared/pagination.js";
 import type { Handler, HandlerContext, Handlers } from "../types.js";
 import { announceCapabilityChanges, announceDeletion } from "./events.js";
 import { termsOf, type TermsVersion } from "./terms.js";
@@ -108,8 +108,7 @@ const getCustomerRequirements: Handler<"getCustomerRequirements"> = (req, ctx) =
 };
 
 const listCustomers: Handler<"listCustomers"> = (req, ctx) => {
-  const live = customers(ctx.store).filter((c) => !c.deleted);
-  const page = paginate(live, req.query, "customers");
+  const page = paginateWhere((offset, size) => customers(ctx.store).pageWhere(offset, size, (c) => !c.deleted), req.query, "customers");
   const terms = termsOf(ctx.store);
   return {
     status: 200,

@@ -64,7 +64,7 @@ export interface CustomerRecord {
   reviewAtMs?: number;
 }
 
-export const CUSTOMERS = declareCollection<CustomerRecord>("customers", { dueAt: (c) => c.reviewAtMs });
+export const CUSTOMERS = declareCollection<CustomerRecord>("customers", { dueAt: (c) => c.reviewAtMs, order: "insertion" });
 
 export const customers = (store: ProjectTx): Collection<CustomerRecord> => store.collection(CUSTOMERS);
 

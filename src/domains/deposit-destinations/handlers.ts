@@ -10,7 +10,7 @@ import { needsForDepositDestination, requireCapabilities } from "../customers/ca
 import { customers } from "../customers/model.js";
 import { custodialAsset, knownAssetList, NETWORK_ASSETS } from "../shared/custodialAssets.js";
 import { checkMetadata } from "../shared/metadata.js";
-import { paginate } from "../shared/pagination.js";
+import { paginateWhere } from "../shared/pagination.js";
 import { checkOnchainAddress } from "../transfers/rules.js";
 import type { Handler, HandlerContext, Handlers, QueryParams } from "../types.js";
 import {
@@ -78,14 +78,12 @@ const listDepositDestinations: Handler<"listDepositDestinations"> = (req, ctx) =
   // Validation refuses a repeated filter (each is a single string in the contract), so none is a list here.
   const q = req.query as DepositDestinationFilters;
   const key = (a: string) => (a.startsWith("0x") ? a.toLowerCase() : a);
-  const matching = depositDestinations(ctx.store).filter(
-    (d) =>
-      (!q.accountId || d.accountId === q.accountId) &&
-      (!q.type || d.type === q.type) &&
-      (!q.network || d.crypto?.network === q.network) &&
-      (!q.address || (d.crypto !== undefined && key(d.crypto.address) === key(q.address))),
-  );
-  const page = paginate(matching, req.query, "deposit-destinations");
+  const matches = (d: Readonly<DepositDestinationRecord>) =>
+    (!q.accountId || d.accountId === q.accountId) &&
+    (!q.type || d.type === q.type) &&
+    (!q.network || d.crypto?.network === q.network) &&
+    (!q.address || (d.crypto !== undefined && key(d.crypto.address) === key(q.address)));
+  const page = paginateWhere((offset, size) => depositDestinations(ctx.store).pageWhere(offset, size, matches), req.query, "deposit-destinations");
   return {
     status: 200,
     body: {

@@ -33,7 +33,7 @@ export interface DepositDestinationRecord {
   createdAtMs: number;
 }
 
-const DEPOSIT_DESTINATIONS = declareCollection<DepositDestinationRecord>("depositDestinations");
+const DEPOSIT_DESTINATIONS = declareCollection<DepositDestinationRecord>("depositDestinations", { order: "insertion" });
 
 export const depositDestinations = (store: ProjectTx): Collection<DepositDestinationRecord> => store.collection(DEPOSIT_DESTINATIONS);
 

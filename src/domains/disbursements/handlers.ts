@@ -9,7 +9,7 @@ import { accounts, holdFunds } from "../accounts/model.js";
 import { custodialAsset, knownAssetList } from "../shared/custodialAssets.js";
 import { toUnits } from "../shared/decimal.js";
 import { checkMetadata } from "../shared/metadata.js";
-import { paginate } from "../shared/pagination.js";
+import { paginateWhere } from "../shared/pagination.js";
 import { checkOnchainAddress } from "../transfers/rules.js";
 import { settlementDelay } from "../transfers/settle.js";
 import type { Handler, Handlers } from "../types.js";
@@ -75,14 +75,12 @@ const getDisbursement: Handler<"getDisbursement"> = (req, ctx) => ({
 
 const listDisbursements: Handler<"listDisbursements"> = (req, ctx) => {
   const q = req.query as { status?: string; sourceAccountId?: string; externalReferenceId?: string };
-  const matching = disbursements(ctx.store).filter(
-    (d) =>
-      (!q.status || d.status === q.status) &&
-      (!q.sourceAccountId || d.source.accountId === q.sourceAccountId) &&
-      (!q.externalReferenceId || d.externalReferenceId === q.externalReferenceId),
-  );
-  matching.sort((a, b) => a.createdAtMs - b.createdAtMs);
-  const page = paginate(matching, req.query, "disbursements");
+  // Oldest first: the collection keeps creation order, so only the page is read.
+  const matches = (d: Readonly<DisbursementRecord>) =>
+    (!q.status || d.status === q.status) &&
+    (!q.sourceAccountId || d.source.accountId === q.sourceAccountId) &&
+    (!q.externalReferenceId || d.externalReferenceId === q.externalReferenceId);
+  const page = paginateWhere((offset, size) => disbursements(ctx.store).pageWhere(offset, size, matches), req.query, "disbursements");
   const body: Schema<"Disbursement">[] = page.items.map(disbursementView);
   return { status: 200, body: { disbursements: body, ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
 };

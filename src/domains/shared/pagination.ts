@@ -52,12 +52,6 @@ export function paginate<T>(all: T[], query: PageQuery, list: string): Page<T> {
 }
 
 /**
- * A page read from a collection in its declared order, copying only that page: its cost does not grow with the
- * collection. Tokens stay valid while records are added (they come last in the order).
- *
- * @example paginatePages((offset, size) => evmAccounts(ctx.store).page(offset, size), req.query, "evm-accounts")
- */
-/**
  * A filtered page read from a collection in its declared order: only the page is copied, and the read stops at
  * the first match after it.
  *
@@ -69,6 +63,12 @@ export function paginateWhere<T>(read: (offset: number, size: number) => { items
   return more ? { items, nextPageToken: nextToken(list, offset + size) } : { items };
 }
 
+/**
+ * A page read from a collection in its declared order, copying only that page: its cost does not grow with the
+ * collection. Tokens stay valid while records are added (they come last in the order).
+ *
+ * @example paginatePages((offset, size) => evmAccounts(ctx.store).page(offset, size), req.query, "evm-accounts")
+ */
 export function paginatePages<T>(read: (offset: number, size: number) => { items: T[]; total: number }, query: PageQuery, list: string): Page<T> {
   const { offset, size } = pageOf(query, list);
   const { items, total } = read(offset, size);
