@@ -112,7 +112,9 @@ function evmSummary(tx: ProjectTx, t: LedgerTx): ChainTransaction {
     summary = `x402 payment of ${moves[0] ? `${moves[0].formatted} ${moves[0].token}` : x402.amount} from ${short(x402.payer)} to ${short(x402.payTo)}`;
   } else if (t.to?.toLowerCase() === SWAP_SETTLER_ADDRESS.toLowerCase()) {
     kind = "swap";
-    const out = moves.find((m) => m.from.toLowerCase() === t.from.toLowerCase());
+    // What the taker gave: a token it sent, or the native coin the transaction carried (a sale of ETH has no log).
+    const sent = moves.find((m) => m.from.toLowerCase() === t.from.toLowerCase());
+    const out = sent ?? (BigInt(t.value) > 0n ? { formatted: formatUnits(BigInt(t.value), native.decimals), token: native.symbol } : undefined);
     const back = moves.find((m) => m.to.toLowerCase() === t.from.toLowerCase());
     summary = out && back ? `Swapped ${out.formatted} ${out.token} for ${back.formatted} ${back.token}` : "Swap";
   } else if (t.to === null) {

@@ -273,6 +273,29 @@ describe("the explorer", () => {
     });
   });
 
+  it("decodes a swap through the sandbox's settler: what the taker gave and what came back", async () => {
+    const taker = await newEvmAccount("explorer-swapper");
+    await fund(sandbox, { network: "base", address: taker, amount: "1000000000000000000" });
+    const ETH = "0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE";
+    const USDC_BASE = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
+    const quote = await call(sandbox, "POST", `${P}/evm/swaps`, {
+      body: { network: "base", taker, fromToken: ETH, toToken: USDC_BASE, fromAmount: "1000000000000000" },
+    });
+    expect(quote.status, quote.text).toBe(201);
+    const q = quote.body.transaction;
+    const transaction = serializeTransaction({ to: q.to, data: q.data, gas: BigInt(q.gas), value: BigInt(q.value), chainId: 1, type: "eip1559" });
+    const sent = await call(sandbox, "POST", `${P}/evm/accounts/${taker}/send/transaction`, { body: { network: "base", transaction }, wallet: true });
+    expect(sent.status, sent.text).toBe(200);
+    sandbox.clock.advance(4000);
+    const tx = await admin("get", `/chain/transactions/${sent.body.transactionHash}?network=base`);
+    expect(tx.status, tx.text).toBe(200);
+    expect(tx.body).toMatchObject({
+      kind: "swap",
+      summary: "Swapped 0.001 ETH for 2.997 USDC",
+      tokenTransfers: expect.arrayContaining([expect.objectContaining({ token: "USDC", to: taker, formatted: "2.997" })]),
+    });
+  });
+
   it("refuses an unknown network, hash or malformed address with the error body", async () => {
     expectRefused(await admin("get", "/chain/blocks?network=dogechain"), 400, "invalid_request");
     expectRefused(await admin("get", "/chain/blocks?before=-3"), 400, "invalid_request");
