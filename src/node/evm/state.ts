@@ -6,6 +6,7 @@ import { hasSandboxCode } from "../../domains/sandboxContracts.js";
 import { RpcError } from "../jsonRpc.js";
 import { accountAbstractionCode, accountAbstractionRead } from "./bundler.js";
 import { type EvmNodeContext, hex } from "./context.js";
+import { universalSignatureValidation } from "./signatureValidator.js";
 
 const erc20Reads = [
   { type: "function", name: "balanceOf", stateMutability: "view", inputs: [{ name: "owner", type: "address" }], outputs: [{ type: "uint256" }] },
@@ -47,6 +48,8 @@ export function eth_getCode(params: unknown[], ctx: EvmNodeContext) {
  */
 export function eth_call(params: unknown[], ctx: EvmNodeContext) {
   const [req] = params as [{ to?: string; data?: Hex; input?: Hex } | undefined];
+  // A deployless call (no `to`) runs its creation code: the ERC-6492 validator is the one the sandbox knows.
+  if (req && !req.to) return universalSignatureValidation(ctx, (req.data ?? req.input ?? "0x") as Hex) ?? "0x";
   // The wallet factories and EntryPoints answer their own reads (bundler.ts).
   const walletRead = req?.to ? accountAbstractionRead(ctx, req.to, (req.data ?? req.input ?? "0x") as Hex) : undefined;
   if (walletRead !== undefined) return walletRead;
