@@ -14,6 +14,7 @@ import { isLoopbackHost } from "./admin/guard.js";
 import { bindMiningMode, MINING_MODES, type MiningMode } from "./chain/mining.js";
 import { createApp } from "./app.js";
 import { answerClientError } from "./pipeline/clientError.js";
+import { attachSolanaWebSocket } from "./node/solanaWebSocket.js";
 import type { AuthMode } from "./auth/bearer.js";
 import { warmVerifyThread } from "./auth/verifyThread.js";
 import { createClock, type Clock } from "./clock.js";
@@ -166,6 +167,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
 
   const server: Server = createServer(app);
+  const stopWebSocket = attachSolanaWebSocket(server, { store, clock });
   const clientErrorIds = random.fork("correlation-client-error");
   server.on(
     "clientError",
@@ -196,6 +198,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     close: async () => {
       await webhooks.stop();
       await new Promise<void>((resolve, reject) => {
+        stopWebSocket();
         server.closeAllConnections();
         server.close((error) => (error ? reject(error) : resolve()));
       });

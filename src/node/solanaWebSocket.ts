@@ -1,0 +1,173 @@
+/**
+ * Solana's PubSub over WebSocket, on the same paths as the node's HTTP JSON-RPC (`/rpc/v1/{solana|solana-devnet}/{token}`,
+ * the same network and token rules): what @solana/web3.js's `confirmTransaction` subscribes to.
+ *
+ * - `signatureSubscribe` [signature, {commitment}] answers a subscription id, then sends one
+ *   `signatureNotification` once the transaction reaches the commitment (at once if it already has) and ends it;
+ * - `slotSubscribe` sends a `slotNotification` each time the head slot moves;
+ * - `signatureUnsubscribe` / `slotUnsubscribe` [id] answer whether the subscription existed;
+ * - any other method is error -32601; a message without an id is a notification and gets no answer.
+ *
+ * Landing follows getSignatureStatuses on the project's ledger and the sandbox clock: subscriptions are checked when
+ * the clock is set or advanced, and on a short interval while any is open (automine and wall-clock slots).
+ */
+import type { IncomingMessage, Server } from "node:http";
+import type { Duplex } from "node:stream";
+import { type WebSocket, WebSocketServer } from "ws";
+import type { Clock } from "../clock.js";
+import type { Store } from "../store/store.js";
+import { rpcFailure } from "./jsonRpc.js";
+import { isSolanaNetwork, solanaMethods, type SolanaNodeContext } from "./solana/methods.js";
+
+export interface SolanaWebSocketDeps {
+  store: Store;
+  clock: Clock;
+}
+
+/** How often open subscriptions are checked besides clock changes, in wall milliseconds. */
+const CHECK_INTERVAL_MS = 100;
+/** The largest message a client may send (a subscription request is a few hundred bytes). */
+const MAX_PAYLOAD = 64 * 1024;
+
+type Subscription = { kind: "signature"; signature: string; commitment: string } | { kind: "slot"; lastSlot: number };
+
+interface SignatureStatus {
+  slot: number;
+  err: unknown;
+  confirmationStatus: string;
+}
+
+const PATH = /^\/rpc\/v1\/([^/]+)\/([^/]+)\/?$/;
+
+/** Refuses an upgrade with a JSON-RPC error body, as the HTTP node refuses a POST. */
+function refuse(socket: Duplex, status: number, reason: string, message: string): void {
+  const body = JSON.stringify(rpcFailure(-32001, message));
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/** Serves Solana PubSub on `server`'s upgrade requests to a Solana node path; every other upgrade is refused with 404. */
+export function attachSolanaWebSocket(server: Server, deps: SolanaWebSocketDeps): () => void {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD });
+  const connections = new Set<() => void>();
+  const checkAll = () => {
+    for (const check of connections) check();
+  };
+  const stopClock = deps.clock.onChange(checkAll);
+  const timer = setInterval(checkAll, CHECK_INTERVAL_MS);
+  timer.unref();
+
+  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const match = PATH.exec(new URL(req.url ?? "/", "http://sandbox").pathname);
+    if (!match) return refuse(socket, 404, "Not Found", "no WebSocket endpoint here; Solana PubSub is served at /rpc/v1/{network}/{token}");
+    const network = decodeURIComponent(match[1]!);
+    const projectId = decodeURIComponent(match[2]!);
+    if (!isSolanaNetwork(network)) return refuse(socket, 404, "Not Found", `no WebSocket subscriptions for network ${network}; only Solana's`);
+    if (!deps.store.project(projectId)) return refuse(socket, 404, "Not Found", "unknown node token; get one from GET /apikeys/v1/tokens/active");
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const check = serve(ws, { network, projectId, deps });
+      connections.add(check);
+      ws.on("close", () => connections.delete(check));
+    });
+  });
+
+  return () => {
+    stopClock();
+    clearInterval(timer);
+    for (const ws of wss.clients) ws.terminate();
+    wss.close();
+  };
+}
+
+/** One connection: answers its messages and returns the check of its subscriptions. */
+function serve(ws: WebSocket, o: { network: string; projectId: string; deps: SolanaWebSocketDeps }): () => void {
+  const subscriptions = new Map<number, Subscription>();
+  let nextId = 0;
+  // A read of the committed ledger: a transaction never committed changes nothing.
+  const context = (): SolanaNodeContext | undefined =>
+    o.deps.store.project(o.projectId) ? { network: o.network, store: o.deps.store.begin(o.projectId), clock: o.deps.clock } : undefined;
+  const send = (message: object) => {
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
+  };
+  const reply = (id: unknown, body: object) => send({ jsonrpc: "2.0", id, ...body });
+
+  const check = () => {
+    if (subscriptions.size === 0) return;
+    const ctx = context();
+    if (!ctx) return;
+    const slot = solanaMethods.getSlot!([], ctx) as number;
+    for (const [id, sub] of subscriptions) {
+      if (sub.kind === "slot") {
+        if (slot === sub.lastSlot) continue;
+        sub.lastSlot = slot;
+        send({ jsonrpc: "2.0", method: "slotNotification", params: { result: { parent: slot - 1, root: slot, slot }, subscription: id } });
+        continue;
+      }
+      const statuses = solanaMethods.getSignatureStatuses!([[sub.signature]], ctx) as { value: (SignatureStatus | null)[] };
+      const status = statuses.value[0];
+      if (!status) continue;
+      if (sub.commitment !== "processed" && status.confirmationStatus === "processed") continue;
+      subscriptions.delete(id);
+      send({
+        jsonrpc: "2.0",
+        method: "signatureNotification",
+        params: { result: { context: { slot: status.slot }, value: { err: status.err } }, subscription: id },
+      });
+    }
+  };
+
+  const handle = (message: unknown) => {
+    if (!message || typeof message !== "object" || Array.isArray(message)) return reply(null, { error: { code: -32600, message: "Invalid request" } });
+    const { id, method, params } = message as { id?: unknown; method?: unknown; params?: unknown };
+    if (id === undefined || id === null) return; // a notification (web3.js pings this way): no answer
+    const args = Array.isArray(params) ? params : [];
+    const invalid = (text: string) => reply(id, { error: { code: -32602, message: `Invalid params: ${text}` } });
+    switch (method) {
+      case "signatureSubscribe": {
+        const [signature, options] = args as [unknown, { commitment?: unknown } | undefined];
+        if (typeof signature !== "string" || signature.length === 0) return invalid("expected a transaction signature");
+        const commitment = typeof options?.commitment === "string" ? options.commitment : "finalized";
+        if (!["processed", "confirmed", "finalized"].includes(commitment)) return invalid(`unknown commitment ${commitment}`);
+        const sub = nextId++;
+        subscriptions.set(sub, { kind: "signature", signature, commitment });
+        reply(id, { result: sub });
+        return check();
+      }
+      case "slotSubscribe": {
+        const sub = nextId++;
+        subscriptions.set(sub, { kind: "slot", lastSlot: -1 });
+        reply(id, { result: sub });
+        return check();
+      }
+      case "signatureUnsubscribe":
+      case "slotUnsubscribe": {
+        const kind = method === "slotUnsubscribe" ? "slot" : "signature";
+        const sub = args[0];
+        if (typeof sub !== "number") return invalid("expected a subscription id");
+        const known = subscriptions.get(sub)?.kind === kind;
+        if (known) subscriptions.delete(sub);
+        return known ? reply(id, { result: true }) : invalid("Invalid subscription id.");
+      }
+      default:
+        return reply(id, { error: { code: -32601, message: "Method not found" } });
+    }
+  };
+
+  ws.on("error", () => ws.terminate()); // a broken frame or an oversized message ends this connection only
+  ws.on("message", (data, isBinary) => {
+    if (isBinary) return reply(null, { error: { code: -32700, message: "Parse error: send JSON text" } });
+    let message: unknown;
+    try {
+      message = JSON.parse(data.toString());
+    } catch {
+      return reply(null, { error: { code: -32700, message: "Parse error" } });
+    }
+    try {
+      handle(message);
+    } catch (error) {
+      reply((message as { id?: unknown }).id ?? null, { error: { code: -32603, message: (error as Error).message } });
+    }
+  });
+  return check;
+}

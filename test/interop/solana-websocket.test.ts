@@ -1,0 +1,170 @@
+/**
+ * Solana PubSub over WebSocket on the node's paths: @solana/web3.js's `confirmTransaction` (which subscribes with
+ * `signatureSubscribe`) resolves against the sandbox, and a raw client sees the notification wait for the clock
+ * under interval mining. Transactions are signed by web3.js itself.
+ */
+import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction } from "@solana/web3.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import type { Sandbox } from "cdp-sandbox";
+import { pathToFileURL } from "node:url";
+import { built, registerPath, startNode } from "#test/helpers/cli.js";
+import { call, fund, withSandbox } from "#test/helpers/sandbox.js";
+
+async function nodeUrl(sandbox: Sandbox, network: string): Promise<string> {
+  const token = (await call(sandbox, "GET", "/apikeys/v1/tokens/active")).body.id as string;
+  return `${sandbox.url}/rpc/v1/${network}/${token}`;
+}
+
+/** A funded payer's signed 1-lamport transfer, with the blockhash it names. */
+async function signedTransfer(sandbox: Sandbox, connection: Connection) {
+  const payer = Keypair.generate();
+  await fund(sandbox, { network: "solana-devnet", address: payer.publicKey.toBase58(), amount: String(LAMPORTS_PER_SOL) });
+  const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash();
+  const tx = new Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight }).add(
+    SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1 }),
+  );
+  tx.sign(payer);
+  return { raw: tx.serialize(), blockhash, lastValidBlockHeight };
+}
+
+/** A connected raw client that queues what it receives. */
+async function open(url: string) {
+  const ws = new WebSocket(url);
+  const inbox: unknown[] = [];
+  const waiters: (() => void)[] = [];
+  ws.on("message", (data) => {
+    inbox.push(JSON.parse(data.toString()));
+    for (const wake of waiters.splice(0)) wake();
+  });
+  await new Promise<void>((resolve, reject) => ws.once("open", resolve).once("error", reject));
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON-RPC messages are checked field by field
+  const next = async (): Promise<any> => {
+    while (inbox.length === 0) await new Promise<void>((wake) => waiters.push(wake));
+    return inbox.shift();
+  };
+  return { ws, inbox, next, send: (message: object) => ws.send(JSON.stringify({ jsonrpc: "2.0", ...message })) };
+}
+
+/** The status a refused upgrade answers with. */
+const refusedWith = (url: string) =>
+  new Promise<number>((resolve, reject) => {
+    const ws = new WebSocket(url);
+    ws.on("unexpected-response", (_req, res) => {
+      resolve(res.statusCode ?? 0);
+      ws.terminate();
+    });
+    ws.on("open", () => reject(new Error("the upgrade was accepted")));
+    ws.on("error", () => undefined);
+  });
+
+describe("Solana PubSub, automine", () => {
+  let sandbox: Sandbox;
+  let httpUrl: string;
+  beforeAll(async () => {
+    sandbox = await withSandbox({ seed: "solana-websocket" });
+    httpUrl = await nodeUrl(sandbox, "solana-devnet");
+  });
+  afterAll(() => sandbox.close());
+
+  it("resolves web3.js's confirmTransaction through signatureSubscribe", async () => {
+    const connection = new Connection(httpUrl, { wsEndpoint: httpUrl.replace(/^http/, "ws"), commitment: "confirmed" });
+    const { raw, blockhash, lastValidBlockHeight } = await signedTransfer(sandbox, connection);
+    const signature = await connection.sendRawTransaction(raw);
+    const confirmed = await Promise.race([
+      connection.confirmTransaction({ signature, blockhash, lastValidBlockHeight }, "confirmed"),
+      new Promise((_, reject) => setTimeout(() => reject(new Error("confirmTransaction did not resolve")), 10_000)),
+    ]);
+    expect(confirmed).toMatchObject({ value: { err: null } });
+    (connection as unknown as { _rpcWebSocket: { close(): void } })._rpcWebSocket.close(); // web3.js keeps its socket private
+  });
+
+  it("answers slotSubscribe, refuses unknown methods, and refuses an unknown token or network before the upgrade", async () => {
+    const client = await open(httpUrl.replace(/^http/, "ws"));
+    client.send({ id: 1, method: "accountSubscribe", params: ["11111111111111111111111111111111"] });
+    expect(await client.next()).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32601, message: "Method not found" } });
+    client.send({ id: 2, method: "slotSubscribe" });
+    const subscribed = await client.next();
+    expect(subscribed).toMatchObject({ id: 2, result: expect.any(Number) });
+    const note = await client.next();
+    expect(note).toMatchObject({ method: "slotNotification", params: { subscription: subscribed.result, result: { slot: expect.any(Number) } } });
+    client.send({ id: 3, method: "slotUnsubscribe", params: [subscribed.result] });
+    expect(await client.next()).toEqual({ jsonrpc: "2.0", id: 3, result: true });
+    client.ws.close();
+
+    expect(await refusedWith(`${sandbox.url.replace(/^http/, "ws")}/rpc/v1/solana-devnet/not-a-token`)).toBe(404);
+    expect(await refusedWith(httpUrl.replace(/^http/, "ws").replace("/solana-devnet/", "/base-sepolia/"))).toBe(404);
+  });
+});
+
+describe("Solana PubSub, interval mining", () => {
+  let sandbox: Sandbox;
+  let httpUrl: string;
+  beforeAll(async () => {
+    sandbox = await withSandbox({ seed: "solana-websocket-interval", mining: "interval" });
+    httpUrl = await nodeUrl(sandbox, "solana-devnet");
+  });
+  afterAll(() => sandbox.close());
+
+  it("notifies a signature once it lands on the clock, not before", async () => {
+    const connection = new Connection(httpUrl, { wsEndpoint: httpUrl.replace(/^http/, "ws") });
+    const { raw } = await signedTransfer(sandbox, connection);
+    sandbox.clock.freeze(true);
+    const signature = await connection.sendRawTransaction(raw);
+    const client = await open(httpUrl.replace(/^http/, "ws"));
+    client.send({ id: 1, method: "signatureSubscribe", params: [signature, { commitment: "confirmed" }] });
+    const subscribed = await client.next();
+    expect(subscribed).toMatchObject({ id: 1, result: expect.any(Number) });
+    // A round trip later, nothing was sent: the transaction has not landed.
+    client.send({ id: 2, method: "nope" });
+    expect(await client.next()).toMatchObject({ id: 2, error: { code: -32601 } });
+    sandbox.clock.advance(1000);
+    const note = await client.next();
+    expect(note).toEqual({
+      jsonrpc: "2.0",
+      method: "signatureNotification",
+      params: { result: { context: { slot: expect.any(Number) }, value: { err: null } }, subscription: subscribed.result },
+    });
+    // The subscription ended with its notification.
+    client.send({ id: 3, method: "signatureUnsubscribe", params: [subscribed.result] });
+    expect(await client.next()).toMatchObject({ id: 3, error: { code: -32602 } });
+    client.ws.close();
+    sandbox.clock.freeze(false);
+  });
+});
+
+describe.skipIf(!built)("Solana PubSub through the register hook", () => {
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    sandbox = await withSandbox({ seed: "solana-websocket-hook" });
+  });
+  afterAll(() => sandbox.close());
+
+  it("confirms a transaction sent to the public devnet endpoint: its WebSocket URL is redirected too", async () => {
+    const payer = Keypair.generate();
+    await fund(sandbox, { network: "solana-devnet", address: payer.publicKey.toBase58(), amount: String(LAMPORTS_PER_SOL) });
+    const script = `
+      const w = require("@solana/web3.js");
+      (async () => {
+        const payer = w.Keypair.fromSecretKey(Uint8Array.from(JSON.parse(process.env.PAYER)));
+        const connection = new w.Connection("https://api.devnet.solana.com", "confirmed");
+        const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash();
+        const tx = new w.Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight })
+          .add(w.SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: w.Keypair.generate().publicKey, lamports: 1 }));
+        tx.sign(payer);
+        const signature = await connection.sendRawTransaction(tx.serialize());
+        const confirmed = await connection.confirmTransaction({ signature, blockhash, lastValidBlockHeight });
+        console.log(JSON.stringify(confirmed.value));
+        process.exit(0);
+      })().catch((e) => { console.error(e); process.exit(1); });`;
+    const env = {
+      CDP_SANDBOX_BASE_PATH: sandbox.basePath,
+      CDP_SANDBOX_PROJECT_ID: sandbox.credentials.projectId,
+      CDP_SANDBOX_IMPORT_KEY: sandbox.importKeyPem,
+      PAYER: JSON.stringify(Array.from(payer.secretKey)),
+    };
+    const { code, stdout, stderr } = await startNode(["--import", pathToFileURL(registerPath).href, "-e", script], { env, timeoutMs: 20_000 }).finished;
+    expect(code, stderr).toBe(0);
+    expect(JSON.parse(stdout.trim().split("\n").at(-1)!)).toEqual({ err: null });
+  }, 30_000);
+});
