@@ -34,6 +34,8 @@ import { createRandom, createRandomForStart } from "./random.js";
 import { Store } from "./store/store.js";
 import { generateImportKey, importKeyFromPem } from "./crypto/rsaEnvelope.js";
 import { checkEndUserToken } from "./domains/end-users/tokens.js";
+import { checkCoinbaseToken } from "./domains/payment-sessions/coinbaseUsers.js";
+import { projectOfPaymentSession } from "./domains/payment-sessions/model.js";
 import { ScenarioEngine } from "./scenarios/engine.js";
 import { loadShippedScenarios, resolveStartupScenarios } from "./scenarios/load.js";
 import { startWebhookDispatcher } from "./domains/webhooks/dispatcher.js";
@@ -156,6 +158,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         const check = await checkEndUserToken(endUserTokenSecret, token, clock.now());
         return check.ok ? { projectId: check.claims.projectId, endUserId: check.claims.userId } : undefined;
       }),
+    coinbaseAuth: (token) => checkCoinbaseToken(store, token, clock.now()),
+    // The payer's operations carry no API key: the payment session they name says whose project it is.
+    projectOfPath: ({ paymentSessionId }) => (paymentSessionId ? projectOfPaymentSession(store, paymentSessionId) : undefined),
     endUserWalletKey: (projectId, userId, walletSecretId) => temporaryWalletKey(store, projectId, userId, walletSecretId, clock.now()),
     validateResponses: options.validateResponses ?? false,
     webhooks,

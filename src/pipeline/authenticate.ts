@@ -20,7 +20,7 @@ export type EndUserAuthenticator = (token: string, ex: Exchange) => Promise<{ pr
  * Recognises a payer's Coinbase OAuth access token (a simulated Coinbase user's): its user, project and scopes, or
  * why it is refused (expired); undefined when the token is not one.
  */
-type CoinbaseAuthenticator = (
+export type CoinbaseAuthenticator = (
   token: string,
 ) => { ok: true; projectId: string; coinbaseUserId: string; scopes: string[] } | { ok: false; message: string } | undefined;
 

@@ -9,8 +9,6 @@ import type { AuthMode } from "../auth/bearer.js";
 import type { Clock } from "../clock.js";
 import { onPolicyDecision } from "../domains/policies/decisions.js";
 import { hasDueWork, settleProject } from "../domains/settle.js";
-import { checkCoinbaseToken } from "../domains/payment-sessions/coinbaseUsers.js";
-import { projectOfPaymentSession } from "../domains/payment-sessions/model.js";
 import { fallbackResponse } from "../contract/fallback.js";
 import type { OperationIndex } from "../contract/operations.js";
 import { describeProblems, validateRequest, validateResponse } from "../contract/validate.js";
@@ -20,7 +18,7 @@ import { errorForProblems } from "../errors/validationCases.js";
 import type { ProjectRegistry } from "../projects/projects.js";
 import type { Random } from "../random.js";
 import type { PendingTx, Store } from "../store/store.js";
-import { authenticate, type EndUserAuthenticator } from "./authenticate.js";
+import { authenticate, type CoinbaseAuthenticator, type EndUserAuthenticator } from "./authenticate.js";
 import { findDuplicate, recordEffect } from "./duplicates.js";
 import { errorResponse } from "./errors.js";
 import { jsonResponse, newExchange, type Exchange, type Outgoing } from "./exchange.js";
@@ -45,6 +43,13 @@ export interface PipelineDeps {
   scenarios: ScenarioHook;
   authMode: AuthMode;
   endUserAuth?: EndUserAuthenticator;
+  /** Recognises a payer's Coinbase OAuth token (operations with no security scheme). */
+  coinbaseAuth?: CoinbaseAuthenticator;
+  /**
+   * The project of a caller who sends no credentials, from what the path names (a payment session's payer: the
+   * session says whose project it is); undefined when the path names nothing of a project.
+   */
+  projectOfPath?: (pathParams: Readonly<Record<string, string>>) => string | undefined;
   /** End users' Temporary Wallet Secrets, for X-Wallet-Auth when they sign themselves. */
   endUserWalletKey?: EndUserWalletKeyResolver;
   validateResponses: boolean;
@@ -62,7 +67,6 @@ export function createPipeline(deps: PipelineDeps) {
   const idempotency = new Idempotency(deps.clock);
   const locks = deps.locks ?? new ProjectLocks();
   const correlationIds = deps.random.fork("correlation");
-  const coinbaseAuth = (token: string) => checkCoinbaseToken(deps.store, token, deps.clock.now());
 
   async function carryOut(ex: Exchange, tx: PendingTx): Promise<Outgoing> {
     const op = ex.operation!;
@@ -118,10 +122,8 @@ export function createPipeline(deps: PipelineDeps) {
     ex.operation = match.operation;
     ex.pathParams = match.pathParams;
 
-    await authenticate(ex, { mode: deps.authMode, projects: deps.projects, endUserAuth: deps.endUserAuth, coinbaseAuth });
-    // The payer's operations carry no API key: the payment session they name says whose project it is.
-    const sessionId = ex.pathParams.paymentSessionId;
-    if (ex.auth.kind === "none" && sessionId) ex.projectId = projectOfPaymentSession(deps.store, sessionId) ?? ex.projectId;
+    await authenticate(ex, { mode: deps.authMode, projects: deps.projects, endUserAuth: deps.endUserAuth, coinbaseAuth: deps.coinbaseAuth });
+    if (ex.auth.kind === "none") ex.projectId = deps.projectOfPath?.(ex.pathParams) ?? ex.projectId;
     if (deps.authMode !== "none") await walletAuth.check(ex);
 
     // An operation that declares a body always hands its handler one: none (or JSON null) is checked as {}, so a
