@@ -102,6 +102,14 @@ const EVM_NONCES = declareCollection<{ next: number }>("evmNonces");
 /** The next nonce of each sender on each network, keyed `address:network` (lowercase address). */
 export const evmNonces = (store: ProjectTx) => store.collection(EVM_NONCES);
 
+/** The nonce of `sender`'s next transaction on `network`, counted as used: for the platform's own senders (facilitator, operator). */
+export function takeNonce(store: ProjectTx, network: string, sender: string): number {
+  const key = `${sender.toLowerCase()}:${network}`;
+  const next = evmNonces(store).get(key)?.next ?? 0;
+  evmNonces(store).put(key, { next: next + 1 });
+  return next;
+}
+
 // EVM addresses compare case-insensitively; Solana's base-58 addresses exactly.
 const addressKey = (a: string) => (a.startsWith("0x") ? a.toLowerCase() : a);
 const assetKey = (asset: string) => (asset === NATIVE || asset.toLowerCase() === NATIVE_TOKEN_ADDRESS.toLowerCase() ? NATIVE : addressKey(asset));

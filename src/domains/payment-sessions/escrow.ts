@@ -11,7 +11,18 @@
  */
 import { encodeAbiParameters, encodeEventTopics, encodeFunctionData, getAddress, keccak256, parseAbi, parseSignature, toHex, type Hex } from "viem";
 import type { Clock } from "../../clock.js";
-import { allowanceOf, balanceOf, credit, GAS_PRICE_WEI, ledgerTxs, recordPayout, setAllowance, setBalance, type LedgerLog } from "../../chain/ledger.js";
+import {
+  allowanceOf,
+  balanceOf,
+  credit,
+  GAS_PRICE_WEI,
+  ledgerTxs,
+  recordPayout,
+  setAllowance,
+  setBalance,
+  takeNonce,
+  type LedgerLog,
+} from "../../chain/ledger.js";
 import { settlementBlock } from "../../chain/mining.js";
 import { chainIdOf } from "../../chain/networks.js";
 import type { ProjectTx } from "../../store/store.js";
@@ -63,7 +74,7 @@ function record(store: ProjectTx, clock: Clock, m: Move): void {
     to: m.token,
     value: "0",
     input: m.input,
-    nonce: ledgerTxs(store).filter((t) => t.network === m.network && t.from === OPERATOR).length,
+    nonce: takeNonce(store, m.network, OPERATOR),
     gas: "100000",
     gasUsed: "62000",
     gasPrice: GAS_PRICE_WEI.toString(),

@@ -18,7 +18,7 @@ import {
   type Hex,
 } from "viem";
 import { settlementBlock } from "../../chain/mining.js";
-import { balanceOf, credit, GAS_PRICE_WEI, ledgerTxs, setBalance, type LedgerTx } from "../../chain/ledger.js";
+import { balanceOf, credit, GAS_PRICE_WEI, ledgerTxs, setBalance, takeNonce, type LedgerTx } from "../../chain/ledger.js";
 import { evmTokenByAddress } from "../../chain/tokens.js";
 import { chainIdOf } from "../../chain/networks.js";
 import type { HandlerContext } from "../types.js";
@@ -189,7 +189,7 @@ export function settleExactEvm(ctx: HandlerContext, ledger: string, plan: EvmPla
   setBalance(ctx.store, ledger, token, a.from, balanceOf(ctx.store, ledger, token, a.from) - a.value);
   credit(ctx.store, ledger, token, a.to, a.value);
   const hash = `0x${ctx.random.hex(32)}` as Hex;
-  const nonce = ledgerTxs(ctx.store).filter((t) => t.network === ledger && t.from === FACILITATOR_EVM_ADDRESS).length;
+  const nonce = takeNonce(ctx.store, ledger, FACILITATOR_EVM_ADDRESS);
   const record: LedgerTx = {
     hash,
     network: ledger,

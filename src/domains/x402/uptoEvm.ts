@@ -20,7 +20,7 @@ import {
   type Hex,
 } from "viem";
 import { settlementBlock } from "../../chain/mining.js";
-import { allowanceOf, balanceOf, credit, GAS_PRICE_WEI, ledgerTxs, setAllowance, setBalance, type LedgerTx } from "../../chain/ledger.js";
+import { allowanceOf, balanceOf, credit, GAS_PRICE_WEI, ledgerTxs, setAllowance, setBalance, takeNonce, type LedgerTx } from "../../chain/ledger.js";
 import { chainIdOf } from "../../chain/networks.js";
 import { PERMIT2_ADDRESS } from "../../chain/permit2.js";
 import { evmTokenByAddress } from "../../chain/tokens.js";
@@ -266,7 +266,7 @@ export function settleUptoEvm(ctx: HandlerContext, ledger: string, plan: UptoEvm
     to: UPTO_PERMIT2_PROXY,
     value: "0",
     input,
-    nonce: ledgerTxs(ctx.store).filter((t) => t.network === ledger && t.from === FACILITATOR_EVM_ADDRESS).length,
+    nonce: takeNonce(ctx.store, ledger, FACILITATOR_EVM_ADDRESS),
     gas: "150000",
     gasUsed: "98000",
     gasPrice: GAS_PRICE_WEI.toString(),
