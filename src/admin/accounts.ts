@@ -8,31 +8,15 @@ import { endUsers, type EndUserRecord } from "../domains/end-users/model.js";
 import { evmAccounts } from "../domains/evm-accounts/model.js";
 import { smartAccounts } from "../domains/evm-smart-accounts/accounts.js";
 import { solanaAccounts } from "../domains/solana-accounts/model.js";
-import type { Collection } from "../store/store.js";
 import { balancesByHolder, holderKey } from "./holdings.js";
-import { pageOf, textOf } from "./paging.js";
+import { pageMatching, pageOf, textOf } from "./paging.js";
 import { type AdminHandler, callerProject } from "./types.js";
 
 type AccountSummary = components["schemas"]["AccountSummary"];
 type Kind = AccountSummary["kind"];
 
-/**
- * A page of a collection in creation order: without `needle` read from the order index (the account collections
- * declare one), else from the records it matches.
- */
-function pageMatching<T extends { createdAt: string }>(
-  c: Collection<T>,
-  offset: number,
-  limit: number,
-  needle: string | undefined,
-  text: (r: Readonly<T>) => string[],
-) {
-  if (!needle) return c.page(offset, limit);
-  const all = c.filter((r) => text(r).some((s) => s.toLowerCase().includes(needle))).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
-  return { items: all.slice(offset, offset + limit), total: all.length };
-}
-
-const endUserText = (u: Readonly<EndUserRecord>) => [
+/** What an end user is found by in the dashboard's search: its id and every account address. */
+export const endUserText = (u: Readonly<EndUserRecord>) => [
   u.userId,
   ...u.evmAccounts.map((a) => a.address),
   ...u.evmSmartAccounts.map((a) => a.address),
@@ -75,11 +59,7 @@ export const listSandboxAccounts: AdminHandler<"listSandboxAccounts"> = (call, c
       })),
     };
   } else {
-    // End users declare no order: they are read whole, sorted by creation.
-    const all = endUsers(tx)
-      .filter((u) => !needle || endUserText(u).some((s) => s.toLowerCase().includes(needle)))
-      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.userId.localeCompare(b.userId));
-    const p = { items: all.slice(offset, offset + limit), total: all.length };
+    const p = pageMatching(endUsers(tx), offset, limit, needle, endUserText);
     page = {
       total: p.total,
       items: p.items.map((u) => ({

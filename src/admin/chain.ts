@@ -6,10 +6,10 @@
  */
 import { decodeEventLog, getAddress, parseAbi } from "viem";
 import { blockTimestampOf } from "../chain/blocks.js";
-import { forEachBalance } from "../chain/ledger.js";
+import { forEachBalance, ledgerTxs } from "../chain/ledger.js";
 import { headBlock } from "../chain/mining.js";
 import { EVM_NETWORKS } from "../chain/networks.js";
-import { SOLANA_TOKENS } from "../chain/solanaLedger.js";
+import { SOLANA_TOKENS, solanaTxs } from "../chain/solanaLedger.js";
 import { EVM_TOKENS } from "../chain/tokens.js";
 import { endUsers } from "../domains/end-users/model.js";
 import { evmAccounts } from "../domains/evm-accounts/model.js";
@@ -34,10 +34,15 @@ const SOLANA_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 /** How many transactions an address page lists. */
 const ADDRESS_TRANSACTIONS = 50;
 
-/** Every network with a transaction of the project, with its head and its number of transactions. */
-export function chainsOf(tx: ProjectTx, all: AnyTx[], nowMs: number) {
+/** Every network with a transaction of the project, with its head and its number of transactions (counted without copying any). */
+export function chainsOf(tx: ProjectTx, nowMs: number) {
   const counts = new Map<string, number>();
-  for (const t of all) counts.set(networkOf(t), (counts.get(networkOf(t)) ?? 0) + 1);
+  const count = (t: { network: string }) => {
+    counts.set(t.network, (counts.get(t.network) ?? 0) + 1);
+    return false;
+  };
+  ledgerTxs(tx).filter(count);
+  solanaTxs(tx).filter(count);
   return [...counts]
     .map(([network, transactions]) => ({ network, head: headBlock(tx, network, nowMs), transactions }))
     .sort((a, b) => a.network.localeCompare(b.network));
@@ -63,7 +68,7 @@ export const listSandboxBlocks: AdminHandler<"listSandboxBlocks"> = (call, ctx) 
     last.transactions.push(summarize(tx, t));
   }
   const now = ctx.clock.now();
-  return { status: 200, body: { network, head: headBlock(tx, network, now), networks: chainsOf(tx, everything, now), blocks } };
+  return { status: 200, body: { network, head: headBlock(tx, network, now), networks: chainsOf(tx, now), blocks } };
 };
 
 export const listSandboxTransactions: AdminHandler<"listSandboxTransactions"> = (call, ctx) => {
@@ -77,7 +82,10 @@ export const listSandboxTransactions: AdminHandler<"listSandboxTransactions"> = 
 export const getSandboxTransaction: AdminHandler<"getSandboxTransaction"> = (call, ctx) => {
   const tx = ctx.store.begin(callerProject(call, ctx));
   const { hash } = call.pathParams;
-  const found = allTransactions(tx).find((t) => ("evm" in t ? t.evm.hash.toLowerCase() === hash.toLowerCase() : t.solana.signature === hash));
+  // Both ledgers are keyed by the transaction's id: EVM hashes as written (lowercase), Solana signatures exactly.
+  const evm = ledgerTxs(tx).get(hash.toLowerCase()) ?? ledgerTxs(tx).get(hash);
+  const solana = evm ? undefined : solanaTxs(tx).get(hash);
+  const found: AnyTx | undefined = evm ? { evm, atMs: evm.submittedAtMs } : solana ? { solana, atMs: solana.submittedAtMs } : undefined;
   if (!found) throw apiError("not_found", `Transaction ${hash} is not on the project's chains.`);
   const summary = summarize(tx, found);
   if (!("evm" in found)) return { status: 200, body: summary };
@@ -128,13 +136,14 @@ function labelsOf(tx: ProjectTx, address: string): string[] {
   const labels: string[] = [];
   const a = address.toLowerCase();
   const named = (what: string, r: { name?: string }) => labels.push(r.name ? `${what} '${r.name}'` : what);
-  const evm = evmAccounts(tx).find((r) => r.address.toLowerCase() === a);
+  // Accounts are keyed by address (EVM lowercase), end users indexed by each of their accounts' addresses.
+  const evm = evmAccounts(tx).get(a);
   if (evm) named("EVM account", evm);
-  const smart = smartAccounts(tx).find((r) => r.address.toLowerCase() === a);
+  const smart = smartAccounts(tx).get(a);
   if (smart) named("Smart account", smart);
-  const sol = solanaAccounts(tx).find((r) => r.address === address);
+  const sol = solanaAccounts(tx).get(address);
   if (sol) named("Solana account", sol);
-  const user = endUsers(tx).find((u) => [...u.evmAccounts, ...u.evmSmartAccounts, ...u.solanaAccounts].some((x) => x.address.toLowerCase() === a));
+  const user = endUsers(tx).findBy("account", address.startsWith("0x") ? a : address);
   if (user) labels.push(`Account of end user ${user.userId}`);
   for (const [network, tokens] of Object.entries(EVM_TOKENS)) {
     const token = tokens.find((t) => t.address.toLowerCase() === a);

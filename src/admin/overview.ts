@@ -13,7 +13,6 @@ import { transfers } from "../domains/transfers/model.js";
 import { deliveries, subscriptions } from "../domains/webhooks/model.js";
 import { apiError } from "../errors/catalogue.js";
 import { chainsOf } from "./chain.js";
-import { allTransactions } from "./explorer.js";
 import { countOf } from "./paging.js";
 import { type AdminHandler, callerProject } from "./types.js";
 
@@ -38,14 +37,14 @@ export const getSandboxOverview: AdminHandler<"getSandboxOverview"> = (call, ctx
         evmAccounts: evmAccounts(tx).page(0, 0).total,
         solanaAccounts: solanaAccounts(tx).page(0, 0).total,
         smartAccounts: smartAccounts(tx).page(0, 0).total,
-        endUsers: countOf(endUsers(tx)),
+        endUsers: endUsers(tx).page(0, 0).total,
         policies: countOf(policies(tx)),
         transfers: transfers(tx).page(0, 0).total,
         onrampOrders: countOf(onrampOrders(tx)),
         webhookSubscriptions: countOf(subscriptions(tx)),
       },
       journal: ctx.journal.position(projectId),
-      chains: chainsOf(tx, allTransactions(tx), now),
+      chains: chainsOf(tx, now),
       webhooks: { deliveries: deliveryCount, attempts },
     },
   };

@@ -1,3 +1,5 @@
+import type { Collection } from "../store/store.js";
+
 /** The paging parameters of the admin API's lists, as the URL carries them (the document has checked they are integers). */
 const DEFAULT_LIMIT = 50;
 
@@ -23,4 +25,20 @@ export function countOf<T>(c: { filter(predicate: (record: T) => boolean): T[] }
     return false;
   });
   return n;
+}
+
+/**
+ * A page of a collection in creation order: without `needle` read from the order index (the account collections
+ * declare one), else from the records it matches.
+ */
+export function pageMatching<T extends { createdAt: string }>(
+  c: Collection<T>,
+  offset: number,
+  limit: number,
+  needle: string | undefined,
+  text: (r: Readonly<T>) => string[],
+) {
+  if (!needle) return c.page(offset, limit);
+  const all = c.filter((r) => text(r).some((s) => s.toLowerCase().includes(needle))).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  return { items: all.slice(offset, offset + limit), total: all.length };
 }

@@ -10,7 +10,8 @@ import { evmAccounts } from "../domains/evm-accounts/model.js";
 import { smartAccounts } from "../domains/evm-smart-accounts/accounts.js";
 import { policies } from "../domains/policies/model.js";
 import { solanaAccounts } from "../domains/solana-accounts/model.js";
-import { pageOf, textOf } from "./paging.js";
+import { endUserText } from "./accounts.js";
+import { pageMatching, pageOf, textOf } from "./paging.js";
 import { type AdminHandler, callerProject } from "./types.js";
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -21,13 +22,8 @@ export const listSandboxEndUsers: AdminHandler<"listSandboxEndUsers"> = (call, c
   const tx = ctx.store.begin(callerProject(call, ctx));
   const { offset, limit } = pageOf(call.query);
   const needle = textOf(call.query.q)?.trim().toLowerCase() || undefined;
-  const all = endUsers(tx)
-    .filter(
-      (u) =>
-        !needle || [u.userId, ...u.evmAccounts.map((a) => a.address), ...u.solanaAccounts.map((a) => a.address)].some((s) => s.toLowerCase().includes(needle)),
-    )
-    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.userId.localeCompare(b.userId));
-  const pageUsers = all.slice(offset, offset + limit);
+  const page = pageMatching(endUsers(tx), offset, limit, needle, endUserText);
+  const pageUsers = page.items;
   const wanted = new Set(pageUsers.map((u) => u.userId));
   const now = ctx.clock.now();
   const grantsByUser = new Map<string, DelegationGrant[]>();
@@ -35,7 +31,7 @@ export const listSandboxEndUsers: AdminHandler<"listSandboxEndUsers"> = (call, c
   return {
     status: 200,
     body: {
-      total: all.length,
+      total: page.total,
       offset,
       items: pageUsers.map((u) => ({
         userId: u.userId,
