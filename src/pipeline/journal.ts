@@ -45,6 +45,21 @@ export interface JournalDetail {
   response: Message & { status: number };
 }
 
+/**
+ * A request and its response as recorded: references to what the pipeline already holds, written out (credentials
+ * cut, bodies decoded and cut) only when someone reads them, since most are never read.
+ */
+interface KeptExchange {
+  query: Readonly<Record<string, unknown>>;
+  requestHeaders: Record<string, string>;
+  /** At most BODY_BYTES of the body (a copy only when it was longer). */
+  requestBody: Buffer;
+  requestCut: boolean;
+  status: number;
+  responseHeaders?: Record<string, string>;
+  responseBody?: string;
+}
+
 /** Which entries a page holds: newest `limit` of those matching, between two sequence numbers. */
 export interface JournalQuery {
   /** Only entries with a larger sequence number. */
@@ -73,6 +88,8 @@ function queryText(query: Readonly<Record<string, unknown>> | undefined): string
 const GLOBAL = "*";
 const TRIM_BATCH = 256;
 const BODY_LIMIT = 16_384;
+/** Enough bytes for BODY_LIMIT characters of UTF-8. */
+const BODY_BYTES = BODY_LIMIT * 4;
 /** Headers whose value is a credential: a JWT keeps its header and claims (useful when a call is refused), not its signature. */
 const CREDENTIAL_HEADERS = new Set(["authorization", "x-wallet-auth", "x-sandbox-admin-token"]);
 
@@ -81,11 +98,19 @@ function withoutSignature(value: string): string {
   return jwt ? `${jwt[1] ?? ""}${jwt[2]}.<signature removed>` : "<removed>";
 }
 
-function message(headers: Record<string, string> | undefined, body: string | undefined): Message {
+function message(headers: Record<string, string> | undefined, body: string | undefined, cut = false): Message {
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers ?? {})) kept[name] = CREDENTIAL_HEADERS.has(name.toLowerCase()) ? withoutSignature(value) : value;
   if (body === undefined || body === "") return { headers: kept };
-  return body.length > BODY_LIMIT ? { headers: kept, body: body.slice(0, BODY_LIMIT), truncated: true } : { headers: kept, body };
+  return cut || body.length > BODY_LIMIT ? { headers: kept, body: body.slice(0, BODY_LIMIT), truncated: true } : { headers: kept, body };
+}
+
+/** A kept exchange written out as the admin API shows it. */
+function detailOf(k: KeptExchange): JournalDetail {
+  return {
+    request: { ...message(k.requestHeaders, k.requestBody.toString("utf8"), k.requestCut), query: queryText(k.query) },
+    response: { status: k.status, ...message(k.responseHeaders, k.responseBody) },
+  };
 }
 
 function statusMatches(status: number, wanted: string): boolean {
@@ -110,7 +135,7 @@ function textMatches(e: JournalEntry, needle: string): boolean {
 
 export class Journal {
   private readonly entries = new Map<string, JournalEntry[]>();
-  private readonly details = new Map<string, Map<string, JournalDetail>>();
+  private readonly details = new Map<string, Map<string, KeptExchange>>();
   private sequence = 0;
 
   /**
@@ -152,10 +177,16 @@ export class Journal {
     };
     const key = ex.projectId ?? GLOBAL;
     this.push(key, entry);
-    const query = queryText(ex.query);
+    const body = ex.rawBody ?? Buffer.alloc(0);
+    const responseBody = ex.response?.bodyText;
     this.keepDetail(key, ex.correlationId, {
-      request: { ...message(ex.headers, ex.rawBody?.toString("utf8")), query },
-      response: { status, ...message(ex.response?.headers, ex.response?.bodyText) },
+      query: ex.query,
+      requestHeaders: ex.headers,
+      requestBody: body.length > BODY_BYTES ? Buffer.from(body.subarray(0, BODY_BYTES)) : body,
+      requestCut: body.length > BODY_BYTES,
+      status,
+      responseHeaders: ex.response?.headers,
+      responseBody: responseBody !== undefined && responseBody.length > BODY_LIMIT ? responseBody.slice(0, BODY_LIMIT + 1) : responseBody,
     });
   }
 
@@ -170,7 +201,7 @@ export class Journal {
     if (list.length >= this.capacity + TRIM_BATCH) list.splice(0, list.length - this.capacity);
   }
 
-  private keepDetail(key: string, correlationId: string, detail: JournalDetail): void {
+  private keepDetail(key: string, correlationId: string, detail: KeptExchange): void {
     let kept = this.details.get(key);
     if (!kept) {
       kept = new Map();
@@ -186,12 +217,11 @@ export class Journal {
     return list.slice(Math.max(0, list.length - this.capacity));
   }
 
-  /** The recent requests of a project (or of all), oldest first; `duplicates` keeps those that repeated an effect. */
-  list(projectId?: string, filter: { duplicates?: boolean } = {}): JournalEntry[] {
-    const all = projectId
+  /** The recent requests of a project (or of all), oldest first. */
+  list(projectId?: string): JournalEntry[] {
+    return projectId
       ? this.recent(this.entries.get(projectId) ?? [])
       : [...this.entries.values()].flatMap((l) => this.recent(l)).sort((a, b) => a.sequence - b.sequence);
-    return filter.duplicates ? all.filter((e) => e.duplicateOf !== undefined) : all;
   }
 
   /**
@@ -201,18 +231,21 @@ export class Journal {
   page(projectId: string | undefined, query: JournalQuery): { entries: JournalEntry[]; total: number; lastSequence: number } {
     const needle = query.text?.trim().toLowerCase();
     const matches = (e: JournalEntry) =>
-      (query.after === undefined || e.sequence > query.after) &&
       (query.before === undefined || e.sequence < query.before) &&
       (query.status === undefined || statusMatches(e.status, query.status)) &&
       (query.operationId === undefined || e.operationId === query.operationId) &&
       (!query.duplicates || e.duplicateOf !== undefined) &&
       (!needle || textMatches(e, needle));
-    const all = this.list(projectId);
+    // A project's own list is walked in place (its recent window); all projects' are merged first.
+    const all = projectId ? (this.entries.get(projectId) ?? []) : this.list();
+    const oldest = projectId ? Math.max(0, all.length - this.capacity) : 0;
     const found: JournalEntry[] = [];
     let total = 0;
     const limit = query.limit ?? Number.POSITIVE_INFINITY;
-    // Newest first, so the page is the newest `limit` matches; the walk goes on only to count.
-    for (let i = all.length - 1; i >= 0; i--) {
+    // Newest first, so the page is the newest `limit` matches; the walk goes on only to count. Sequence numbers grow
+    // along the list, so the walk stops at the first entry not after `after` (a poll for what is new reads only that).
+    for (let i = all.length - 1; i >= oldest; i--) {
+      if (query.after !== undefined && all[i]!.sequence <= query.after) break;
       if (!matches(all[i]!)) continue;
       total++;
       if (found.length < limit) found.push(all[i]!);
@@ -240,7 +273,8 @@ export class Journal {
     const keys = projectId ? [projectId] : [...this.entries.keys()];
     for (const key of keys) {
       const entry = this.recent(this.entries.get(key) ?? []).findLast((e) => e.correlationId === correlationId);
-      if (entry) return { entry, detail: this.details.get(key)?.get(correlationId) };
+      const kept = this.details.get(key)?.get(correlationId);
+      if (entry) return { entry, detail: kept && detailOf(kept) };
     }
     return undefined;
   }

@@ -423,6 +423,20 @@ describe("the request journal", () => {
     expect(JSON.parse(one.body.response.body).errorType).toBe("invalid_request");
   });
 
+  it("keeps a long request body and a long response cut at 16,384 characters, and says so", async () => {
+    // A list of 100 accounts answers more than 16 KB; the request names one account 40,000 characters long.
+    for (let i = 0; i < 100; i++) await newEvmAccount(`journal-long-${i}`);
+    const list = await call(sandbox, "GET", `${P}/evm/accounts?pageSize=100`);
+    const shown = await admin("get", `/requests/${list.headers["x-correlation-id"]}`);
+    expect(shown.body.response).toMatchObject({ status: 200, truncated: true });
+    expect(shown.body.response.body).toHaveLength(16_384);
+    const long = await call(sandbox, "POST", `${P}/evm/accounts`, { body: { name: "é".repeat(40_000) }, wallet: true });
+    expect(long.status).toBe(400);
+    const request = (await admin("get", `/requests/${long.body.correlationId}`)).body.request;
+    expect(request).toMatchObject({ truncated: true });
+    expect(request.body).toBe(`{"name":"${"é".repeat(16_384 - 9)}`);
+  });
+
   it("refuses a malformed status filter and an unknown request", async () => {
     expectRefused(await admin("get", "/requests?status=teapot"), 400, "invalid_request");
     expectRefused(await admin("get", "/requests?after=-1"), 400, "invalid_request");
