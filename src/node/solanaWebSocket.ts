@@ -55,20 +55,33 @@ export function attachSolanaWebSocket(server: Server, deps: SolanaWebSocketDeps)
     for (const check of connections) check();
   };
   const stopClock = deps.clock.onChange(checkAll);
-  const timer = setInterval(checkAll, CHECK_INTERVAL_MS);
-  timer.unref();
+  // The interval runs only while a connection is open: with none there is nothing to check.
+  let timer: NodeJS.Timeout | undefined;
 
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const match = PATH.exec(new URL(req.url ?? "/", "http://sandbox").pathname);
     if (!match) return refuse(socket, 404, "Not Found", "no WebSocket endpoint here; Solana PubSub is served at /rpc/v1/{network}/{token}");
-    const network = decodeURIComponent(match[1]!);
-    const projectId = decodeURIComponent(match[2]!);
+    let network: string;
+    let projectId: string;
+    try {
+      network = decodeURIComponent(match[1]!);
+      projectId = decodeURIComponent(match[2]!);
+    } catch {
+      return refuse(socket, 400, "Bad Request", "a path segment has a malformed percent-escape");
+    }
     if (!isSolanaNetwork(network)) return refuse(socket, 404, "Not Found", `no WebSocket subscriptions for network ${network}; only Solana's`);
     if (!deps.store.project(projectId)) return refuse(socket, 404, "Not Found", "unknown node token; get one from GET /apikeys/v1/tokens/active");
     wss.handleUpgrade(req, socket, head, (ws) => {
       const check = serve(ws, { network, projectId, deps });
       connections.add(check);
-      ws.on("close", () => connections.delete(check));
+      timer ??= setInterval(checkAll, CHECK_INTERVAL_MS).unref();
+      ws.on("close", () => {
+        connections.delete(check);
+        if (connections.size === 0) {
+          clearInterval(timer);
+          timer = undefined;
+        }
+      });
     });
   });
 
