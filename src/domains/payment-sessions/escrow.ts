@@ -9,24 +9,14 @@
  * Each move is a mined transaction with the token's Transfer log, so the
  * node and the token balance APIs see it. Checks happen before any write.
  */
-import { encodeAbiParameters, encodeEventTopics, encodeFunctionData, getAddress, keccak256, parseAbi, parseSignature, toHex, type Hex } from "viem";
+import { encodeAbiParameters, encodeEventTopics, encodeFunctionData, getAddress, keccak256, parseAbi, toHex, type Hex } from "viem";
 import type { Clock } from "../../clock.js";
-import {
-  allowanceOf,
-  balanceOf,
-  credit,
-  GAS_PRICE_WEI,
-  ledgerTxs,
-  recordPayout,
-  setAllowance,
-  setBalance,
-  takeNonce,
-  type LedgerLog,
-} from "../../chain/ledger.js";
+import { allowanceOf, balanceOf, credit, GAS_PRICE_WEI, ledgerTxs, recordPayout, setAllowance, setBalance, takeNonce } from "../../chain/ledger.js";
 import { settlementBlock } from "../../chain/mining.js";
 import { chainIdOf } from "../../chain/networks.js";
 import type { ProjectTx } from "../../store/store.js";
 import { HOT_WALLET } from "../transfers/settle.js";
+import { executeTransferWithAuthorization } from "../x402/eip3009.js";
 import { authorizationKey, usedAuthorizations } from "../x402/model.js";
 import type { Eip3009Transfer } from "./model.js";
 
@@ -36,14 +26,12 @@ export const PAYMENT_ESCROW = getAddress(keccak256(toHex("cdp-sandbox:payment-se
 const OPERATOR = getAddress(keccak256(toHex("cdp-sandbox:payment-sessions:operator")).slice(0, 42));
 
 const abi = parseAbi([
-  "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)",
   "function transfer(address to, uint256 value)",
   "function transferFrom(address from, address to, uint256 value)",
   "event Transfer(address indexed from, address indexed to, uint256 value)",
-  "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)",
 ]);
 
-const topics = (name: "Transfer" | "AuthorizationUsed", args: Record<string, unknown>) => encodeEventTopics({ abi, eventName: name, args } as never) as Hex[];
+const topics = (name: "Transfer", args: Record<string, unknown>) => encodeEventTopics({ abi, eventName: name, args } as never) as Hex[];
 
 /** A deterministic transaction hash for the n-th transaction of an action. */
 export const actionHash = (actionId: string, n = 0): Hex => keccak256(toHex(`payment-sessions/${actionId}/${n}`));
@@ -57,7 +45,6 @@ interface Move {
   hash: Hex;
   input: Hex;
   atMs: number;
-  extraLogs?: Omit<LedgerLog, "logIndex">[];
 }
 
 /** Moves tokens and records the operator's mined transaction (the caller checked the balance). */
@@ -65,7 +52,7 @@ function record(store: ProjectTx, clock: Clock, m: Move): void {
   setBalance(store, m.network, m.token, m.from, balanceOf(store, m.network, m.token, m.from) - m.units);
   credit(store, m.network, m.token, m.to, m.units);
   const transfer = { address: m.token, topics: topics("Transfer", { from: m.from, to: m.to }), data: encodeAbiParameters([{ type: "uint256" }], [m.units]) };
-  const logs = [...(m.extraLogs ?? []), transfer].map((l, logIndex) => ({ ...l, logIndex }));
+  const logs = [{ ...transfer, logIndex: 0 }];
   ledgerTxs(store).put(m.hash, {
     hash: m.hash,
     network: m.network,
@@ -101,18 +88,18 @@ export function transferProblem(store: ProjectTx, network: string, t: Eip3009Tra
   return undefined;
 }
 
-/** Executes a checked transferWithAuthorization into the escrow; its nonce is used from then on. */
+/** Executes a checked transferWithAuthorization into the escrow, submitted by the operator; its nonce is used from then on. */
 export function executeTransfer(store: ProjectTx, clock: Clock, network: string, t: Eip3009Transfer, hash: Hex, atMs: number): void {
-  const { v, r, s, yParity } = parseSignature(t.signature);
-  const input = encodeFunctionData({
-    abi,
-    functionName: "transferWithAuthorization",
-    args: [t.from, t.to, BigInt(t.value), BigInt(t.validAfter), BigInt(t.validBefore), t.nonce, Number(v ?? BigInt(27 + (yParity ?? 0))), r, s],
+  executeTransferWithAuthorization(store, {
+    network,
+    token: t.token,
+    authorization: { from: t.from, to: t.to, value: BigInt(t.value), validAfter: BigInt(t.validAfter), validBefore: BigInt(t.validBefore), nonce: t.nonce },
+    signature: t.signature,
+    sender: OPERATOR,
+    hash,
+    block: settlementBlock(store, clock, network, atMs),
+    atMs,
   });
-  const used = { address: t.token, topics: topics("AuthorizationUsed", { authorizer: t.from, nonce: t.nonce }), data: "0x" as Hex };
-  record(store, clock, { network, token: t.token, from: t.from, to: t.to, units: BigInt(t.value), hash, input, atMs, extraLogs: [used] });
-  const key = authorizationKey(network, t.token, t.from, t.nonce);
-  usedAuthorizations(store).put(key, { id: key, network, transaction: hash, usedAtMs: atMs });
 }
 
 /** Pays `units` out of the escrow (a capture to the merchant, a release to the payer). */

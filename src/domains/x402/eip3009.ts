@@ -21,6 +21,7 @@ import { settlementBlock } from "../../chain/mining.js";
 import { balanceOf, credit, GAS_PRICE_WEI, ledgerTxs, setBalance, takeNonce, type LedgerTx } from "../../chain/ledger.js";
 import { evmTokenByAddress } from "../../chain/tokens.js";
 import { chainIdOf } from "../../chain/networks.js";
+import type { ProjectTx } from "../../store/store.js";
 import type { HandlerContext } from "../types.js";
 import { authorizationKey, usedAuthorizations } from "./model.js";
 import { FACILITATOR_EVM_ADDRESS } from "./networks.js";
@@ -47,7 +48,7 @@ const eip3009Abi = parseAbi([
   "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)",
 ]);
 
-interface EvmAuthorization {
+export interface EvmAuthorization {
   from: `0x${string}`;
   to: `0x${string}`;
   value: bigint;
@@ -173,50 +174,66 @@ const topicsOf = (name: "Transfer" | "AuthorizationUsed", args: Record<string, u
   encodeEventTopics({ abi: eip3009Abi, eventName: name, args } as never) as Hex[];
 
 /**
+ * An executed transferWithAuthorization on the ledger: `sender` (whoever submits it: the facilitator, the payment
+ * escrow's operator) calls the token, the token moves from the authorizer, the transaction is mined in `block` with
+ * the token's AuthorizationUsed and Transfer logs, and the authorization's nonce is used from then on. The caller
+ * has checked the signature, the window and the balance.
+ */
+export function executeTransferWithAuthorization(
+  store: ProjectTx,
+  o: { network: string; token: `0x${string}`; authorization: EvmAuthorization; signature: Hex; sender: `0x${string}`; hash: Hex; block: number; atMs: number },
+): LedgerTx {
+  const { authorization: a, token, network } = o;
+  const { v, r, s, yParity } = parseSignature(o.signature);
+  const input = encodeFunctionData({
+    abi: eip3009Abi,
+    functionName: "transferWithAuthorization",
+    args: [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, Number(v ?? BigInt(27 + (yParity ?? 0))), r, s],
+  });
+  setBalance(store, network, token, a.from, balanceOf(store, network, token, a.from) - a.value);
+  credit(store, network, token, a.to, a.value);
+  const record: LedgerTx = {
+    hash: o.hash,
+    network,
+    chainId: chainIdOf(network)!,
+    from: o.sender,
+    to: token,
+    value: "0",
+    input,
+    nonce: takeNonce(store, network, o.sender),
+    gas: "100000",
+    gasUsed: "62000",
+    gasPrice: GAS_PRICE_WEI.toString(),
+    type: "eip1559",
+    block: o.block,
+    status: "success",
+    logs: [
+      { address: token, topics: topicsOf("AuthorizationUsed", { authorizer: a.from, nonce: a.nonce }), data: "0x", logIndex: 0 },
+      { address: token, topics: topicsOf("Transfer", { from: a.from, to: a.to }), data: encodeAbiParameters([{ type: "uint256" }], [a.value]), logIndex: 1 },
+    ],
+    submittedAtMs: o.atMs,
+  };
+  ledgerTxs(store).put(o.hash, record);
+  const key = authorizationKey(network, token, a.from, a.nonce);
+  usedAuthorizations(store).put(key, { id: key, network, transaction: o.hash, usedAtMs: o.atMs });
+  return record;
+}
+
+/**
  * Executes a verified authorization: the facilitator's transaction calls
  * transferWithAuthorization, the token moves, the nonce is used. The
  * platform answers settle once the transaction is mined, so it is recorded
  * in the current block.
  */
 export function settleExactEvm(ctx: HandlerContext, ledger: string, plan: EvmPlan): LedgerTx {
-  const { authorization: a, token } = plan;
-  const { v, r, s, yParity } = parseSignature(plan.signature);
-  const input = encodeFunctionData({
-    abi: eip3009Abi,
-    functionName: "transferWithAuthorization",
-    args: [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, Number(v ?? BigInt(27 + (yParity ?? 0))), r, s],
-  });
-  setBalance(ctx.store, ledger, token, a.from, balanceOf(ctx.store, ledger, token, a.from) - a.value);
-  credit(ctx.store, ledger, token, a.to, a.value);
-  const hash = `0x${ctx.random.hex(32)}` as Hex;
-  const nonce = takeNonce(ctx.store, ledger, FACILITATOR_EVM_ADDRESS);
-  const record: LedgerTx = {
-    hash,
+  return executeTransferWithAuthorization(ctx.store, {
     network: ledger,
-    chainId: chainIdOf(ledger)!,
-    from: FACILITATOR_EVM_ADDRESS,
-    to: token,
-    value: "0",
-    input,
-    nonce,
-    gas: "100000",
-    gasUsed: "62000",
-    gasPrice: GAS_PRICE_WEI.toString(),
-    type: "eip1559",
+    token: plan.token,
+    authorization: plan.authorization,
+    signature: plan.signature,
+    sender: FACILITATOR_EVM_ADDRESS,
+    hash: `0x${ctx.random.hex(32)}`,
     block: settlementBlock(ctx.store, ctx.clock, ledger),
-    status: "success",
-    logs: [
-      { address: token, topics: topicsOf("AuthorizationUsed", { authorizer: a.from, nonce: a.nonce }), data: "0x", logIndex: 0 },
-      { address: token, topics: topicsOf("Transfer", { from: a.from, to: a.to }), data: encodeAbiParameters([{ type: "uint256" }], [a.value]), logIndex: 1 },
-    ],
-    submittedAtMs: ctx.clock.now(),
-  };
-  ledgerTxs(ctx.store).put(hash, record);
-  usedAuthorizations(ctx.store).put(authorizationKey(ledger, token, a.from, a.nonce), {
-    id: authorizationKey(ledger, token, a.from, a.nonce),
-    network: ledger,
-    transaction: hash,
-    usedAtMs: ctx.clock.now(),
+    atMs: ctx.clock.now(),
   });
-  return record;
 }
