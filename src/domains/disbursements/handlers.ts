@@ -57,7 +57,6 @@ const createDisbursement: Handler<"createDisbursement"> = (req, ctx) => {
     ...(body.customerDisplay ? { customerDisplay: body.customerDisplay } : {}),
     createdAt: iso,
     updatedAt: iso,
-    createdAtMs: nowMs,
     landsAtMs: nowMs + settlementDelay(route),
     // Short of funds, it is still accepted, and fails when it lands (as the platform reports it).
     held: holdFunds(ctx.store, body.source.accountId, asset.symbol, units),

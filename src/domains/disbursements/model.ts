@@ -37,7 +37,6 @@ export interface DisbursementRecord {
   onchainTransactions?: Schemas["OnchainTransaction"][];
   createdAt: string;
   updatedAt: string;
-  createdAtMs: number;
   /** When it lands (while pending). */
   landsAtMs?: number;
   /** The amount is held in the source account. */

@@ -126,7 +126,6 @@ export interface PaymentSessionRecord {
   cancellationReason?: string;
   createdAt: string;
   updatedAt: string;
-  createdAtMs: number;
   /** The pending action, if any: which list it is in, when it lands, and its place in the project's queue. */
   pending?: PendingAction;
 }

@@ -116,7 +116,6 @@ export const createPaymentSession: Handler<"createPaymentSession"> = (req, ctx) 
     ...(body.externalReferenceId !== undefined ? { externalReferenceId: body.externalReferenceId } : {}),
     createdAt: iso,
     updatedAt: iso,
-    createdAtMs: nowMs,
   };
   // body.compliance is taken and never stored: the platform never returns it either.
   paymentSessions(ctx.store).insert(id, session);
