@@ -4,7 +4,7 @@
  * ed25519 signing itself from @noble/curves.
  */
 import { ed25519 } from "@noble/curves/ed25519.js";
-import { getAddressDecoder, getBase58Decoder, getBase58Encoder, getTransactionDecoder, getTransactionEncoder, type Transaction } from "@solana/kit";
+import { getAddressDecoder, getBase58Decoder, getBase58Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder, getTransactionEncoder, type Transaction } from "@solana/kit";
 import { apiError } from "../errors/catalogue.js";
 import type { Random } from "../random.js";
 
@@ -73,7 +73,11 @@ export function decodeSolanaTransaction(base64: string): Transaction {
     }
   }
   try {
-    return getTransactionDecoder().decode(wire);
+    const tx = getTransactionDecoder().decode(wire);
+    // The transaction decoder only splits signatures from message bytes; a message that does not parse would
+    // otherwise throw later, in whatever reads it (policies, lookup tables), outside this 400.
+    getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
+    return tx;
   } catch (error) {
     throw apiError("malformed_transaction", `The Solana transaction could not be decoded: ${(error as Error).message.split("\n")[0]}`);
   }

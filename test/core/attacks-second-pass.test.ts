@@ -1,0 +1,60 @@
+/**
+ * The attacks of the second hardening pass, over HTTP: each one was answered
+ * wrongly once (a 500, a body that slipped past its wallet token, a request
+ * that held the event loop) and is now refused in the platform's error body,
+ * changing nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Sandbox } from "cdp-sandbox";
+import { call, endUserSession, withSandbox } from "#test/helpers/sandbox.js";
+
+let sandbox: Sandbox;
+beforeAll(async () => {
+  sandbox = await withSandbox({ seed: "attacks-second-pass" });
+});
+afterAll(() => sandbox.close());
+
+const expectClientError = (res: { status: number; body: Record<string, unknown> }, status: number, errorType: string) => {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.body).toMatchObject({ errorType, errorMessage: expect.any(String), correlationId: expect.any(String), errorLink: expect.any(String) });
+};
+
+describe("Solana transactions that do not decode", () => {
+  // "uqvcmpxpfiii" is valid base64 whose bytes parse as a transaction's signature section but not as a message.
+  const GARBAGE = ["uqvcmpxpfiii", "AQID", "AAAA", "gAEB"];
+
+  it("are refused with 400 malformed_transaction by the developer's sign and send", async () => {
+    const { address } = (await call(sandbox, "POST", "/platform/v2/solana/accounts", { body: {}, wallet: true })).body;
+    for (const transaction of GARBAGE) {
+      expectClientError(
+        await call(sandbox, "POST", `/platform/v2/solana/accounts/${address}/sign/transaction`, { body: { transaction }, wallet: true }),
+        400,
+        "malformed_transaction",
+      );
+      expectClientError(
+        await call(sandbox, "POST", "/platform/v2/solana/accounts/send/transaction", { body: { network: "solana-devnet", transaction }, wallet: true }),
+        400,
+        "malformed_transaction",
+      );
+    }
+  });
+
+  it("are refused with 400 malformed_transaction by the end user's sign and send", async () => {
+    const userId = "garbage-tx-user";
+    await call(sandbox, "POST", "/platform/v2/end-users", {
+      body: { userId, authenticationMethods: [{ type: "email", email: "garbage@example.com" }], solanaAccount: {} },
+      wallet: true,
+    });
+    const address = (await call(sandbox, "GET", `/platform/v2/end-users/${userId}`)).body.solanaAccounts[0] as string;
+    const session = await endUserSession(sandbox, userId);
+    const EW = `/platform/v2/embedded-wallet-api/end-users/${userId}/solana`;
+    for (const transaction of GARBAGE) {
+      expectClientError(await call(sandbox, "POST", `${EW}/sign/transaction`, { body: { address, transaction }, endUser: session }), 400, "malformed_transaction");
+      expectClientError(
+        await call(sandbox, "POST", `${EW}/send/transaction`, { body: { address, network: "solana-devnet", transaction }, endUser: session }),
+        400,
+        "malformed_transaction",
+      );
+    }
+  });
+});
