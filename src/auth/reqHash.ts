@@ -10,9 +10,13 @@ function sortKeysDeep(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeysDeep);
   if (value !== null && typeof value === "object") {
     const record = value as Record<string, unknown>;
-    const sorted: Record<string, unknown> = {};
-    for (const key of Object.keys(record).sort()) sorted[key] = sortKeysDeep(record[key]);
-    return sorted;
+    // Built with fromEntries (which defines own properties) rather than by assignment: `sorted["__proto__"] = …`
+    // would set the prototype and leave the member out of the hash, so a body could gain it after signing.
+    return Object.fromEntries(
+      Object.keys(record)
+        .sort()
+        .map((key) => [key, sortKeysDeep(record[key])]),
+    );
   }
   return value;
 }

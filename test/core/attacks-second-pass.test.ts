@@ -4,6 +4,7 @@
  * that held the event loop) and is now refused in the platform's error body,
  * changing nothing.
  */
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
 import { call, endUserSession, withSandbox } from "#test/helpers/sandbox.js";
@@ -58,3 +59,25 @@ describe("Solana transactions that do not decode", () => {
     }
   });
 });
+
+describe("a wallet token's reqHash", () => {
+  it("covers a `__proto__` member: a body that gains one after signing is refused and creates nothing", async () => {
+    const before = (await call(sandbox, "GET", "/platform/v2/evm/accounts")).body.accounts.length;
+    for (const extra of ['"__proto__":{"isAdmin":true}', '"__proto__":null', '"__proto__":"x"']) {
+      const res = await call(sandbox, "POST", "/platform/v2/evm/accounts", {
+        rawBody: `{"name":"proto-after-signing",${extra}}`,
+        // Signed over the body without the member, as it was before an attacker added it.
+        wallet: { override: { claims: { reqHash: reqHashOfClientBody({ name: "proto-after-signing" }) } } },
+      });
+      expectClientError(res, 401, "unauthorized");
+      expect(res.body.errorMessage).toMatch(/reqHash/);
+    }
+    expect((await call(sandbox, "GET", "/platform/v2/evm/accounts")).body.accounts.length).toBe(before);
+  });
+});
+
+/** SHA-256 of the body's JSON with keys sorted, as the client computes it (here for a body without `__proto__`). */
+function reqHashOfClientBody(body: Record<string, unknown>): string {
+  const sorted = Object.fromEntries(Object.keys(body).sort().map((k) => [k, body[k]]));
+  return createHash("sha256").update(JSON.stringify(sorted)).digest("hex");
+}
