@@ -4,7 +4,15 @@
  * ed25519 signing itself from @noble/curves.
  */
 import { ed25519 } from "@noble/curves/ed25519.js";
-import { getAddressDecoder, getBase58Decoder, getBase58Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder, getTransactionEncoder, type Transaction } from "@solana/kit";
+import {
+  getAddressDecoder,
+  getBase58Decoder,
+  getBase58Encoder,
+  getCompiledTransactionMessageDecoder,
+  getTransactionDecoder,
+  getTransactionEncoder,
+  type Transaction,
+} from "@solana/kit";
 import { apiError } from "../errors/catalogue.js";
 import type { Random } from "../random.js";
 

@@ -50,11 +50,26 @@ export class SnapshotFile<T> implements Adapter<T> {
   constructor(private readonly file: string) {}
 
   async read(): Promise<T | null> {
+    return ((await this.readDocument()) ?? null) as T | null;
+  }
+
+  /**
+   * The parsed document, unchecked (a JSON `null` is returned as null); undefined when the file does not exist or
+   * is empty, which starts a new state file.
+   */
+  async readDocument(): Promise<unknown> {
+    let text: string;
     try {
-      return JSON.parse(await readFile(this.file, "utf8")) as T;
+      text = await readFile(this.file, "utf8");
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-      throw error;
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw new Error(`${this.file} cannot be read: ${(error as Error).message}`);
+    }
+    if (text.trim() === "") return undefined;
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (error) {
+      throw new Error(`${this.file} is not a cdp-sandbox state file: it is not valid JSON (${(error as Error).message}). Nothing was written to it.`);
     }
   }
 

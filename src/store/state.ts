@@ -25,6 +25,8 @@ export interface ProjectRecord {
 export type ProjectMeta = Omit<ProjectRecord, "data">;
 
 export interface SandboxState {
+  /** Marks the file as a sandbox state file (stateFile.ts); files written before it existed lack it until rewritten. */
+  format: "cdp-sandbox-state";
   version: 1;
   defaultProjectId?: string;
   /** The RSA key users encrypt imported private keys with (`GET /_sandbox/import-key`). */
@@ -36,4 +38,4 @@ export interface SandboxState {
   projects: Record<string, ProjectRecord>;
 }
 
-export const emptyState = (): SandboxState => ({ version: 1, projects: {} });
+export const emptyState = (): SandboxState => ({ format: "cdp-sandbox-state", version: 1, projects: {} });

@@ -12,6 +12,7 @@ import { Low, Memory } from "lowdb";
 import { type CollectionOf, hasIndexKey } from "./collections.js";
 import { CollectionIndexes } from "./indexes.js";
 import { SnapshotFile } from "./snapshotFile.js";
+import { checkStateDocument } from "./stateFile.js";
 import { fsyncPath, type LoggedCommit, type LoggedWrite, WriteAheadLog } from "./writeAheadLog.js";
 import { emptyState, type ProjectMeta, type ProjectRecord, type SandboxState } from "./state.js";
 
@@ -66,11 +67,11 @@ export class Store {
   ) {}
 
   static async open(file?: string): Promise<Store> {
-    const db = file ? new Low<SandboxState>(new SnapshotFile<SandboxState>(file), emptyState()) : new Low(new Memory<SandboxState>(), emptyState());
-    await db.read();
-    db.data ??= emptyState();
-    db.data.projects ??= {};
-    if (!file) return new Store(db, undefined, undefined);
+    if (!file) return new Store(new Low(new Memory<SandboxState>(), emptyState()), undefined, undefined);
+    const snapshot = new SnapshotFile<SandboxState>(file);
+    const document = await snapshot.readDocument();
+    // Checked before anything is written: a file that is not a state file is refused as it is.
+    const db = new Low<SandboxState>(snapshot, document === undefined ? emptyState() : checkStateDocument(document, file));
     const log = new WriteAheadLog(`${file}.log`);
     for (const entry of WriteAheadLog.read(log.file)) {
       if ("s" in entry) Object.assign(db.data, entry.s);

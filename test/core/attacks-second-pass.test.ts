@@ -50,7 +50,11 @@ describe("Solana transactions that do not decode", () => {
     const session = await endUserSession(sandbox, userId);
     const EW = `/platform/v2/embedded-wallet-api/end-users/${userId}/solana`;
     for (const transaction of GARBAGE) {
-      expectClientError(await call(sandbox, "POST", `${EW}/sign/transaction`, { body: { address, transaction }, endUser: session }), 400, "malformed_transaction");
+      expectClientError(
+        await call(sandbox, "POST", `${EW}/sign/transaction`, { body: { address, transaction }, endUser: session }),
+        400,
+        "malformed_transaction",
+      );
       expectClientError(
         await call(sandbox, "POST", `${EW}/send/transaction`, { body: { address, network: "solana-devnet", transaction }, endUser: session }),
         400,
@@ -78,6 +82,10 @@ describe("a wallet token's reqHash", () => {
 
 /** SHA-256 of the body's JSON with keys sorted, as the client computes it (here for a body without `__proto__`). */
 function reqHashOfClientBody(body: Record<string, unknown>): string {
-  const sorted = Object.fromEntries(Object.keys(body).sort().map((k) => [k, body[k]]));
+  const sorted = Object.fromEntries(
+    Object.keys(body)
+      .sort()
+      .map((k) => [k, body[k]]),
+  );
   return createHash("sha256").update(JSON.stringify(sorted)).digest("hex");
 }
