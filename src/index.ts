@@ -10,7 +10,7 @@
  */
 import type { AddressInfo } from "node:net";
 import { createServer, type Server } from "node:http";
-import { isLoopbackHost } from "./admin/guard.js";
+import { isLoopbackHost, newAdminToken } from "./admin/guard.js";
 import { bindMiningMode, MINING_MODES, type MiningMode } from "./chain/mining.js";
 import { createApp } from "./app.js";
 import { answerClientError } from "./pipeline/clientError.js";
@@ -30,7 +30,7 @@ import { Journal } from "./pipeline/journal.js";
 import { PLATFORM_PREFIX } from "./pipeline/pipeline.js";
 import type { ScenarioHook } from "./pipeline/scenario.js";
 import { ProjectRegistry, type ProjectCredentials } from "./projects/projects.js";
-import { createRandom, createRandomForStart } from "./random.js";
+import { createRandomForStart } from "./random.js";
 import { Store } from "./store/store.js";
 import { generateImportKey, importKeyFromPem } from "./crypto/rsaEnvelope.js";
 import { checkEndUserToken } from "./domains/end-users/tokens.js";
@@ -134,8 +134,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let basePath = "";
   const host = options.host ?? "127.0.0.1";
   // Off loopback, other machines reach the admin API, which can reset and fund everything: it then takes a token.
-  // From the seed itself, not this start's stream: with --seed and --data the token stays the same across restarts.
-  const adminToken = options.adminToken || (isLoopbackHost(host) ? undefined : createRandom(options.seed).fork("admin-token").hex(24));
+  const adminToken = options.adminToken || (isLoopbackHost(host) ? undefined : newAdminToken());
   let listening: { host: string; port: number } | undefined;
   const listeningPorts = () => (listening ? [listening.port] : []);
   const webhooks = startWebhookDispatcher({ store, clock, wallNow: Date.now, log, listeningPorts });

@@ -8,7 +8,7 @@
  * can know. The hosted onramp pages are opened by browsers and webviews and
  * need no token; the Host and Origin checks apply to them too.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { apiError } from "../errors/catalogue.js";
 
 /** The header that carries the admin token (lowercase, as Node names headers). */
@@ -24,6 +24,14 @@ export interface AdminAccess {
 const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
 /** `host[:port]`, a bracketed IPv6 address or a name; nothing a URL parser would read as a path or user. */
 const HOST_HEADER = /^(?:\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::\d{1,5})?$/i;
+
+/**
+ * A new admin token from the operating system's randomness, never from `--seed`: a seed is shared in scripts and
+ * repositories, and whoever knows it would otherwise know the token of every network-exposed sandbox started with it.
+ */
+export function newAdminToken(): string {
+  return randomBytes(24).toString("hex");
+}
 
 /** Whether binding to `host` keeps the server off the network. */
 export function isLoopbackHost(host: string): boolean {
