@@ -8,6 +8,8 @@
  *   --spec FILE  --data FILE  --auth verify|strict|none  --credentials-file FILE
  *   --seed S  --validate-responses  --scenario NAME_OR_FILE (repeatable)  --mining auto|interval
  *   --admin-token T (required by /_sandbox; made up and printed when the host is not loopback)
+ *   --accept-unknown-keys  --allow-private-webhook-targets (off loopback, both are refused unless given; the
+ *   ready line then lists them as optIns=…)
  * A scenario file that does not check out stops the start with exit code 2.
  * `cdp-sandbox run [options] -- <command> [args…]` runs a command against a sandbox (src/run.ts).
  */
@@ -45,6 +47,8 @@ async function main(): Promise<void> {
         scenario: { type: "string", multiple: true },
         "validate-responses": { type: "boolean" },
         mining: { type: "string" },
+        "accept-unknown-keys": { type: "boolean" },
+        "allow-private-webhook-targets": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -57,6 +61,7 @@ async function main(): Promise<void> {
       "usage: cdp-sandbox [--port 8080] [--host 127.0.0.1] [--spec openapi.yaml] [--data state.json]\n" +
         "                   [--auth verify|strict|none] [--credentials-file creds.json] [--seed S] [--validate-responses]\n" +
         "                   [--scenario NAME_OR_FILE ...] [--admin-token T] [--mining auto|interval]\n" +
+        "                   [--accept-unknown-keys] [--allow-private-webhook-targets]   (off loopback: opt-ins)\n" +
         "       cdp-sandbox run [options] -- <command> [args...]   (cdp-sandbox run --help)\n",
     );
     return;
@@ -72,6 +77,8 @@ async function main(): Promise<void> {
   if (auth === "none") process.stderr.write("cdp-sandbox: --auth none accepts any request without checking credentials; never expose it.\n");
 
   const host = get("host") ?? "127.0.0.1";
+  // Given, true; otherwise undefined, and the sandbox decides by the host (allowed on loopback only).
+  const optIn = (name: string) => (values[name] || env(name) === "true" ? true : undefined);
   const sandbox = await startSandbox({
     port,
     host,
@@ -83,6 +90,8 @@ async function main(): Promise<void> {
     validateResponses: Boolean(values["validate-responses"]) || env("validate-responses") === "true",
     adminToken: get("admin-token"),
     mining,
+    acceptUnknownKeys: optIn("accept-unknown-keys"),
+    allowPrivateWebhookTargets: optIn("allow-private-webhook-targets"),
     log: (message) => process.stderr.write(`cdp-sandbox: ${message}\n`),
   });
   const { adminToken } = sandbox;
@@ -100,7 +109,7 @@ async function main(): Promise<void> {
   }
   // One line, so scripts can read the fields from the first line of stdout.
   process.stdout.write(
-    `cdp-sandbox ready basePath=${basePath} projectId=${projectId} apiKeyId=${apiKeyId} apiKeySecret=${apiKeySecret} walletSecret=${walletSecret} mining=${sandbox.mining} dashboard=${sandbox.url}/_sandbox/ui/${adminToken ? ` adminToken=${adminToken}` : ""}\n`,
+    `cdp-sandbox ready basePath=${basePath} projectId=${projectId} apiKeyId=${apiKeyId} apiKeySecret=${apiKeySecret} walletSecret=${walletSecret} mining=${sandbox.mining} dashboard=${sandbox.url}/_sandbox/ui/${adminToken ? ` adminToken=${adminToken}` : ""}${isLoopbackHost(host) ? "" : ` optIns=${sandbox.optIns.join(",") || "none"}`}\n`,
   );
   const stop = () => void sandbox.close().finally(() => process.exit(0));
   process.on("SIGINT", stop);

@@ -76,9 +76,20 @@ export interface SandboxOptions {
   endUserAuth?: EndUserAuthenticator;
   /**
    * Required in the X-Sandbox-Admin-Token header of every /_sandbox call but the hosted pages. Bound to a
-   * non-loopback host without one, the sandbox makes one (from `seed` when set) and shows it as `Sandbox.adminToken`.
+   * non-loopback host without one, the sandbox makes one (from the operating system's randomness) and shows it as `Sandbox.adminToken`.
    */
   adminToken?: string;
+  /**
+   * `auth: "verify"` serves a key it has never seen as a new project. Default: on loopback yes; bound to another
+   * address no (any machine could make up a key), unless set.
+   */
+  acceptUnknownKeys?: boolean;
+  /**
+   * Webhook targets on loopback, link-local and private addresses (checked on the URL and again on the address a
+   * name resolves to). Default: on loopback allowed; bound to another address refused (a caller would reach the
+   * host's own services through the deliveries), unless set.
+   */
+  allowPrivateWebhookTargets?: boolean;
   log?: (message: string) => void;
 }
 
@@ -95,6 +106,8 @@ export interface Sandbox {
   adminToken?: string;
   /** How sent transactions are mined (`SandboxOptions.mining`). */
   mining: MiningMode;
+  /** What a sandbox bound off loopback was told to allow (`accept-unknown-keys`, `private-webhook-targets`); empty on loopback. */
+  optIns: string[];
   /** A new isolated project with its own credentials. */
   createProject(name?: string): Promise<ProjectCredentials & { basePath: string }>;
   close(): Promise<void>;
@@ -134,10 +147,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let basePath = "";
   const host = options.host ?? "127.0.0.1";
   // Off loopback, other machines reach the admin API, which can reset and fund everything: it then takes a token.
-  const adminToken = options.adminToken || (isLoopbackHost(host) ? undefined : newAdminToken());
+  const loopback = isLoopbackHost(host);
+  const adminToken = options.adminToken || (loopback ? undefined : newAdminToken());
+  const acceptUnknownKeys = options.acceptUnknownKeys ?? loopback;
+  const privateWebhookTargets = options.allowPrivateWebhookTargets ?? loopback;
+  const optIns = loopback ? [] : [...(acceptUnknownKeys ? ["accept-unknown-keys"] : []), ...(privateWebhookTargets ? ["private-webhook-targets"] : [])];
+  // Without unknown keys, verify mode is strict: the only difference between the two is whether such keys are served.
+  const authMode: AuthMode = (options.auth ?? "verify") === "verify" && !acceptUnknownKeys ? "strict" : (options.auth ?? "verify");
   let listening: { host: string; port: number } | undefined;
   const listeningPorts = () => (listening ? [listening.port] : []);
-  const webhooks = startWebhookDispatcher({ store, clock, wallNow: Date.now, log, listeningPorts });
+  const webhooks = startWebhookDispatcher({ store, clock, wallNow: Date.now, log, listeningPorts, privateWebhookTargets });
   const app = createApp({
     keys,
     operations,
@@ -150,7 +169,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     journal: new Journal(),
     scenarios: options.scenarios ?? engine,
     scenarioEngine: options.scenarios ? undefined : engine,
-    authMode: options.auth ?? "verify",
+    authMode,
     endUserAuth:
       options.endUserAuth ??
       (async (token) => {
@@ -167,6 +186,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     basePath: () => basePath,
     startedAt,
     listeningPorts,
+    privateWebhookTargets,
     adminAccess: { listening: () => listening, token: adminToken },
   });
 
@@ -198,6 +218,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     clock,
     adminToken,
     mining,
+    optIns,
     createProject: async (name) => ({ ...(await projects.create(name)), basePath }),
     close: async () => {
       await webhooks.stop();

@@ -6,6 +6,8 @@
  * Modes: `strict` accepts only keys the sandbox issued or registered;
  * `verify` also accepts unknown keys, checking their claims but not their
  * signature (the caller learns this from `verified: false`); `none` skips auth.
+ * A sandbox bound off loopback runs `verify` as `strict` unless the operator
+ * accepts unknown keys (index.ts).
  */
 import type { ApiKey } from "./credentials.js";
 import { decodeJwt, signatureValid, urisMismatch, type RequestTarget } from "./jwt.js";
@@ -58,7 +60,9 @@ export async function verifyBearer(
     if (key.alg !== alg) throw reject(`The token is signed with ${alg}, but API key ${kid} is an ${key.alg} key.`);
     if (!(await signatureValid(jwt, alg, key.publicKey))) throw reject(`Bad signature: the token was not signed by API key ${kid}.`);
   } else if (options.mode === "strict") {
-    throw reject(`Unknown API key ${kid}: it is not known to this sandbox (create a project with it, or start with --auth verify).`);
+    throw reject(
+      `Unknown API key ${kid}: it is not known to this sandbox (create a project with it; --auth verify serves unknown keys on loopback, and off loopback with --accept-unknown-keys).`,
+    );
   }
 
   const { nbf, exp, iat } = claims;

@@ -69,6 +69,8 @@ export interface HandlerContext {
   log: (message: string) => void;
   /** The ports the sandbox itself listens on (webhook targets must not reach them). */
   listeningPorts: () => readonly number[];
+  /** False: webhook targets on loopback, link-local and private addresses are refused (a sandbox bound off loopback). */
+  privateWebhookTargets?: boolean;
 }
 
 export type Handler<Id extends OperationId> = ((request: HandlerRequest<Id>, ctx: HandlerContext) => HandlerResult<Id> | Promise<HandlerResult<Id>>) & {

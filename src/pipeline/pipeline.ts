@@ -58,6 +58,8 @@ export interface PipelineDeps {
   locks?: ProjectLocks;
   /** The ports the sandbox listens on, for handlers that must not call the sandbox itself (webhook targets). */
   listeningPorts: () => readonly number[];
+  /** Whether webhook targets may be on loopback, link-local or private addresses (false off loopback by default). */
+  privateWebhookTargets?: boolean;
 }
 
 export const PLATFORM_PREFIX = "/platform";
@@ -97,6 +99,7 @@ export function createPipeline(deps: PipelineDeps) {
           project: { id: tx.projectId, settings: tx.settings() },
           log: deps.log,
           listeningPorts: deps.listeningPorts,
+          privateWebhookTargets: deps.privateWebhookTargets ?? true,
         },
       );
       if (result.status < 300) recordEffect(tx, ex, deps.clock.now());

@@ -1047,10 +1047,10 @@ export interface components {
                     [key: string]: string;
                 };
                 /**
-                 * @description target_is_sandbox, the target would reach the sandbox itself (its own address and port), so nothing was sent
+                 * @description target_is_sandbox, the target would reach the sandbox itself (its own address and port), so nothing was sent; target_is_private, the target's address is on the host's own network (loopback, link-local, private) and the sandbox is bound off loopback, so nothing was sent
                  * @enum {string}
                  */
-                errorName?: "http_error" | "timeout" | "connection_refused" | "dns_failure" | "connection_error" | "subscription_disabled" | "target_is_sandbox";
+                errorName?: "http_error" | "timeout" | "connection_refused" | "dns_failure" | "connection_error" | "subscription_disabled" | "target_is_sandbox" | "target_is_private";
             }[];
         };
         JournalEntry: {

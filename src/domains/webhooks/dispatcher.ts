@@ -52,6 +52,8 @@ export interface DispatcherDeps {
   log: (message: string) => void;
   /** The ports the sandbox listens on (empty until it listens): deliveries never reach them. */
   listeningPorts: ListeningPorts;
+  /** False: deliveries to loopback, link-local and private addresses are refused (a sandbox bound off loopback). */
+  privateWebhookTargets?: boolean;
 }
 
 /** Headers of one attempt, before the signature is added (the signature covers all of them). */
@@ -103,7 +105,7 @@ export function startWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher 
     const signature = signDelivery(sub.secret, headers, d.payload, Math.floor(deps.wallNow() / 1000));
     const key = `${projectId}|${d.id}`;
     const sent = { ...headers, [SIGNATURE_HEADER]: signature, "User-Agent": "cdp-sandbox-webhooks" };
-    const attempt = postDelivery(sub.target.url, sent, d.payload, abort.signal, deps.listeningPorts())
+    const attempt = postDelivery(sub.target.url, sent, d.payload, abort.signal, deps.listeningPorts(), deps.privateWebhookTargets ?? true)
       .then((outcome) => record(projectId, d.id, outcome, sent))
       .catch((error: Error) => deps.log(`webhook delivery ${d.id} could not be recorded: ${error.message}`))
       .finally(() => inFlight.delete(key));

@@ -30,7 +30,7 @@ function configOf(
 
 const createWebhookSubscription: Handler<"createWebhookSubscription"> = (req, ctx) => {
   const body = req.body;
-  const labels = checkSubscriptionInput(body, ctx.listeningPorts());
+  const labels = checkSubscriptionInput(body, ctx.listeningPorts(), ctx.privateWebhookTargets ?? true);
   const all = subscriptions(ctx.store).list();
   const record: SubscriptionRecord = {
     subscriptionId: ctx.random.uuid(),
@@ -61,7 +61,7 @@ const listWebhookSubscriptions: Handler<"listWebhookSubscriptions"> = (req, ctx)
 const updateWebhookSubscription: Handler<"updateWebhookSubscription"> = (req, ctx) => {
   const existing = findSubscription(ctx.store, req.pathParams.subscriptionId);
   const body = req.body;
-  const labels = checkSubscriptionInput(body, ctx.listeningPorts());
+  const labels = checkSubscriptionInput(body, ctx.listeningPorts(), ctx.privateWebhookTargets ?? true);
   const { subscriptionId, secret, createdAt, createdAtMs, seq } = existing;
   const updated: SubscriptionRecord = { subscriptionId, ...configOf(body, labels), secret, createdAt, createdAtMs, seq, updatedAt: ctx.clock.iso() };
   subscriptions(ctx.store).put(subscriptionId, updated);

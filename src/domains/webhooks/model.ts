@@ -122,7 +122,7 @@ interface DeliveryAttempt {
   headers?: Record<string, string>;
 }
 
-/** Why an attempt did not deliver (`target_is_sandbox`: the target would reach the sandbox itself, so nothing was sent). */
+/** Why an attempt did not deliver (`target_is_sandbox`: the target would reach the sandbox itself; `target_is_private`: its address is on the host's own network and the sandbox is bound off loopback; in both nothing was sent). */
 export type DeliveryErrorName =
   | "http_error"
   | "timeout"
@@ -130,7 +130,8 @@ export type DeliveryErrorName =
   | "dns_failure"
   | "connection_error"
   | "subscription_disabled"
-  | "target_is_sandbox";
+  | "target_is_sandbox"
+  | "target_is_private";
 
 export interface DeliveryRecord {
   id: string;

@@ -2,7 +2,7 @@
  * What a subscription must satisfy beyond the contract's schema (which has
  * already checked types, the event type enumeration, the URL pattern and the
  * metadata size): non-empty event types, a target that is not the sandbox
- * itself (selfTarget.ts), usable target headers, metadata key length, and
+ * itself (selfTarget.ts) nor, off loopback, on the host's own networks (privateTarget.ts), usable target headers, metadata key length, and
  * labels — at most 20, and for the event types that read them only the keys
  * each takes (LABELS_OF), its required ones present: onchain activity names its
  * `contract_address`, wallet.activity.multi its `wallet_addresses` (at most
@@ -11,6 +11,7 @@
 import type { RequestBody } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import { isHealthEvent, usesLabels, type EventType, type SubscriptionRecord } from "./model.js";
+import { privateHostOf } from "./privateTarget.js";
 import { portOf, urlReachesSandbox } from "./selfTarget.js";
 
 const MAX_LABELS = 20;
@@ -34,7 +35,7 @@ const RESERVED_HEADERS = new Set(["host", "content-length", "transfer-encoding",
 /** A create or replace body: both carry every field of the subscription. */
 export type SubscriptionInput = RequestBody<"createWebhookSubscription"> | RequestBody<"updateWebhookSubscription">;
 
-function checkTarget(target: SubscriptionInput["target"], sandboxPorts: readonly number[]): void {
+function checkTarget(target: SubscriptionInput["target"], sandboxPorts: readonly number[], privateAllowed: boolean): void {
   let url: URL;
   try {
     url = new URL(target.url);
@@ -48,6 +49,13 @@ function checkTarget(target: SubscriptionInput["target"], sandboxPorts: readonly
     throw apiError(
       "invalid_request",
       `target.url ${JSON.stringify(target.url)} is the sandbox itself (port ${portOf(url)} of this machine); webhooks cannot be delivered to the sandbox. Use a receiver on another port.`,
+    );
+  }
+  const privateRange = privateAllowed ? undefined : privateHostOf(url.hostname);
+  if (privateRange) {
+    throw apiError(
+      "invalid_request",
+      `target.url ${JSON.stringify(target.url)} is on the sandbox host's own network (${privateRange}); a sandbox reachable from the network delivers only to public addresses unless started with --allow-private-webhook-targets.`,
     );
   }
   const seen = new Set<string>();
@@ -141,9 +149,9 @@ function checkWalletAddresses(list: string): void {
  * Checks a create or replace body; throws the platform's 400 naming the first problem. `sandboxPorts`: the ports
  * the sandbox listens on. Returns the labels the subscription keeps (defaults filled in).
  */
-export function checkSubscriptionInput(input: SubscriptionInput, sandboxPorts: readonly number[]): Record<string, string> | undefined {
+export function checkSubscriptionInput(input: SubscriptionInput, sandboxPorts: readonly number[], privateAllowed = true): Record<string, string> | undefined {
   if (input.eventTypes.length === 0) throw apiError("invalid_request", "eventTypes must name at least one event type.");
-  checkTarget(input.target, sandboxPorts);
+  checkTarget(input.target, sandboxPorts, privateAllowed);
   checkMetadata(input.metadata);
   return checkLabels(input.eventTypes, input.labels);
 }

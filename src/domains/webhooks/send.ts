@@ -15,6 +15,7 @@ import https from "node:https";
 import type { LookupFunction } from "node:net";
 import { performance } from "node:perf_hooks";
 import type { DeliveryErrorName } from "./model.js";
+import { privateHostOf, privateRangeOf } from "./privateTarget.js";
 import { addressReachesSandbox, portOf, urlReachesSandbox } from "./selfTarget.js";
 
 const DELIVERY_TIMEOUT_MS = 15_000;
@@ -28,13 +29,16 @@ export interface AttemptOutcome {
   errorName?: DeliveryErrorName;
 }
 
-// Our own code for a connection refused because its address is the sandbox's.
+// Our own codes for a connection refused because its address is the sandbox's, or on the host's own network.
 const SANDBOX_TARGET = "ESANDBOXTARGET";
+const PRIVATE_TARGET = "EPRIVATETARGET";
 
 function errorNameOf(error: NodeJS.ErrnoException): DeliveryErrorName {
   switch (error.code) {
     case SANDBOX_TARGET:
       return "target_is_sandbox";
+    case PRIVATE_TARGET:
+      return "target_is_private";
     case "ECONNREFUSED":
       return "connection_refused";
     case "ENOTFOUND":
@@ -48,15 +52,23 @@ function errorNameOf(error: NodeJS.ErrnoException): DeliveryErrorName {
   }
 }
 
-/** dns.lookup, failing with ESANDBOXTARGET when any address it finds would connect to the sandbox on `port`. */
-function lookupRefusingSandbox(port: number, sandboxPorts: readonly number[]): LookupFunction {
+/**
+ * dns.lookup, failing with ESANDBOXTARGET when any address it finds would connect to the sandbox on `port`, or,
+ * unless `privateAllowed`, lies in a loopback, link-local or private range (privateTarget.ts).
+ */
+function lookupRefusingSandbox(port: number, sandboxPorts: readonly number[], privateAllowed: boolean): LookupFunction {
   return (hostname, options, callback) => {
     dnsLookup(hostname, options, (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => {
       const found = error ? [] : Array.isArray(address) ? address.map((a) => a.address) : [address];
       const own = found.find((a) => addressReachesSandbox(a, port, sandboxPorts));
-      if (own === undefined) return callback(error, address as string, family as number);
-      const refused: NodeJS.ErrnoException = new Error(`${hostname} resolves to ${own}, the sandbox itself: nothing was sent`);
-      refused.code = SANDBOX_TARGET;
+      const inside = privateAllowed ? undefined : found.find((a) => privateRangeOf(a) !== undefined);
+      if (own === undefined && inside === undefined) return callback(error, address as string, family as number);
+      const refused: NodeJS.ErrnoException = new Error(
+        own !== undefined
+          ? `${hostname} resolves to ${own}, the sandbox itself: nothing was sent`
+          : `${hostname} resolves to ${inside}, on the sandbox host's own network (${privateRangeOf(inside!)}): nothing was sent`,
+      );
+      refused.code = own !== undefined ? SANDBOX_TARGET : PRIVATE_TARGET;
       callback(refused, "", 0);
     });
   };
@@ -64,7 +76,8 @@ function lookupRefusingSandbox(port: number, sandboxPorts: readonly number[]): L
 
 /**
  * Posts `body` to `url`; never throws. `signal` aborts it (the sandbox is closing). `sandboxPorts`: the ports the
- * sandbox listens on, which a delivery never reaches.
+ * sandbox listens on, which a delivery never reaches; `privateAllowed` false: nor loopback, link-local or private
+ * addresses.
  */
 export function postDelivery(
   url: string,
@@ -72,6 +85,7 @@ export function postDelivery(
   body: string,
   signal: AbortSignal,
   sandboxPorts: readonly number[],
+  privateAllowed = true,
 ): Promise<AttemptOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -93,6 +107,12 @@ export function postDelivery(
       finish({ ok: false, errorName: "target_is_sandbox", body: `${target.host} is the sandbox itself: nothing was sent` });
       return;
     }
+    // An address literal is never looked up, so the lookup below would not see it.
+    const privateRange = privateAllowed ? undefined : privateHostOf(target.hostname);
+    if (privateRange) {
+      finish({ ok: false, errorName: "target_is_private", body: `${target.host} is on the sandbox host's own network (${privateRange}): nothing was sent` });
+      return;
+    }
     const client = target.protocol === "https:" ? https : http;
     const req = client.request(
       target,
@@ -101,7 +121,7 @@ export function postDelivery(
         headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
         signal,
         timeout: DELIVERY_TIMEOUT_MS,
-        lookup: lookupRefusingSandbox(portOf(target), sandboxPorts),
+        lookup: lookupRefusingSandbox(portOf(target), sandboxPorts, privateAllowed),
       },
       (res) => {
         const chunks: Buffer[] = [];
