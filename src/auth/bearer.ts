@@ -68,6 +68,8 @@ export async function verifyBearer(
   const { nbf, exp, iat } = claims;
   if (typeof exp !== "number" || typeof nbf !== "number") throw reject("Malformed token: the nbf and exp claims must be numbers (seconds).");
   const now = options.nowSeconds;
+  // Checked apart from the leeway, which is for clock skew: a token that ends before it starts is never valid.
+  if (exp < nbf) throw reject(`Malformed token: exp ${exp} is earlier than nbf ${nbf}.`);
   if (exp + leeway < now) throw reject(`Token expired at ${exp} (now ${now}); the client must mint a fresh token per request.`);
   if (nbf - leeway > now) throw reject(`Token not yet valid: nbf ${nbf} is in the future (now ${now}); check the machine clock.`);
   // The lifetime is bounded from nbf and, when the token has one, from iat: either alone could be set far apart from exp.

@@ -89,3 +89,17 @@ function reqHashOfClientBody(body: Record<string, unknown>): string {
   );
   return createHash("sha256").update(JSON.stringify(sorted)).digest("hex");
 }
+
+describe("a bearer token's times", () => {
+  it("refuses an exp earlier than nbf, even when both are inside the clock-skew leeway", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    for (const times of [
+      { nbf: now, iat: now, exp: now - 5 },
+      { nbf: now + 10, iat: now, exp: now + 5 },
+    ]) {
+      const res = await call(sandbox, "GET", "/platform/v2/evm/accounts", { bearer: { override: { claims: times } } });
+      expectClientError(res, 401, "unauthorized");
+      expect(res.body.errorMessage).toMatch(/exp .* earlier than nbf/);
+    }
+  });
+});
