@@ -12,6 +12,7 @@ const BLOCK_TIME_MS: Record<string, number> = lookupTable({
   base: 2000,
   "base-sepolia": 2000,
   optimism: 2000,
+  "optimism-sepolia": 2000,
   world: 2000,
   "world-sepolia": 2000,
   arbitrum: 250,

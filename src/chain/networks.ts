@@ -9,6 +9,7 @@ export const EVM_NETWORKS = lookupTable({
   avalanche: { chainId: 43114, testnet: false },
   polygon: { chainId: 137, testnet: false },
   optimism: { chainId: 10, testnet: false },
+  "optimism-sepolia": { chainId: 11155420, testnet: true },
   arbitrum: { chainId: 42161, testnet: false },
   "arbitrum-sepolia": { chainId: 421614, testnet: true },
   world: { chainId: 480, testnet: false },

@@ -38,7 +38,7 @@ const fiatToken = (symbol: string, name: string, address: `0x${string}`): EvmTok
 
 const ETH = native("ETH", "Ether");
 const CBBTC = erc20("cbBTC", "Coinbase Wrapped BTC", "0xcbB7C0000aB88B473b1f5aFd9ef808440eed33Bf", 8);
-// Wrapped Ether of the OP Stack chains (Base, Optimism, World Chain): a predeploy at the same address.
+// Wrapped Ether of the OP Stack chains (Base, Optimism and OP Sepolia, World Chain): a predeploy at the same address.
 const OP_WETH = erc20("WETH", "Wrapped Ether", "0x4200000000000000000000000000000000000006", 18);
 // Dai on Optimism and Arbitrum: the same bridged contract address on both.
 const L2_DAI = erc20("DAI", "Dai Stablecoin", "0xDA10009cBd5D07dd0CeCc66161FC93D7c9000da1", 18);
@@ -84,6 +84,8 @@ export const EVM_TOKENS: Record<string, EvmToken[]> = lookupTable({
     L2_DAI,
     OP_WETH,
   ],
+  // Circle's testnet USDC on OP Sepolia, named "USDC" like the other testnets' (its EIP-712 domain too).
+  "optimism-sepolia": [ETH, fiatToken("USDC", "USDC", "0x5fd84259d66Cd46123540766Be93DFE6D43130D7"), OP_WETH],
   arbitrum: [
     ETH,
     fiatToken("USDC", "USD Coin", "0xaf88d065e77c8cC2239327C5EDb3A432268e5831"),

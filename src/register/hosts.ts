@@ -3,7 +3,8 @@
  * the platform's API host (its REST API under /platform, the x402 facilitator
  * under /platform/v2/x402, the node under /apikeys and /rpc), the client's
  * analytics host (answered in the process), and the public JSON-RPC endpoint of
- * every network the sandbox simulates, as viem's chain definitions and the
+ * every network the sandbox simulates, as viem's chain definitions (this
+ * version's and the earlier defaults still found in installed trees) and the
  * official client's Solana helpers name them. docs/register.md lists the same.
  */
 
@@ -20,13 +21,20 @@ export const NODE_HOST = "api.developer.coinbase.com";
 export const PUBLIC_RPC_ENDPOINTS: readonly { readonly url: string; readonly network: string }[] = [
   { url: "https://mainnet.base.org", network: "base" },
   { url: "https://sepolia.base.org", network: "base-sepolia" },
+  // Base's Flashblocks endpoints (viem's basePreconf / baseSepoliaPreconf chains): the same chains.
+  { url: "https://mainnet-preconf.base.org", network: "base" },
+  { url: "https://sepolia-preconf.base.org", network: "base-sepolia" },
   { url: "https://ethereum.reth.rs/rpc", network: "ethereum" },
+  { url: "https://eth.merkle.io", network: "ethereum" },
   { url: "https://11155111.rpc.thirdweb.com", network: "ethereum-sepolia" },
+  { url: "https://sepolia.drpc.org", network: "ethereum-sepolia" },
   { url: "https://rpc.hoodi.ethpandaops.io", network: "ethereum-hoodi" },
   { url: "https://arb1.arbitrum.io/rpc", network: "arbitrum" },
   { url: "https://sepolia-rollup.arbitrum.io/rpc", network: "arbitrum-sepolia" },
   { url: "https://mainnet.optimism.io", network: "optimism" },
+  { url: "https://sepolia.optimism.io", network: "optimism-sepolia" },
   { url: "https://polygon.drpc.org", network: "polygon" },
+  { url: "https://polygon-rpc.com", network: "polygon" },
   { url: "https://api.avax.network/ext/bc/C/rpc", network: "avalanche" },
   { url: "https://worldchain-mainnet.g.alchemy.com/public", network: "world" },
   { url: "https://worldchain-sepolia.g.alchemy.com/public", network: "world-sepolia" },

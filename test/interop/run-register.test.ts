@@ -10,12 +10,25 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
+import { createPublicClient, http } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import * as chains from "viem/chains";
+import { optimismSepolia } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
 import { PUBLIC_RPC_ENDPOINTS } from "../../src/register/hosts.js";
 import { built, programPath, registerPath, startNode } from "#test/helpers/cli.js";
-import { call } from "#test/helpers/sandbox.js";
+import { call, fund } from "#test/helpers/sandbox.js";
+
+/**
+ * The chain ids of the defaults earlier viem versions gave (still installed in many trees, e.g. under
+ * WalletConnect's packages), which this version's definitions no longer name.
+ */
+const EARLIER_VIEM_DEFAULTS: Record<string, number> = {
+  "https://eth.merkle.io": 1,
+  "https://sepolia.drpc.org": 11155111,
+  "https://polygon-rpc.com": 137,
+};
 
 /** What each public endpoint must answer: the chain id viem's definition of that URL gives, or the cluster's genesis hash. */
 function expectedAnswer(url: string): string {
@@ -24,8 +37,9 @@ function expectedAnswer(url: string): string {
   const chain = (Object.values(chains) as unknown as { id: number; rpcUrls?: { default?: { http?: readonly string[] } } }[]).find(
     (c) => c.rpcUrls?.default?.http?.[0] === url,
   );
-  if (!chain) throw new Error(`no viem chain names ${url}`);
-  return `0x${chain.id.toString(16)}`;
+  const id = chain?.id ?? EARLIER_VIEM_DEFAULTS[url];
+  if (id === undefined) throw new Error(`no viem chain names ${url}`);
+  return `0x${id.toString(16)}`;
 }
 
 describe.skipIf(!built)("node --import cdp-sandbox/register, alone", () => {
@@ -89,6 +103,24 @@ describe.skipIf(!built)("node --import cdp-sandbox/register, alone", () => {
     const created = journal.body.requests.find((r: { operationId?: string }) => r.operationId === "createEvmAccount");
     expect(created).toMatchObject({ status: 201, auth: "apiKey" });
     expect(journal.body.requests.some((r: { path: string }) => r.path.includes("amp"))).toBe(false);
+  }, 90_000);
+
+  it("lets the official client scope an account to OP Sepolia by its public RPC URL, send on it and wait for the receipt", async () => {
+    const created = await call(sandbox, "POST", "/platform/v2/evm/accounts", { body: { name: "op-sepolia-sender" }, wallet: true });
+    expect(created.status).toBe(201);
+    await fund(sandbox, { network: "optimism-sepolia", address: created.body.address, amount: "1000000000000000000" });
+    const recipient = privateKeyToAccount(generatePrivateKey()).address;
+    const args = ["--import", pathToFileURL(registerPath).href, programPath("use-network-url.mjs"), JSON.stringify({ name: "op-sepolia-sender", recipient })];
+    const { code, stdout, stderr } = await startNode(args, { env: hookEnv(), timeoutMs: 60_000 }).finished;
+    expect(code, stderr).toBe(0);
+    const result = JSON.parse(stdout.trim().split("\n").at(-1)!);
+    expect(result).toMatchObject({ status: "success", chainId: 11155420, recipientBalance: "100000000000000" });
+
+    // The send is on the sandbox's OP Sepolia ledger, read through the node as any client would.
+    const token = (await call(sandbox, "GET", "/apikeys/v1/tokens/active")).body.id as string;
+    const node = createPublicClient({ chain: optimismSepolia, transport: http(`${sandbox.url}/rpc/v1/optimism-sepolia/${token}`) });
+    expect((await node.getTransactionReceipt({ hash: result.transactionHash })).from.toLowerCase()).toBe(created.body.address.toLowerCase());
+    expect(await node.getBalance({ address: recipient })).toBe(100000000000000n);
   }, 90_000);
 
   it("says once on stderr when it has no sandbox to send to, and changes nothing", async () => {

@@ -99,6 +99,7 @@ export function executeTransfer(store: ProjectTx, clock: Clock, network: string,
     hash,
     block: settlementBlock(store, clock, network, atMs),
     atMs,
+    clock,
   });
 }
 

@@ -13,7 +13,7 @@
  * changes nothing about the session. Only the session's own network and asset
  * are offered: the sandbox does not bridge or swap.
  */
-import { getAddress, isAddress, recoverTypedDataAddress, toHex, type Hex } from "viem";
+import { getAddress, hashTypedData, isAddress, toHex, type Hex } from "viem";
 import { balanceOf } from "../../chain/ledger.js";
 import { chainIdOf } from "../../chain/networks.js";
 import { evmTokenByAddress } from "../../chain/tokens.js";
@@ -22,6 +22,7 @@ import { apiError } from "../../errors/catalogue.js";
 import { declareCollection } from "../../store/collections.js";
 import type { ProjectTx } from "../../store/store.js";
 import { custodialAsset } from "../shared/custodialAssets.js";
+import { checkEvmSignature, signatureChain } from "../shared/evmSignatures.js";
 import { fromUnits } from "../shared/decimal.js";
 import type { Handler, HandlerContext } from "../types.js";
 import { AUTHORIZATION_TYPES } from "../x402/eip3009.js";
@@ -225,22 +226,21 @@ export const authorizeWalletPaymentSession: Handler<"authorizeWalletPaymentSessi
     throw apiError("invalid_request", `signedPayloads must hold exactly the option's payload ${option.payloadId} with its signature.`);
   }
   const t = option.transfer;
-  let signer: string;
-  try {
-    signer = await recoverTypedDataAddress({
-      domain: domainOf(network, token),
-      types: AUTHORIZATION_TYPES,
-      primaryType: "TransferWithAuthorization",
-      message: { ...t, value: BigInt(t.value), validAfter: BigInt(t.validAfter), validBefore: BigInt(t.validBefore) },
-      signature: signed.signature as Hex,
-    });
-  } catch {
-    throw apiError("invalid_signature", `The signature of payload ${option.payloadId} is not a 65-byte ECDSA signature.`);
-  }
-  if (signer.toLowerCase() !== t.from.toLowerCase()) {
+  const signature = signed.signature as Hex;
+  const hash = hashTypedData({
+    domain: domainOf(network, token),
+    types: AUTHORIZATION_TYPES,
+    primaryType: "TransferWithAuthorization",
+    message: { ...t, value: BigInt(t.value), validAfter: BigInt(t.validAfter), validBefore: BigInt(t.validBefore) },
+  });
+  // The payer's wallet may be a smart wallet: the token checks ERC-1271 (ERC-6492 before deployment) as it checks ECDSA.
+  const check = /^0x[0-9a-fA-F]*$/.test(signature)
+    ? checkEvmSignature(signatureChain(ctx, network), t.from, hash, signature)
+    : ({ valid: false, reason: "the signature is not hex" } as const);
+  if (!check.valid) {
     throw apiError(
       "invalid_signature",
-      `The signature of payload ${option.payloadId} recovers ${signer}, not the option's payer ${t.from}; the payer signs the payload's typed data.`,
+      `The signature of payload ${option.payloadId} is not the option's payer ${t.from}'s (${check.reason}); the payer signs the payload's typed data.`,
     );
   }
   const a = newAuthorization(

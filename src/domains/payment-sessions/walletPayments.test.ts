@@ -4,7 +4,19 @@
  * escrow when it lands on the sandbox clock, and the merchant's captures and
  * voids moving them on the ledger the node serves.
  */
-import { decodeFunctionData, getAddress, parseAbi, parseSignature, type Hex } from "viem";
+import {
+  decodeFunctionData,
+  encodeAbiParameters,
+  encodeFunctionData,
+  getAddress,
+  hashTypedData,
+  pad,
+  parseAbi,
+  parseSignature,
+  serializeErc6492Signature,
+  type Hex,
+} from "viem";
+import type { PrivateKeyAccount } from "viem/accounts";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
@@ -18,6 +30,7 @@ import {
   PS,
   signerOf,
   signOffered,
+  TRANSFER_WITH_AUTHORIZATION,
   USDC,
   USDC_DOMAIN,
   walletOptions,
@@ -48,6 +61,46 @@ const eip3009 = parseAbi([
   "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)",
 ]);
 const TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
+const eip3009Bytes = parseAbi([
+  "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)",
+]);
+/** The Coinbase Smart Wallet factory the official client names in its ERC-6492 wrappers. */
+const WALLET_FACTORY = "0xBA5ED110eFDBa3D005bfC882d75358ACBbB85842";
+
+/**
+ * A smart wallet's signature of an offered payload, made with viem as the official client makes it for an
+ * undeployed wallet: the owner signs the wallet's replay-safe EIP-712 hash, in a SignatureWrapper, wrapped for
+ * ERC-6492 with the factory call that creates the wallet for that owner.
+ */
+async function signAsUndeployedWallet(owner: PrivateKeyAccount, wallet: `0x${string}`, data: { domain: typeof USDC_DOMAIN; message: Record<string, string> }) {
+  const m = data.message;
+  const hash = hashTypedData({
+    domain: data.domain,
+    types: TRANSFER_WITH_AUTHORIZATION,
+    primaryType: "TransferWithAuthorization",
+    message: { ...m, value: BigInt(m.value!), validAfter: BigInt(m.validAfter!), validBefore: BigInt(m.validBefore!) } as never,
+  });
+  const replaySafe = hashTypedData({
+    domain: { name: "Coinbase Smart Wallet", version: "1", chainId: 84532, verifyingContract: wallet },
+    types: { CoinbaseSmartWalletMessage: [{ name: "hash", type: "bytes32" }] },
+    primaryType: "CoinbaseSmartWalletMessage",
+    message: { hash },
+  });
+  const inner = encodeAbiParameters(
+    [
+      {
+        type: "tuple",
+        components: [
+          { name: "ownerIndex", type: "uint8" },
+          { name: "signatureData", type: "bytes" },
+        ],
+      },
+    ],
+    [{ ownerIndex: 0, signatureData: await owner.sign({ hash: replaySafe }) }],
+  );
+  const factoryData = encodeFunctionData({ abi: parseAbi(["function createAccount(bytes[] owners, uint256 nonce)"]), args: [[pad(owner.address)], 0n] });
+  return { inner, signature: serializeErc6492Signature({ address: WALLET_FACTORY, data: factoryData, signature: inner }) };
+}
 
 describe("wallet authorization options", () => {
   it("offers the session's amount to the first address that holds it, and says why each other address is not offered", async () => {
@@ -134,6 +187,39 @@ describe("authorizing with the payer's signature", () => {
     const receipt = (await rpc(sandbox, "base-sepolia", "eth_getTransactionReceipt", [hash])) as { status: string; logs: Array<{ topics: Hex[] }> };
     expect(receipt.status).toBe("0x1");
     expect(receipt.logs.some((l) => l.topics[0] === TRANSFER_TOPIC)).toBe(true);
+  });
+
+  it("takes a smart wallet's ERC-6492 signature before the wallet exists; the operator deploys it and the token gets the inner signature", async () => {
+    const owner = newAccount();
+    const created = await call(sandbox, "POST", "/platform/v2/evm/smart-accounts", { body: { owners: [owner.address] }, wallet: true });
+    expect(created.status, created.text).toBe(201);
+    const wallet = getAddress(created.body.address);
+    await fundUsdc(sandbox, wallet, "25000000");
+    const session = await createSession(sandbox, newAccount().address, "10.00");
+    const options = await walletOptions(sandbox, session.paymentSessionId, [wallet]);
+    const [option] = options.body.options;
+    const payload = option.payloads[0];
+
+    // Another owner's signature, wrapped the same way, is not the wallet's.
+    const stranger = await signAsUndeployedWallet(newAccount(), wallet, payload.data);
+    const body = (signature: Hex) => ({ optionId: option.optionId, signedPayloads: [{ payloadId: payload.payloadId, signature }] });
+    const refused = await call(sandbox, "POST", `${PS}/${session.paymentSessionId}/authorizations/wallet`, { body: body(stranger.signature), anonymous: true });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errorType).toBe("invalid_signature");
+
+    const { inner, signature } = await signAsUndeployedWallet(owner, wallet, payload.data);
+    const res = await call(sandbox, "POST", `${PS}/${session.paymentSessionId}/authorizations/wallet`, { body: body(signature), anonymous: true });
+    expect(res.status, res.text).toBe(200);
+    expect(await rpc(sandbox, "base-sepolia", "eth_getCode", [wallet, "latest"])).toBe("0x");
+    land();
+    const landed = await getSession(sandbox, session.paymentSessionId);
+    expect(landed).toMatchObject({ status: "authorization_succeeded", balances: { capturable: "10.00" } });
+    expect(await usdc(wallet)).toBe("15");
+    expect(await rpc(sandbox, "base-sepolia", "eth_getCode", [wallet, "latest"])).not.toBe("0x");
+    sandbox.clock.advance(4000);
+    const hash = landed.authorizations[0].onchainTransactions[0].transactionHash as Hex;
+    const tx = (await rpc(sandbox, "base-sepolia", "eth_getTransactionByHash", [hash])) as { input: Hex };
+    expect(decodeFunctionData({ abi: eip3009Bytes, data: tx.input }).args[6]).toBe(inner);
   });
 
   it("refuses a signature by anyone but the option's payer with invalid_signature, and changes nothing", async () => {

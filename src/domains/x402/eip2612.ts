@@ -7,11 +7,12 @@
  * nonce as the token's `permit` would — a permit that would not go through
  * sets no allowance, and the allowance already given must cover the charge.
  */
-import { getAddress, isAddress, recoverTypedDataAddress, type Hex } from "viem";
+import { getAddress, hashTypedData, isAddress, type Hex } from "viem";
 import { executePermit, permitNonceOf } from "../../chain/ledger.js";
 import { chainIdOf } from "../../chain/networks.js";
 import { PERMIT2_ADDRESS } from "../../chain/permit2.js";
 import type { EvmToken } from "../../chain/tokens.js";
+import { checkEvmSignature, signatureChain } from "../shared/evmSignatures.js";
 import type { HandlerContext } from "../types.js";
 import type { Rejection } from "./payment.js";
 
@@ -92,18 +93,17 @@ export async function eip2612PermitProblem(ctx: HandlerContext, network: string,
   if (!token.eip712) return `${token.symbol} has no EIP-2612 permit`;
   const expectedNonce = permitNonceOf(ctx.store, network, token.address, permit.owner);
   if (permit.nonce !== expectedNonce) return `the permit's nonce is ${permit.nonce} but the token's nonces(owner) is ${expectedNonce}`;
-  try {
-    const signer = await recoverTypedDataAddress({
-      domain: { ...token.eip712, chainId: chainIdOf(network)!, verifyingContract: token.address },
-      types: PERMIT_TYPES,
-      primaryType: "Permit",
-      message: { owner: permit.owner, spender: PERMIT2_ADDRESS, value: permit.value, nonce: permit.nonce, deadline: permit.deadline },
-      signature: permit.signature,
-    });
-    return signer === permit.owner ? undefined : `the permit's signature recovers ${signer}, not ${permit.owner}`;
-  } catch {
-    return "the permit's signature is not a 65-byte ECDSA signature";
-  }
+  const hash = hashTypedData({
+    domain: { ...token.eip712, chainId: chainIdOf(network)!, verifyingContract: token.address },
+    types: PERMIT_TYPES,
+    primaryType: "Permit",
+    message: { owner: permit.owner, spender: PERMIT2_ADDRESS, value: permit.value, nonce: permit.nonce, deadline: permit.deadline },
+  });
+  // FiatToken v2.2 checks a permit as SignatureChecker does: ECDSA, or the owner's ERC-1271.
+  const check = /^0x[0-9a-fA-F]*$/.test(permit.signature)
+    ? checkEvmSignature(signatureChain(ctx, network), permit.owner, hash, permit.signature)
+    : ({ valid: false, reason: "the signature is not hex" } as const);
+  return check.valid ? undefined : `the permit's signature is not ${permit.owner}'s: ${check.reason}`;
 }
 
 /** Executes the permit: the allowance to Permit2 becomes its value and the owner's permit nonce moves on. */

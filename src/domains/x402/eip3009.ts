@@ -1,7 +1,8 @@
 /**
  * The `exact` scheme on EVM: an EIP-3009 `transferWithAuthorization` signed
  * by the payer over the token's own EIP-712 domain, checked the way the token
- * contract would execute it (signature, recipient, validity window on the
+ * contract would execute it (signature — ECDSA, or a smart wallet's ERC-1271,
+ * ERC-6492 before it is deployed —, recipient, validity window on the
  * sandbox clock, amount, unused nonce, balance on the ledger), then executed
  * by the facilitator's transaction with the token's Transfer and
  * AuthorizationUsed logs.
@@ -13,15 +14,18 @@ import {
   getAddress,
   isAddress,
   parseAbi,
+  hashTypedData,
   parseSignature,
-  recoverTypedDataAddress,
+  size,
   type Hex,
 } from "viem";
 import { settlementBlock } from "../../chain/mining.js";
 import { balanceOf, credit, GAS_PRICE_WEI, ledgerTxs, setBalance, takeNonce, type LedgerTx } from "../../chain/ledger.js";
 import { evmTokenByAddress } from "../../chain/tokens.js";
 import { chainIdOf } from "../../chain/networks.js";
+import type { Clock } from "../../clock.js";
 import type { ProjectTx } from "../../store/store.js";
+import { checkEvmSignature, prepareSignatureForSettlement, signatureChain } from "../shared/evmSignatures.js";
 import type { HandlerContext } from "../types.js";
 import { authorizationKey, usedAuthorizations } from "./model.js";
 import { FACILITATOR_EVM_ADDRESS } from "./networks.js";
@@ -44,6 +48,8 @@ export const AUTHORIZATION_TYPES = {
 
 const eip3009Abi = parseAbi([
   "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)",
+  // FiatToken v2.2's overload for signatures of any length: a smart wallet's ERC-1271 signature.
+  "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)",
   "event Transfer(address indexed from, address indexed to, uint256 value)",
   "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)",
 ]);
@@ -61,6 +67,7 @@ export interface EvmPlan {
   payer: `0x${string}`;
   token: `0x${string}`;
   authorization: EvmAuthorization;
+  /** The payer's signature as signed: ECDSA, ERC-1271, or ERC-6492-wrapped. */
   signature: Hex;
 }
 
@@ -115,27 +122,21 @@ export async function verifyExactEvm(ctx: HandlerContext, p: Payment): Promise<{
     );
   }
   const authorization: EvmAuthorization = { from: payer, to: getAddress(String(auth.to)), value, validAfter, validBefore, nonce: String(auth.nonce) as Hex };
-  let signer: string;
-  try {
-    parseSignature(signature);
-    signer = await recoverTypedDataAddress({
-      domain: { name: domain.name, version: domain.version, chainId: chainIdOf(ledger)!, verifyingContract: domain.token.address },
-      types: AUTHORIZATION_TYPES,
-      primaryType: "TransferWithAuthorization",
-      message: authorization,
-      signature,
-    });
-  } catch {
+  const chain = signatureChain(ctx, ledger);
+  const hash = hashTypedData({
+    domain: { name: domain.name, version: domain.version, chainId: chain.chainId, verifyingContract: domain.token.address },
+    types: AUTHORIZATION_TYPES,
+    primaryType: "TransferWithAuthorization",
+    message: authorization,
+  });
+  // The token checks the payer's signature as SignatureChecker does: ECDSA, or the payer's ERC-1271 (ERC-6492 before deployment).
+  const signed = /^0x[0-9a-fA-F]*$/.test(signature)
+    ? checkEvmSignature(chain, payer, hash, signature)
+    : ({ valid: false, reason: "the signature is not hex" } as const);
+  if (!signed.valid) {
     return no(
       "invalid_exact_evm_payload_signature",
-      "The signature is not a 65-byte ECDSA signature (smart-wallet ERC-1271/ERC-6492 signatures are not simulated).",
-      payer,
-    );
-  }
-  if (signer.toLowerCase() !== payer.toLowerCase()) {
-    return no(
-      "invalid_exact_evm_payload_signature",
-      `The TransferWithAuthorization signature over ${domain.token.symbol}'s domain on ${ledger} recovers ${signer}, not ${payer}.`,
+      `The TransferWithAuthorization signature over ${domain.token.symbol}'s domain on ${ledger} is not ${payer}'s: ${signed.reason}.`,
       payer,
     );
   }
@@ -173,6 +174,14 @@ export async function verifyExactEvm(ctx: HandlerContext, p: Payment): Promise<{
 const topicsOf = (name: "Transfer" | "AuthorizationUsed", args: Record<string, unknown>) =>
   encodeEventTopics({ abi: eip3009Abi, eventName: name, args } as never) as Hex[];
 
+/** The token call's data: the (v, r, s) form for a 65-byte ECDSA signature, the `bytes` form for any other. */
+function transferWithAuthorizationInput(a: EvmAuthorization, signature: Hex): Hex {
+  const base = [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce] as const;
+  if (size(signature) !== 65) return encodeFunctionData({ abi: eip3009Abi, functionName: "transferWithAuthorization", args: [...base, signature] });
+  const { v, r, s, yParity } = parseSignature(signature);
+  return encodeFunctionData({ abi: eip3009Abi, functionName: "transferWithAuthorization", args: [...base, Number(v ?? BigInt(27 + (yParity ?? 0))), r, s] });
+}
+
 /**
  * An executed transferWithAuthorization on the ledger: `sender` (whoever submits it: the facilitator, the payment
  * escrow's operator) calls the token, the token moves from the authorizer, the transaction is mined in `block` with
@@ -181,15 +190,22 @@ const topicsOf = (name: "Transfer" | "AuthorizationUsed", args: Record<string, u
  */
 export function executeTransferWithAuthorization(
   store: ProjectTx,
-  o: { network: string; token: `0x${string}`; authorization: EvmAuthorization; signature: Hex; sender: `0x${string}`; hash: Hex; block: number; atMs: number },
+  o: {
+    network: string;
+    token: `0x${string}`;
+    authorization: EvmAuthorization;
+    signature: Hex;
+    sender: `0x${string}`;
+    hash: Hex;
+    block: number;
+    atMs: number;
+    clock: Clock;
+  },
 ): LedgerTx {
   const { authorization: a, token, network } = o;
-  const { v, r, s, yParity } = parseSignature(o.signature);
-  const input = encodeFunctionData({
-    abi: eip3009Abi,
-    functionName: "transferWithAuthorization",
-    args: [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, Number(v ?? BigInt(27 + (yParity ?? 0))), r, s],
-  });
+  // A 6492-signing wallet is deployed by the submitter first; the token then asks it with the inner signature.
+  const signature = prepareSignatureForSettlement(store, o.clock, network, a.from, o.signature);
+  const input = transferWithAuthorizationInput(a, signature);
   setBalance(store, network, token, a.from, balanceOf(store, network, token, a.from) - a.value);
   credit(store, network, token, a.to, a.value);
   const record: LedgerTx = {
@@ -235,5 +251,6 @@ export function settleExactEvm(ctx: HandlerContext, ledger: string, plan: EvmPla
     hash: `0x${ctx.random.hex(32)}`,
     block: settlementBlock(ctx.store, ctx.clock, ledger),
     atMs: ctx.clock.now(),
+    clock: ctx.clock,
   });
 }

@@ -15,8 +15,8 @@ import {
   isAddress,
   maxUint256,
   parseAbi,
+  hashTypedData,
   parseSignature,
-  recoverTypedDataAddress,
   type Hex,
 } from "viem";
 import { settlementBlock } from "../../chain/mining.js";
@@ -24,6 +24,7 @@ import { allowanceOf, balanceOf, credit, GAS_PRICE_WEI, ledgerTxs, setAllowance,
 import { chainIdOf } from "../../chain/networks.js";
 import { PERMIT2_ADDRESS } from "../../chain/permit2.js";
 import { evmTokenByAddress } from "../../chain/tokens.js";
+import { checkEvmSignature, prepareSignatureForSettlement, signatureChain } from "../shared/evmSignatures.js";
 import type { HandlerContext } from "../types.js";
 import { applyEip2612Permit, eip2612PermitProblem, readEip2612Permit, type Eip2612Permit } from "./eip2612.js";
 import { authorizationKey, usedAuthorizations } from "./model.js";
@@ -167,30 +168,27 @@ export async function verifyUptoEvm(ctx: HandlerContext, p: Payment, phase: "ver
   }
   const token = evmTokenByAddress(ledger, a.token);
   if (!token) return no("asset_not_deployed_contract", `${a.token} is not a token on ${ledger} in the sandbox's token table.`, payer);
-  let signer: string | undefined;
-  try {
-    signer = await recoverTypedDataAddress({
-      domain: { name: "Permit2", chainId: chainIdOf(ledger)!, verifyingContract: PERMIT2_ADDRESS },
-      types: UPTO_WITNESS_TYPES,
-      primaryType: "PermitWitnessTransferFrom",
-      message: {
-        permitted: { token: a.token, amount: a.maxAmount },
-        spender: a.spender,
-        nonce: a.nonce,
-        deadline: a.deadline,
-        witness: { to: a.to, facilitator: a.facilitator, validAfter: a.validAfter },
-      },
-      signature: signature as Hex,
-    });
-  } catch {
-    signer = undefined;
-  }
-  if (signer?.toLowerCase() !== payer.toLowerCase()) {
+  const chain = signatureChain(ctx, ledger);
+  const hash = hashTypedData({
+    domain: { name: "Permit2", chainId: chain.chainId, verifyingContract: PERMIT2_ADDRESS },
+    types: UPTO_WITNESS_TYPES,
+    primaryType: "PermitWitnessTransferFrom",
+    message: {
+      permitted: { token: a.token, amount: a.maxAmount },
+      spender: a.spender,
+      nonce: a.nonce,
+      deadline: a.deadline,
+      witness: { to: a.to, facilitator: a.facilitator, validAfter: a.validAfter },
+    },
+  });
+  // Permit2 checks as SignatureVerification does: ECDSA, or the payer's ERC-1271 (ERC-6492 before deployment).
+  const signed = /^0x[0-9a-fA-F]*$/.test(signature)
+    ? checkEvmSignature(chain, payer, hash, signature as Hex)
+    : ({ valid: false, reason: "the signature is not hex" } as const);
+  if (!signed.valid) {
     return no(
       "invalid_permit2_signature",
-      signer
-        ? `The PermitWitnessTransferFrom signature over Permit2's domain on ${ledger} recovers ${signer}, not ${payer}.`
-        : "The signature is not a 65-byte ECDSA signature (smart-wallet ERC-1271/ERC-6492 signatures are not simulated).",
+      `The PermitWitnessTransferFrom signature over Permit2's domain on ${ledger} is not ${payer}'s: ${signed.reason}.`,
       payer,
     );
   }
@@ -218,7 +216,15 @@ export async function verifyUptoEvm(ctx: HandlerContext, p: Payment, phase: "ver
       payer,
     );
   }
-  return { plan: { payer, authorization: a, signature: signature as Hex, charge, ...(permit ? { permit } : {}) } };
+  return {
+    plan: {
+      payer,
+      authorization: a,
+      signature: signature as Hex,
+      charge,
+      ...(permit ? { permit } : {}),
+    },
+  };
 }
 
 /**
@@ -229,12 +235,13 @@ export async function verifyUptoEvm(ctx: HandlerContext, p: Payment, phase: "ver
 export function settleUptoEvm(ctx: HandlerContext, ledger: string, plan: UptoEvmPlan): LedgerTx | undefined {
   const { authorization: a, charge, permit } = plan;
   if (charge === 0n) return undefined;
+  const signature = prepareSignatureForSettlement(ctx.store, ctx.clock, ledger, plan.payer, plan.signature);
   const settleArgs = [
     { permitted: { token: a.token, amount: a.maxAmount }, nonce: a.nonce, deadline: a.deadline },
     charge,
     a.from,
     { to: a.to, facilitator: a.facilitator, validAfter: a.validAfter },
-    plan.signature,
+    signature,
   ] as const;
   const logs: LedgerTx["logs"] = [];
   let input: Hex;

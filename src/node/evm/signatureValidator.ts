@@ -4,36 +4,22 @@
  * followed by `(address signer, bytes32 hash, bytes signature)`. The constructor answers one byte, 0x01 or
  * 0x00. For a 6492-wrapped signature of a wallet not yet deployed, the validator deploys it through its
  * factory call and asks the wallet (ERC-1271); for a deployed wallet it asks the wallet; otherwise it
- * recovers an ECDSA signer. Sandbox wallets are Coinbase Smart Wallets, checked as their code does.
+ * recovers an ECDSA signer. The check is the platform's own (`checkEvmSignature`), so the node and the
+ * platform's facilitator never disagree about a signature.
  */
-import { decodeAbiParameters, erc6492SignatureValidatorByteCode, type Hex, isErc6492Signature, parseErc6492Signature } from "viem";
-import { recoverEvmSigner } from "../../crypto/evm.js";
-import { isValidSmartWalletSignature } from "../../crypto/smartWallet.js";
-import { deployedWalletOwners, isWalletDeployed, walletCreatedBy } from "../../domains/evm-smart-accounts/smartWalletFactory.js";
+import { decodeAbiParameters, erc6492SignatureValidatorByteCode, type Hex } from "viem";
+import { checkEvmSignature } from "../../domains/shared/evmSignatures.js";
 import { RpcError } from "../jsonRpc.js";
 import type { EvmNodeContext } from "./context.js";
 
 const VALIDATOR_CODE = erc6492SignatureValidatorByteCode.toLowerCase();
 const CONSTRUCTOR_ARGS = [{ type: "address" }, { type: "bytes32" }, { type: "bytes" }] as const;
 
-const reverted = (reason: string) => new RpcError(-32000, `execution reverted: SignatureValidator: ${reason}`);
-
+/** The platform's one signature check (domains/shared/evmSignatures.ts), with the validator's reverts. */
 function isValid(ctx: EvmNodeContext, signer: `0x${string}`, hash: Hex, signature: Hex): boolean {
-  const deployed = isWalletDeployed(ctx.store, ctx.network, signer) ? deployedWalletOwners(ctx.store, signer) : undefined;
-  if (isErc6492Signature(signature)) {
-    const { address: factory, data: factoryData, signature: inner } = parseErc6492Signature(signature);
-    let owners = deployed;
-    if (!owners) {
-      // The factory call runs first; the signer must have code afterwards, or the validator reverts.
-      const created = factory && factoryData ? walletCreatedBy(factory, factoryData) : { error: "no factory call" };
-      if ("error" in created || created.address.toLowerCase() !== signer.toLowerCase()) throw reverted("deployment");
-      owners = created.owners;
-    }
-    return isValidSmartWalletSignature({ owners, chainId: ctx.chainId, wallet: signer, hash, signature: inner });
-  }
-  if (deployed) return isValidSmartWalletSignature({ owners: deployed, chainId: ctx.chainId, wallet: signer, hash, signature });
-  if (!/^0x[0-9a-fA-F]{130}$/.test(signature)) throw reverted("invalid signature length");
-  return recoverEvmSigner(hash, signature)?.toLowerCase() === signer.toLowerCase();
+  const check = checkEvmSignature(ctx, signer, hash, signature);
+  if (!check.valid && check.reverts) throw new RpcError(-32000, `execution reverted: SignatureValidator: ${check.reason}`);
+  return check.valid;
 }
 
 /**
