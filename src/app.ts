@@ -15,6 +15,7 @@ import { apiError } from "./errors/catalogue.js";
 import { errorResponse } from "./pipeline/errors.js";
 import { sendOutgoing } from "./pipeline/write.js";
 import { createNodeRouter } from "./node/http.js";
+import { applyCors } from "./pipeline/cors.js";
 import { createPipeline, type PipelineDeps } from "./pipeline/pipeline.js";
 import { ProjectLocks } from "./pipeline/locks.js";
 
@@ -57,14 +58,17 @@ export function createApp(deps: AppDeps): SandboxListener {
   app.use(
     createNodeRouter({ store: deps.store, projects: deps.projects, clock: deps.clock, random: deps.random.fork("node"), authMode: deps.authMode, locks }),
   );
+  const cors = { store: deps.store, defaultProjectId: () => deps.projects.defaultProjectId() };
   const platform = (req: IncomingMessage, res: ServerResponse) =>
-    pipeline(req, res).catch((error: unknown) => {
-      // The pipeline answers every error itself; this is a failure while writing the answer.
-      deps.log(`could not send the response: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      if (res.headersSent) return void res.destroy();
-      const id = `${correlationIds.hex(8)}-SBX`;
-      send(res, 500, errorResponse(error, id), id);
-    });
+    applyCors(req, res, cors)
+      ? undefined
+      : pipeline(req, res).catch((error: unknown) => {
+          // The pipeline answers every error itself; this is a failure while writing the answer.
+          deps.log(`could not send the response: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+          if (res.headersSent) return void res.destroy();
+          const id = `${correlationIds.hex(8)}-SBX`;
+          send(res, 500, errorResponse(error, id), id);
+        });
   app.all("/platform", platform);
   app.all("/platform/{*rest}", platform);
   app.use((req: Request, res: Response) => {

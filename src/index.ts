@@ -34,6 +34,7 @@ import { createRandomForStart } from "./random.js";
 import { Store } from "./store/store.js";
 import { generateImportKey, importKeyFromPem } from "./crypto/rsaEnvelope.js";
 import { checkEndUserToken } from "./domains/end-users/tokens.js";
+import { customJwtEndUser } from "./domains/end-user-auth/customAuth.js";
 import { checkCoinbaseToken } from "./domains/payment-sessions/coinbaseUsers.js";
 import { projectOfPaymentSession } from "./domains/payment-sessions/model.js";
 import { ScenarioEngine } from "./scenarios/engine.js";
@@ -172,13 +173,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     authMode,
     endUserAuth:
       options.endUserAuth ??
-      (async (token) => {
+      (async (token, ex) => {
         const check = await checkEndUserToken(endUserTokenSecret, token, clock.now());
-        return check.ok ? { projectId: check.claims.projectId, endUserId: check.claims.userId } : undefined;
+        if (check.ok) return { projectId: check.claims.projectId, endUserId: check.claims.userId };
+        // Not the sandbox's own token: perhaps the developer's JWT of a project with custom authentication.
+        const named = ex.query.projectID ?? ex.pathParams.projectId;
+        return customJwtEndUser(store, typeof named === "string" ? named : undefined, token, clock.now());
       }),
     coinbaseAuth: (token) => checkCoinbaseToken(store, token, clock.now()),
     // The payer's operations carry no API key: the payment session they name says whose project it is.
-    projectOfPath: ({ paymentSessionId }) => (paymentSessionId ? projectOfPaymentSession(store, paymentSessionId) : undefined),
+    projectOfPath: ({ paymentSessionId, projectId }) => {
+      if (paymentSessionId) return projectOfPaymentSession(store, paymentSessionId);
+      // The embedded-wallet sign-in operations name their project in the path (an unknown one stays unknown: 404).
+      return projectId && store.projects().some((p) => p.id === projectId) ? projectId : undefined;
+    },
     endUserWalletKey: (projectId, userId, walletSecretId) => temporaryWalletKey(store, projectId, userId, walletSecretId, clock.now()),
     validateResponses: options.validateResponses ?? false,
     webhooks,

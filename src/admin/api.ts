@@ -63,6 +63,7 @@ export function createAdminApi(deps: AdminApiDeps): (req: Request, res: Response
       money: deps.random.fork("money"),
       settle: deps.random.fork("admin-settle"),
       coinbaseUsers: deps.random.fork("coinbase-users"),
+      oauthConsent: deps.random.fork("oauth-consent"),
     },
   };
   const correlationIds = deps.random.fork("admin-correlation");

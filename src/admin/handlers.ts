@@ -11,6 +11,7 @@ import {
   passSandboxCoinbaseAuthorizationChallenge,
 } from "./coinbaseUsers.js";
 import { getSandboxDashboardAsset, openSandboxDashboard } from "./dashboard.js";
+import { grantSandboxOAuthConsent, listSandboxMessages, openSandboxOAuthConsentPage } from "./embeddedWallets.js";
 import { createSandboxProjectWideDelegation, issueSandboxEndUserToken } from "./endUsers.js";
 import { listSandboxOnrampOrders, listSandboxTransfers } from "./flows.js";
 import { fundSandboxAccount, simulateSandboxDeposit } from "./money.js";
@@ -80,6 +81,10 @@ export const adminHandlers: AdminHandlers = {
   openSandboxOnrampUpgradePage,
   submitSandboxOnrampUpgradePage,
   getSandboxOnrampVerificationCode,
+  // Embedded-wallet sign-in: the inbox and the OAuth consent page.
+  listSandboxMessages,
+  openSandboxOAuthConsentPage,
+  grantSandboxOAuthConsent,
   // The dashboard (/_sandbox/ui/) and what it reads.
   listSandboxProjects,
   getSandboxOverview,

@@ -48,7 +48,7 @@ export interface AdminContext {
   locks: ProjectLocks;
   snapshots: Snapshots;
   /** Seedable randomness, one stream per kind of thing the admin API makes. */
-  random: { walletSecrets: Random; grants: Random; webhookTests: Random; money: Random; settle: Random; coinbaseUsers: Random };
+  random: { walletSecrets: Random; grants: Random; webhookTests: Random; money: Random; settle: Random; coinbaseUsers: Random; oauthConsent: Random };
 }
 
 export type AdminHandler<Id extends AdminOperationId> = ((

@@ -37,13 +37,13 @@ export type RequestBodyOf<Ops, Id extends keyof Ops> = Ops[Id] extends { request
 type Responses<Ops, Id extends keyof Ops> = Ops[Id] extends { responses: infer R } ? R : never;
 
 /**
- * The statuses a handler answers with: the operation's successes, and any
+ * The statuses a handler answers with: the operation's successes and redirects, and any
  * other status it declares with a body of its own (x402's refused payments
  * are a 400 with the protocol's body). Statuses whose body is the platform's
  * error body are thrown as catalogue errors instead.
  */
 type AnswerStatus<Ops, Id extends keyof Ops> = {
-  [S in keyof Responses<Ops, Id>]: S extends 200 | 201 | 202 | 203 | 204 | 206
+  [S in keyof Responses<Ops, Id>]: S extends 200 | 201 | 202 | 203 | 204 | 206 | 302 | 303
     ? S
     : S extends number
       ? [JsonOf<Responses<Ops, Id>[S]>] extends [never]

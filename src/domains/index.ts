@@ -9,6 +9,7 @@ import { handlers as borrowing } from "./borrowing/handlers.js";
 import { handlers as customers } from "./customers/handlers.js";
 import { handlers as depositDestinations } from "./deposit-destinations/handlers.js";
 import { handlers as disbursements } from "./disbursements/handlers.js";
+import { handlers as endUserAuth } from "./end-user-auth/handlers.js";
 import { handlers as endUsers } from "./end-users/handlers.js";
 import { handlers as evmAccounts } from "./evm-accounts/handlers.js";
 import { handlers as evmSmartAccounts } from "./evm-smart-accounts/handlers.js";
@@ -34,6 +35,7 @@ export const areas: Readonly<Record<string, Handlers>> = {
   customers,
   "deposit-destinations": depositDestinations,
   disbursements,
+  "end-user-auth": endUserAuth,
   "end-users": endUsers,
   "evm-accounts": evmAccounts,
   "evm-smart-accounts": evmSmartAccounts,

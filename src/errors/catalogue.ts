@@ -146,6 +146,11 @@ export class ApiError extends Error {
   /** Extra body fields, e.g. `unauthorizedCapabilities`. */
   readonly extra: Record<string, unknown>;
   readonly headers: Record<string, string>;
+  /**
+   * The refusal itself is a state change that must land (a wrong one-time code counts towards locking its flow):
+   * the pipeline commits the request's writes instead of discarding them. Set with `keepingWrites`.
+   */
+  keepWrites = false;
   constructor(status: number, errorType: string, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
     super(message);
     this.name = "ApiError";
@@ -158,6 +163,12 @@ export class ApiError extends Error {
   body(correlationId: string): Record<string, unknown> {
     return { errorType: this.errorType, errorMessage: this.message, correlationId, errorLink: errorLinkFor(this.errorType), ...this.extra };
   }
+}
+
+/** The same refusal, with the request's writes committed (see ApiError.keepWrites). */
+export function keepingWrites(error: ApiError): ApiError {
+  error.keepWrites = true;
+  return error;
 }
 
 /** Builds the catalogue error `name`, with an optional specific message and extra body fields. */

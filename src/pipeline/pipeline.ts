@@ -13,7 +13,7 @@ import { fallbackResponse } from "../contract/fallback.js";
 import type { OperationIndex } from "../contract/operations.js";
 import { describeProblems, validateRequest, validateResponse } from "../contract/validate.js";
 import type { AnyHandler, SandboxKeys } from "../domains/types.js";
-import { apiError } from "../errors/catalogue.js";
+import { ApiError, apiError } from "../errors/catalogue.js";
 import { errorForProblems } from "../errors/validationCases.js";
 import type { ProjectRegistry } from "../projects/projects.js";
 import type { Random } from "../random.js";
@@ -108,7 +108,8 @@ export function createPipeline(deps: PipelineDeps) {
       return jsonResponse(result.status, result.body, headers);
     } catch (error) {
       ex.duplicateOf = undefined; // a refused request did nothing, so it repeated nothing
-      tx.discard(); // all-or-nothing: a failed operation leaves the store as it was
+      // All-or-nothing: a failed operation leaves the store as it was, unless the refusal is itself the change.
+      if (!(error instanceof ApiError && error.keepWrites)) tx.discard();
       return errorResponse(error, ex.correlationId, deps.log);
     }
   }

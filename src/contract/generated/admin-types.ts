@@ -57,7 +57,7 @@ export interface paths {
         head?: never;
         /**
          * Change project settings (merged into the current ones)
-         * @description Known settings: `delegationEnabled` (boolean) turns delegated signing for end users on or off; `onrampEmbeddedEnabled` (boolean, default false) allows embedded-mode onramp orders (no phoneNumber and email); `onrampVerificationEnabled` (boolean, default true) allowlists the Onramp verification API (false → 403 forbidden); `onrampVerificationRequired` (boolean, default false) makes orders require smsVerificationId and emailVerificationId (otp_verification_required); `strictRetries` (boolean, default false) refuses an effect repeated without its idempotency key (409 sandbox_duplicate_effect) instead of marking it.
+         * @description Known settings: `delegationEnabled` (boolean) turns delegated signing for end users on or off; `onrampEmbeddedEnabled` (boolean, default false) allows embedded-mode onramp orders (no phoneNumber and email); `onrampVerificationEnabled` (boolean, default true) allowlists the Onramp verification API (false → 403 forbidden); `onrampVerificationRequired` (boolean, default false) makes orders require smsVerificationId and emailVerificationId (otp_verification_required); `strictRetries` (boolean, default false) refuses an effect repeated without its idempotency key (409 sandbox_duplicate_effect) instead of marking it. `embeddedWallets` (object) configures embedded-wallet sign-in: `signInMethods` (array of email, sms, siwe, google, apple, x, telegram, github, jwt; default all), `allowedOrigins` (exact origins allowed by CORS besides any http://localhost:* and http://127.0.0.1:*), `attestationRequired` (boolean, default false), `testCodes` (email address or phone number → the fixed one-time code sent to it), `customAuth` ({ jwks | jwksUrl (loopback), issuer, audience }), `mfa` ({ enabled, totp, sms, verificationWindowSeconds, promptEnrollmentOnLogin, requireVerificationOnLogin }); delegated signing is `delegationEnabled`.
          */
         patch: operations["updateSandboxProjectSettings"];
         trace?: never;
@@ -817,6 +817,66 @@ export interface paths {
          * @description With a bearer token, looks in that key's project only; without one, in every project.
          */
         get: operations["getSandboxOnrampVerificationCode"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The message inbox — one-time codes "sent" by email or SMS (no message leaves the sandbox), newest first
+         * @description Codes of embedded-wallet sign-in (email, SMS) and SMS second factors. With `to`, only the messages sent to that email address (case-insensitive) or phone number. Acts on the caller's project (bearer token or X-Sandbox-Project), else the default project. At most 100.
+         */
+        get: operations["listSandboxMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The OAuth consent page an embedded-wallet sign-in's authUrl points at (stands in for Google, Apple, X, Telegram, GitHub)
+         * @description A form where the tester types the identity the provider would return (subject, email, name, username). Its submission goes to /oauth/consent. Needs no credentials: the flow names its project.
+         */
+        get: operations["openSandboxOAuthConsentPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/consent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The consent page's answer — redirects back to the app with code, flow_id and provider_type
+         * @description Binds the identity to the open OAuth flow and gives it a fresh code (a later consent replaces it), then answers 302 to the flow's redirectUrl. An unknown, used or expired flow is the platform's error body.
+         */
+        get: operations["grantSandboxOAuthConsent"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2935,6 +2995,107 @@ export interface operations {
                 };
             };
             404: components["responses"]["Error"];
+        };
+    };
+    listSandboxMessages: {
+        parameters: {
+            query?: {
+                to?: string;
+            };
+            header?: {
+                /** @description The project the call acts on, instead of a bearer token's (any call accepts it; the operations that list it are those the dashboard reads). */
+                "X-Sandbox-Project"?: components["parameters"]["SandboxProject"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The messages */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "messages": [
+                     *         {
+                     *           "to": "ada@example.com",
+                     *           "channel": "email",
+                     *           "code": "482913",
+                     *           "flowId": "6f1b0d7e-3a43-4c43-9a3e-1f1e0c2d5a10",
+                     *           "sentAt": "2026-11-27T09:00:00Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        messages: {
+                            to: string;
+                            /** @enum {string} */
+                            channel: "email" | "sms";
+                            code: string;
+                            flowId: string;
+                            /** Format: date-time */
+                            sentAt: string;
+                        }[];
+                    };
+                };
+            };
+            404: components["responses"]["Error"];
+        };
+    };
+    openSandboxOAuthConsentPage: {
+        parameters: {
+            query: {
+                projectId: string;
+                flowId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    grantSandboxOAuthConsent: {
+        parameters: {
+            query: {
+                projectId: string;
+                flowId: string;
+                sub: string;
+                email?: string;
+                name?: string;
+                username?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Back to the app */
+            302: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
         };
     };
 }

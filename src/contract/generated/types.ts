@@ -1124,6 +1124,350 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/embedded-wallet-api/projects/{projectId}/auth/init": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start signing an end user in
+         * @description Starts a sign-in flow: a one-time code by email or SMS (recorded in the sandbox's message inbox), a Sign-In with Ethereum message to sign, or an OAuth provider's consent page. With an end user's access token the method is linked to that end user once verified.
+         */
+        post: operations["initiateAuthentication"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/projects/{projectId}/auth/verify/email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish an email sign-in with its one-time code
+         * @description Checks the code sent for the flow and signs the end user in (created on first sign-in).
+         */
+        post: operations["verifyEmailAuthentication"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/projects/{projectId}/auth/verify/sms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish an SMS sign-in with its one-time code
+         * @description Checks the code sent for the flow and signs the end user in (created on first sign-in).
+         */
+        post: operations["verifySmsAuthentication"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/projects/{projectId}/auth/verify/siwe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish a Sign-In with Ethereum with the signed message
+         * @description Checks the personal_sign signature of the flow's EIP-4361 message by its address (an account, or a smart wallet through ERC-1271 / ERC-6492) before the message expires, and signs the end user in.
+         */
+        post: operations["verifySiweAuthentication"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/projects/{projectId}/auth/verify/oauth/{providerType}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Finish a Telegram or native Apple sign-in with the provider's identity
+         * @description For providers without a code exchange: Telegram's signed user data or Apple's identity token. The sandbox's Telegram check is a hash of the user fields under the flow (shown on the consent page); Apple's identity token is a JWT signed by the sandbox's consent page.
+         */
+        put: operations["verifyOAuthEndUserIdentity"];
+        /**
+         * Finish an OAuth sign-in with the provider's code
+         * @description Exchanges the code the consent page redirected back with for the identity chosen there.
+         */
+        post: operations["verifyOAuthCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/projects/{projectId}/auth/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new access token for a refresh token
+         * @description The refresh token comes from the body or the HttpOnly cookie set at sign-in; it is replaced by a new one (cookie for browsers, body otherwise).
+         */
+        post: operations["refreshAccessToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/projects/{projectId}/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign an end user out
+         * @description Revokes the refresh token (body or cookie) and clears the cookie. Answers 204 even without one.
+         */
+        post: operations["logOutEndUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/projects/{projectId}/auth/custom/authenticate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with the developer's own JWT
+         * @description The bearer is a JWT from the developer's identity provider, checked against the project's JWKS, issuer and audience (settings.embeddedWallets.customAuth); the end user is found or created by its `sub`.
+         */
+        post: operations["authenticateUserWithCustomAuth"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/projects/{projectId}/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The project's embedded-wallet configuration
+         * @description From the project's settings (admin API `PATCH /_sandbox/projects/{projectId}`).
+         */
+        get: operations["getProjectConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/projects/{projectId}/auth/mfa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The project's MFA configuration
+         * @description From the project's settings (settings.embeddedWallets.mfa).
+         */
+        get: operations["getMfaConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/projects/{projectId}/attestation/challenge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A one-time challenge for iOS App Attest (simulated)
+         * @description 32 random bytes, single use, valid for 5 minutes of sandbox time.
+         */
+        post: operations["generateAttestationChallenge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/projects/{projectId}/attestation/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register an iOS App Attest key (simulated)
+         * @description The sandbox does not check Apple's attestation statement: it accepts any statement for an unused, unexpired challenge and records the key id.
+         */
+        post: operations["registerAttestation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/end-users/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in end user
+         * @description Only the end user the access token belongs to.
+         */
+        get: operations["getAuthenticatedEndUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/end-users/{userId}/wallet-secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Register the end user's Temporary Wallet Secret
+         * @description The public half of the P-256 key the end user's client signs X-Wallet-Auth with; registering the same id again replaces the key. Valid until the given time, at most the access token's lifetime.
+         */
+        put: operations["registerTemporaryWalletSecret"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/end-users/{userId}/evm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new EVM account for the signed-in end user
+         * @description Signed with the end user's Temporary Wallet Secret. Answers the end user with the new account.
+         */
+        post: operations["createEndUserEvmAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/end-users/{userId}/evm/smart-accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new smart account owned by one of the end user's EVM accounts
+         * @description One smart account per owning EVM account. Answers the end user with the new account.
+         */
+        post: operations["createEndUserEvmSmartAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/end-users/{userId}/solana": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new Solana account for the signed-in end user
+         * @description Signed with the end user's Temporary Wallet Secret. Answers the end user with the new account.
+         */
+        post: operations["createEndUserSolanaAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/embedded-wallet-api/end-users/{userId}/evm/sign/transaction": {
         parameters: {
             query?: never;
@@ -5971,6 +6315,94 @@ export interface components {
             missingFields?: string[];
             reason?: string;
         };
+        /** @description How the end user wants to sign in. */
+        InitiateAuthenticationRequest: {
+            /** @enum {string} */
+            type: "email";
+            /** Format: email */
+            email: string;
+        } | {
+            /** @enum {string} */
+            type: "sms";
+            phoneNumber: string;
+        } | {
+            /** @enum {string} */
+            type: "siwe";
+            address: string;
+            chainId: number;
+            domain: string;
+            uri: string;
+            statement?: string;
+            resources?: string[];
+        } | {
+            type: components["schemas"]["OAuth2ProviderType"];
+            redirectUrl: string;
+        };
+        /** @description The started flow; which fields come depends on the method. */
+        InitiateAuthenticationResponse: {
+            flowId: string;
+            message?: string;
+            nextStep?: {
+                /** @enum {string} */
+                type: "verify-otp";
+                url: string;
+            };
+            nonce?: string;
+            /** Format: date-time */
+            expirationTime?: string;
+            authUrl?: string;
+        };
+        /** @description The flow and the code the end user received. */
+        VerifyOtpRequest: {
+            flowId: string;
+            otp: string;
+        };
+        /** @description A new access token (and refresh token, outside browsers) for the end user. */
+        EndUserAccessTokens: {
+            endUser: components["schemas"]["EndUser"];
+            accessToken: string;
+            /** Format: date-time */
+            validUntil: string;
+            refreshToken?: string;
+        };
+        /** @description What the end user's client needs to know about the project. */
+        EmbeddedProjectConfig: {
+            projectId: string;
+            name?: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            gmailAutoLinkingEnabled?: boolean;
+            iCloudAutoLinkingEnabled?: boolean;
+            delegatedSigningEnabled?: boolean;
+            appAttestation?: {
+                android?: {
+                    [key: string]: unknown;
+                }[];
+                ios?: {
+                    [key: string]: unknown;
+                }[];
+            };
+        };
+        /** @description The project's multi-factor settings. */
+        MfaConfig: {
+            projectId: string;
+            enabled: boolean;
+            totpConfig: {
+                enabled?: boolean;
+            };
+            smsConfig?: {
+                enabled?: boolean;
+            };
+            verificationWindowSeconds: number;
+            promptEnrollmentOnLogin: boolean;
+            requireVerificationOnLogin: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
     };
     responses: {
         /** @description The request is malformed or breaks a rule of the operation. */
@@ -6414,6 +6846,23 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The end user is signed in. The refresh token is set as an HttpOnly cookie for browsers other than WebKit ones, and returned in the body otherwise. */
+        EndUserSignedIn: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    endUser: components["schemas"]["EndUser"];
+                    isNewEndUser: boolean;
+                    message: string;
+                    accessToken: string;
+                    /** Format: date-time */
+                    validUntil: string;
+                    refreshToken?: string;
+                };
+            };
+        };
     };
     parameters: {
         /** @description How many items to return in one page. */
@@ -6459,6 +6908,10 @@ export interface components {
         TransferIdPath: components["schemas"]["TransferId"];
         /** @description The id of the payment session. */
         PaymentSessionIdPath: components["schemas"]["PaymentSessionId"];
+        /** @description The project whose end user signs in. */
+        EmbeddedProjectId: string;
+        /** @description The OAuth provider. */
+        OAuthProviderPath: components["schemas"]["OAuth2ProviderType"];
     };
     requestBodies: never;
     headers: never;
@@ -9805,6 +10258,606 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
             502: components["responses"]["BadGatewayError"];
             503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
+    initiateAuthentication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project whose end user signs in. */
+                projectId: components["parameters"]["EmbeddedProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "email",
+                 *       "email": "ada@example.com"
+                 *     }
+                 */
+                "application/json": components["schemas"]["InitiateAuthenticationRequest"];
+            };
+        };
+        responses: {
+            /** @description The flow started. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "flowId": "6f1b0d7e-3a43-4c43-9a3e-1f1e0c2d5a10",
+                     *       "message": "A one-time code was sent to ada@example.com.",
+                     *       "nextStep": {
+                     *         "type": "verify-otp",
+                     *         "url": "http://127.0.0.1:4010/platform/v2/embedded-wallet-api/projects/0c7f7d1e-9b1a-4c8e-8f6e-2a7b3c4d5e6f/auth/verify/email"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InitiateAuthenticationResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            404: components["responses"]["NotFoundError"];
+            409: components["responses"]["AlreadyExistsError"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    verifyEmailAuthentication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project whose end user signs in. */
+                projectId: components["parameters"]["EmbeddedProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "flowId": "6f1b0d7e-3a43-4c43-9a3e-1f1e0c2d5a10",
+                 *       "otp": "123456"
+                 *     }
+                 */
+                "application/json": components["schemas"]["VerifyOtpRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["EndUserSignedIn"];
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            404: components["responses"]["NotFoundError"];
+            409: components["responses"]["AlreadyExistsError"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    verifySmsAuthentication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project whose end user signs in. */
+                projectId: components["parameters"]["EmbeddedProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerifyOtpRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["EndUserSignedIn"];
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            404: components["responses"]["NotFoundError"];
+            409: components["responses"]["AlreadyExistsError"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    verifySiweAuthentication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project whose end user signs in. */
+                projectId: components["parameters"]["EmbeddedProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    flowId: string;
+                    signature: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["EndUserSignedIn"];
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            404: components["responses"]["NotFoundError"];
+            409: components["responses"]["AlreadyExistsError"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    verifyOAuthEndUserIdentity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project whose end user signs in. */
+                projectId: components["parameters"]["EmbeddedProjectId"];
+                /** @description The OAuth provider. */
+                providerType: components["parameters"]["OAuthProviderPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    flowId: string;
+                    id?: number;
+                    firstName?: string;
+                    lastName?: string;
+                    photoUrl?: string;
+                    authDate?: number;
+                    username?: string;
+                    hash?: string;
+                    identityToken?: string;
+                    authorizationCode?: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["EndUserSignedIn"];
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            404: components["responses"]["NotFoundError"];
+            409: components["responses"]["AlreadyExistsError"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    verifyOAuthCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project whose end user signs in. */
+                projectId: components["parameters"]["EmbeddedProjectId"];
+                /** @description The OAuth provider. */
+                providerType: components["parameters"]["OAuthProviderPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    flowId: string;
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["EndUserSignedIn"];
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            404: components["responses"]["NotFoundError"];
+            409: components["responses"]["AlreadyExistsError"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    refreshAccessToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project whose end user signs in. */
+                projectId: components["parameters"]["EmbeddedProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    grantType: "refresh_token";
+                    refreshToken?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A new access token. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndUserAccessTokens"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            404: components["responses"]["NotFoundError"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    logOutEndUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project whose end user signs in. */
+                projectId: components["parameters"]["EmbeddedProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    refreshToken?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Signed out. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestError"];
+            404: components["responses"]["NotFoundError"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    authenticateUserWithCustomAuth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project whose end user signs in. */
+                projectId: components["parameters"]["EmbeddedProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The end user. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        endUser: components["schemas"]["EndUser"];
+                        isNewEndUser: boolean;
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            404: components["responses"]["NotFoundError"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getProjectConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project whose end user signs in. */
+                projectId: components["parameters"]["EmbeddedProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmbeddedProjectConfig"];
+                };
+            };
+            404: components["responses"]["NotFoundError"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getMfaConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project whose end user signs in. */
+                projectId: components["parameters"]["EmbeddedProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MfaConfig"];
+                };
+            };
+            404: components["responses"]["NotFoundError"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    generateAttestationChallenge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project whose end user signs in. */
+                projectId: components["parameters"]["EmbeddedProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The challenge. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        challenge: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                    };
+                };
+            };
+            404: components["responses"]["NotFoundError"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    registerAttestation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project whose end user signs in. */
+                projectId: components["parameters"]["EmbeddedProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    keyId: string;
+                    attestation: string;
+                    challenge: string;
+                    bundleId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The key is registered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            404: components["responses"]["NotFoundError"];
+            409: components["responses"]["AlreadyExistsError"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getAuthenticatedEndUser: {
+        parameters: {
+            query?: {
+                /** @description The project the end user belongs to, when the token does not say. */
+                projectID?: components["parameters"]["ProjectIDOptional"];
+            };
+            header?: never;
+            path: {
+                /** @description The end user's id. */
+                userId: components["parameters"]["EndUserUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The end user. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndUser"];
+                };
+            };
+            401: components["responses"]["UnauthorizedError"];
+            404: components["responses"]["NotFoundError"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    registerTemporaryWalletSecret: {
+        parameters: {
+            query?: {
+                /** @description The project the end user belongs to, when the token does not say. */
+                projectID?: components["parameters"]["ProjectIDOptional"];
+            };
+            header?: never;
+            path: {
+                /** @description The end user's id. */
+                userId: components["parameters"]["EndUserUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    publicKey: string;
+                    /** Format: date-time */
+                    validUntil: string;
+                    walletSecretId?: components["schemas"]["WalletSecretId"];
+                };
+            };
+        };
+        responses: {
+            /** @description Registered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        walletSecretId: string;
+                        /** Format: date-time */
+                        validUntil: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            404: components["responses"]["NotFoundError"];
+            409: components["responses"]["AlreadyExistsError"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    createEndUserEvmAccount: {
+        parameters: {
+            query?: {
+                /** @description The project the end user belongs to, when the token does not say. */
+                projectID?: components["parameters"]["ProjectIDOptional"];
+            };
+            header?: {
+                /** @description Wallet token, needed when the project (not a delegation) authorises the call. */
+                "X-Wallet-Auth"?: components["parameters"]["XWalletAuthOptional"];
+            };
+            path: {
+                /** @description The end user's id. */
+                userId: components["parameters"]["EndUserUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    walletSecretId: components["schemas"]["WalletSecretId"];
+                };
+            };
+        };
+        responses: {
+            /** @description The end user with the new account. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndUser"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            404: components["responses"]["NotFoundError"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    createEndUserEvmSmartAccount: {
+        parameters: {
+            query?: {
+                /** @description The project the end user belongs to, when the token does not say. */
+                projectID?: components["parameters"]["ProjectIDOptional"];
+            };
+            header?: never;
+            path: {
+                /** @description The end user's id. */
+                userId: components["parameters"]["EndUserUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    owner: components["schemas"]["EvmAddress"];
+                    additionalOwners?: components["schemas"]["EvmAddress"][];
+                    enableSpendPermissions: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The end user with the new smart account. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndUser"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            404: components["responses"]["NotFoundError"];
+            409: components["responses"]["AlreadyExistsError"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    createEndUserSolanaAccount: {
+        parameters: {
+            query?: {
+                /** @description The project the end user belongs to, when the token does not say. */
+                projectID?: components["parameters"]["ProjectIDOptional"];
+            };
+            header?: {
+                /** @description Wallet token, needed when the project (not a delegation) authorises the call. */
+                "X-Wallet-Auth"?: components["parameters"]["XWalletAuthOptional"];
+            };
+            path: {
+                /** @description The end user's id. */
+                userId: components["parameters"]["EndUserUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    walletSecretId: components["schemas"]["WalletSecretId"];
+                };
+            };
+        };
+        responses: {
+            /** @description The end user with the new account. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndUser"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            404: components["responses"]["NotFoundError"];
+            500: components["responses"]["InternalServerError"];
         };
     };
     signEvmTransactionWithEndUserAccount: {

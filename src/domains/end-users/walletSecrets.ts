@@ -44,6 +44,27 @@ export function issueTemporaryWalletSecret(
   return { walletSecretId, walletSecret };
 }
 
+/**
+ * Registers the public half of a key the end user's own client made (the embedded-wallet client's
+ * `PUT …/wallet-secrets`): the same id again replaces the key; an id of another end user is refused.
+ */
+export function registerTemporaryWalletSecret(
+  tx: ProjectTx,
+  record: { walletSecretId: string; userId: string; publicKey: string; expiresAtMs: number },
+): { problem?: "taken" | "not-p256" } {
+  const secrets = tx.collection(TEMPORARY_WALLET_SECRETS);
+  const existing = secrets.get(record.walletSecretId);
+  if (existing && existing.userId !== record.userId) return { problem: "taken" };
+  try {
+    const key = createPublicKey({ key: Buffer.from(record.publicKey, "base64"), format: "der", type: "spki" });
+    if (key.asymmetricKeyType !== "ec" || key.asymmetricKeyDetails?.namedCurve !== "prime256v1") return { problem: "not-p256" };
+  } catch {
+    return { problem: "not-p256" };
+  }
+  secrets.put(record.walletSecretId, record);
+  return {};
+}
+
 export type TemporaryWalletKey = { key: KeyObject } | { problem: string };
 
 /** The public key an end user's X-Wallet-Auth must verify with, or why there is none. */
