@@ -12,6 +12,7 @@ import {
 } from "./coinbaseUsers.js";
 import { getSandboxDashboardAsset, openSandboxDashboard } from "./dashboard.js";
 import { createSandboxProjectWideDelegation, issueSandboxEndUserToken } from "./endUsers.js";
+import { createSandboxCharge, listSandboxCharges, putSandboxCommerceProduct } from "./charges.js";
 import { listSandboxOnrampOrders, listSandboxTransfers } from "./flows.js";
 import { fundSandboxAccount, simulateSandboxDeposit } from "./money.js";
 import {
@@ -23,7 +24,15 @@ import {
 } from "./onramp.js";
 import { getSandboxOverview } from "./overview.js";
 import { listSandboxEndUsers, listSandboxPolicies } from "./people.js";
-import { createSandboxProject, getSandboxImportKey, getSandboxProject, listSandboxProjects, sandboxHealth, updateSandboxProjectSettings } from "./projects.js";
+import {
+  createSandboxProject,
+  getSandboxImportKey,
+  getSandboxProject,
+  listSandboxProjects,
+  rotateSandboxClientApiKey,
+  sandboxHealth,
+  updateSandboxProjectSettings,
+} from "./projects.js";
 import { activateSandboxScenario, deactivateSandboxScenarios, listSandboxScenarios } from "./scenarios.js";
 import {
   clearSandboxRequests,
@@ -48,6 +57,7 @@ export const adminHandlers: AdminHandlers = {
   sandboxHealth,
   createSandboxProject,
   getSandboxProject,
+  rotateSandboxClientApiKey,
   updateSandboxProjectSettings,
   getSandboxClock,
   setSandboxClock,
@@ -93,6 +103,9 @@ export const adminHandlers: AdminHandlers = {
   getSandboxAddress,
   listSandboxTransfers,
   listSandboxOnrampOrders,
+  listSandboxCharges,
+  createSandboxCharge,
+  putSandboxCommerceProduct,
   listSandboxWebhookSubscriptions,
   replaySandboxWebhookDelivery,
   getSandboxRequest,
