@@ -100,16 +100,16 @@ async function main(): Promise<void> {
       `cdp-sandbox: listening on ${host}: the admin API (/_sandbox) is reachable from the network and requires the header X-Sandbox-Admin-Token: ${adminToken}\n`,
     );
   }
-  const { basePath, apiKeyId, apiKeySecret, walletSecret, projectId } = sandbox.credentials;
+  const { basePath, apiKeyId, apiKeySecret, walletSecret, projectId, clientApiKey } = sandbox.credentials;
   const credentialsFile = get("credentials-file");
   if (credentialsFile) {
     const encryptionPublicKey = sandbox.importKeyPem;
-    const credentials = { basePath, apiKeyId, apiKeySecret, walletSecret, projectId, encryptionPublicKey, adminToken };
+    const credentials = { basePath, apiKeyId, apiKeySecret, walletSecret, projectId, clientApiKey, encryptionPublicKey, adminToken };
     writeFileSync(credentialsFile, `${JSON.stringify(credentials, null, 2)}\n`);
   }
   // One line, so scripts can read the fields from the first line of stdout.
   process.stdout.write(
-    `cdp-sandbox ready basePath=${basePath} projectId=${projectId} apiKeyId=${apiKeyId} apiKeySecret=${apiKeySecret} walletSecret=${walletSecret} mining=${sandbox.mining} dashboard=${sandbox.url}/_sandbox/ui/${adminToken ? ` adminToken=${adminToken}` : ""}${isLoopbackHost(host) ? "" : ` optIns=${sandbox.optIns.join(",") || "none"}`}\n`,
+    `cdp-sandbox ready basePath=${basePath} projectId=${projectId} apiKeyId=${apiKeyId} apiKeySecret=${apiKeySecret} walletSecret=${walletSecret} clientApiKey=${clientApiKey} mining=${sandbox.mining} dashboard=${sandbox.url}/_sandbox/ui/${adminToken ? ` adminToken=${adminToken}` : ""}${isLoopbackHost(host) ? "" : ` optIns=${sandbox.optIns.join(",") || "none"}`}\n`,
   );
   const stop = () => void sandbox.close().finally(() => process.exit(0));
   process.on("SIGINT", stop);

@@ -199,7 +199,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
 
   const server: Server = createServer(app);
-  const stopWebSocket = attachSolanaWebSocket(server, { store, clock });
+  const stopWebSocket = attachSolanaWebSocket(server, { store, clock, clientKeys: projects });
   const clientErrorIds = random.fork("correlation-client-error");
   server.on(
     "clientError",

@@ -13,6 +13,7 @@ import {
 import { getSandboxDashboardAsset, openSandboxDashboard } from "./dashboard.js";
 import { grantSandboxOAuthConsent, listSandboxMessages, openSandboxOAuthConsentPage } from "./embeddedWallets.js";
 import { createSandboxProjectWideDelegation, issueSandboxEndUserToken } from "./endUsers.js";
+import { createSandboxCharge, listSandboxCharges, putSandboxCommerceProduct } from "./charges.js";
 import { listSandboxOnrampOrders, listSandboxTransfers } from "./flows.js";
 import { fundSandboxAccount, simulateSandboxDeposit } from "./money.js";
 import {
@@ -24,7 +25,15 @@ import {
 } from "./onramp.js";
 import { getSandboxOverview } from "./overview.js";
 import { listSandboxEndUsers, listSandboxPolicies } from "./people.js";
-import { createSandboxProject, getSandboxImportKey, getSandboxProject, listSandboxProjects, sandboxHealth, updateSandboxProjectSettings } from "./projects.js";
+import {
+  createSandboxProject,
+  getSandboxImportKey,
+  getSandboxProject,
+  listSandboxProjects,
+  rotateSandboxClientApiKey,
+  sandboxHealth,
+  updateSandboxProjectSettings,
+} from "./projects.js";
 import { activateSandboxScenario, deactivateSandboxScenarios, listSandboxScenarios } from "./scenarios.js";
 import {
   clearSandboxRequests,
@@ -49,6 +58,7 @@ export const adminHandlers: AdminHandlers = {
   sandboxHealth,
   createSandboxProject,
   getSandboxProject,
+  rotateSandboxClientApiKey,
   updateSandboxProjectSettings,
   getSandboxClock,
   setSandboxClock,
@@ -98,6 +108,9 @@ export const adminHandlers: AdminHandlers = {
   getSandboxAddress,
   listSandboxTransfers,
   listSandboxOnrampOrders,
+  listSandboxCharges,
+  createSandboxCharge,
+  putSandboxCommerceProduct,
   listSandboxWebhookSubscriptions,
   replaySandboxWebhookDelivery,
   getSandboxRequest,

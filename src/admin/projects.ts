@@ -20,14 +20,20 @@ export const createSandboxProject: AdminHandler<"createSandboxProject"> = async 
 };
 
 /** A project the caller may see: any without a bearer token, only its own with one. */
-function visibleProject(call: AdminCall<"getSandboxProject" | "updateSandboxProjectSettings">, ctx: AdminContext): ProjectMeta {
+function visibleProject(call: AdminCall<"getSandboxProject" | "updateSandboxProjectSettings" | "rotateSandboxClientApiKey">, ctx: AdminContext): ProjectMeta {
   const id = call.pathParams.projectId;
   const project = call.projectId && call.projectId !== id ? undefined : ctx.store.project(id);
   if (!project) throw apiError("not_found", `Project ${id} was not found.`);
   return project;
 }
 
-const projectView = (p: ProjectMeta) => ({ projectId: p.id, name: p.name, createdAt: p.createdAt, settings: p.settings });
+const projectView = (p: ProjectMeta) => ({
+  projectId: p.id,
+  name: p.name,
+  createdAt: p.createdAt,
+  settings: p.settings,
+  ...(p.clientApiKey ? { clientApiKey: p.clientApiKey } : {}),
+});
 
 /** Every project, oldest first; with a bearer token or X-Sandbox-Project, only that one. */
 export const listSandboxProjects: AdminHandler<"listSandboxProjects"> = ({ projectId }, ctx) => {
@@ -45,6 +51,13 @@ export const updateSandboxProjectSettings: AdminHandler<"updateSandboxProjectSet
   const project = visibleProject(call, ctx);
   const updated = await ctx.projects.updateSettings(project.id, call.body.settings);
   return { status: 200, body: projectView(updated!) };
+};
+
+/** A new client API key; the old one's node URL answers 401 from now on. */
+export const rotateSandboxClientApiKey: AdminHandler<"rotateSandboxClientApiKey"> = async (call, ctx) => {
+  const project = visibleProject(call, ctx);
+  const clientApiKey = await ctx.projects.rotateClientKey(project.id);
+  return { status: 200, body: { projectId: project.id, clientApiKey: clientApiKey! } };
 };
 
 /** The RSA key to encrypt imported private keys with: pass it to the client as `encryptionPublicKey`. */

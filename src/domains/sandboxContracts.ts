@@ -6,10 +6,11 @@
 import type { SandboxContract } from "../chain/ledger.js";
 import { PERMIT2_ADDRESS } from "../chain/permit2.js";
 import { morphoBlue } from "./borrowing/morpho.js";
+import { commerceTransfers } from "./charges/transfers.js";
 import { spendPermissionManager } from "./spend-permissions/manager.js";
 import { swapSettler } from "./swaps/settler.js";
 
-export const SANDBOX_CONTRACTS: readonly SandboxContract[] = [swapSettler, spendPermissionManager, morphoBlue];
+export const SANDBOX_CONTRACTS: readonly SandboxContract[] = [swapSettler, spendPermissionManager, morphoBlue, commerceTransfers];
 
 /** Addresses with code on every network besides tokens (what `eth_getCode` reports): the contracts above and Permit2. */
 export function hasSandboxCode(address: string): boolean {

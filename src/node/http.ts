@@ -1,9 +1,12 @@
 /**
  * The node the official client reads: `GET /apikeys/v1/tokens/active` hands
- * out a node token for the caller's project (its id), and JSON-RPC 2.0 at
+ * out the caller's client API key, and JSON-RPC 2.0 at
  * `/rpc/v1/{network}/{token}` answers from that project's ledger — enough for
  * viem's public client, `waitForTransactionReceipt` and
- * `eth_sendRawTransaction` of transactions signed anywhere.
+ * `eth_sendRawTransaction` of transactions signed anywhere, and the `cdp_`
+ * methods front-end kits call (`clientRpc/`). The token is the client API key
+ * (or, as before client keys, the project id; `nodeToken.ts`); browsers may
+ * call it from any origin (`cors.ts`).
  *
  * Like a platform request, a node call authenticates with the pipeline's
  * bearer check, holds the project's write lock (sends and due deliveries
@@ -22,8 +25,11 @@ import type { ProjectLocks } from "../pipeline/locks.js";
 import type { ProjectRegistry } from "../projects/projects.js";
 import type { Random } from "../random.js";
 import type { Store } from "../store/store.js";
+import { clientRpcMethods } from "./clientRpc/methods.js";
+import { nodeCors } from "./cors.js";
 import { evmMethods } from "./evm/methods.js";
 import { answer, rpcFailure, stringifyWithBigInts } from "./jsonRpc.js";
+import { nodeCaller, UNKNOWN_NODE_TOKEN } from "./nodeToken.js";
 import { isSolanaNetwork, solanaMethods } from "./solana/methods.js";
 
 export interface NodeDeps {
@@ -40,6 +46,9 @@ export interface NodeDeps {
 export function createNodeRouter(deps: NodeDeps): express.Router {
   const router = express.Router();
   const correlationIds = deps.random.fork("node-correlation");
+  const clientRpcRandom = deps.random.fork("client-rpc");
+  // The EVM table and the client-side cdp_ methods, answered on the same URL.
+  const evmNodeMethods = { ...evmMethods, ...clientRpcMethods };
 
   router.get("/apikeys/v1/tokens/active", async (req: Request, res: Response) => {
     try {
@@ -48,7 +57,7 @@ export function createNodeRouter(deps: NodeDeps): express.Router {
         deps.authMode === "none"
           ? deps.projects.defaultProjectId()
           : (await authenticateApiKey(target, { mode: deps.authMode, projects: deps.projects }, req.headers.authorization)).projectId;
-      res.json({ id: projectId });
+      res.json({ id: await deps.projects.clientKeyOf(projectId) });
     } catch (error) {
       const correlationId = `${correlationIds.hex(8)}-SBX`;
       const out = errorResponse(error, correlationId);
@@ -56,16 +65,21 @@ export function createNodeRouter(deps: NodeDeps): express.Router {
     }
   });
 
+  router.use("/rpc/v1", nodeCors);
   router.post("/rpc/v1/:network/:token", async (req: Request, res: Response) => {
     const network = String(req.params.network);
     const chainId = chainIdOf(network);
     const solana = isSolanaNetwork(network);
-    const projectId = String(req.params.token);
-    if ((chainId === undefined && !solana) || !deps.store.project(projectId)) {
-      const message = chainId === undefined && !solana ? `unknown network ${network}` : "unknown node token; get one from GET /apikeys/v1/tokens/active";
-      res.status(404).json(rpcFailure(-32001, message));
+    if (chainId === undefined && !solana) {
+      res.status(404).json(rpcFailure(-32001, `unknown network ${network}`));
       return;
     }
+    const caller = nodeCaller(String(req.params.token), deps.store, deps.projects);
+    if (!caller) {
+      res.status(401).json(rpcFailure(-32001, UNKNOWN_NODE_TOKEN));
+      return;
+    }
+    const projectId = caller.projectId;
     let payload: unknown;
     const text = Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "";
     if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
@@ -85,8 +99,8 @@ export function createNodeRouter(deps: NodeDeps): express.Router {
         ? await answer(payload, solanaMethods, { network, store: tx, clock: deps.clock }, () => "Method not found")
         : await answer(
             payload,
-            evmMethods,
-            { network, chainId: chainId!, store: tx, clock: deps.clock },
+            evmNodeMethods,
+            { network, chainId: chainId!, store: tx, clock: deps.clock, random: clientRpcRandom },
             (m) => `the method ${m} does not exist/is not available`,
           );
       await tx.commit();

@@ -17,11 +17,14 @@ import { type WebSocket, WebSocketServer } from "ws";
 import type { Clock } from "../clock.js";
 import type { Store } from "../store/store.js";
 import { rpcFailure } from "./jsonRpc.js";
+import { type ClientKeyIndex, nodeCaller, UNKNOWN_NODE_TOKEN } from "./nodeToken.js";
 import { isSolanaNetwork, solanaMethods, type SolanaNodeContext } from "./solana/methods.js";
 
 export interface SolanaWebSocketDeps {
   store: Store;
   clock: Clock;
+  /** The client API keys, accepted as the token as on the HTTP node. */
+  clientKeys: ClientKeyIndex;
 }
 
 /** How often open subscriptions are checked besides clock changes, in wall milliseconds. */
@@ -62,15 +65,17 @@ export function attachSolanaWebSocket(server: Server, deps: SolanaWebSocketDeps)
     const match = PATH.exec(new URL(req.url ?? "/", "http://sandbox").pathname);
     if (!match) return refuse(socket, 404, "Not Found", "no WebSocket endpoint here; Solana PubSub is served at /rpc/v1/{network}/{token}");
     let network: string;
-    let projectId: string;
+    let token: string;
     try {
       network = decodeURIComponent(match[1]!);
-      projectId = decodeURIComponent(match[2]!);
+      token = decodeURIComponent(match[2]!);
     } catch {
       return refuse(socket, 400, "Bad Request", "a path segment has a malformed percent-escape");
     }
     if (!isSolanaNetwork(network)) return refuse(socket, 404, "Not Found", `no WebSocket subscriptions for network ${network}; only Solana's`);
-    if (!deps.store.project(projectId)) return refuse(socket, 404, "Not Found", "unknown node token; get one from GET /apikeys/v1/tokens/active");
+    // Any Origin is accepted, as on the HTTP node: the client API key is public by design.
+    const projectId = nodeCaller(token, deps.store, deps.clientKeys)?.projectId;
+    if (!projectId) return refuse(socket, 401, "Unauthorized", UNKNOWN_NODE_TOKEN);
     wss.handleUpgrade(req, socket, head, (ws) => {
       const check = serve(ws, { network, projectId, deps });
       connections.add(check);

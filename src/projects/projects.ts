@@ -16,12 +16,15 @@ export interface ProjectCredentials {
   apiKeyId: string;
   apiKeySecret: string;
   walletSecret: string;
+  /** The client API key: `{node}/rpc/v1/{network}/{clientApiKey}` is the project's JSON-RPC URL for front-end code. */
+  clientApiKey: string;
 }
 
 export class ProjectRegistry {
   private readonly keyToProject = new Map<string, string>();
   private readonly apiKeys = new Map<string, ApiKey>();
   private readonly walletKeys = new Map<string, KeyObject>();
+  private readonly clientKeyToProject = new Map<string, string>();
 
   constructor(
     private readonly store: Store,
@@ -36,6 +39,7 @@ export class ProjectRegistry {
     this.keyToProject.clear();
     this.apiKeys.clear();
     this.walletKeys.clear();
+    this.clientKeyToProject.clear();
     for (const project of this.store.projects()) this.index(project);
   }
 
@@ -44,6 +48,7 @@ export class ProjectRegistry {
       this.keyToProject.set(key.apiKeyId, project.id);
       if (key.verified && key.apiKeySecret) this.apiKeys.set(key.apiKeyId, apiKeyFromSecret(key.apiKeyId, key.apiKeySecret));
     }
+    if (project.clientApiKey) this.clientKeyToProject.set(project.clientApiKey, project.id);
     if (project.walletSecret) this.walletKeys.set(project.id, walletSecretFromBase64(project.walletSecret).publicKey);
   }
 
@@ -71,15 +76,25 @@ export class ProjectRegistry {
       walletSecret: wallet.walletSecret,
       data: {},
     };
+    project.clientApiKey = this.newClientKey(project);
     await this.store.putProject(project);
     this.index(project);
-    return { projectId: project.id, apiKeyId: apiKey.apiKeyId, apiKeySecret: apiKey.apiKeySecret, walletSecret: wallet.walletSecret };
+    return {
+      projectId: project.id,
+      apiKeyId: apiKey.apiKeyId,
+      apiKeySecret: apiKey.apiKeySecret,
+      walletSecret: wallet.walletSecret,
+      clientApiKey: project.clientApiKey,
+    };
   }
 
   /** The default project, created on first start (and kept in `--data FILE`). */
   async ensureDefault(): Promise<ProjectCredentials> {
     const existing = this.store.defaultProjectId && this.store.project(this.store.defaultProjectId);
-    if (existing) return this.credentialsOf(existing);
+    if (existing) {
+      await this.clientKeyOf(existing.id); // a state kept from before client keys existed gets one now
+      return this.credentialsOf(existing);
+    }
     const created = await this.create("default");
     await this.store.setDefaultProject(created.projectId);
     return created;
@@ -93,7 +108,50 @@ export class ProjectRegistry {
 
   credentialsOf(project: ProjectMeta): ProjectCredentials {
     const key = project.apiKeys.find((k) => k.verified && k.apiKeySecret);
-    return { projectId: project.id, apiKeyId: key?.apiKeyId ?? "", apiKeySecret: key?.apiKeySecret ?? "", walletSecret: project.walletSecret ?? "" };
+    return {
+      projectId: project.id,
+      apiKeyId: key?.apiKeyId ?? "",
+      apiKeySecret: key?.apiKeySecret ?? "",
+      walletSecret: project.walletSecret ?? "",
+      clientApiKey: project.clientApiKey ?? "",
+    };
+  }
+
+  /**
+   * A client API key: 32 hex characters from a stream forked per project and rotation, so drawing one never
+   * shifts the ids of anything else a seeded sandbox makes.
+   */
+  private newClientKey(project: Pick<ProjectMeta, "id" | "clientApiKeyRotations">): string {
+    return this.random.fork(`client-api-key:${project.id}:${project.clientApiKeyRotations ?? 0}`).hex(16);
+  }
+
+  /** The project's client API key, made on first use for a project kept from before client keys existed. */
+  async clientKeyOf(projectId: string): Promise<string | undefined> {
+    const project = this.store.project(projectId);
+    if (!project) return undefined;
+    if (!project.clientApiKey) {
+      project.clientApiKey = this.newClientKey(project);
+      this.clientKeyToProject.set(project.clientApiKey, project.id);
+      await this.store.saveProject(projectId);
+    }
+    return project.clientApiKey;
+  }
+
+  /** The project a client API key belongs to; undefined for an unknown key or one that was rotated away. */
+  projectOfClientKey(clientApiKey: string): string | undefined {
+    return this.clientKeyToProject.get(clientApiKey);
+  }
+
+  /** Replaces the project's client API key; the old one stops working at once. */
+  async rotateClientKey(projectId: string): Promise<string | undefined> {
+    const project = this.store.project(projectId);
+    if (!project) return undefined;
+    if (project.clientApiKey) this.clientKeyToProject.delete(project.clientApiKey);
+    project.clientApiKeyRotations = (project.clientApiKeyRotations ?? 0) + 1;
+    project.clientApiKey = this.newClientKey(project);
+    this.clientKeyToProject.set(project.clientApiKey, project.id);
+    await this.store.saveProject(projectId);
+    return project.clientApiKey;
   }
 
   /** The verifiable key with this id, if the sandbox knows its secret. */
@@ -121,6 +179,8 @@ export class ProjectRegistry {
       apiKeys: [{ apiKeyId, verified: false }],
       data: {},
     };
+    project.clientApiKey = this.newClientKey(project);
+    this.clientKeyToProject.set(project.clientApiKey, project.id);
     this.keyToProject.set(apiKeyId, project.id); // before the await: concurrent first requests share one project
     await this.store.putProject(project);
     return project.id;

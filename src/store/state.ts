@@ -17,6 +17,13 @@ export interface ProjectRecord {
   apiKeys: ApiKeyRecord[];
   /** base64 PKCS#8 DER P-256; absent for projects created from an unknown key. */
   walletSecret?: string;
+  /**
+   * The client API key: the last segment of the node's JSON-RPC URL, public by design (it ships in front-end code).
+   * Rotation replaces it; the old one is forgotten, so its URL answers 401.
+   */
+  clientApiKey?: string;
+  /** How many times the client API key was rotated: the seeded stream of the next key depends on it. */
+  clientApiKeyRotations?: number;
   /** Domain collections: collection name → record id → record. */
   data: Record<string, Record<string, unknown>>;
 }

@@ -56,7 +56,7 @@ describe("hostile input", () => {
       expect(rpc.status).toBe(404);
       expect(rpc.body.error.code).toBe(-32001);
       const rpcToken = await request(sandbox.url).post(`/rpc/v1/base-sepolia/${network}`).send({ jsonrpc: "2.0", id: 1, method: "eth_chainId" });
-      expect(rpcToken.status).toBe(404);
+      expect(rpcToken.status).toBe(401);
       const funded = await call(sandbox, "POST", "/_sandbox/balances", {
         body: { network, address: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", amount: "1" },
       });

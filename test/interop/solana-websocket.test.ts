@@ -92,11 +92,11 @@ describe("Solana PubSub, automine", () => {
     expect(await client.next()).toEqual({ jsonrpc: "2.0", id: 3, result: true });
     client.ws.close();
 
-    expect(await refusedWith(`${sandbox.url.replace(/^http/, "ws")}/rpc/v1/solana-devnet/not-a-token`)).toBe(404);
+    expect(await refusedWith(`${sandbox.url.replace(/^http/, "ws")}/rpc/v1/solana-devnet/not-a-token`)).toBe(401);
     expect(await refusedWith(httpUrl.replace(/^http/, "ws").replace("/solana-devnet/", "/base-sepolia/"))).toBe(404);
     // A path segment that does not decode is refused, and the sandbox goes on serving.
     expect(await refusedWith(`${sandbox.url.replace(/^http/, "ws")}/rpc/v1/solana-devnet/%ZZ`)).toBe(400);
-    expect(await refusedWith(`${sandbox.url.replace(/^http/, "ws")}/rpc/v1/solana-devnet/not-a-token`)).toBe(404);
+    expect(await refusedWith(`${sandbox.url.replace(/^http/, "ws")}/rpc/v1/solana-devnet/not-a-token`)).toBe(401);
   });
 });
 

@@ -62,6 +62,65 @@ export interface paths {
         patch: operations["updateSandboxProjectSettings"];
         trace?: never;
     };
+    "/projects/{projectId}/client-api-key/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the project's client API key
+         * @description The old key stops working at once: its JSON-RPC URL answers 401, as the platform answers an expired client key. `GET /apikeys/v1/tokens/active` returns the new one.
+         */
+        post: operations["rotateSandboxClientApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/charges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page of the project's Commerce charges (what OnchainKit's checkout pays), newest first */
+        get: operations["listSandboxCharges"];
+        put?: never;
+        /** Create a charge a checkout can pay (its id is OnchainKit's chargeId) */
+        post: operations["createSandboxCharge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/commerce-products/{productId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                productId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /** Define (or redefine) a product; each checkout of its productId creates a charge for its price */
+        put: operations["putSandboxCommerceProduct"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/clock": {
         parameters: {
             query?: never;
@@ -1055,6 +1114,38 @@ export interface components {
             correlationId?: string;
             errorLink?: string;
         };
+        ChargeTerms: {
+            /** @description An EVM network with USDC in the token table */
+            network: string;
+            name: string;
+            /** @description USDC in its smallest unit (6 decimals), fee included: the payer pays this */
+            amount: string;
+            /** @description Who receives the amount less the 1 % fee */
+            recipient: string;
+        };
+        Charge: {
+            chargeId: string;
+            network: string;
+            name: string;
+            productId?: string;
+            amount: string;
+            recipient: string;
+            /**
+             * @description NEW until hydrated for a payer, PENDING until its payment lands, EXPIRED past expiresAt unless paid
+             * @enum {string}
+             */
+            status: "NEW" | "PENDING" | "COMPLETED" | "EXPIRED";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /** @description The sender of the latest hydration */
+            payer?: string;
+            /** @description The transaction that paid it */
+            transactionHash?: string;
+            /** Format: date-time */
+            paidAt?: string;
+        };
         ProjectCredentials: {
             /** @example http://127.0.0.1:8080/platform */
             basePath: string;
@@ -1066,6 +1157,8 @@ export interface components {
             apiKeySecret: string;
             /** @description base64 PKCS#8 DER of a P-256 key */
             walletSecret: string;
+            /** @description The client API key, safe in front-end code: the JSON-RPC URL {origin}/rpc/v1/{network}/{clientApiKey} */
+            clientApiKey: string;
         };
         /** @description One event for one subscription, as the platform's events list shows it (eventId, eventTypeName, status, createdAt, succeededAt, retryCount, response of the last attempt), plus what the sandbox keeps. */
         WebhookDelivery: {
@@ -1165,6 +1258,8 @@ export interface components {
                     settings: {
                         [key: string]: unknown;
                     };
+                    /** @description The client API key: the last segment of the project's JSON-RPC URL */
+                    clientApiKey?: string;
                 };
             };
         };
@@ -1245,6 +1340,8 @@ export interface operations {
                             settings: {
                                 [key: string]: unknown;
                             };
+                            /** @description The client API key: the last segment of the project's JSON-RPC URL */
+                            clientApiKey?: string;
                             /** @description The project of the credentials printed at start */
                             isDefault: boolean;
                         }[];
@@ -1318,6 +1415,127 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Project"];
+            400: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+        };
+    };
+    rotateSandboxClientApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        projectId: string;
+                        clientApiKey: string;
+                    };
+                };
+            };
+            404: components["responses"]["Error"];
+        };
+    };
+    listSandboxCharges: {
+        parameters: {
+            query?: {
+                /** @description How many matching records to skip */
+                offset?: components["parameters"]["Offset"];
+                /** @description At most this many (default 50) */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: {
+                /** @description The project the call acts on, instead of a bearer token's (any call accepts it; the operations that list it are those the dashboard reads). */
+                "X-Sandbox-Project"?: components["parameters"]["SandboxProject"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        total: number;
+                        offset: number;
+                        items: components["schemas"]["Charge"][];
+                    };
+                };
+            };
+            404: components["responses"]["Error"];
+        };
+    };
+    createSandboxCharge: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The project the call acts on, instead of a bearer token's (any call accepts it; the operations that list it are those the dashboard reads). */
+                "X-Sandbox-Project"?: components["parameters"]["SandboxProject"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChargeTerms"];
+            };
+        };
+        responses: {
+            /** @description The charge, NEW */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Charge"];
+                };
+            };
+            400: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+        };
+    };
+    putSandboxCommerceProduct: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The project the call acts on, instead of a bearer token's (any call accepts it; the operations that list it are those the dashboard reads). */
+                "X-Sandbox-Project"?: components["parameters"]["SandboxProject"];
+            };
+            path: {
+                productId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChargeTerms"];
+            };
+        };
+        responses: {
+            /** @description The product */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChargeTerms"] & {
+                        productId: string;
+                    };
+                };
+            };
             400: components["responses"]["Error"];
             404: components["responses"]["Error"];
         };

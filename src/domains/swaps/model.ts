@@ -32,6 +32,12 @@ export interface SwapQuoteRecord {
   deadline: number;
   /** EIP-712 hash of the Permit2 PermitTransferFrom the taker signs. */
   permitHash?: Hex;
+  /**
+   * How the settler takes an ERC-20 sell: through Permit2 with the taker's signature appended (the Swaps API's
+   * quotes; the default), or from an allowance the taker gave the settler itself (the client-side node's
+   * trades, whose approve transaction comes with the trade, as front-end kits send them).
+   */
+  funding?: "permit2" | "allowance";
   status: "open" | "settled";
   settledBy?: Hex;
   createdAt: string;

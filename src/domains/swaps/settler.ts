@@ -116,22 +116,16 @@ function settleSwap(store: ProjectTx, clock: Clock, tx: EvmTransactionInput, log
   if (Math.floor(clock.now() / 1000) > quote.deadline) return revert(`quote expired at ${new Date(quote.deadline * 1000).toISOString()}`);
   if (isNative(quote.fromToken) ? tx.value !== sellAmount : tx.value !== 0n)
     return revert(`the transaction's value must be ${isNative(quote.fromToken) ? sellAmount : 0n} wei`);
+  const spender = quote.funding === "allowance" ? SWAP_SETTLER_ADDRESS : PERMIT2_ADDRESS;
   if (!isNative(quote.fromToken)) {
-    const problem = checkPermit(store, tx, quote, sellAmount);
+    const problem = quote.funding === "allowance" ? checkFunds(store, tx.network, quote, sellAmount, spender) : checkPermit(store, tx, quote, sellAmount);
     if (problem) return revert(problem);
   }
   // Effects, once everything holds.
   if (isNative(quote.fromToken)) {
     setBalance(store, tx.network, "native", tx.from, balanceOf(store, tx.network, "native", tx.from) - sellAmount);
   } else {
-    setAllowance(
-      store,
-      tx.network,
-      quote.fromToken,
-      quote.taker,
-      PERMIT2_ADDRESS,
-      allowanceOf(store, tx.network, quote.fromToken, quote.taker, PERMIT2_ADDRESS) - sellAmount,
-    );
+    setAllowance(store, tx.network, quote.fromToken, quote.taker, spender, allowanceOf(store, tx.network, quote.fromToken, quote.taker, spender) - sellAmount);
     setBalance(store, tx.network, quote.fromToken, quote.taker, balanceOf(store, tx.network, quote.fromToken, quote.taker) - sellAmount);
     logs.push(transferLog(quote.fromToken, quote.taker, SWAP_LIQUIDITY_POOL, sellAmount, logs.length));
   }
@@ -153,10 +147,15 @@ function checkPermit(store: ProjectTx, tx: EvmTransactionInput, quote: SwapQuote
     : same(recoverEvmSigner(quote.permitHash!, signature) ?? "", quote.taker);
   if (!valid)
     return `Permit2: invalid signature; the PermitTransferFrom must be signed by the taker ${quote.taker}${owners ? " (ERC-1271: an owner of the smart account, wrapped)" : ""}`;
-  const allowed = allowanceOf(store, tx.network, quote.fromToken, quote.taker, PERMIT2_ADDRESS);
-  if (allowed < amount)
-    return `TRANSFER_FROM_FAILED: the taker allows Permit2 ${allowed} of ${quote.fromToken}, needs ${amount}; approve ${PERMIT2_ADDRESS} first`;
-  const held = balanceOf(store, tx.network, quote.fromToken, quote.taker);
+  return checkFunds(store, tx.network, quote, amount, PERMIT2_ADDRESS);
+}
+
+/** What the sell token's transferFrom would revert with (allowance to `spender`, then balance), or undefined. */
+function checkFunds(store: ProjectTx, network: string, quote: SwapQuoteRecord, amount: bigint, spender: string): string | undefined {
+  const allowed = allowanceOf(store, network, quote.fromToken, quote.taker, spender);
+  const name = spender === PERMIT2_ADDRESS ? "Permit2" : "the settler";
+  if (allowed < amount) return `TRANSFER_FROM_FAILED: the taker allows ${name} ${allowed} of ${quote.fromToken}, needs ${amount}; approve ${spender} first`;
+  const held = balanceOf(store, network, quote.fromToken, quote.taker);
   if (held < amount) return `TRANSFER_FROM_FAILED: the taker holds ${held} of ${quote.fromToken}, needs ${amount}`;
   return undefined;
 }

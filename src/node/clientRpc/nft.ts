@@ -1,0 +1,175 @@
+/**
+ * OnchainKit's NFT methods on the client URL, read from the contract itself through the node's `eth_call`
+ * (whatever runs contracts there runs these reads): ERC-165 tells an ERC-721 from an ERC-1155, and names, token
+ * URIs, owners, supply and price come from the contract's own view functions. Metadata is read from `data:` token
+ * URIs only: the sandbox fetches nothing from the network, so an http(s) URI is passed on as the image as is.
+ *
+ * Minting has no standard; the transaction built calls the common form — ERC-721 `mint(address to, uint256
+ * quantity)`, ERC-1155 `mint(address to, uint256 id, uint256 amount)` — paying `mintPrice()` per token when the
+ * contract has that view (docs/client-rpc.md).
+ */
+import { decodeFunctionResult, encodeFunctionData, formatEther, type Hex, parseAbi } from "viem";
+import { eth_call } from "../evm/state.js";
+import { RpcError } from "../jsonRpc.js";
+import { addressField, type ClientRpcContext, invalidParams, optionalString, paramObject } from "./context.js";
+
+const nftAbi = parseAbi([
+  "function supportsInterface(bytes4 interfaceId) view returns (bool)",
+  "function name() view returns (string)",
+  "function symbol() view returns (string)",
+  "function tokenURI(uint256 tokenId) view returns (string)",
+  "function uri(uint256 id) view returns (string)",
+  "function ownerOf(uint256 tokenId) view returns (address)",
+  "function owner() view returns (address)",
+  "function totalSupply() view returns (uint256)",
+  "function mintPrice() view returns (uint256)",
+  "function maxMintsPerWallet() view returns (uint256)",
+  "function mint(address to, uint256 quantity) payable",
+  "function mint(address to, uint256 id, uint256 amount) payable",
+]);
+
+const ERC721_INTERFACE = "0x80ac58cd";
+const ERC1155_INTERFACE = "0xd9b67a26";
+type ContractType = "ERC721" | "ERC1155";
+type ViewName = "supportsInterface" | "name" | "symbol" | "tokenURI" | "uri" | "ownerOf" | "owner" | "totalSupply" | "mintPrice" | "maxMintsPerWallet";
+
+/** One view of the contract through the node's eth_call; undefined when it reverts or returns nothing (no such function). */
+function read(ctx: ClientRpcContext, to: `0x${string}`, functionName: ViewName, args: readonly unknown[] = []): unknown {
+  const data = encodeFunctionData({ abi: nftAbi, functionName, args } as never);
+  let out: Hex;
+  try {
+    out = eth_call([{ to, data }, "latest"], ctx) as Hex;
+  } catch (error) {
+    if (error instanceof RpcError) return undefined;
+    throw error;
+  }
+  if (!out || out === "0x") return undefined;
+  try {
+    return decodeFunctionResult({ abi: nftAbi, functionName, data: out } as never);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The contract's standard, or the error the kit shows for an address that is not an NFT contract. */
+function contractTypeOf(ctx: ClientRpcContext, address: `0x${string}`): ContractType {
+  if (read(ctx, address, "supportsInterface", [ERC721_INTERFACE]) === true) return "ERC721";
+  if (read(ctx, address, "supportsInterface", [ERC1155_INTERFACE]) === true) return "ERC1155";
+  throw new RpcError(-32602, `invalid params: ${address} is not an ERC-721 or ERC-1155 contract on ${ctx.network}`);
+}
+
+function tokenIdParam(source: Record<string, unknown>, required: boolean): bigint | undefined {
+  const id = optionalString(source, "tokenId");
+  if (id === undefined) {
+    if (required) throw invalidParams("tokenId is required for an ERC-1155 contract");
+    return undefined;
+  }
+  if (!/^[0-9]{1,78}$/.test(id)) throw invalidParams("tokenId must be a decimal integer string");
+  return BigInt(id);
+}
+
+interface Metadata {
+  name?: string;
+  description?: string;
+  image?: string;
+  animation_url?: string;
+}
+
+/** The JSON of a `data:application/json` URI (base64 or percent-encoded); for any other URI, the URI as the image. */
+function metadataOf(uri: unknown): Metadata {
+  if (typeof uri !== "string" || uri === "") return {};
+  const match = /^data:application\/json(;base64)?,(.*)$/s.exec(uri);
+  if (!match) return { image: uri };
+  try {
+    const text = match[1] ? Buffer.from(match[2]!, "base64").toString("utf8") : decodeURIComponent(match[2]!);
+    const parsed = JSON.parse(text) as unknown;
+    return parsed && typeof parsed === "object" ? (parsed as Metadata) : {};
+  } catch {
+    return {};
+  }
+}
+
+function tokenMetadata(ctx: ClientRpcContext, address: `0x${string}`, type: ContractType, tokenId: bigint | undefined): Metadata {
+  if (tokenId === undefined) return {};
+  return metadataOf(read(ctx, address, type === "ERC721" ? "tokenURI" : "uri", [tokenId]));
+}
+
+const mimeTypeOf = (url: string) =>
+  /\.(png)$/i.test(url)
+    ? "image/png"
+    : /\.(jpe?g)$/i.test(url)
+      ? "image/jpeg"
+      : /\.gif$/i.test(url)
+        ? "image/gif"
+        : url.startsWith("data:image/svg") || /\.svg$/i.test(url)
+          ? "image/svg+xml"
+          : "";
+
+/** The price of one token in wei (`mintPrice()`), 0 for a contract without that view. */
+const mintPriceOf = (ctx: ClientRpcContext, address: `0x${string}`) => (read(ctx, address, "mintPrice") as bigint | undefined) ?? 0n;
+
+/** params [{ contractAddress, tokenId? }]: name, media and owner of one token. */
+export function cdp_getTokenDetails(params: unknown[], ctx: ClientRpcContext) {
+  const p = paramObject(params);
+  const address = addressField(p, "contractAddress");
+  const type = contractTypeOf(ctx, address);
+  const tokenId = tokenIdParam(p, false);
+  const meta = tokenMetadata(ctx, address, type, tokenId);
+  const owner = type === "ERC721" && tokenId !== undefined ? (read(ctx, address, "ownerOf", [tokenId]) as string | undefined) : undefined;
+  const image = meta.image ?? "";
+  return {
+    name: meta.name ?? (read(ctx, address, "name") as string | undefined) ?? "",
+    description: meta.description ?? "",
+    imageUrl: image,
+    animationUrl: meta.animation_url ?? "",
+    mimeType: mimeTypeOf(image),
+    ownerAddress: owner ?? "0x0000000000000000000000000000000000000000",
+    lastSoldPrice: { amount: "0", currency: "ETH", amountUSD: "0" },
+    contractType: type,
+  };
+}
+
+/** params [{ contractAddress, takerAddress?, tokenId? }]: what a mint costs and whether the taker may mint. */
+export function cdp_getMintDetails(params: unknown[], ctx: ClientRpcContext) {
+  const p = paramObject(params);
+  const address = addressField(p, "contractAddress");
+  if (p.takerAddress !== undefined) addressField(p, "takerAddress");
+  const type = contractTypeOf(ctx, address);
+  const tokenId = tokenIdParam(p, type === "ERC1155");
+  const meta = tokenMetadata(ctx, address, type, tokenId);
+  const price = mintPriceOf(ctx, address);
+  const image = meta.image ?? "";
+  const max = read(ctx, address, "maxMintsPerWallet") as bigint | undefined;
+  return {
+    name: meta.name ?? (read(ctx, address, "name") as string | undefined) ?? "",
+    description: meta.description ?? "",
+    imageUrl: image,
+    animationUrl: meta.animation_url ?? "",
+    mimeType: mimeTypeOf(image),
+    contractType: type,
+    price: { amount: formatEther(price), currency: "ETH", amountUSD: "0" },
+    mintFee: { amount: "0", currency: "ETH", amountUSD: "0" },
+    maxMintsPerWallet: max === undefined ? 0 : Number(max),
+    isEligibleToMint: true,
+    creatorAddress: (read(ctx, address, "owner") as string | undefined) ?? "0x0000000000000000000000000000000000000000",
+    totalTokens: String((read(ctx, address, "totalSupply") as bigint | undefined) ?? 0n),
+    totalOwners: "0",
+    network: ctx.network,
+  };
+}
+
+/** params [{ mintAddress, takerAddress, tokenId?, quantity, network? }]: the mint call for the taker to send. */
+export function cdp_mintToken(params: unknown[], ctx: ClientRpcContext) {
+  const p = paramObject(params);
+  const address = addressField(p, "mintAddress");
+  const taker = addressField(p, "takerAddress");
+  const quantity = p.quantity;
+  if (typeof quantity !== "number" || !Number.isSafeInteger(quantity) || quantity < 1) throw invalidParams("quantity must be a positive integer");
+  const type = contractTypeOf(ctx, address);
+  const tokenId = tokenIdParam(p, type === "ERC1155");
+  const data =
+    type === "ERC721"
+      ? encodeFunctionData({ abi: nftAbi, functionName: "mint", args: [taker, BigInt(quantity)] })
+      : encodeFunctionData({ abi: nftAbi, functionName: "mint", args: [taker, tokenId!, BigInt(quantity)] });
+  return { call_data: { data, to: address, from: taker, value: (mintPriceOf(ctx, address) * BigInt(quantity)).toString() } };
+}
