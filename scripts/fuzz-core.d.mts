@@ -70,3 +70,6 @@ export interface FuzzResult {
 
 export function runFuzz(options: FuzzOptions): Promise<FuzzResult>;
 export function formatReport(result: FuzzResult, options?: { operations?: boolean }): string;
+
+/** `text` for a report: long runs written `⟨"a"×5000⟩`, cut at `max` characters (default 600). */
+export function abbreviate(text: string, max?: number): string;

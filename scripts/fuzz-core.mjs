@@ -94,11 +94,42 @@ function parseJson(text) {
 }
 
 /** Long runs of one character (or a short group) written as ⟨"x"×N⟩, so a reproduction fits on a screen. */
-function abbreviate(text, max = 600) {
-  const short = text
-    .replace(/(.)\1{23,}/gs, (m, c) => `⟨${JSON.stringify(c)}×${m.length}⟩`)
-    .replace(/(.{2,6}?)\1{11,}/gs, (m, g) => `⟨${JSON.stringify(g)}×${m.length / g.length}⟩`);
-  return short.length > max ? `${short.slice(0, max)}…(${text.length} characters)` : short;
+/**
+ * `text` for a report: runs of one character (24 or more) and of a group of 2–6 characters (12 or more) written
+ * `⟨"a"×5000⟩`, then cut at `max`. One pass that stops once `max` characters are written: the regular expressions
+ * with backreferences this replaces overflowed the stack on the fuzzer's own 4 MB strings (and ended a run).
+ */
+export function abbreviate(text, max = 600) {
+  let out = "";
+  let i = 0;
+  const repeats = (unit, from) => {
+    let n = 0;
+    while (text.startsWith(unit, from + n * unit.length)) n++;
+    return n;
+  };
+  while (i < text.length && out.length <= max) {
+    const single = repeats(text[i], i);
+    if (single >= 24) {
+      out += `⟨${JSON.stringify(text[i])}×${single}⟩`;
+      i += single;
+      continue;
+    }
+    let grouped = false;
+    for (let size = 2; size <= 6 && i + size <= text.length; size++) {
+      const unit = text.slice(i, i + size);
+      const n = repeats(unit, i);
+      if (n >= 12) {
+        out += `⟨${JSON.stringify(unit)}×${n}⟩`;
+        i += n * size;
+        grouped = true;
+        break;
+      }
+    }
+    if (grouped) continue;
+    out += text[i];
+    i++;
+  }
+  return out.length > max || i < text.length ? `${out.slice(0, max)}…(${text.length} characters)` : out;
 }
 
 const shellQuote = (s) => `'${s.replace(/'/g, `'\\''`)}'`;

@@ -4,7 +4,9 @@
  * --validate-responses --auth strict`, on loopback, never another host) and
  * fuzzes it (fuzz-core.mjs says what is sent and checked). Prints counts by
  * status and by operation and every finding with a curl-like reproduction;
- * exits 1 on any finding, 0 on none. Run `npm run build` first.
+ * exits 1 on any finding, 0 on none. The sandbox's event loop is watched from inside
+ * (scripts/lib/loop-monitor.mjs): its longest stall, and how many passed 100 ms, close the report. Run `npm run
+ * build` first.
  *
  *   npm run fuzz -- [--seed S] [--requests N] [--seconds S] [--slow-ms MS] [--brief] [--out findings.json]
  *
@@ -60,13 +62,30 @@ const operations = new OperationIndex(await loadCompiledOperations(join(root, "o
 
 const child = spawn(
   process.execPath,
-  [dist("cli.js"), "--port", "0", "--host", "127.0.0.1", "--seed", `fuzz-${values.seed}`, "--validate-responses", "--auth", "strict"],
+  [
+    "--import",
+    join(root, "scripts", "lib", "loop-monitor.mjs"),
+    dist("cli.js"),
+    "--port",
+    "0",
+    "--host",
+    "127.0.0.1",
+    "--seed",
+    `fuzz-${values.seed}`,
+    "--validate-responses",
+    "--auth",
+    "strict",
+  ],
   { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
 );
 let exited;
 child.once("exit", (code, signal) => {
   exited = `the sandbox process exited (${signal ?? `code ${code}`})`;
 });
+// "close": the process has exited and its stderr, with the loop monitor's last line, has been read.
+const gone = new Promise((resolve) => child.once("close", resolve));
+/** The sandbox's event loop, from scripts/lib/loop-monitor.mjs: its longest stall and the stalls over 100 ms. */
+let loop;
 /** The sandbox's log lines about unexpected errors: their stacks say where a 5xx came from. */
 const sandboxErrors = [];
 let stderrTail = "";
@@ -76,6 +95,8 @@ child.stderr.on("data", (chunk) => {
   const lines = stderrTail.split("\n");
   stderrTail = lines.pop() ?? "";
   for (const line of lines) {
+    const stall = /^fuzz-loop max=(\d+) over100=(\d+)$/.exec(line);
+    if (stall) loop = { maxMs: Number(stall[1]), over100: Number(stall[2]) };
     if (/unexpected error|does not match the contract|could not send/.test(line)) capturing = sandboxErrors.length < 100;
     else if (!/^\s+at /.test(line)) capturing = false;
     if (capturing) sandboxErrors.push(line);
@@ -90,6 +111,7 @@ const ready = await new Promise((resolve, reject) => {
     if (end >= 0) resolve(text.slice(0, end));
   });
 });
+child.kill("SIGUSR2"); // the loop monitor starts counting now
 const fields = Object.fromEntries([...ready.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1], m[2]]));
 
 let result;
@@ -110,8 +132,14 @@ try {
   });
 } finally {
   child.kill("SIGTERM");
+  await Promise.race([gone, new Promise((resolve) => setTimeout(resolve, 10_000))]);
 }
 process.stdout.write(`${formatReport(result, { operations: !values.brief })}\n`);
+process.stdout.write(
+  loop
+    ? `\nthe sandbox's event loop: longest stall ${loop.maxMs} ms; ${loop.over100} stalls over 100 ms\n`
+    : "\nthe sandbox's event loop: not measured (the process left no report)\n",
+);
 if (values.out) writeFileSync(values.out, `${JSON.stringify(result.findings, null, 2)}\n`);
 if (sandboxErrors.length) process.stdout.write(`\nthe sandbox's log of unexpected errors and contract mismatches:\n${sandboxErrors.join("\n")}\n`);
 process.exit(result.findings.some((f) => !f.allowedBy) ? 1 : 0);

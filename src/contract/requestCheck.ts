@@ -6,7 +6,8 @@
  * normalizes them, done at build time by `compile.ts`), prism's Ajv with
  * prism's options and formats, and prism's reading of scalar parameters.
  *
- * It only ever answers "valid" or "ask prism". Any failure, and any request
+ * It answers "valid" or "ask prism", and "too big" for a body over one of the
+ * contract's size bounds (see SizeProblem). Any other failure, and any request
  * outside what it mirrors exactly (array or object parameters, other
  * parameter styles, form bodies, percent-encoded or unusual path segments,
  * unusual content types), goes to prism, which then writes the diagnostics
@@ -25,7 +26,24 @@ export interface CheckedRequest {
   body: unknown;
 }
 
-type ValidateFn = (data: unknown) => boolean;
+type ValidateFn = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  params: { limit?: number };
+  message?: string;
+}
+
+/**
+ * A body over one of the contract's size bounds (maxItems, maxLength, maxProperties). Found by the fast check,
+ * which stops at the first failure, and answered without prism: prism collects every problem, so for a list of
+ * 100,000 items it checks all of them (seconds, with the event loop held) before saying the list is too long.
+ */
+export interface SizeProblem {
+  location: string;
+  message: string;
+}
+const SIZE_KEYWORDS = new Set(["maxItems", "maxLength", "maxProperties"]);
 interface AjvInstance {
   compile(schema: object): ValidateFn;
 }
@@ -203,7 +221,7 @@ function bodyCheck(op: IHttpOperation): BodyCheck | null | undefined {
   return { required: Boolean(body.required), contents };
 }
 
-function bodyValid(check: BodyCheck | null, req: CheckedRequest, headers: Record<string, unknown>): boolean {
+function bodyValid(check: BodyCheck | null, req: CheckedRequest, headers: Record<string, unknown>): boolean | SizeProblem {
   const contentType = headers["content-type"] as string | undefined;
   let mediaType: string | undefined;
   if (contentType !== undefined) {
@@ -221,12 +239,27 @@ function bodyValid(check: BodyCheck | null, req: CheckedRequest, headers: Record
   const content = (mediaType === undefined ? undefined : check.contents.find((c) => mediaTypeMatches(mediaType!, c.mediaType))) ?? check.contents[0];
   if (!content?.validate) return true;
   if (mediaType === "application/x-www-form-urlencoded" || mediaType?.startsWith("multipart/")) return false;
-  return content.validate(req.body);
+  if (content.validate(req.body)) return true;
+  return sizeProblemOf(content.validate.errors) ?? false;
+}
+
+/** The first size bound among a failed check's errors, phrased as prism phrases body problems. */
+function sizeProblemOf(errors: AjvError[] | null | undefined): SizeProblem | undefined {
+  const error = errors?.find((e) => SIZE_KEYWORDS.has(e.keyword));
+  if (!error) return undefined;
+  const path = error.instancePath
+    .split("/")
+    .slice(1)
+    .map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
+  return {
+    location: ["body", ...path].join("."),
+    message: `Request body${path.length > 0 ? ` property ${path.join(".")}` : ""} ${error.message ?? `exceeds its ${error.keyword} of ${error.params.limit}`}`,
+  };
 }
 
 // --- the check of one operation ---------------------------------------------
 
-type RequestCheck = (req: CheckedRequest) => boolean;
+type RequestCheck = (req: CheckedRequest) => boolean | SizeProblem;
 
 function compileRequestCheck(op: IHttpOperation): RequestCheck | undefined {
   const request = op.request;
@@ -243,12 +276,9 @@ function compileRequestCheck(op: IHttpOperation): RequestCheck | undefined {
       if (!pathParams) return false;
     }
     const lowered = lowercaseKeys(req.headers);
-    return (
-      bodyValid(body, req, lowered) &&
-      (!headers || paramsValid(headers, req, lowered)) &&
-      (!query || paramsValid(query, req, lowered)) &&
-      (!path || paramsValid(path, req, lowered))
-    );
+    const bodyVerdict = bodyValid(body, req, lowered);
+    if (bodyVerdict !== true) return bodyVerdict;
+    return (!headers || paramsValid(headers, req, lowered)) && (!query || paramsValid(query, req, lowered)) && (!path || paramsValid(path, req, lowered));
   };
 }
 
@@ -260,6 +290,14 @@ const checks = new WeakMap<IHttpOperation, RequestCheck | null>();
  * first use.
  */
 export function certainlyValid(op: IHttpOperation, req: CheckedRequest): boolean {
+  return fastCheck(op, req) === true;
+}
+
+/**
+ * The fast check's verdict: true (certainly valid), a size problem (certainly invalid: a body over a bound of the
+ * contract, to be refused without asking prism), or false (ask prism).
+ */
+export function fastCheck(op: IHttpOperation, req: CheckedRequest): boolean | SizeProblem {
   let check = checks.get(op);
   if (check === undefined) {
     check = compileRequestCheck(op) ?? null;

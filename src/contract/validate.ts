@@ -9,7 +9,7 @@
 import { createRequire } from "node:module";
 import type { IHttpOperation } from "@stoplight/types";
 import { preparePrismAjv } from "./ajv.js";
-import { certainlyValid, prepareFastCheck } from "./requestCheck.js";
+import { fastCheck, prepareFastCheck } from "./requestCheck.js";
 
 export interface Problem {
   location: string; // e.g. "body.name", "query.pageSize", "header.x-idempotency-key"
@@ -94,7 +94,9 @@ export interface RequestShape {
 }
 
 export function validateRequest(op: IHttpOperation, req: RequestShape): Problem[] {
-  if (certainlyValid(op, req)) return [];
+  const verdict = fastCheck(op, req);
+  if (verdict === true) return [];
+  if (verdict !== false) return [{ ...verdict, code: "size" }];
   return toProblems(
     prism().validateInput({
       resource: op,

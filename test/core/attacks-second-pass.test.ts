@@ -103,3 +103,42 @@ describe("a bearer token's times", () => {
     }
   });
 });
+
+describe("bodies over the contract's size bounds", () => {
+  it("refuse a policy of 100,000 rules at the contract's bound (100), not after checking each rule", async () => {
+    const before = (await call(sandbox, "GET", "/platform/v2/policy-engine/policies")).body.policies.length;
+    const rules = Array.from({ length: 100_000 }, () => ({}));
+    const res = await call(sandbox, "POST", "/platform/v2/policy-engine/policies", { body: { scope: "account", rules } });
+    expectClientError(res, 400, "invalid_request");
+    expect(res.body.errorMessage).toMatch(/body\.rules: .*must NOT have more than 100 items/);
+    expect((await call(sandbox, "GET", "/platform/v2/policy-engine/policies")).body.policies.length).toBe(before);
+  });
+
+  it("refuse an end user with 100,000 authentication methods, storing nothing", async () => {
+    const before = (await call(sandbox, "GET", "/platform/v2/end-users")).body.endUsers.length;
+    const authenticationMethods = Array.from({ length: 100_000 }, (_, i) => ({ type: "email", email: `u${i}@example.com` }));
+    const res = await call(sandbox, "POST", "/platform/v2/end-users", { body: { authenticationMethods }, wallet: true });
+    expectClientError(res, 400, "invalid_request");
+    expect(res.body.errorMessage).toMatch(/authenticationMethods.*must NOT have more than 20 items/);
+    expect((await call(sandbox, "GET", "/platform/v2/end-users")).body.endUsers.length).toBe(before);
+  });
+
+  it("refuse typed data whose message holds 100,000 values before encoding it", async () => {
+    const { address } = (await call(sandbox, "POST", "/platform/v2/evm/accounts", { body: {}, wallet: true })).body;
+    const typedData = {
+      domain: { name: "Big", chainId: 1 },
+      types: {
+        EIP712Domain: [
+          { name: "name", type: "string" },
+          { name: "chainId", type: "uint256" },
+        ],
+        Big: [{ name: "values", type: "uint256[100000]" }],
+      },
+      primaryType: "Big",
+      message: { values: Array.from({ length: 100_000 }, (_, i) => String(i)) },
+    };
+    const res = await call(sandbox, "POST", `/platform/v2/evm/accounts/${address}/sign/typed-data`, { body: typedData, wallet: true });
+    expectClientError(res, 400, "invalid_request");
+    expect(res.body.errorMessage).toMatch(/more than 10000 values/);
+  });
+});

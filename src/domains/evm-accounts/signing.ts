@@ -59,8 +59,40 @@ export const signEvmMessage: Handler<"signEvmMessage"> = async (req, ctx) => {
  */
 export function readTypedData(body: Schema<"EIP712Message">): TypedDataInput {
   const typed = body as TypedDataInput;
+  checkTypedDataSize(typed);
   if (!Object.hasOwn(typed.types, typed.primaryType)) throw apiError("invalid_request", `primaryType ${typed.primaryType} is not defined in types.`);
   return lowercaseTypedDataAddresses(typed);
+}
+
+/**
+ * Bounds on typed data, which the platform does not state: far beyond any real message (a Permit2 batch or a
+ * marketplace order holds tens of values), and small enough to encode in well under a second. Without them a
+ * `uint256[100000]` held the event loop for seconds while it was encoded.
+ */
+const MAX_TYPED_DATA_VALUES = 10_000;
+const MAX_TYPED_DATA_FIELDS = 1_000;
+
+/** 400 when the typed data declares more fields, or its message holds more values, than the bounds; before any encoding. */
+function checkTypedDataSize(typed: TypedDataInput): void {
+  let fields = 0;
+  for (const list of Object.values(typed.types ?? {})) fields += Array.isArray(list) ? list.length : 0;
+  if (fields > MAX_TYPED_DATA_FIELDS) {
+    throw apiError("invalid_request", `typedData.types declares ${fields} fields; the sandbox takes at most ${MAX_TYPED_DATA_FIELDS}.`);
+  }
+  // Counted with an explicit stack and stopped at the bound: the count itself stays cheap.
+  let values = 0;
+  const pending: unknown[] = [typed.message, typed.domain];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (++values > MAX_TYPED_DATA_VALUES) {
+      throw apiError(
+        "invalid_request",
+        `typedData's message holds more than ${MAX_TYPED_DATA_VALUES} values; the sandbox takes at most ${MAX_TYPED_DATA_VALUES}.`,
+      );
+    }
+    if (Array.isArray(value)) pending.push(...value.slice(0, MAX_TYPED_DATA_VALUES));
+    else if (value !== null && typeof value === "object") pending.push(...Object.values(value).slice(0, MAX_TYPED_DATA_VALUES));
+  }
 }
 
 /** What the typed-data criteria (verifying contract, fields) look at. */
