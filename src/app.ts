@@ -24,6 +24,8 @@ export type AppDeps = PipelineDeps &
     /** The operations of admin-openapi.yaml. */
     adminOperations: AdminApiDeps["operations"];
     bodyLimit?: string;
+    /** The sandbox's per-project write locks, when something outside the app (the node's WebSockets) writes too. */
+    locks?: ProjectLocks;
   };
 
 /** What `http.createServer` takes. */
@@ -42,7 +44,7 @@ export function createApp(deps: AppDeps): SandboxListener {
     next: (error?: Error & { status?: number }) => void,
   ) => void;
   app.use(readBody);
-  const locks = new ProjectLocks(); // one per sandbox: the pipeline, the node and the admin API all write ledgers
+  const locks = deps.locks ?? new ProjectLocks(); // one per sandbox: the pipeline, the node and the admin API all write ledgers
   app.use(ADMIN_PREFIX, createAdminApi({ ...deps, operations: deps.adminOperations, locks }));
   const pipeline = createPipeline({ ...deps, locks });
   const correlationIds = deps.random.fork("correlation-outside");

@@ -14,7 +14,8 @@ import { isLoopbackHost, newAdminToken } from "./admin/guard.js";
 import { bindMiningMode, MINING_MODES, type MiningMode } from "./chain/mining.js";
 import { createApp } from "./app.js";
 import { answerClientError } from "./pipeline/clientError.js";
-import { attachSolanaWebSocket } from "./node/solanaWebSocket.js";
+import { attachNodeWebSockets } from "./node/webSockets.js";
+import { ProjectLocks } from "./pipeline/locks.js";
 import type { AuthMode } from "./auth/bearer.js";
 import { warmVerifyThread } from "./auth/verifyThread.js";
 import { createClock, type Clock } from "./clock.js";
@@ -158,7 +159,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let listening: { host: string; port: number } | undefined;
   const listeningPorts = () => (listening ? [listening.port] : []);
   const webhooks = startWebhookDispatcher({ store, clock, wallNow: Date.now, log, listeningPorts, privateWebhookTargets });
+  const locks = new ProjectLocks(); // the app's stages and the node's WebSockets write the same ledgers
   const app = createApp({
+    locks,
     keys,
     operations,
     adminOperations: new OperationIndex(adminOperations),
@@ -199,7 +202,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
 
   const server: Server = createServer(app);
-  const stopWebSocket = attachSolanaWebSocket(server, { store, clock, clientKeys: projects });
+  const stopWebSocket = attachNodeWebSockets(server, { store, clock, random: random.fork("node-websocket"), locks, clientKeys: projects });
   const clientErrorIds = random.fork("correlation-client-error");
   server.on(
     "clientError",

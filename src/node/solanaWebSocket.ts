@@ -11,20 +11,17 @@
  * Landing follows getSignatureStatuses on the project's ledger and the sandbox clock: subscriptions are checked when
  * the clock is set or advanced, and on a short interval while any is open (automine and wall-clock slots).
  */
-import type { IncomingMessage, Server } from "node:http";
+import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
 import type { Clock } from "../clock.js";
 import type { Store } from "../store/store.js";
-import { rpcFailure } from "./jsonRpc.js";
-import { type ClientKeyIndex, nodeCaller, UNKNOWN_NODE_TOKEN } from "./nodeToken.js";
-import { isSolanaNetwork, solanaMethods, type SolanaNodeContext } from "./solana/methods.js";
+import { solanaMethods, type SolanaNodeContext } from "./solana/methods.js";
+import type { WebSocketEndpoint, WebSocketTarget } from "./webSocketEndpoint.js";
 
 export interface SolanaWebSocketDeps {
   store: Store;
   clock: Clock;
-  /** The client API keys, accepted as the token as on the HTTP node. */
-  clientKeys: ClientKeyIndex;
 }
 
 /** How often open subscriptions are checked besides clock changes, in wall milliseconds. */
@@ -40,18 +37,8 @@ interface SignatureStatus {
   confirmationStatus: string;
 }
 
-const PATH = /^\/rpc\/v1\/([^/]+)\/([^/]+)\/?$/;
-
-/** Refuses an upgrade with a JSON-RPC error body, as the HTTP node refuses a POST. */
-function refuse(socket: Duplex, status: number, reason: string, message: string): void {
-  const body = JSON.stringify(rpcFailure(-32001, message));
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
-}
-
-/** Serves Solana PubSub on `server`'s upgrade requests to a Solana node path; every other upgrade is refused with 404. */
-export function attachSolanaWebSocket(server: Server, deps: SolanaWebSocketDeps): () => void {
+/** Serves Solana PubSub on the upgrades `webSockets.ts` hands it (a Solana network, a known node token). */
+export function solanaPubSub(deps: SolanaWebSocketDeps): WebSocketEndpoint {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD });
   const connections = new Set<() => void>();
   const checkAll = () => {
@@ -61,40 +48,27 @@ export function attachSolanaWebSocket(server: Server, deps: SolanaWebSocketDeps)
   // The interval runs only while a connection is open: with none there is nothing to check.
   let timer: NodeJS.Timeout | undefined;
 
-  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const match = PATH.exec(new URL(req.url ?? "/", "http://sandbox").pathname);
-    if (!match) return refuse(socket, 404, "Not Found", "no WebSocket endpoint here; Solana PubSub is served at /rpc/v1/{network}/{token}");
-    let network: string;
-    let token: string;
-    try {
-      network = decodeURIComponent(match[1]!);
-      token = decodeURIComponent(match[2]!);
-    } catch {
-      return refuse(socket, 400, "Bad Request", "a path segment has a malformed percent-escape");
-    }
-    if (!isSolanaNetwork(network)) return refuse(socket, 404, "Not Found", `no WebSocket subscriptions for network ${network}; only Solana's`);
-    // Any Origin is accepted, as on the HTTP node: the client API key is public by design.
-    const projectId = nodeCaller(token, deps.store, deps.clientKeys)?.projectId;
-    if (!projectId) return refuse(socket, 401, "Unauthorized", UNKNOWN_NODE_TOKEN);
-    wss.handleUpgrade(req, socket, head, (ws) => {
-      const check = serve(ws, { network, projectId, deps });
-      connections.add(check);
-      timer ??= setInterval(checkAll, CHECK_INTERVAL_MS).unref();
-      ws.on("close", () => {
-        connections.delete(check);
-        if (connections.size === 0) {
-          clearInterval(timer);
-          timer = undefined;
-        }
+  return {
+    accept(req: IncomingMessage, socket: Duplex, head: Buffer, { network, projectId }: WebSocketTarget) {
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        const check = serve(ws, { network, projectId, deps });
+        connections.add(check);
+        timer ??= setInterval(checkAll, CHECK_INTERVAL_MS).unref();
+        ws.on("close", () => {
+          connections.delete(check);
+          if (connections.size === 0) {
+            clearInterval(timer);
+            timer = undefined;
+          }
+        });
       });
-    });
-  });
-
-  return () => {
-    stopClock();
-    clearInterval(timer);
-    for (const ws of wss.clients) ws.terminate();
-    wss.close();
+    },
+    close() {
+      stopClock();
+      clearInterval(timer);
+      for (const ws of wss.clients) ws.terminate();
+      wss.close();
+    },
   };
 }
 

@@ -57,6 +57,9 @@ export class Store {
   /** Indexes of committed records, per project record (a restored project is a new object: fresh indexes). */
   private readonly indexes = new WeakMap<ProjectRecord, Map<string, CollectionIndexes<unknown>>>();
 
+  /** Who hears that a project's transaction committed (the node's WebSocket subscriptions). */
+  private readonly commitListeners = new Set<(projectId: string) => void>();
+
   /** Resolved when no snapshot is being written: commits wait for it, so none lands between a snapshot and its log reset. */
   private snapshotDone: Promise<void> = Promise.resolve();
 
@@ -286,6 +289,20 @@ export class Store {
     });
   }
 
+  /**
+   * Calls `listener` after each commit of a project's transaction that wrote something, once its writes are
+   * readable; returns the function that stops it. A listener must not throw (it runs in the committer's turn).
+   */
+  onCommit(listener: (projectId: string) => void): () => void {
+    this.commitListeners.add(listener);
+    return () => this.commitListeners.delete(listener);
+  }
+
+  /** Tells the commit listeners that `projectId` committed (PendingTx.commit calls it). */
+  committed(projectId: string): void {
+    for (const listener of this.commitListeners) listener(projectId);
+  }
+
   /** Starts a transaction on one project's data. */
   begin(projectId: string): PendingTx {
     const project = this.db.data.projects[projectId];
@@ -472,6 +489,7 @@ export class PendingTx implements ProjectTx {
     await this.store.logEntry({ p: this.project.id, w: writes }, () =>
       applyWrites(this.project, writes, (name) => this.store.builtIndexes(this.project, name)),
     );
+    this.store.committed(this.project.id);
   }
 
   discard(): void {

@@ -93,7 +93,7 @@ describe("Solana PubSub, automine", () => {
     client.ws.close();
 
     expect(await refusedWith(`${sandbox.url.replace(/^http/, "ws")}/rpc/v1/solana-devnet/not-a-token`)).toBe(401);
-    expect(await refusedWith(httpUrl.replace(/^http/, "ws").replace("/solana-devnet/", "/base-sepolia/"))).toBe(404);
+    expect(await refusedWith(httpUrl.replace(/^http/, "ws").replace("/solana-devnet/", "/not-a-network/"))).toBe(404);
     // A path segment that does not decode is refused, and the sandbox goes on serving.
     expect(await refusedWith(`${sandbox.url.replace(/^http/, "ws")}/rpc/v1/solana-devnet/%ZZ`)).toBe(400);
     expect(await refusedWith(`${sandbox.url.replace(/^http/, "ws")}/rpc/v1/solana-devnet/not-a-token`)).toBe(401);

@@ -1,0 +1,282 @@
+/**
+ * The EVM node over WebSocket, on the HTTP node's paths (`ws://…/rpc/v1/{network}/{token}`, same network and token
+ * rules, checked by `webSockets.ts` before the upgrade): what viem's `webSocket` transport, `watchBlocks` and
+ * `watchContractEvent` use.
+ *
+ * - every method of the HTTP node answers as it does there (the project's lock, due work settled first, one commit);
+ * - `eth_subscribe` ["newHeads"] sends each new block's header; ["logs", {address?, topics?}] each matching log of
+ *   a successful transaction once its block is mined; ["newPendingTransactions"] each new transaction's hash as it
+ *   is sent (before its block in `interval` mining; with automine, its block is mined at once);
+ * - `eth_unsubscribe` [id] answers whether the subscription existed.
+ *
+ * What is new is read from the project's ledger: subscriptions are checked when the project commits (a send, a
+ * faucet, a settlement), when the clock is set or advanced, and on a short interval while any is open (wall-clock
+ * blocks). Connections and subscriptions are bounded; a connection's broken frame ends that connection only.
+ */
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import { type Hex, isAddress } from "viem";
+import { type LedgerTx, ledgerTxs } from "../chain/ledger.js";
+import { chainIdOf } from "../chain/networks.js";
+import type { Clock } from "../clock.js";
+import { settleProject } from "../domains/settle.js";
+import type { ProjectLocks } from "../pipeline/locks.js";
+import type { Random } from "../random.js";
+import type { Store } from "../store/store.js";
+import { type WebSocket, WebSocketServer } from "ws";
+import { eth_getBlockByNumber } from "./evm/chain.js";
+import { type EvmNodeContext, hex, latestBlock } from "./evm/context.js";
+import { evmMethods } from "./evm/methods.js";
+import { receiptView } from "./evm/views.js";
+import { answer } from "./jsonRpc.js";
+import { refuseUpgrade, type WebSocketEndpoint, type WebSocketTarget } from "./webSocketEndpoint.js";
+
+export interface EvmWebSocketDeps {
+  store: Store;
+  clock: Clock;
+  random: Random;
+  locks: ProjectLocks;
+}
+
+/** How often open subscriptions are checked besides commits and clock changes, in wall milliseconds. */
+const CHECK_INTERVAL_MS = 100;
+/** The largest message a client may send. */
+const MAX_PAYLOAD = 1024 * 1024;
+/** Open EVM WebSockets per sandbox; one more is refused with 503 before the upgrade. */
+const MAX_CONNECTIONS = 256;
+/** Subscriptions per connection. */
+const MAX_SUBSCRIPTIONS = 128;
+/** At most this many block headers per check: a clock jump of a day on Base is 43,200 blocks; the newest are sent. */
+const MAX_HEADS_PER_CHECK = 64;
+
+type TopicFilter = (Hex | null | (Hex | null)[])[];
+
+type Subscription =
+  | { kind: "newHeads"; lastBlock: number }
+  | { kind: "logs"; lastBlock: number; addresses?: string[]; topics: TopicFilter }
+  | { kind: "newPendingTransactions"; seen: number };
+
+class InvalidParams extends Error {}
+
+const HASH32 = /^0x[0-9a-fA-F]{64}$/;
+
+/** The `logs` filter of eth_subscribe, checked as a node checks it. */
+function readLogFilter(raw: unknown): { addresses?: string[]; topics: TopicFilter } {
+  if (raw === undefined || raw === null) return { topics: [] };
+  if (typeof raw !== "object" || Array.isArray(raw)) throw new InvalidParams("the logs filter must be an object {address?, topics?}");
+  const { address, topics } = raw as { address?: unknown; topics?: unknown };
+  let addresses: string[] | undefined;
+  if (address !== undefined && address !== null) {
+    const list = Array.isArray(address) ? address : [address];
+    if (!list.every((a) => typeof a === "string" && isAddress(a, { strict: false })))
+      throw new InvalidParams("address must be an address or a list of addresses");
+    addresses = (list as string[]).map((a) => a.toLowerCase());
+  }
+  if (topics === undefined || topics === null) return { addresses, topics: [] };
+  if (!Array.isArray(topics) || topics.length > 4) throw new InvalidParams("topics must be a list of at most 4 positions");
+  const isTopic = (t: unknown) => t === null || (typeof t === "string" && HASH32.test(t));
+  for (const position of topics) {
+    if (Array.isArray(position) ? !position.every(isTopic) : !isTopic(position))
+      throw new InvalidParams("each topic is null, a 32-byte hash, or a list of them");
+  }
+  return { addresses, topics: topics as TopicFilter };
+}
+
+function matches(log: { address: string; topics: readonly Hex[] }, sub: { addresses?: string[]; topics: TopicFilter }): boolean {
+  if (sub.addresses && !sub.addresses.includes(log.address.toLowerCase())) return false;
+  return sub.topics.every((position, i) => {
+    if (position === null) return true;
+    const topic = log.topics[i]?.toLowerCase();
+    if (topic === undefined) return false;
+    const wanted = Array.isArray(position) ? position : [position];
+    return wanted.some((w) => w === null || w.toLowerCase() === topic);
+  });
+}
+
+/** Serves `eth_subscribe` and the node's methods on the upgrades `webSockets.ts` hands it (an EVM network, a known token). */
+export function evmSubscriptions(deps: EvmWebSocketDeps): WebSocketEndpoint {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD });
+  const connections = new Map<() => void, string>();
+  const checkAll = () => {
+    for (const check of connections.keys()) check();
+  };
+  const stopClock = deps.clock.onChange(checkAll);
+  const stopCommits = deps.store.onCommit((projectId) => {
+    for (const [check, project] of connections) if (project === projectId) check();
+  });
+  let timer: NodeJS.Timeout | undefined;
+
+  return {
+    accept(req: IncomingMessage, socket: Duplex, head: Buffer, target: WebSocketTarget) {
+      if (connections.size >= MAX_CONNECTIONS)
+        return refuseUpgrade(socket, 503, "Service Unavailable", `the node serves at most ${MAX_CONNECTIONS} EVM WebSockets at once`);
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        const check = serve(ws, target, deps);
+        connections.set(check, target.projectId);
+        timer ??= setInterval(checkAll, CHECK_INTERVAL_MS).unref();
+        ws.on("close", () => {
+          connections.delete(check);
+          if (connections.size === 0) {
+            clearInterval(timer);
+            timer = undefined;
+          }
+        });
+      });
+    },
+    close() {
+      stopClock();
+      stopCommits();
+      clearInterval(timer);
+      for (const ws of wss.clients) ws.terminate();
+      wss.close();
+    },
+  };
+}
+
+/** One connection: answers its messages and returns the check of its subscriptions. */
+function serve(ws: WebSocket, { network, projectId }: WebSocketTarget, deps: EvmWebSocketDeps): () => void {
+  const chainId = chainIdOf(network)!;
+  const subscriptions = new Map<string, Subscription>();
+  let nextId = 1;
+  // A read of the committed ledger: the transaction is never committed, so a check changes nothing.
+  const readContext = (): EvmNodeContext | undefined =>
+    deps.store.project(projectId) ? { network, chainId, store: deps.store.begin(projectId), clock: deps.clock } : undefined;
+  const send = (message: object) => {
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message, (_k, v) => (typeof v === "bigint" ? hex(v) : v)));
+  };
+  const notify = (subscription: string, result: unknown) => send({ jsonrpc: "2.0", method: "eth_subscription", params: { subscription, result } });
+  /** Transactions of this network recorded after the first `seen` of the project's (the ledger keeps them in the order sent). */
+  const sentSince = (ctx: EvmNodeContext, seen: number): { txs: LedgerTx[]; total: number } => {
+    let index = 0;
+    const txs = ledgerTxs(ctx.store).filter((t) => index++ >= seen && t.network === network);
+    return { txs, total: index };
+  };
+  const minedIn = (ctx: EvmNodeContext, from: number, to: number) =>
+    ledgerTxs(ctx.store)
+      .filter((t) => t.network === network && t.block > from && t.block <= to && t.status === "success")
+      .sort((a, b) => a.block - b.block);
+
+  const checkSubscriptions = () => {
+    if (subscriptions.size === 0) return;
+    const ctx = readContext();
+    if (!ctx) return;
+    const head = latestBlock(ctx);
+    for (const [id, sub] of subscriptions) {
+      if (sub.kind === "newPendingTransactions") {
+        const { txs, total } = sentSince(ctx, sub.seen);
+        sub.seen = total;
+        for (const t of txs) notify(id, t.hash);
+        continue;
+      }
+      if (head <= sub.lastBlock) {
+        sub.lastBlock = Math.min(sub.lastBlock, head);
+        continue;
+      }
+      const from = sub.lastBlock;
+      sub.lastBlock = head;
+      if (sub.kind === "newHeads") {
+        for (let n = Math.max(from + 1, head - MAX_HEADS_PER_CHECK + 1); n <= head; n++) {
+          const { transactions: _transactions, ...header } = eth_getBlockByNumber([hex(n), false], ctx)!;
+          notify(id, header);
+        }
+        continue;
+      }
+      for (const t of minedIn(ctx, from, head)) {
+        for (const log of receiptView(t).logs) if (matches(log, sub)) notify(id, log);
+      }
+    }
+  };
+
+  // Runs in a committer's turn and on timers: whatever goes wrong ends this connection, never the caller.
+  const check = () => {
+    try {
+      checkSubscriptions();
+    } catch {
+      ws.terminate();
+    }
+  };
+
+  const subscribe = (args: unknown[]): string => {
+    if (subscriptions.size >= MAX_SUBSCRIPTIONS) throw new InvalidParams(`at most ${MAX_SUBSCRIPTIONS} subscriptions per connection`);
+    const ctx = readContext();
+    if (!ctx) throw new InvalidParams("the project no longer exists");
+    const head = latestBlock(ctx);
+    let sub: Subscription;
+    switch (args[0]) {
+      case "newHeads":
+        sub = { kind: "newHeads", lastBlock: head };
+        break;
+      case "logs":
+        sub = { kind: "logs", lastBlock: head, ...readLogFilter(args[1]) };
+        break;
+      case "newPendingTransactions":
+        sub = { kind: "newPendingTransactions", seen: sentSince(ctx, Number.MAX_SAFE_INTEGER).total };
+        break;
+      default:
+        throw new InvalidParams(`unknown subscription ${JSON.stringify(args[0])}; newHeads, logs and newPendingTransactions are served`);
+    }
+    const id = hex(nextId++);
+    subscriptions.set(id, sub);
+    return id;
+  };
+
+  /** Any other method, as the HTTP node answers it: under the project's lock, due work settled, one commit. */
+  const call = (message: unknown) =>
+    deps.locks.run(projectId, true, async () => {
+      const tx = deps.store.begin(projectId);
+      settleProject(tx, { clock: deps.clock, random: deps.random });
+      const out = await answer(
+        message,
+        evmMethods,
+        { network, chainId, store: tx, clock: deps.clock },
+        (m) => `the method ${m} does not exist/is not available`,
+      );
+      await tx.commit();
+      return out;
+    });
+
+  const handle = async (message: unknown): Promise<unknown> => {
+    if (!message || typeof message !== "object" || Array.isArray(message))
+      return { jsonrpc: "2.0", id: null, error: { code: -32600, message: "invalid request" } };
+    const { id, method, params } = message as { id?: unknown; method?: unknown; params?: unknown };
+    const args = Array.isArray(params) ? params : [];
+    try {
+      if (method === "eth_subscribe") return { jsonrpc: "2.0", id: id ?? null, result: subscribe(args) };
+      if (method === "eth_unsubscribe") {
+        const known = typeof args[0] === "string" && subscriptions.delete(args[0]);
+        return { jsonrpc: "2.0", id: id ?? null, result: known };
+      }
+    } catch (error) {
+      if (error instanceof InvalidParams) return { jsonrpc: "2.0", id: id ?? null, error: { code: -32602, message: `invalid params: ${error.message}` } };
+      throw error;
+    }
+    if (!deps.store.project(projectId)) return { jsonrpc: "2.0", id: id ?? null, error: { code: -32001, message: "unknown node token" } };
+    return call(message);
+  };
+
+  ws.on("error", () => ws.terminate()); // a broken frame or an oversized message ends this connection only
+  ws.on("message", (data, isBinary) => {
+    if (isBinary) return send({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "parse error: send JSON text" } });
+    let payload: unknown;
+    try {
+      payload = JSON.parse(data.toString());
+    } catch {
+      return send({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "parse error" } });
+    }
+    const reply = async () => {
+      // A batch is answered in order, as the HTTP node answers one.
+      if (!Array.isArray(payload)) return handle(payload);
+      const out: unknown[] = [];
+      for (const message of payload) out.push(await handle(message));
+      return out;
+    };
+    reply().then(
+      (out) => {
+        send(out as object);
+        check(); // a send over this socket is announced to its own subscriptions without waiting
+      },
+      (error: Error) => send({ jsonrpc: "2.0", id: (payload as { id?: unknown })?.id ?? null, error: { code: -32603, message: error.message } }),
+    );
+  });
+  return check;
+}
