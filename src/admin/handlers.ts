@@ -11,7 +11,9 @@ import {
   passSandboxCoinbaseAuthorizationChallenge,
 } from "./coinbaseUsers.js";
 import { getSandboxDashboardAsset, openSandboxDashboard } from "./dashboard.js";
-import { createSandboxProjectWideDelegation, issueSandboxEndUserToken } from "./endUsers.js";
+import { createSandboxAccountDelegation, createSandboxProjectWideDelegation, issueSandboxEndUserToken } from "./endUsers.js";
+import { exportSandboxState } from "./export.js";
+import { getSandboxRequestsHar } from "./har.js";
 import { listSandboxOnrampOrders, listSandboxTransfers } from "./flows.js";
 import { fundSandboxAccount, simulateSandboxDeposit } from "./money.js";
 import {
@@ -63,6 +65,9 @@ export const adminHandlers: AdminHandlers = {
   deleteSandboxX402Bundle,
   issueSandboxEndUserToken,
   createSandboxProjectWideDelegation,
+  createSandboxAccountDelegation,
+  exportSandboxState,
+  getSandboxRequestsHar,
   createSandboxCoinbaseUser,
   getSandboxCoinbaseUser,
   issueSandboxCoinbaseAccessToken,
