@@ -8,6 +8,7 @@
  *   --spec FILE  --data FILE  --auth verify|strict|none  --credentials-file FILE
  *   --seed S  --validate-responses  --scenario NAME_OR_FILE (repeatable)  --mining auto|interval
  *   --admin-token T (required by /_sandbox; made up and printed when the host is not loopback)
+ *   --init FILE (seed state: docs/state-files.md)  --export-on-exit FILE  --journal FILE (JSON Lines)
  * A scenario file that does not check out stops the start with exit code 2.
  * `cdp-sandbox run [options] -- <command> [args…]` runs a command against a sandbox (src/run.ts).
  */
@@ -45,6 +46,10 @@ async function main(): Promise<void> {
         scenario: { type: "string", multiple: true },
         "validate-responses": { type: "boolean" },
         mining: { type: "string" },
+        // State files and the journal that outlives the process (docs/state-files.md).
+        init: { type: "string" },
+        "export-on-exit": { type: "string" },
+        journal: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -57,6 +62,7 @@ async function main(): Promise<void> {
       "usage: cdp-sandbox [--port 8080] [--host 127.0.0.1] [--spec openapi.yaml] [--data state.json]\n" +
         "                   [--auth verify|strict|none] [--credentials-file creds.json] [--seed S] [--validate-responses]\n" +
         "                   [--scenario NAME_OR_FILE ...] [--admin-token T] [--mining auto|interval]\n" +
+        "                   [--init state.yaml] [--export-on-exit state.json] [--journal journal.jsonl]\n" +
         "       cdp-sandbox run [options] -- <command> [args...]   (cdp-sandbox run --help)\n",
     );
     return;
@@ -83,8 +89,13 @@ async function main(): Promise<void> {
     validateResponses: Boolean(values["validate-responses"]) || env("validate-responses") === "true",
     adminToken: get("admin-token"),
     mining,
+    init: get("init"),
+    exportOnExit: get("export-on-exit"),
+    journal: get("journal"),
     log: (message) => process.stderr.write(`cdp-sandbox: ${message}\n`),
   });
+  // Whatever ends the process, the journal file gets what is pending.
+  process.on("exit", () => sandbox.flushJournal());
   const { adminToken } = sandbox;
   if (adminToken && !isLoopbackHost(host)) {
     process.stderr.write(
