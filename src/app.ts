@@ -58,7 +58,15 @@ export function createApp(deps: AppDeps): SandboxListener {
     send(res, status, out, id);
   };
   app.use(
-    createNodeRouter({ store: deps.store, projects: deps.projects, clock: deps.clock, random: deps.random.fork("node"), authMode: deps.authMode, locks }),
+    createNodeRouter({
+      store: deps.store,
+      projects: deps.projects,
+      clock: deps.clock,
+      random: deps.random.fork("node"),
+      authMode: deps.authMode,
+      locks,
+      journal: deps.journal,
+    }),
   );
   const cors = { store: deps.store, defaultProjectId: () => deps.projects.defaultProjectId() };
   const platform = (req: IncomingMessage, res: ServerResponse) =>

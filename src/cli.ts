@@ -10,6 +10,7 @@
  *   --admin-token T (required by /_sandbox; made up and printed when the host is not loopback)
  *   --accept-unknown-keys  --allow-private-webhook-targets (off loopback, both are refused unless given; the
  *   ready line then lists them as optIns=…)
+ *   --init FILE (seed state: docs/state-files.md)  --export-on-exit FILE  --journal FILE (JSON Lines)
  * A scenario file that does not check out stops the start with exit code 2.
  * `cdp-sandbox run [options] -- <command> [args…]` runs a command against a sandbox (src/run.ts).
  */
@@ -49,6 +50,10 @@ async function main(): Promise<void> {
         mining: { type: "string" },
         "accept-unknown-keys": { type: "boolean" },
         "allow-private-webhook-targets": { type: "boolean" },
+        // State files and the journal that outlives the process (docs/state-files.md).
+        init: { type: "string" },
+        "export-on-exit": { type: "string" },
+        journal: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -62,6 +67,7 @@ async function main(): Promise<void> {
         "                   [--auth verify|strict|none] [--credentials-file creds.json] [--seed S] [--validate-responses]\n" +
         "                   [--scenario NAME_OR_FILE ...] [--admin-token T] [--mining auto|interval]\n" +
         "                   [--accept-unknown-keys] [--allow-private-webhook-targets]   (off loopback: opt-ins)\n" +
+        "                   [--init state.yaml] [--export-on-exit state.json] [--journal journal.jsonl]\n" +
         "       cdp-sandbox run [options] -- <command> [args...]   (cdp-sandbox run --help)\n",
     );
     return;
@@ -92,8 +98,13 @@ async function main(): Promise<void> {
     mining,
     acceptUnknownKeys: optIn("accept-unknown-keys"),
     allowPrivateWebhookTargets: optIn("allow-private-webhook-targets"),
+    init: get("init"),
+    exportOnExit: get("export-on-exit"),
+    journal: get("journal"),
     log: (message) => process.stderr.write(`cdp-sandbox: ${message}\n`),
   });
+  // Whatever ends the process, the journal file gets what is pending.
+  process.on("exit", () => sandbox.flushJournal());
   const { adminToken } = sandbox;
   if (adminToken && !isLoopbackHost(host)) {
     process.stderr.write(

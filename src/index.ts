@@ -41,12 +41,18 @@ import { projectOfPaymentSession } from "./domains/payment-sessions/model.js";
 import { ScenarioEngine } from "./scenarios/engine.js";
 import { loadShippedScenarios, resolveStartupScenarios } from "./scenarios/load.js";
 import { startWebhookDispatcher } from "./domains/webhooks/dispatcher.js";
+import { JournalFile } from "./pipeline/journalFile.js";
+import { exportState } from "./state-files/export.js";
+import { seedState, writeExport } from "./state-files/lifecycle.js";
+import type { StateFile } from "./state-files/model.js";
 
 export type { Clock } from "./clock.js";
 export type { MiningMode } from "./chain/mining.js";
 export type { ProjectCredentials } from "./projects/projects.js";
 export { createClock } from "./clock.js";
 export { ScenarioError } from "./scenarios/parse.js";
+export { StateFileError } from "./state-files/read.js";
+export type { StateFile } from "./state-files/model.js";
 
 export interface SandboxOptions {
   /** 0 (default in-process) picks any free port. */
@@ -92,6 +98,17 @@ export interface SandboxOptions {
    * host's own services through the deliveries), unless set.
    */
   allowPrivateWebhookTargets?: boolean;
+  /**
+   * State to seed before the first request (docs/state-files.md): a YAML or JSON file, or its content as an object.
+   * With `data`, applied only when the data file is new. A bad file stops the start with a StateFileError.
+   */
+  init?: string | StateFile;
+  /** Writes the state (GET /_sandbox/export) to this file when the sandbox closes. */
+  exportOnExit?: string;
+  /** Appends every journal entry, with its bodies, to this file as JSON Lines while the sandbox runs. */
+  journal?: string;
+  /** Characters of each body the journal file keeps (default 262,144). */
+  journalBodyLimit?: number;
   log?: (message: string) => void;
 }
 
@@ -112,6 +129,10 @@ export interface Sandbox {
   optIns: string[];
   /** A new isolated project with its own credentials. */
   createProject(name?: string): Promise<ProjectCredentials & { basePath: string }>;
+  /** The state as a state file (what GET /_sandbox/export answers), of one project or of all. */
+  exportState(projectId?: string): StateFile;
+  /** Writes what the journal file (`journal`) has pending: for signal handlers, which cannot wait for `close`. */
+  flushJournal(): void;
   close(): Promise<void>;
 }
 
@@ -126,7 +147,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   bindMiningMode(clock, mining);
   const store = await Store.open(options.data);
   // Each start on a kept state draws from a seeded stream of its own (the first from the seed as is): no id repeats.
-  const random = createRandomForStart(options.seed, await store.countStart());
+  const earlierStarts = await store.countStart();
+  const random = createRandomForStart(options.seed, earlierStarts);
   // A new RSA import key is generated on the thread pool while the rest of the start-up runs.
   const importKeyPending = store.ensureImportKey(generateImportKey);
   importKeyPending.catch(() => undefined); // awaited below; this only keeps Node from calling it unhandled meanwhile
@@ -138,13 +160,25 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   // While the import key is generated on the thread pool: no request after the ready line waits for the validators to load.
   loadValidation();
   const projects = new ProjectRegistry(store, clock, random.fork("projects"));
-  const defaultCredentials = await projects.ensureDefault();
+  let defaultCredentials = await projects.ensureDefault();
   const endUserTokenSecret = Buffer.from(await store.ensureEndUserTokenSecret(() => random.fork("end-user-tokens").hex(32)), "hex");
   const shipped = loadShippedScenarios(options.scenariosDir);
   const engine = new ScenarioEngine(shipped, clock, random.fork("scenarios"));
   for (const scenario of resolveStartupScenarios(options.scenario ?? [], shipped)) engine.activate(scenario);
   const importKey = importKeyFromPem((await importKeyPending).privateKeyPem);
   const keys = { importKey, endUserTokenSecret };
+  const handlers = options.handlers ?? defaultHandlers;
+  if (options.init !== undefined) {
+    if (earlierStarts > 0) log("--init: the data file has been started before; its state is kept and the init file is not applied again");
+    else {
+      await seedState(options.init, { store, projects, clock, random: random.fork("init"), keys, handlers, operations, engine, shipped, log });
+      // The file may have given the default project an identity of its own (an export's).
+      defaultCredentials = projects.credentialsOf(store.project(projects.defaultProjectId())!);
+    }
+  }
+  const journal = new Journal();
+  const journalFile = options.journal ? new JournalFile(options.journal, options.journalBodyLimit) : undefined;
+  journal.attach(journalFile);
 
   let basePath = "";
   const host = options.host ?? "127.0.0.1";
@@ -165,12 +199,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     keys,
     operations,
     adminOperations: new OperationIndex(adminOperations),
-    handlers: options.handlers ?? defaultHandlers,
+    handlers,
     store,
     projects,
     clock,
     random: random.fork("requests"),
-    journal: new Journal(),
+    journal,
     scenarios: options.scenarios ?? engine,
     scenarioEngine: options.scenarios ? undefined : engine,
     authMode,
@@ -202,7 +236,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
 
   const server: Server = createServer(app);
-  const stopWebSocket = attachNodeWebSockets(server, { store, clock, random: random.fork("node-websocket"), locks, clientKeys: projects });
+  const webSocketIds = random.fork("websocket-journal");
+  const stopWebSocket = attachNodeWebSockets(server, {
+    store,
+    clock,
+    random: random.fork("node-websocket"),
+    locks,
+    clientKeys: projects,
+    journal: { journal, correlationId: () => `${webSocketIds.hex(8)}-SBX` },
+  });
   const clientErrorIds = random.fork("correlation-client-error");
   server.on(
     "clientError",
@@ -231,6 +273,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     mining,
     optIns,
     createProject: async (name) => ({ ...(await projects.create(name)), basePath }),
+    exportState: (projectId) => exportState(store, clock, projectId),
+    flushJournal: () => journalFile?.flush(),
     close: async () => {
       await webhooks.stop();
       await new Promise<void>((resolve, reject) => {
@@ -238,6 +282,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         server.closeAllConnections();
         server.close((error) => (error ? reject(error) : resolve()));
       });
+      if (options.exportOnExit) writeExport(options.exportOnExit, exportState(store, clock));
+      journalFile?.close();
       await store.close();
     },
   };

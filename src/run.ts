@@ -62,6 +62,10 @@ const OPTIONS = {
   "validate-responses": { type: "boolean" },
   "admin-token": { type: "string" },
   mining: { type: "string" },
+  // State files and the journal that outlives the run (docs/state-files.md).
+  init: { type: "string" },
+  "export-on-exit": { type: "string" },
+  journal: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -69,6 +73,7 @@ type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; strict: tru
 
 const USAGE =
   "usage: cdp-sandbox run [--port 0] [--seed S] [--scenario NAME ...] [--data FILE] [--auth MODE] [--new-project] [--no-hook]\n" +
+  "                       [--init FILE] [--export-on-exit FILE] [--journal FILE]\n" +
   "                       [--attach URL --credentials-file FILE] [--credentials-file FILE] -- <command> [args...]\n";
 
 /** Sandbox options before the command; the command starts at `--` or at the first word that is not an option. */
@@ -129,6 +134,9 @@ async function start(values: Values): Promise<RunSandbox> {
       validateResponses: values["validate-responses"] ?? false,
       adminToken: values["admin-token"],
       mining: values.mining as SandboxOptions["mining"],
+      init: values.init,
+      exportOnExit: values["export-on-exit"],
+      journal: values.journal,
       log: (message) => process.stderr.write(`cdp-sandbox: ${message}\n`),
     });
   } catch (error) {
@@ -155,7 +163,20 @@ async function start(values: Values): Promise<RunSandbox> {
 
 /** Joins the sandbox at --attach: it must answer its health check; the project comes from --credentials-file or is made anew. */
 async function attach(values: Values): Promise<RunSandbox> {
-  for (const local of ["port", "host", "spec", "data", "auth", "seed", "scenario", "validate-responses", "mining"] as const) {
+  for (const local of [
+    "port",
+    "host",
+    "spec",
+    "data",
+    "auth",
+    "seed",
+    "scenario",
+    "validate-responses",
+    "mining",
+    "init",
+    "export-on-exit",
+    "journal",
+  ] as const) {
     if (values[local] !== undefined) throw new RunError(`--${local} configures a sandbox this run starts; it cannot change the one at --attach`);
   }
   let url: string;

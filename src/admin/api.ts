@@ -43,6 +43,13 @@ type RoutedHandler = ((call: RoutedCall, ctx: AdminContext) => RoutedResult | Pr
     readonly file?: (call: RoutedCall) => Promise<ServedFile>;
   };
 
+/** Reading the journal (or the dashboard's page) is not recorded in it: a poll would bury what it looks for. */
+const UNRECORDED = new Set(["listSandboxRequests", "getSandboxRequest", "getSandboxRequestsHar", "openSandboxDashboard", "getSandboxDashboardAsset"]);
+
+/** The dashboard marks its calls; its polling reads are left out of the journal too, its changes are not. */
+const recorded = (ex: Exchange) =>
+  !(ex.operation && UNRECORDED.has(ex.operation.operationId)) && !(ex.method === "GET" && ex.headers["x-sandbox-dashboard"] !== undefined);
+
 const isEmptyObject = (value: unknown) => value === null || (typeof value === "object" && !Array.isArray(value) && Object.keys(value).length === 0);
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -117,6 +124,7 @@ export function createAdminApi(deps: AdminApiDeps): (req: Request, res: Response
           ).projectId
         : undefined;
     const projectId = namedProject(ex.headers["x-sandbox-project"], tokenProject);
+    ex.projectId = projectId;
     const handler = adminHandlers[op.operationId as AdminOperationId] as unknown as RoutedHandler;
     const call: RoutedCall = { projectId, pathParams: match.pathParams, query: ex.query, body: ex.body };
     if (handler.file) {
@@ -151,6 +159,8 @@ export function createAdminApi(deps: AdminApiDeps): (req: Request, res: Response
       .then((out) => {
         out.headers["x-correlation-id"] = ex.correlationId;
         sendOutgoing(res, out);
+        ex.response = out;
+        if (recorded(ex)) deps.journal.record(ex, Date.now(), "admin");
       });
   };
 }

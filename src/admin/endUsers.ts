@@ -1,14 +1,15 @@
 /**
  * What an end user's own client would obtain in sign-in flows the REST
  * contract does not cover: an access token (with its Temporary Wallet
- * Secret) and a project-wide delegation grant.
+ * Secret), a project-wide delegation grant, and an account-scoped one
+ * without the end user's token and wallet JWT.
  */
-import { createGrant } from "../domains/end-users/accounts.js";
+import { accountScopeOf, createGrant } from "../domains/end-users/accounts.js";
 import { endUsers, findEndUser } from "../domains/end-users/model.js";
 import { issueEndUserToken } from "../domains/end-users/tokens.js";
 import { issueTemporaryWalletSecret } from "../domains/end-users/walletSecrets.js";
 import { apiError } from "../errors/catalogue.js";
-import { type AdminHandler, callerProject, locking } from "./types.js";
+import { type AdminContext, type AdminHandler, callerProject, locking } from "./types.js";
 
 export const issueSandboxEndUserToken: AdminHandler<"issueSandboxEndUserToken"> = locking("project", async (call, ctx) => {
   const projectId = callerProject(call, ctx);
@@ -22,7 +23,8 @@ export const issueSandboxEndUserToken: AdminHandler<"issueSandboxEndUserToken"> 
   return { status: 201, body: { userId, ...token, ...secret } };
 });
 
-export const createSandboxProjectWideDelegation: AdminHandler<"createSandboxProjectWideDelegation"> = locking("project", async (call, ctx) => {
+/** Creates a grant as the platform's own handler does (same checks, same webhook event), in one transaction. */
+async function grant(call: { projectId?: string; pathParams: { userId: string } }, ctx: AdminContext, address: string | undefined, expiresAt: string) {
   const projectId = callerProject(call, ctx);
   const tx = ctx.store.begin(projectId);
   const handlerCtx = {
@@ -33,7 +35,18 @@ export const createSandboxProjectWideDelegation: AdminHandler<"createSandboxProj
     project: { id: projectId, settings: tx.settings() },
     log: ctx.log,
   };
-  const grant = createGrant(handlerCtx, findEndUser(tx, call.pathParams.userId), undefined, call.body.expiresAt);
+  const user = findEndUser(tx, call.pathParams.userId);
+  const made = createGrant(handlerCtx, user, address === undefined ? undefined : accountScopeOf(user, address), expiresAt);
   await tx.commit();
-  return { status: 201, body: { userId: grant.userId, scope: "project", expiresAt: new Date(grant.expiresAtMs).toISOString() } };
+  return made;
+}
+
+export const createSandboxProjectWideDelegation: AdminHandler<"createSandboxProjectWideDelegation"> = locking("project", async (call, ctx) => {
+  const made = await grant(call, ctx, undefined, call.body.expiresAt);
+  return { status: 201, body: { userId: made.userId, scope: "project", expiresAt: new Date(made.expiresAtMs).toISOString() } };
+});
+
+export const createSandboxAccountDelegation: AdminHandler<"createSandboxAccountDelegation"> = locking("project", async (call, ctx) => {
+  const made = await grant(call, ctx, call.pathParams.address, call.body.expiresAt);
+  return { status: 201, body: { userId: made.userId, scope: "account", address: made.address!, expiresAt: new Date(made.expiresAtMs).toISOString() } };
 });

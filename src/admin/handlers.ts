@@ -12,8 +12,10 @@ import {
 } from "./coinbaseUsers.js";
 import { getSandboxDashboardAsset, openSandboxDashboard } from "./dashboard.js";
 import { grantSandboxOAuthConsent, listSandboxMessages, openSandboxOAuthConsentPage } from "./embeddedWallets.js";
-import { createSandboxProjectWideDelegation, issueSandboxEndUserToken } from "./endUsers.js";
+import { createSandboxAccountDelegation, createSandboxProjectWideDelegation, issueSandboxEndUserToken } from "./endUsers.js";
 import { createSandboxCharge, listSandboxCharges, putSandboxCommerceProduct } from "./charges.js";
+import { exportSandboxState } from "./export.js";
+import { getSandboxRequestsHar } from "./har.js";
 import { listSandboxOnrampOrders, listSandboxTransfers } from "./flows.js";
 import { fundSandboxAccount, simulateSandboxDeposit } from "./money.js";
 import {
@@ -74,6 +76,9 @@ export const adminHandlers: AdminHandlers = {
   deleteSandboxX402Bundle,
   issueSandboxEndUserToken,
   createSandboxProjectWideDelegation,
+  createSandboxAccountDelegation,
+  exportSandboxState,
+  getSandboxRequestsHar,
   createSandboxCoinbaseUser,
   getSandboxCoinbaseUser,
   issueSandboxCoinbaseAccessToken,

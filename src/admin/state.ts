@@ -1,5 +1,6 @@
 /** The sandbox's state as a whole: reset it, snapshot and restore it, and read or empty the request journal. */
 import { apiError } from "../errors/catalogue.js";
+import type { JournalKind } from "../pipeline/journal.js";
 import { integerOf, textOf } from "./paging.js";
 import { type AdminHandler, locking } from "./types.js";
 
@@ -34,6 +35,7 @@ export const listSandboxRequests: AdminHandler<"listSandboxRequests"> = ({ proje
     limit: integerOf(query.limit),
     status: textOf(query.status),
     operationId: textOf(query.operationId),
+    kind: textOf(query.kind) as JournalKind | undefined,
     text: textOf(query.q),
     duplicates: query.duplicates === "true",
   });

@@ -28,6 +28,7 @@ import { eth_getBlockByNumber } from "./evm/chain.js";
 import { type EvmNodeContext, hex, latestBlock } from "./evm/context.js";
 import { evmMethods } from "./evm/methods.js";
 import { receiptView } from "./evm/views.js";
+import { recordWebSocketMessage, type WebSocketJournal } from "./journalRpc.js";
 import { answer } from "./jsonRpc.js";
 import { refuseUpgrade, type WebSocketEndpoint, type WebSocketTarget } from "./webSocketEndpoint.js";
 
@@ -36,6 +37,8 @@ export interface EvmWebSocketDeps {
   clock: Clock;
   random: Random;
   locks: ProjectLocks;
+  /** Each message a client sends is recorded here, with its answer. */
+  journal?: WebSocketJournal;
 }
 
 /** How often open subscriptions are checked besides commits and clock changes, in wall milliseconds. */
@@ -256,12 +259,19 @@ function serve(ws: WebSocket, { network, projectId }: WebSocketTarget, deps: Evm
 
   ws.on("error", () => ws.terminate()); // a broken frame or an oversized message ends this connection only
   ws.on("message", (data, isBinary) => {
-    if (isBinary) return send({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "parse error: send JSON text" } });
+    const receivedAt = Date.now();
+    const request = isBinary ? "<binary>" : data.toString();
+    // Each message goes into the journal with its answer, once answered.
+    const answer = (message: object) => {
+      send(message);
+      recordWebSocketMessage(deps.journal, { projectId, network, receivedAt, request, answer: JSON.stringify(message), wallNow: Date.now() });
+    };
+    if (isBinary) return answer({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "parse error: send JSON text" } });
     let payload: unknown;
     try {
-      payload = JSON.parse(data.toString());
+      payload = JSON.parse(request);
     } catch {
-      return send({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "parse error" } });
+      return answer({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "parse error" } });
     }
     const reply = async () => {
       // A batch is answered in order, as the HTTP node answers one.
@@ -272,10 +282,10 @@ function serve(ws: WebSocket, { network, projectId }: WebSocketTarget, deps: Evm
     };
     reply().then(
       (out) => {
-        send(out as object);
+        answer(out as object);
         check(); // a send over this socket is announced to its own subscriptions without waiting
       },
-      (error: Error) => send({ jsonrpc: "2.0", id: (payload as { id?: unknown })?.id ?? null, error: { code: -32603, message: error.message } }),
+      (error: Error) => answer({ jsonrpc: "2.0", id: (payload as { id?: unknown })?.id ?? null, error: { code: -32603, message: error.message } }),
     );
   });
   return check;

@@ -31,6 +31,8 @@ import { evmMethods } from "./evm/methods.js";
 import { answer, rpcFailure, stringifyWithBigInts } from "./jsonRpc.js";
 import { nodeCaller, UNKNOWN_NODE_TOKEN } from "./nodeToken.js";
 import { isSolanaNetwork, solanaMethods } from "./solana/methods.js";
+import type { Journal } from "../pipeline/journal.js";
+import { recordNodeCall } from "./journalRpc.js";
 
 export interface NodeDeps {
   store: Store;
@@ -41,6 +43,8 @@ export interface NodeDeps {
   authMode: AuthMode;
   /** The sandbox's per-project write locks: the node writes the same ledgers as the platform API. */
   locks: ProjectLocks;
+  /** Where each call (each method of a batch) is recorded. */
+  journal?: Journal;
 }
 
 export function createNodeRouter(deps: NodeDeps): express.Router {
@@ -66,30 +70,50 @@ export function createNodeRouter(deps: NodeDeps): express.Router {
   });
 
   router.use("/rpc/v1", nodeCors);
+  const journalIds = deps.random.fork("node-journal");
   router.post("/rpc/v1/:network/:token", async (req: Request, res: Response) => {
+    const receivedAt = Date.now();
+    let payload: unknown;
+    const send = (status: number, text: string) => {
+      res.status(status).type("application/json").send(text);
+      if (!deps.journal) return;
+      const { authorization: _token, ...headers } = req.headers as Record<string, string>;
+      recordNodeCall(deps.journal, {
+        projectId: nodeCaller(String(req.params.token), deps.store, deps.projects)?.projectId,
+        correlationId: () => `${journalIds.hex(8)}-SBX`,
+        receivedAt,
+        wallNow: Date.now(),
+        // The node token in the path names the project; the journal shows it as it shows other credentials.
+        path: `/rpc/v1/${String(req.params.network)}/<node token>`,
+        headers,
+        status,
+        payload,
+        answerText: text,
+        requestText: Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "",
+      });
+    };
     const network = String(req.params.network);
     const chainId = chainIdOf(network);
     const solana = isSolanaNetwork(network);
     if (chainId === undefined && !solana) {
-      res.status(404).json(rpcFailure(-32001, `unknown network ${network}`));
+      send(404, JSON.stringify(rpcFailure(-32001, `unknown network ${network}`)));
       return;
     }
     const caller = nodeCaller(String(req.params.token), deps.store, deps.projects);
     if (!caller) {
-      res.status(401).json(rpcFailure(-32001, UNKNOWN_NODE_TOKEN));
+      send(401, JSON.stringify(rpcFailure(-32001, UNKNOWN_NODE_TOKEN)));
       return;
     }
     const projectId = caller.projectId;
-    let payload: unknown;
     const text = Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "";
     if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-      res.json(rpcFailure(-32600, `the request nests deeper than ${MAX_JSON_DEPTH} levels`));
+      send(200, JSON.stringify(rpcFailure(-32600, `the request nests deeper than ${MAX_JSON_DEPTH} levels`)));
       return;
     }
     try {
       payload = JSON.parse(text);
     } catch {
-      res.json(rpcFailure(-32700, "parse error"));
+      send(200, JSON.stringify(rpcFailure(-32700, "parse error")));
       return;
     }
     const out = await deps.locks.run(projectId, true, async () => {
@@ -106,7 +130,7 @@ export function createNodeRouter(deps: NodeDeps): express.Router {
       await tx.commit();
       return out;
     });
-    res.type("application/json").send(stringifyWithBigInts(out));
+    send(200, stringifyWithBigInts(out));
   });
   return router;
 }

@@ -16,12 +16,15 @@ import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
 import type { Clock } from "../clock.js";
 import type { Store } from "../store/store.js";
+import { recordWebSocketMessage, type WebSocketJournal } from "./journalRpc.js";
 import { solanaMethods, type SolanaNodeContext } from "./solana/methods.js";
 import type { WebSocketEndpoint, WebSocketTarget } from "./webSocketEndpoint.js";
 
 export interface SolanaWebSocketDeps {
   store: Store;
   clock: Clock;
+  /** Each message a client sends is recorded here, with its answer. */
+  journal?: WebSocketJournal;
 }
 
 /** How often open subscriptions are checked besides clock changes, in wall milliseconds. */
@@ -82,7 +85,13 @@ function serve(ws: WebSocket, o: { network: string; projectId: string; deps: Sol
   const send = (message: object) => {
     if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
   };
-  const reply = (id: unknown, body: object) => send({ jsonrpc: "2.0", id, ...body });
+  // The message being handled, so its answer is recorded with it (in the journal).
+  let current: { receivedAt: number; request: string; answer?: string } | undefined;
+  const reply = (id: unknown, body: object) => {
+    const message = { jsonrpc: "2.0", id, ...body };
+    if (current) current.answer = JSON.stringify(message);
+    send(message);
+  };
 
   const check = () => {
     if (subscriptions.size === 0) return;
@@ -147,7 +156,7 @@ function serve(ws: WebSocket, o: { network: string; projectId: string; deps: Sol
   };
 
   ws.on("error", () => ws.terminate()); // a broken frame or an oversized message ends this connection only
-  ws.on("message", (data, isBinary) => {
+  const receive = (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => {
     if (isBinary) return reply(null, { error: { code: -32700, message: "Parse error: send JSON text" } });
     let message: unknown;
     try {
@@ -160,6 +169,13 @@ function serve(ws: WebSocket, o: { network: string; projectId: string; deps: Sol
     } catch (error) {
       reply((message as { id?: unknown }).id ?? null, { error: { code: -32603, message: (error as Error).message } });
     }
+  };
+  ws.on("message", (data, isBinary) => {
+    current = { receivedAt: Date.now(), request: isBinary ? "<binary>" : data.toString() };
+    receive(data, isBinary);
+    const { network, projectId } = o;
+    recordWebSocketMessage(o.deps.journal, { projectId, network, ...current, wallNow: Date.now() });
+    current = undefined;
   });
   return check;
 }

@@ -12,6 +12,7 @@ import type { ProjectLocks } from "../pipeline/locks.js";
 import type { Random } from "../random.js";
 import type { Store } from "../store/store.js";
 import { evmSubscriptions } from "./evmWebSocket.js";
+import type { WebSocketJournal } from "./journalRpc.js";
 import { type ClientKeyIndex, nodeCaller, UNKNOWN_NODE_TOKEN } from "./nodeToken.js";
 import { isSolanaNetwork } from "./solana/methods.js";
 import { solanaPubSub } from "./solanaWebSocket.js";
@@ -26,13 +27,15 @@ export interface NodeWebSocketDeps {
   locks: ProjectLocks;
   /** The client API keys: a node URL names its project by one (or by the project id). */
   clientKeys: ClientKeyIndex;
+  /** Each message a client sends over a node WebSocket is recorded here. */
+  journal?: WebSocketJournal;
 }
 
 const PATH = /^\/rpc\/v1\/([^/]+)\/([^/]+)\/?$/;
 
 /** Serves the node's WebSockets on `server`'s upgrade requests; returns the function that closes them all. */
 export function attachNodeWebSockets(server: Server, deps: NodeWebSocketDeps): () => void {
-  const solana = solanaPubSub({ store: deps.store, clock: deps.clock });
+  const solana = solanaPubSub({ store: deps.store, clock: deps.clock, journal: deps.journal });
   const evm = evmSubscriptions(deps);
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     let pathname: string;

@@ -6,6 +6,11 @@
  * The request and response of the most recent ones are kept too, for
  * `GET /_sandbox/requests/{correlationId}`: bodies cost more than entries, so
  * fewer of them are kept, each cut at BODY_LIMIT characters.
+ *
+ * Every door of the sandbox records here: the pipeline (platform API), the
+ * admin API, the JSON-RPC node (one entry per method of a batch) and
+ * WebSocket subscriptions (`recordCall`). With `--journal FILE`, each entry
+ * is also appended to the file with its bodies (journalFile.ts).
  */
 import type { PolicyDecision } from "../domains/policies/decisions.js";
 import type { Exchange } from "./exchange.js";
@@ -30,6 +35,44 @@ export interface JournalEntry {
   policyDecisions?: PolicyDecision[];
   auth: string;
   durationMs: number;
+  /** Which door the request came through (absent: the platform API, as entries written before it was recorded). */
+  kind?: JournalKind;
+  /** The JSON-RPC method of a node call, or the message of a WebSocket subscription. */
+  rpcMethod?: string;
+  rpcError?: { code: number; message: string };
+}
+
+export type JournalKind = "platform" | "admin" | "node" | "websocket";
+
+/**
+ * A request that did not go through the pipeline (a node call, a WebSocket message), as its door saw it.
+ *
+ * @example
+ *   journal.recordCall({ kind: "websocket", method: "WS", path: "/rpc/v1/base-sepolia/<token>", rpcMethod: "eth_subscribe",
+ *     correlationId, receivedAt, durationMs: 0, status: 101, projectId });
+ */
+export interface CallRecord {
+  kind: JournalKind;
+  projectId?: string;
+  correlationId: string;
+  /** Wall-clock ms when it arrived. */
+  receivedAt: number;
+  method: string;
+  path: string;
+  operationId?: string;
+  rpcMethod?: string;
+  rpcError?: { code: number; message: string };
+  errorType?: string;
+  status: number;
+  durationMs: number;
+  auth?: string;
+  request?: { headers?: Record<string, string>; body?: string };
+  response?: { headers?: Record<string, string>; body?: string };
+}
+
+/** Where entries go besides memory (the `--journal FILE` sink): each entry with its request and response. */
+export interface JournalSink {
+  write(entry: JournalEntry, detail: JournalDetail): void;
 }
 
 /** What went over the wire, as far as the journal keeps it. */
@@ -70,6 +113,7 @@ export interface JournalQuery {
   /** `2xx`…`5xx`, an exact status, or `error` (400 and up, and network faults). */
   status?: string;
   operationId?: string;
+  kind?: JournalKind;
   /** Case-insensitive text in the path, operationId, correlationId, error type, problems or scenarios. */
   text?: string;
   duplicates?: boolean;
@@ -91,18 +135,25 @@ const BODY_LIMIT = 16_384;
 /** Enough bytes for BODY_LIMIT characters of UTF-8. */
 const BODY_BYTES = BODY_LIMIT * 4;
 /** Headers whose value is a credential: a JWT keeps its header and claims (useful when a call is refused), not its signature. */
-const CREDENTIAL_HEADERS = new Set(["authorization", "x-wallet-auth", "x-sandbox-admin-token"]);
+const CREDENTIAL_HEADERS = new Set(["authorization", "x-wallet-auth", "x-sandbox-admin-token", "cookie", "set-cookie", "proxy-authorization", "x-api-key"]);
 
 function withoutSignature(value: string): string {
   const jwt = /^(Bearer\s+)?([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)\.[A-Za-z0-9_-]+$/.exec(value);
   return jwt ? `${jwt[1] ?? ""}${jwt[2]}.<signature removed>` : "<removed>";
 }
 
-function message(headers: Record<string, string> | undefined, body: string | undefined, cut = false): Message {
+/** Headers as the journal shows them: credentials cut (a JWT keeps its header and claims, not its signature). */
+export function redactedHeaders(headers: Record<string, string> | undefined): Record<string, string> {
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers ?? {})) kept[name] = CREDENTIAL_HEADERS.has(name.toLowerCase()) ? withoutSignature(value) : value;
+  return kept;
+}
+
+/** A message with its credentials cut and its body cut at `limit` characters (the sink cuts it itself, per entry). */
+function message(headers: Record<string, string> | undefined, body: string | undefined, cut = false, limit = BODY_LIMIT): Message {
+  const kept = redactedHeaders(headers);
   if (body === undefined || body === "") return { headers: kept };
-  return cut || body.length > BODY_LIMIT ? { headers: kept, body: body.slice(0, BODY_LIMIT), truncated: true } : { headers: kept, body };
+  return cut || body.length > limit ? { headers: kept, body: body.slice(0, limit), truncated: true } : { headers: kept, body };
 }
 
 /** A kept exchange written out as the admin API shows it. */
@@ -124,6 +175,8 @@ function textMatches(e: JournalEntry, needle: string): boolean {
     e.path,
     e.method,
     e.operationId,
+    e.rpcMethod,
+    e.rpcError?.message,
     e.correlationId,
     e.errorType,
     String(e.status),
@@ -137,6 +190,7 @@ export class Journal {
   private readonly entries = new Map<string, JournalEntry[]>();
   private readonly details = new Map<string, Map<string, KeptExchange>>();
   private sequence = 0;
+  private sink: JournalSink | undefined;
 
   /**
    * @param capacity entries kept per project
@@ -147,7 +201,12 @@ export class Journal {
     private readonly detailCapacity = 500,
   ) {}
 
-  record(ex: Exchange, wallNow: number): void {
+  /** Sends every entry from now on to `sink` as well (`--journal FILE`). */
+  attach(sink: JournalSink | undefined): void {
+    this.sink = sink;
+  }
+
+  record(ex: Exchange, wallNow: number, kind: JournalKind = "platform"): void {
     const status = ex.fault ? 0 : (ex.response?.status ?? 0);
     let errorType: string | undefined;
     if (status >= 400 && ex.response?.bodyText) {
@@ -174,11 +233,18 @@ export class Journal {
       ...(ex.policyDecisions?.length ? { policyDecisions: ex.policyDecisions } : {}),
       auth: ex.auth.kind === "none" ? "none" : `${ex.auth.kind}${ex.auth.verified ? "" : " (unverified)"}`,
       durationMs: wallNow - ex.receivedAt,
+      ...(kind === "platform" ? {} : { kind }),
     };
     const key = ex.projectId ?? GLOBAL;
     this.push(key, entry);
     const body = ex.rawBody ?? Buffer.alloc(0);
     const responseBody = ex.response?.bodyText;
+    if (this.sink) {
+      this.sink.write(entry, {
+        request: { ...message(ex.headers, body.toString("utf8"), false, Number.POSITIVE_INFINITY), query: queryText(ex.query) },
+        response: { status, ...message(ex.response?.headers, responseBody, false, Number.POSITIVE_INFINITY) },
+      });
+    }
     this.keepDetail(key, ex.correlationId, {
       query: ex.query,
       requestHeaders: ex.headers,
@@ -187,6 +253,47 @@ export class Journal {
       status,
       responseHeaders: ex.response?.headers,
       responseBody: responseBody !== undefined && responseBody.length > BODY_LIMIT ? responseBody.slice(0, BODY_LIMIT + 1) : responseBody,
+    });
+  }
+
+  /** Records a request of another door than the pipeline's (node, WebSocket). */
+  recordCall(call: CallRecord): void {
+    const entry: JournalEntry = {
+      sequence: ++this.sequence,
+      correlationId: call.correlationId,
+      time: new Date(call.receivedAt).toISOString(),
+      method: call.method,
+      path: call.path,
+      ...(call.operationId ? { operationId: call.operationId } : {}),
+      status: call.status,
+      ...(call.errorType ? { errorType: call.errorType } : {}),
+      problems: [],
+      scenarios: [],
+      mock: false,
+      idempotentReplay: false,
+      auth: call.auth ?? "none",
+      durationMs: call.durationMs,
+      kind: call.kind,
+      ...(call.rpcMethod ? { rpcMethod: call.rpcMethod } : {}),
+      ...(call.rpcError ? { rpcError: call.rpcError } : {}),
+    };
+    const key = call.projectId ?? GLOBAL;
+    this.push(key, entry);
+    const requestBody = Buffer.from(call.request?.body ?? "", "utf8");
+    if (this.sink) {
+      this.sink.write(entry, {
+        request: { ...message(call.request?.headers, call.request?.body, false, Number.POSITIVE_INFINITY), query: "" },
+        response: { status: call.status, ...message(call.response?.headers, call.response?.body, false, Number.POSITIVE_INFINITY) },
+      });
+    }
+    this.keepDetail(key, call.correlationId, {
+      query: {},
+      requestHeaders: call.request?.headers ?? {},
+      requestBody: requestBody.length > BODY_BYTES ? Buffer.from(requestBody.subarray(0, BODY_BYTES)) : requestBody,
+      requestCut: requestBody.length > BODY_BYTES,
+      status: call.status,
+      responseHeaders: call.response?.headers,
+      responseBody: call.response?.body,
     });
   }
 
@@ -234,6 +341,7 @@ export class Journal {
       (query.before === undefined || e.sequence < query.before) &&
       (query.status === undefined || statusMatches(e.status, query.status)) &&
       (query.operationId === undefined || e.operationId === query.operationId) &&
+      (query.kind === undefined || (e.kind ?? "platform") === query.kind) &&
       (!query.duplicates || e.duplicateOf !== undefined) &&
       (!needle || textMatches(e, needle));
     // A project's own list is walked in place (its recent window); all projects' are merged first.
@@ -277,6 +385,20 @@ export class Journal {
       if (entry) return { entry, detail: kept && detailOf(kept) };
     }
     return undefined;
+  }
+
+  /** Every entry of a project (or of all), oldest first, each with its request and response while they are kept. */
+  withDetails(projectId?: string): Array<{ entry: JournalEntry; detail?: JournalDetail }> {
+    const keys = projectId ? [projectId] : [...this.entries.keys()];
+    const out: Array<{ entry: JournalEntry; detail?: JournalDetail }> = [];
+    for (const key of keys) {
+      const kept = this.details.get(key);
+      for (const entry of this.recent(this.entries.get(key) ?? [])) {
+        const detail = kept?.get(entry.correlationId);
+        out.push({ entry, ...(detail ? { detail: detailOf(detail) } : {}) });
+      }
+    }
+    return out.sort((a, b) => a.entry.sequence - b.entry.sequence);
   }
 
   clear(projectId?: string): void {

@@ -99,9 +99,22 @@ describe.skipIf(!built)("the GitHub Action", () => {
 
   it("starts the sandbox in the background, exports its credentials and base path, and the stop action ends it", async () => {
     const dataFile = join(dir, "state.json");
+    const initFile = join(dir, "init.yaml");
+    const journalFile = join(dir, "journal.jsonl");
+    const exportFile = join(dir, "export.json");
+    writeFileSync(initFile, 'evmAccounts:\n  - name: Seeded\n    balances: { base-sepolia: { USDC: "10" } }\n');
     const started = await runAction(
       join(packageRoot, "action.yml"),
-      { port: "0", seed: "github-action", scenarios: "faucet-limit-exceeded, \nquote-expired-on-execute", "data-file": dataFile, register: "true" },
+      {
+        port: "0",
+        seed: "github-action",
+        scenarios: "faucet-limit-exceeded, \nquote-expired-on-execute",
+        "data-file": dataFile,
+        register: "true",
+        "init-file": initFile,
+        "journal-file": journalFile,
+        "export-file": exportFile,
+      },
       { dir, env: { NODE_OPTIONS: "" } },
     );
     const { env, outputs } = started;
@@ -133,6 +146,8 @@ describe.skipIf(!built)("the GitHub Action", () => {
     expect(account.status, account.text).toBe(201);
     const faucet = await call(sandbox, "POST", "/platform/v2/evm/faucet", { body: { address: account.body.address, network: "base-sepolia", token: "eth" } });
     expect(faucet.body.errorType).toBe("faucet_limit_exceeded");
+    const seeded = await call(sandbox, "GET", "/platform/v2/evm/accounts/by-name/Seeded");
+    expect(seeded.status, seeded.text).toBe(200);
     const importKey = await call(sandbox, "GET", "/_sandbox/import-key", { anonymous: true });
     expect(env.CDP_SANDBOX_IMPORT_KEY).toBe(importKey.body.publicKeyPem);
     const scenarios = await call(sandbox, "GET", "/_sandbox/scenarios", { anonymous: true });
@@ -145,6 +160,9 @@ describe.skipIf(!built)("the GitHub Action", () => {
     expect(alive(pid)).toBe(false);
     expect(await answers(env.CDP_SANDBOX_URL!)).toBe(false);
     expect(existsSync(dataFile)).toBe(true);
+    // The journal file holds the requests of the job, and the export the seeded account.
+    expect(readFileSync(journalFile, "utf8")).toContain('"operationId":"getEvmAccountByName"');
+    expect(readFileSync(exportFile, "utf8")).toContain(seeded.body.address);
   }, 120_000);
 
   it("fails the step with the sandbox's own line when it cannot start (a busy port), exporting nothing", async () => {

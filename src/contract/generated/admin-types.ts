@@ -217,6 +217,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The state as a state file (the format --init reads), of the caller's project or of all
+         * @description Every project's identity, credentials, settings and records, collection by collection, with the sandbox clock. `cdp-sandbox --init` of the answer reproduces the same names, addresses, keys, balances and records (docs/state-files.md). It holds private keys and API key secrets: treat it as a secret. With a bearer token or X-Sandbox-Project, that project only.
+         */
+        get: operations["exportSandboxState"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/import-key": {
         parameters: {
             query?: never;
@@ -539,6 +559,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/end-users/{userId}/accounts/{address}/delegation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An account-scoped delegation grant of an end user, without the end user's token and wallet JWT
+         * @description What createDelegationForEndUserAccount makes when the end user's own client calls it: the developer may then sign with that one account (for a smart account, its owner) until expiresAt (sandbox clock). One active grant per end user (409), expiresAt in the future (400), an address of the end user's (404).
+         */
+        post: operations["createSandboxAccountDelegation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/coinbase-users": {
         parameters: {
             query?: never;
@@ -742,6 +782,26 @@ export interface paths {
         post?: never;
         /** Empty the journal */
         delete: operations["clearSandboxRequests"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/requests.har": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The journal as an HTTP Archive (HAR 1.2), for Chrome DevTools and HAR viewers
+         * @description Every entry the journal holds, oldest first, with request and response headers and bodies (while the journal keeps them) and timings. Credentials are redacted: a JWT keeps its header and claims, other secrets become `<removed>`.
+         */
+        get: operations["getSandboxRequestsHar"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1232,6 +1292,18 @@ export interface components {
             policyDecisions?: components["schemas"]["PolicyDecision"][];
             auth?: string;
             durationMs?: number;
+            /**
+             * @description Which door the request came through: the platform API, the admin API, the JSON-RPC node (bundler included), a WebSocket subscription
+             * @enum {string}
+             */
+            kind?: "platform" | "admin" | "node" | "websocket";
+            /** @description The JSON-RPC method (node calls, each method of a batch its own entry) or WebSocket message */
+            rpcMethod?: string;
+            /** @description The JSON-RPC error the node answered */
+            rpcError?: {
+                code?: number;
+                message?: string;
+            };
         };
     };
     responses: {
@@ -1726,6 +1798,39 @@ export interface operations {
                 };
             };
             404: components["responses"]["Error"];
+        };
+    };
+    exportSandboxState: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The project the call acts on, instead of a bearer token's (any call accepts it; the operations that list it are those the dashboard reads). */
+                "X-Sandbox-Project"?: components["parameters"]["SandboxProject"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The state file (schemas/state-file.schema.json) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        version: 1;
+                        clock?: {
+                            /** Format: date-time */
+                            now?: string;
+                        };
+                        projects: {
+                            [key: string]: unknown;
+                        }[];
+                    };
+                };
+            };
         };
     };
     getSandboxImportKey: {
@@ -2462,6 +2567,47 @@ export interface operations {
             409: components["responses"]["Error"];
         };
     };
+    createSandboxAccountDelegation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+                address: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: date-time */
+                    expiresAt: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The grant */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        userId: string;
+                        /** @enum {string} */
+                        scope: "account";
+                        /** @description The account the grant covers (a smart account's owner) */
+                        address: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+        };
+    };
     createSandboxCoinbaseUser: {
         parameters: {
             query?: never;
@@ -2879,7 +3025,8 @@ export interface operations {
                 /** @description 2xx, 4xx, … an exact status such as 404, or error (400 and up, and network faults) */
                 status?: string;
                 operationId?: string;
-                /** @description Text in the path, operationId, correlationId, error type, validation problems or scenarios (case-insensitive) */
+                kind?: "platform" | "admin" | "node" | "websocket";
+                /** @description Text in the path, operationId, JSON-RPC method, correlationId, error type, validation problems or scenarios (case-insensitive) */
                 q?: string;
             };
             header?: {
@@ -2925,6 +3072,42 @@ export interface operations {
                 content: {
                     "application/json": {
                         cleared?: boolean;
+                    };
+                };
+            };
+        };
+    };
+    getSandboxRequestsHar: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The project the call acts on, instead of a bearer token's (any call accepts it; the operations that list it are those the dashboard reads). */
+                "X-Sandbox-Project"?: components["parameters"]["SandboxProject"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archive */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        log: {
+                            version: string;
+                            creator: {
+                                [key: string]: unknown;
+                            };
+                            pages?: {
+                                [key: string]: unknown;
+                            }[];
+                            entries: {
+                                [key: string]: unknown;
+                            }[];
+                        };
                     };
                 };
             };

@@ -143,6 +143,17 @@ function grantAddress(user: EndUserRecord, address: string): string {
   throw apiError("not_found", `End user ${user.userId} has no account ${address}.`);
 }
 
+/**
+ * The account an account-scoped grant made outside a request is about (the admin API, an init file): the one named
+ * (an address of the end user's), else the end user's first EVM account, else its first Solana account.
+ */
+export function accountScopeOf(user: EndUserRecord, address?: string): string {
+  if (address !== undefined) return grantAddress(user, address);
+  const first = user.evmAccounts[0]?.address ?? user.solanaAccounts[0]?.address;
+  if (first === undefined) throw apiError("invalid_request", `End user ${user.userId} has no account to scope a delegation to.`);
+  return first;
+}
+
 /** Creates a grant after the checks every grant needs; `address` undefined for a project-wide grant. */
 export function createGrant(
   ctx: Pick<HandlerContext, "store" | "clock" | "random">,

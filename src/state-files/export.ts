@@ -1,0 +1,40 @@
+/**
+ * The state as a state file (`GET /_sandbox/export`, `--export-on-exit`):
+ * every project's identity, credentials and settings, and its records,
+ * collection by collection, as the store holds them. Nothing here knows which
+ * collections exist: whatever an area declares and writes is exported, so
+ * `--init` of an export gives back the same names, addresses, keys,
+ * balances and records.
+ */
+import type { Clock } from "../clock.js";
+import type { Store } from "../store/store.js";
+import type { ProjectEntry, StateFile } from "./model.js";
+
+/** One project (or every one) as a state file. */
+export function exportState(store: Store, clock: Clock, projectId?: string): StateFile {
+  const ids = projectId ? [projectId] : store.projects().map((p) => p.id);
+  const projects: ProjectEntry[] = [];
+  for (const id of ids) {
+    const project = store.copyProject(id);
+    if (!project) continue;
+    const key = project.apiKeys.find((k) => k.verified && k.apiKeySecret);
+    const records: Record<string, Record<string, unknown>> = {};
+    // Sorted, so two exports of the same state are the same text.
+    for (const name of Object.keys(project.data).sort()) {
+      const collection = project.data[name]!;
+      if (Object.keys(collection).length > 0) records[name] = collection;
+    }
+    projects.push({
+      id: project.id,
+      name: project.name,
+      ...(id === store.defaultProjectId ? { default: true } : {}),
+      createdAt: project.createdAt,
+      ...(key
+        ? { credentials: { apiKeyId: key.apiKeyId, apiKeySecret: key.apiKeySecret!, ...(project.walletSecret ? { walletSecret: project.walletSecret } : {}) } }
+        : {}),
+      ...(Object.keys(project.settings).length > 0 ? { settings: project.settings } : {}),
+      records,
+    });
+  }
+  return { version: 1, clock: { now: clock.iso() }, projects };
+}

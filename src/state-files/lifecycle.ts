@@ -1,0 +1,34 @@
+/**
+ * The state file around a sandbox's life: seeding it at start (`--init`), and
+ * writing the export when it stops (`--export-on-exit`).
+ */
+import { renameSync, writeFileSync } from "node:fs";
+import type { ScenarioEngine } from "../scenarios/engine.js";
+import { resolveStartupScenarios } from "../scenarios/load.js";
+import type { Scenario } from "../scenarios/model.js";
+import { type ApplyDeps, applyStateFile } from "./apply.js";
+import type { StateFile } from "./model.js";
+import { checkStateFile, readStateFile } from "./read.js";
+
+/**
+ * Reads (or takes), checks and applies an init file: everything or nothing. Then sets the clock and activates the
+ * scenarios it names, which live outside the store.
+ */
+export async function seedState(
+  init: string | StateFile,
+  deps: Omit<ApplyDeps, "checkScenarios"> & { engine: ScenarioEngine; shipped: Map<string, Scenario> },
+): Promise<void> {
+  const file = typeof init === "string" ? init : "init";
+  const content = typeof init === "string" ? readStateFile(init) : checkStateFile(file, init);
+  const resolve = (names: string[]) => resolveStartupScenarios(names, deps.shipped);
+  const extras = await applyStateFile(file, content, { ...deps, checkScenarios: (names) => void resolve(names) });
+  if (extras.clockMs !== undefined) deps.clock.set(extras.clockMs);
+  for (const s of extras.scenarios) for (const scenario of resolve(s.names)) deps.engine.activate(scenario, s.projectId);
+}
+
+/** Writes a state file whole or not at all (a temporary file renamed over the target). */
+export function writeExport(file: string, state: StateFile): void {
+  const temporary = `${file}.tmp-${process.pid}`;
+  writeFileSync(temporary, `${JSON.stringify(state, null, 2)}\n`);
+  renameSync(temporary, file);
+}
