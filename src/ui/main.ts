@@ -10,6 +10,7 @@ import { fill, h } from "./dom.js";
 import { clockControls } from "./clock.js";
 import type { Overview, Shell, View } from "./view.js";
 import { accountsView } from "./views/accounts.js";
+import { clientRpcView } from "./views/clientRpc.js";
 import { endUsersView } from "./views/endUsers.js";
 import { explorerView } from "./views/explorer.js";
 import { journalView } from "./views/journal.js";
@@ -30,6 +31,7 @@ const VIEWS: Array<[string, string, (shell: Shell) => View]> = [
   ["journal", "Journal", journalView],
   ["policies", "Policies", policiesView],
   ["end-users", "End users", endUsersView],
+  ["client-rpc", "Client RPC", clientRpcView],
   ["scenarios", "Scenarios", scenariosView],
   ["state", "Projects & state", stateView],
 ];
