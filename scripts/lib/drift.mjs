@@ -283,7 +283,7 @@ export function readClient(clientRoot) {
  * the parameter the call sends as `data` is the body, the one sent as `params` the query, the awaited return the
  * answer).
  */
-export function readEmbeddedClient(clientRoot) {
+function readEmbeddedClient(clientRoot) {
   const esm = join(clientRoot, "dist", "esm");
   const calls = [];
   const exportedAs = new Map();

@@ -12,6 +12,7 @@ import type { Overview, Shell, View } from "./view.js";
 import { accountsView } from "./views/accounts.js";
 import { endUsersView } from "./views/endUsers.js";
 import { explorerView } from "./views/explorer.js";
+import { inboxView } from "./views/inbox.js";
 import { journalView } from "./views/journal.js";
 import { policiesView } from "./views/policies.js";
 import { scenariosView } from "./views/scenarios.js";
@@ -30,6 +31,7 @@ const VIEWS: Array<[string, string, (shell: Shell) => View]> = [
   ["journal", "Journal", journalView],
   ["policies", "Policies", policiesView],
   ["end-users", "End users", endUsersView],
+  ["inbox", "Inbox", inboxView],
   ["scenarios", "Scenarios", scenariosView],
   ["state", "Projects & state", stateView],
 ];

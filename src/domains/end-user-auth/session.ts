@@ -14,7 +14,7 @@ import { endUsers, endUserView, identityOf, type AuthenticationMethod, type EndU
 import { issueEndUserToken } from "../end-users/tokens.js";
 import type { HandlerContext, RequestFacts } from "../types.js";
 
-export const REFRESH_TOKEN_TTL_MS = 7 * 24 * 3600_000;
+const REFRESH_TOKEN_TTL_MS = 7 * 24 * 3600_000;
 const COOKIE = "cdp_refresh_token";
 
 interface RefreshTokenRecord {
