@@ -276,6 +276,66 @@ export function readClient(clientRoot) {
   };
 }
 
+/**
+ * The embedded-wallet client (@coinbase/cdp-api-client, used by cdp-core, cdp-hooks and cdp-react) ships only
+ * built code: its operations are read from `dist/esm` (functions calling the client with `{ url, method, data?,
+ * params? }`, exported under the operation's name) and their types from `dist/types/index.d.ts` (the same names:
+ * the parameter the call sends as `data` is the body, the one sent as `params` the query, the awaited return the
+ * answer).
+ */
+function readEmbeddedClient(clientRoot) {
+  const esm = join(clientRoot, "dist", "esm");
+  const calls = [];
+  const exportedAs = new Map();
+  for (const name of existsSync(esm) ? readdirSync(esm).filter((f) => f.endsWith(".js")) : []) {
+    const sf = ts.createSourceFile(name, readFileSync(join(esm, name), "utf8"), ts.ScriptTarget.ES2022, true, ts.ScriptKind.JS);
+    const visit = (node) => {
+      if (ts.isVariableDeclaration(node) && node.initializer && ts.isArrowFunction(node.initializer)) {
+        const fn = node.initializer;
+        const call = ts.isCallExpression(fn.body) ? fn.body : undefined;
+        const cfg = call?.arguments[0];
+        if (cfg && ts.isObjectLiteralExpression(cfg)) {
+          const url = stringLiteral(property(cfg, "url")?.initializer);
+          const method = stringLiteral(property(cfg, "method")?.initializer);
+          const indexOf = (key) => {
+            const v = property(cfg, key)?.initializer;
+            return v && ts.isIdentifier(v) ? fn.parameters.findIndex((p) => p.name.getText() === v.text) : -1;
+          };
+          if (url && method) calls.push({ key: `${name}:${node.name.getText()}`, url, method, data: indexOf("data"), params: indexOf("params") });
+        }
+      }
+      if (ts.isExportDeclaration(node) && node.exportClause && ts.isNamedExports(node.exportClause)) {
+        for (const spec of node.exportClause.elements) exportedAs.set(`${name}:${(spec.propertyName ?? spec.name).text}`, spec.name.text);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(sf);
+  }
+  if (calls.length === 0) throw new Error(`no generated operations found under ${esm}`);
+  const dts = join(clientRoot, "dist", "types", "index.d.ts");
+  const program = ts.createProgram([dts], { noEmit: true, skipLibCheck: true, target: ts.ScriptTarget.ES2022, strict: true, types: [] });
+  const checker = program.getTypeChecker();
+  const moduleSymbol = checker.getSymbolAtLocation(program.getSourceFile(dts));
+  const declared = new Map(checker.getExportsOfModule(moduleSymbol).map((sym) => [sym.getName(), sym]));
+  const operations = calls.map((c) => {
+    const name = exportedAs.get(c.key) ?? c.key;
+    const sym = declared.get(name);
+    const sig = sym && checker.getTypeOfSymbolAtLocation(sym, sym.valueDeclaration ?? sym.declarations[0]).getCallSignatures()[0];
+    const paramType = (i) => {
+      const p = i >= 0 ? sig?.getParameters()[i] : undefined;
+      return p ? checker.getNonNullableType(checker.getTypeOfSymbolAtLocation(p, p.valueDeclaration)) : undefined;
+    };
+    const parts = [];
+    if (paramType(c.data)) parts.push(describe(checker, paramType(c.data), "body"));
+    if (paramType(c.params)) parts.push(describe(checker, paramType(c.params), "query"));
+    const answer = sig && checker.getAwaitedType(sig.getReturnType());
+    if (answer && !(answer.flags & ts.TypeFlags.Void)) parts.push(describe(checker, answer, "answer"));
+    return { name, method: c.method.toUpperCase(), path: normalizePath(c.url.replace(/^\//, "")), source: "cdp-api-client", ...merge(...parts) };
+  });
+  const version = JSON.parse(readFileSync(join(clientRoot, "package.json"), "utf8")).version;
+  return { version, operations, enums: new Map() };
+}
+
 /* ------------------------------------------------------------------ our side */
 
 function deref(doc, node, seen = new Set()) {
@@ -446,11 +506,16 @@ export function summary(items) {
   return `drift: ${ops} operations and ${items.length - ops} fields the client knows that the contract lacks`;
 }
 
-/** Reads the client at `clientRoot`, our document at `docPath` and the allow-list at `allowPath`. */
-export function driftReport({ clientRoot, docPath, allowPath }) {
+/**
+ * Reads the server client at `clientRoot` (and, with `embeddedClientRoot`, the embedded-wallet client), our
+ * document at `docPath` and the allow-list at `allowPath`.
+ */
+export function driftReport({ clientRoot, embeddedClientRoot, docPath, allowPath }) {
   const client = readClient(clientRoot);
+  const embeddedClient = embeddedClientRoot ? readEmbeddedClient(embeddedClientRoot) : undefined;
   const doc = parse(readFileSync(docPath, "utf8"), { maxAliasCount: -1 });
   const allowed = allowPath && existsSync(allowPath) ? (parse(readFileSync(allowPath, "utf8")) ?? []) : [];
-  const items = findDrift(client, doc);
-  return { client, items, ...applyAllowList(items, allowed), allowed };
+  const seen = new Set();
+  const items = [...findDrift(client, doc), ...(embeddedClient ? findDrift(embeddedClient, doc) : [])].filter((i) => !seen.has(i.key) && seen.add(i.key));
+  return { client, embeddedClient, items, ...applyAllowList(items, allowed), allowed };
 }

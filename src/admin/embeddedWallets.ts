@@ -21,7 +21,10 @@ export const listSandboxMessages: AdminHandler<"listSandboxMessages"> = (call, c
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** The page is a plain form: it works without script, in a test's browser as in a tester's. */
+/**
+ * The page is a plain form: it works without script, in a test's browser as in a tester's. Its policy allows no
+ * script or style at all; `form-action` stays open because the submission redirects to the app's origin.
+ */
 function consentPage(projectId: string, flowId: string): string {
   const field = (name: string, label: string, value = "", required = false) =>
     `<p><label>${label} <input name="${name}" value="${escapeHtml(value)}"${required ? " required" : ""}></label></p>`;
@@ -38,7 +41,7 @@ ${field("sub", "Subject (sub)", "sandbox-user-1", true)}${field("email", "Email"
 export const openSandboxOAuthConsentPage: AdminHandler<"openSandboxOAuthConsentPage"> = served(async (call) => ({
   contentType: "text/html; charset=utf-8",
   text: consentPage(String(call.query.projectId), String(call.query.flowId)),
-  headers: { "content-security-policy": "default-src 'none'; form-action 'self'", "x-frame-options": "DENY" },
+  headers: { "content-security-policy": "default-src 'none'", "x-frame-options": "DENY" },
 }));
 
 export const grantSandboxOAuthConsent: AdminHandler<"grantSandboxOAuthConsent"> = locking("project", async (call, ctx) => {

@@ -13,6 +13,7 @@ import { accountsView } from "./views/accounts.js";
 import { clientRpcView } from "./views/clientRpc.js";
 import { endUsersView } from "./views/endUsers.js";
 import { explorerView } from "./views/explorer.js";
+import { inboxView } from "./views/inbox.js";
 import { journalView } from "./views/journal.js";
 import { policiesView } from "./views/policies.js";
 import { scenariosView } from "./views/scenarios.js";
@@ -32,6 +33,7 @@ const VIEWS: Array<[string, string, (shell: Shell) => View]> = [
   ["policies", "Policies", policiesView],
   ["end-users", "End users", endUsersView],
   ["client-rpc", "Client RPC", clientRpcView],
+  ["inbox", "Inbox", inboxView],
   ["scenarios", "Scenarios", scenariosView],
   ["state", "Projects & state", stateView],
 ];

@@ -22,14 +22,25 @@ interface Allowed {
 const clientRoot = join(packageRoot, "node_modules", "@coinbase", "cdp-sdk");
 const report = driftReport({
   clientRoot,
+  embeddedClientRoot: join(packageRoot, "node_modules", "@coinbase", "cdp-api-client"),
   docPath: join(packageRoot, "openapi.yaml"),
   allowPath: join(packageRoot, "test", "contract", "drift-allowed.yaml"),
-}) as { items: Item[]; unexplained: Item[]; stale: Allowed[]; allowed: Allowed[]; client: { version: string; operations: unknown[] } };
+}) as {
+  items: Item[];
+  unexplained: Item[];
+  stale: Allowed[];
+  allowed: Allowed[];
+  client: { version: string; operations: unknown[] };
+  embeddedClient: { version: string; operations: Array<{ method: string; path: string }> };
+};
 
 describe("drift from the installed official client", () => {
   it("finds no operation, field or value the client knows that the contract lacks, beyond the allow-list", () => {
     console.log(`${summary(report.items)} (@coinbase/cdp-sdk ${report.client.version})`);
     expect(report.client.operations.length).toBeGreaterThan(140);
+    // The embedded-wallet client is read from its built code: every operation it can call (53 in 0.0.106).
+    expect(report.embeddedClient.operations.length).toBeGreaterThanOrEqual(53);
+    expect(report.embeddedClient.operations).toContainEqual(expect.objectContaining({ method: "POST", path: "/v2/embedded-wallet-api/projects/{}/auth/init" }));
     expect(report.unexplained.map((i) => i.key)).toEqual([]);
   });
 
@@ -102,5 +113,13 @@ paths:
     ]) as { unexplained: Item[]; stale: Allowed[] };
     expect(unexplained).toHaveLength(2);
     expect(stale.map((a) => a.match)).toEqual(["GET /v2/gone"]);
+  });
+
+  it("fails on an embedded-wallet operation the contract lacks (a client release that adds one)", async () => {
+    const { readFileSync } = await import("node:fs");
+    const doc = parse(readFileSync(join(packageRoot, "openapi.yaml"), "utf8"), { maxAliasCount: -1 }) as { paths: Record<string, unknown> };
+    delete doc.paths["/v2/embedded-wallet-api/projects/{projectId}/auth/refresh"];
+    const keys = (findDrift(report.embeddedClient, doc) as Item[]).map((i) => i.key);
+    expect(keys).toContain("POST /v2/embedded-wallet-api/projects/{}/auth/refresh");
   });
 });

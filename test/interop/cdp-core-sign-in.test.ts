@@ -8,7 +8,7 @@
 import { CdpClient } from "@coinbase/cdp-sdk";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import request from "supertest";
-import { verifyMessage } from "viem";
+import { type Hex, verifyMessage } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
@@ -89,9 +89,9 @@ describe("@coinbase/cdp-core signs users in", () => {
     expect((await cdp.endUser.listEndUsers()).endUsers.map((u) => u.userId)).toContain(user.userId);
 
     // The client signs with its own Temporary Wallet Secret (registered through wallet-secrets) — checked with viem.
-    const address = user.evmAccountObjects![0]!.address;
+    const address = user.evmAccountObjects![0]!.address as Hex;
     const { signature } = await core.signEvmMessage({ evmAccount: address, message: "hello from the sandbox" });
-    expect(await verifyMessage({ address, message: "hello from the sandbox", signature })).toBe(true);
+    expect(await verifyMessage({ address, message: "hello from the sandbox", signature: signature as Hex })).toBe(true);
 
     // A refresh keeps the same user; signing out ends the session.
     const token = await core.getAccessToken();
@@ -174,7 +174,8 @@ describe("@coinbase/cdp-core with the developer's own JWT (custom auth)", () => 
     const { user, isNewUser } = await core.authenticateWithJWT();
     expect(isNewUser).toBe(true);
     expect(user.evmAccountObjects).toHaveLength(1);
-    const { signature } = await core.signEvmMessage({ evmAccount: user.evmAccountObjects![0]!.address, message: "custom" });
-    expect(await verifyMessage({ address: user.evmAccountObjects![0]!.address, message: "custom", signature })).toBe(true);
+    const address = user.evmAccountObjects![0]!.address as Hex;
+    const { signature } = await core.signEvmMessage({ evmAccount: address, message: "custom" });
+    expect(await verifyMessage({ address, message: "custom", signature: signature as Hex })).toBe(true);
   });
 });

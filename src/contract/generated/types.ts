@@ -4239,6 +4239,11 @@ export interface components {
         MFAMethods: {
             /** Format: date-time */
             enrollmentPromptedAt?: string;
+            /**
+             * Format: date-time
+             * @description When the end user last passed a second factor.
+             */
+            lastVerificationCompletedAt?: string;
             totp?: {
                 /** Format: date-time */
                 enrolledAt: string;
@@ -4300,6 +4305,11 @@ export interface components {
             solanaAccountObjects: components["schemas"]["EndUserSolanaAccount"][];
             /** Format: date-time */
             createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the end user last signed in by any method.
+             */
+            lastAuthenticatedAt?: string;
         };
         /** @description Which of the end user's temporary wallet secrets signed X-Wallet-Auth. */
         WalletSecretId: string;
@@ -6378,10 +6388,11 @@ export interface components {
             delegatedSigningEnabled?: boolean;
             appAttestation?: {
                 android?: {
-                    [key: string]: unknown;
+                    identifier?: string;
+                    googleProjectNumber?: string;
                 }[];
                 ios?: {
-                    [key: string]: unknown;
+                    identifier?: string;
                 }[];
             };
         };
@@ -10645,10 +10656,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    keyId: string;
-                    attestation: string;
                     challenge: string;
-                    bundleId?: string;
+                    ios: {
+                        keyId: string;
+                        attestation: string;
+                        bundleId: string;
+                    };
                 };
             };
         };
@@ -10660,7 +10673,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        success: boolean;
+                        keyId: string;
+                        /** @enum {string} */
+                        platform: "ios";
+                        appId: string;
+                        /** Format: date-time */
+                        attestedAt: string;
                     };
                 };
             };

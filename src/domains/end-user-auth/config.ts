@@ -71,6 +71,7 @@ export const registerAttestation: Handler<"registerAttestation"> = (req, ctx) =>
   const challenge = challenges.get(req.body.challenge);
   if (!challenge) throw apiError("invalid_request", "The challenge was not issued by attestation/challenge.");
   if (challenge.used || challenge.expiresAtMs <= ctx.clock.now()) throw apiError("already_exists", "The challenge was already used or has expired.");
-  challenges.put(req.body.challenge, { ...challenge, used: true, keyId: req.body.keyId });
-  return { status: 200, body: { success: true } };
+  const attestedAt = ctx.clock.iso();
+  challenges.put(req.body.challenge, { ...challenge, used: true, keyId: req.body.ios.keyId });
+  return { status: 200, body: { keyId: req.body.ios.keyId, platform: "ios", appId: req.body.ios.bundleId, attestedAt } };
 };

@@ -33,7 +33,7 @@ function keySet(custom: CustomAuthSettings): JWTVerifyGetKey {
 }
 
 /** The verified JWT's key id and subject, or the reason it is refused (401). */
-export async function verifyCustomJwt(custom: CustomAuthSettings | undefined, token: string, nowMs: number): Promise<{ kid: string; sub: string }> {
+async function verifyCustomJwt(custom: CustomAuthSettings | undefined, token: string, nowMs: number): Promise<{ kid: string; sub: string }> {
   if (!custom?.issuer) throw apiError("unauthorized", "Custom authentication is not configured for this project (settings.embeddedWallets.customAuth.issuer).");
   try {
     const { payload, protectedHeader } = await jwtVerify(token, keySet(custom), {

@@ -14,7 +14,7 @@ import { endUsers, endUserView, identityOf, type AuthenticationMethod, type EndU
 import { issueEndUserToken } from "../end-users/tokens.js";
 import type { HandlerContext, RequestFacts } from "../types.js";
 
-export const REFRESH_TOKEN_TTL_MS = 7 * 24 * 3600_000;
+const REFRESH_TOKEN_TTL_MS = 7 * 24 * 3600_000;
 const COOKIE = "cdp_refresh_token";
 
 interface RefreshTokenRecord {
@@ -29,6 +29,13 @@ const digest = (token: string) => createHash("sha256").update(token).digest("hex
 
 /** The end user who proved `method`: the signed-in one (linking it), the one already known by it, or a new one. */
 export function endUserFor(tx: ProjectTx, ctx: HandlerContext, method: AuthenticationMethod, linkToUserId: string | undefined) {
+  const found = findOrCreate(tx, ctx, method, linkToUserId);
+  found.user.lastAuthenticatedAt = ctx.clock.iso();
+  endUsers(tx).put(found.user.userId, found.user);
+  return found;
+}
+
+function findOrCreate(tx: ProjectTx, ctx: HandlerContext, method: AuthenticationMethod, linkToUserId: string | undefined) {
   const users = endUsers(tx);
   const owner = users.findBy("identity", identityOf(method));
   if (linkToUserId) {

@@ -6,7 +6,7 @@
  */
 export type SignInMethod = "email" | "sms" | "siwe" | "google" | "apple" | "x" | "telegram" | "github" | "jwt";
 
-export const ALL_SIGN_IN_METHODS: readonly SignInMethod[] = ["email", "sms", "siwe", "google", "apple", "x", "telegram", "github", "jwt"];
+const ALL_SIGN_IN_METHODS: readonly SignInMethod[] = ["email", "sms", "siwe", "google", "apple", "x", "telegram", "github", "jwt"];
 
 export interface CustomAuthSettings {
   /** Inline JWKS (`{ keys: [...] }`) or a loopback URL serving one. */

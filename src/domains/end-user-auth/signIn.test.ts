@@ -299,3 +299,25 @@ describe("configuration and CORS", () => {
     expect(apiKeyOp.headers["access-control-allow-origin"]).toBeUndefined();
   });
 });
+
+describe("iOS App Attest (simulated)", () => {
+  it("registers a key once per challenge, within the challenge's 5 minutes", async () => {
+    const path = `/platform/v2/embedded-wallet-api/projects/${projectId}/attestation`;
+    const { body: challenge } = await request(sandbox.url).post(`${path}/challenge`);
+    expect(Buffer.from(challenge.challenge, "base64")).toHaveLength(32);
+    const registration = { challenge: challenge.challenge, ios: { keyId: "key-1", attestation: "o2NmbXQ=", bundleId: "com.example.app" } };
+    const ok = await request(sandbox.url).post(`${path}/register`).send(registration);
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ keyId: "key-1", platform: "ios", appId: "com.example.app" });
+    expect((await request(sandbox.url).post(`${path}/register`).send(registration)).status).toBe(409);
+    const { body: late } = await request(sandbox.url).post(`${path}/challenge`);
+    sandbox.clock.advance(5 * 60_000);
+    expect(
+      (
+        await request(sandbox.url)
+          .post(`${path}/register`)
+          .send({ ...registration, challenge: late.challenge })
+      ).status,
+    ).toBe(409);
+  });
+});

@@ -77,7 +77,7 @@ export function startSiweFlow(req: RequestFacts, ctx: HandlerContext, projectId:
  * smart wallet's (ERC-1271, or ERC-6492 before deployment) goes through `smartWalletCheck`, the seam where the
  * sandbox's shared contract-signature verification plugs in; without one such signatures are refused.
  */
-export async function siweSignatureValid(
+async function siweSignatureValid(
   address: string,
   message: string,
   signature: Hex,

@@ -20,6 +20,8 @@ export interface EndUserRecord {
   evmSmartAccounts: Array<{ address: `0x${string}`; ownerAddresses: string[]; createdAt: string }>;
   solanaAccounts: Array<{ address: string; seedHex: string; createdAt: string }>;
   createdAt: string;
+  /** Set by embedded-wallet sign-in (domains/end-user-auth). */
+  lastAuthenticatedAt?: string;
 }
 
 /**
@@ -54,6 +56,7 @@ export function endUserView(u: EndUserRecord): EndUserView {
     solanaAccounts: u.solanaAccounts.map((a) => a.address),
     solanaAccountObjects: u.solanaAccounts.map((a) => ({ address: a.address, createdAt: a.createdAt })),
     createdAt: u.createdAt,
+    ...(u.lastAuthenticatedAt ? { lastAuthenticatedAt: u.lastAuthenticatedAt } : {}),
   };
 }
 

@@ -20,7 +20,7 @@ const INBOX_MESSAGES = declareCollection<InboxMessage & { id: string }>("inboxMe
   order: "insertion",
 });
 
-export const inboxMessages = (tx: ProjectTx): Collection<InboxMessage & { id: string }> => tx.collection(INBOX_MESSAGES);
+const inboxMessages = (tx: ProjectTx): Collection<InboxMessage & { id: string }> => tx.collection(INBOX_MESSAGES);
 
 /** Records a code as sent to `to`; lands with the request's transaction (a refused request sends nothing). */
 export function recordInboxMessage(tx: ProjectTx, message: InboxMessage): void {

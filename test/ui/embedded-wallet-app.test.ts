@@ -1,0 +1,127 @@
+/**
+ * A real front-end app on the embedded wallet: a small React app using @coinbase/cdp-react (built with Vite in
+ * this file's setup, never committed), served on 127.0.0.1 and driven in Debian's Chromium. Pointed at the
+ * sandbox by its base path, it signs in by email with the code read from the sandbox's inbox and shows the
+ * address created on login; it signs in with Google through the sandbox's consent page. Screenshots go to
+ * test-results/ui/.
+ */
+import { createReadStream, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { extname, join, normalize } from "node:path";
+import type { Sandbox } from "cdp-sandbox";
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, withSandbox } from "#test/helpers/sandbox.js";
+import { type Browser, openBrowser } from "./browser.js";
+
+const APP_SOURCE = join(import.meta.dirname, "embedded-wallet-app");
+const TYPES: Record<string, string> = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml" };
+
+let sandbox: Sandbox;
+let browser: Browser;
+let app: Server;
+let appUrl: string;
+let outDir: string;
+
+/** Builds the app with Vite (its own JSX transform, no plugin) into a temporary folder. */
+async function buildApp(): Promise<string> {
+  const { build } = await import("vite");
+  const dir = mkdtempSync(join(tmpdir(), "cdp-sandbox-embedded-app-"));
+  await build({ root: APP_SOURCE, configFile: false, logLevel: "error", build: { outDir: dir, emptyOutDir: true } });
+  return dir;
+}
+
+/** Serves the built files on 127.0.0.1 (every unknown path is the app's page, as a single-page app's host does). */
+function serve(dir: string): Promise<Server> {
+  const server = createServer((req, res) => {
+    const path = normalize(new URL(req.url ?? "/", "http://x").pathname).replace(/^(\.\.[/\\])+/, "");
+    const file = join(dir, path);
+    const target = file.startsWith(dir) && existsSync(file) && extname(file) ? file : join(dir, "index.html");
+    res.setHeader("content-type", TYPES[extname(target)] ?? "application/octet-stream");
+    createReadStream(target).pipe(res);
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+beforeAll(async () => {
+  [sandbox, browser, outDir] = await Promise.all([withSandbox({ seed: "embedded-wallet-app" }), openBrowser(), buildApp()]);
+  app = await serve(outDir);
+  const { port } = app.address() as AddressInfo;
+  const query = new URLSearchParams({ projectId: sandbox.credentials.projectId, basePath: sandbox.basePath });
+  appUrl = `http://127.0.0.1:${port}/?${query}`;
+});
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((resolve) => app?.close(resolve));
+  await sandbox?.close();
+  if (outDir) rmSync(outDir, { recursive: true, force: true });
+});
+
+async function codeSentTo(to: string): Promise<string> {
+  const res = await request(sandbox.url).get(`/_sandbox/messages?to=${encodeURIComponent(to)}`);
+  const [message] = res.body.messages as Array<{ code: string }>;
+  if (!message) throw new Error(`no code in ${to}'s inbox`);
+  return message.code;
+}
+
+describe("a React app using @coinbase/cdp-react, in Chromium", () => {
+  it("signs in by email with the code from the inbox and shows the address created on login", async () => {
+    const { page } = browser;
+    await page.goto(appUrl);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByLabel("Email address").fill("browser@example.com");
+    // The code is in the inbox once the page's auth/init has been answered.
+    const initiated = page.waitForResponse((r) => r.url().endsWith("/auth/init") && r.request().method() === "POST");
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    expect((await initiated).status()).toBe(200);
+    const code = await codeSentTo("browser@example.com");
+    await browser.screenshot("embedded-wallet-email-code");
+    await page.locator("input").first().focus();
+    await page.keyboard.type(code);
+    const address = page.getByTestId("address");
+    await address.waitFor({ timeout: 20_000 });
+    await browser.screenshot("embedded-wallet-signed-in");
+    const shown = (await address.innerText()).trim();
+    expect(shown).toMatch(/^0x[0-9a-fA-F]{40}$/);
+
+    // The developer's server sees the same user and account.
+    const users = await call(sandbox, "GET", "/platform/v2/end-users");
+    const user = (users.body.endUsers as Array<{ evmAccounts: string[]; authenticationMethods: unknown[] }>).find((u) => u.evmAccounts.includes(shown));
+    expect(user?.authenticationMethods).toEqual([{ type: "email", email: "browser@example.com" }]);
+  });
+
+  it("stays signed in across a reload (the refresh token is an HttpOnly cookie) and signs out", async () => {
+    const { page } = browser;
+    const before = (await page.getByTestId("address").innerText()).trim();
+    expect(await page.evaluate(() => document.cookie)).toBe(""); // HttpOnly: the page's script never sees it
+    await page.reload();
+    await page.getByTestId("address").waitFor({ timeout: 20_000 });
+    expect((await page.getByTestId("address").innerText()).trim()).toBe(before);
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByText("Not signed in.").waitFor();
+    await page.reload();
+    await page.getByRole("button", { name: "Sign in" }).waitFor();
+    await expect(page.getByTestId("address").count()).resolves.toBe(0);
+  });
+
+  it("signs in with Google through the sandbox's consent page and comes back signed in", async () => {
+    const { page } = browser;
+    await page.goto(appUrl);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Continue with Google" }).click();
+    await page.waitForURL(/\/_sandbox\/oauth\/authorize/);
+    await page.getByLabel("Subject (sub)").fill("google-browser-1");
+    await page.getByLabel("Email").fill("oauth@example.com");
+    await browser.screenshot("embedded-wallet-oauth-consent");
+    await page.getByRole("button", { name: "Continue" }).click();
+    const address = page.getByTestId("address");
+    await address.waitFor({ timeout: 20_000 });
+    await browser.screenshot("embedded-wallet-oauth-signed-in");
+    const shown = (await address.innerText()).trim();
+    const users = await call(sandbox, "GET", "/platform/v2/end-users");
+    const user = (users.body.endUsers as Array<{ evmAccounts: string[]; authenticationMethods: unknown[] }>).find((u) => u.evmAccounts.includes(shown));
+    expect(user?.authenticationMethods).toEqual([{ type: "google", sub: "google-browser-1", email: "oauth@example.com" }]);
+  });
+});
