@@ -11,6 +11,7 @@ import {
   passSandboxCoinbaseAuthorizationChallenge,
 } from "./coinbaseUsers.js";
 import { getSandboxDashboardAsset, openSandboxDashboard } from "./dashboard.js";
+import { getSandboxSecureIframeScript, openSandboxSecureIframe } from "./exportFrame.js";
 import { createSandboxProjectWideDelegation, issueSandboxEndUserToken } from "./endUsers.js";
 import { listSandboxOnrampOrders, listSandboxTransfers } from "./flows.js";
 import { fundSandboxAccount, simulateSandboxDeposit } from "./money.js";
@@ -98,4 +99,7 @@ export const adminHandlers: AdminHandlers = {
   getSandboxRequest,
   openSandboxDashboard,
   getSandboxDashboardAsset,
+  // The key-export iframe of the React kit (secureIframeBasePath).
+  openSandboxSecureIframe,
+  getSandboxSecureIframeScript,
 };
