@@ -16,6 +16,7 @@ import { createSandboxAccountDelegation, createSandboxProjectWideDelegation, iss
 import { createSandboxCharge, listSandboxCharges, putSandboxCommerceProduct } from "./charges.js";
 import { exportSandboxState } from "./export.js";
 import { getSandboxRequestsHar } from "./har.js";
+import { getSandboxSecureIframeScript, openSandboxSecureIframe } from "./exportFrame.js";
 import { listSandboxOnrampOrders, listSandboxTransfers } from "./flows.js";
 import { fundSandboxAccount, simulateSandboxDeposit } from "./money.js";
 import {
@@ -121,4 +122,7 @@ export const adminHandlers: AdminHandlers = {
   getSandboxRequest,
   openSandboxDashboard,
   getSandboxDashboardAsset,
+  // The key-export iframe of the React kit (secureIframeBasePath).
+  openSandboxSecureIframe,
+  getSandboxSecureIframeScript,
 };

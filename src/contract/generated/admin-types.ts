@@ -864,6 +864,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/secure-iframe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The key-export iframe for the React kit (its secureIframeBasePath)
+         * @description The page the kit's CopyEvmKeyButton, CopySolanaKeyButton and ExportWallet load in an iframe when `secureIframeBasePath` points here. It speaks the kit's postMessage protocol: the app posts the signed-in user's access token, and on a click the frame registers a Temporary Wallet Secret of its own, exports the key encrypted to an RSA key it made, decrypts it and copies it. Any page may frame it; it needs no credentials (the access token comes from the page). The query (`projectId`, `label`, `copiedLabel`, `icon`, `fullWidth`) is the kit's.
+         */
+        get: operations["openSandboxSecureIframe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/secure-iframe/app.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The key-export iframe's script */
+        get: operations["getSandboxSecureIframeScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/onramp/buy": {
         parameters: {
             query?: never;
@@ -3200,6 +3237,46 @@ export interface operations {
                 };
             };
             404: components["responses"]["Error"];
+        };
+    };
+    openSandboxSecureIframe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    getSandboxSecureIframeScript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The script */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
         };
     };
     openSandboxOnrampSessionPage: {

@@ -1884,6 +1884,286 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/embedded-wallet-api/end-users/{userId}/evm/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export an end user's EVM private key
+         * @description The raw 32-byte private key, encrypted with RSA-OAEP-SHA256 under the RSA public key the client sends. Needs MFA when the user enrolled in it.
+         */
+        post: operations["exportEndUserEvmAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/end-users/{userId}/solana/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export an end user's Solana private key
+         * @description The 32-byte ed25519 seed, encrypted with RSA-OAEP-SHA256 under the RSA public key the client sends. Needs MFA when the user enrolled in it.
+         */
+        post: operations["exportEndUserSolanaAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/end-users/{userId}/evm/sign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign a 32-byte hash with an end user's EVM account
+         * @description A raw secp256k1 signature of the hash (no prefix), under the project's signEndUserEvmHash rules.
+         */
+        post: operations["signEvmHashWithEndUserAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/end-users/{userId}/solana/sign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign a 32-byte hash with an end user's Solana account
+         * @description An ed25519 signature of the 32 bytes, both in base58.
+         */
+        post: operations["signSolanaHashWithEndUserAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/end-users/{userId}/evm/eip7702/delegation-operations/{delegationOperationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where an end user's EIP-7702 delegation stands
+         * @description The operation started by createEvmEip7702DelegationWithEndUserAccount, for one of the user's accounts.
+         */
+        get: operations["getEvmEip7702DelegationOperationByIdWithEndUserAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/end-users/{userId}/evm/smart-accounts/{address}/spend-permissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Grant a spend permission from an end user's smart account
+         * @description A user operation from the smart account, signed by its owner, that approves the permission.
+         */
+        post: operations["createSpendPermissionWithEndUserAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/end-users/{userId}/evm/smart-accounts/{address}/spend-permissions/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the spend permissions of an end user's smart account
+         * @description Permissions the smart account granted, revoked ones included, oldest first.
+         */
+        get: operations["listSpendPermissionsWithEndUserAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/end-users/{userId}/evm/smart-accounts/{address}/spend-permissions/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a spend permission of an end user's smart account
+         * @description A user operation from the smart account, signed by its owner, that revokes the permission.
+         */
+        post: operations["revokeSpendPermissionWithEndUserAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/end-users/{userId}/mfa/enroll/{mfaMethod}/init": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start enrolling in a second factor
+         * @description For TOTP: a new base32 secret and its otpauth:// URI. For SMS (without a body there is no phone number to send to) use initiateMfaEnrollment2. Confirmed with submitMfaEnrollment within 5 minutes.
+         */
+        post: operations["initiateMfaEnrollment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/end-users/{userId}/mfa/enroll/{mfaMethod}/initiate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start enrolling in a second factor, with details
+         * @description TOTP as initiateMfaEnrollment; SMS sends a 6-digit code to `phoneNumber` (recorded in the sandbox's message inbox), to confirm with submitMfaEnrollment within 5 minutes.
+         */
+        post: operations["initiateMfaEnrollment2"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/end-users/{userId}/mfa/enroll/{mfaMethod}/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a second factor with its first code
+         * @description Completes the enrolment started last for this method; counts as an MFA verification.
+         */
+        post: operations["submitMfaEnrollment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/end-users/{userId}/mfa/verify/{mfaMethod}/init": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an MFA verification
+         * @description For SMS, sends a new 6-digit code to the enrolled number (recorded in the inbox); TOTP needs nothing sent.
+         */
+        post: operations["initiateMfaVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/end-users/{userId}/mfa/verify/{mfaMethod}/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify with a second factor
+         * @description A correct code opens the verification window: the operations that need MFA are accepted until it closes.
+         */
+        post: operations["submitMfaVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/end-users/{userId}/mfa/prompt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Record that the end user was offered MFA enrolment
+         * @description Sets enrollmentPromptedAt to now, whether they enrolled or skipped.
+         */
+        put: operations["recordMfaEnrollmentPrompted"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/x402/verify": {
         parameters: {
             query?: never;
@@ -4234,6 +4514,24 @@ export interface components {
             /** @enum {string} */
             type: "siwe";
             address: components["schemas"]["BlockchainAddress"];
+        };
+        /** @description A private key exported to the end user's client. */
+        EndUserExportedKey: {
+            /** @description Base64 RSA-OAEP-SHA256 ciphertext of the raw 32-byte key. */
+            encryptedPrivateKey: string;
+        };
+        /** @description For TOTP, the secret and its otpauth:// URI; for SMS, that the code was sent. */
+        InitiateMfaEnrollmentResponse: {
+            /** @description otpauth://totp/… URI for an authenticator app. */
+            authUrl: string;
+            /** @description The base32 TOTP secret. */
+            secret: string;
+        } | {
+            success: boolean;
+        };
+        /** @description A 6-digit code from the authenticator app or the SMS. */
+        MfaCodeBody: {
+            mfaCode: string;
         };
         /** @description Second factors the end user has enrolled. */
         MFAMethods: {
@@ -6891,6 +7189,8 @@ export interface components {
         XWalletAuthOptional: string;
         /** @description Token by which a developer acts on an end user's account under a delegation. */
         XDeveloperAuth: string;
+        /** @description The second factor. */
+        MfaMethodPath: "totp" | "sms";
         /** @description The end user's id. */
         EndUserUserId: string;
         /** @description The 0x-prefixed address of the account. */
@@ -12089,6 +12389,625 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
             502: components["responses"]["BadGatewayError"];
             503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
+    exportEndUserEvmAccount: {
+        parameters: {
+            query?: {
+                /** @description The project the end user belongs to, when the token does not say. */
+                projectID?: components["parameters"]["ProjectIDOptional"];
+            };
+            header: {
+                /** @description ES256 JWT signed with the project's wallet secret, binding this method, path and (through `reqHash`) body. Single use. */
+                "X-Wallet-Auth": components["parameters"]["XWalletAuth"];
+                /**
+                 * @description Makes a retried write safe: the same key with the same body returns the first result; with another body it fails with `idempotency_error`. Remembered for 24 hours.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The end user's id. */
+                userId: components["parameters"]["EndUserUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    address: components["schemas"]["EvmAddress"];
+                    /** @description Base64 DER (SPKI) of the client's RSA public key. */
+                    exportEncryptionKey: string;
+                    walletSecretId: components["schemas"]["WalletSecretId"];
+                    parentOrigin?: components["schemas"]["Url"];
+                    eject?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The encrypted key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndUserExportedKey"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            403: components["responses"]["ForbiddenError"];
+            404: components["responses"]["NotFoundError"];
+            422: components["responses"]["IdempotencyError"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    exportEndUserSolanaAccount: {
+        parameters: {
+            query?: {
+                /** @description The project the end user belongs to, when the token does not say. */
+                projectID?: components["parameters"]["ProjectIDOptional"];
+            };
+            header: {
+                /** @description ES256 JWT signed with the project's wallet secret, binding this method, path and (through `reqHash`) body. Single use. */
+                "X-Wallet-Auth": components["parameters"]["XWalletAuth"];
+                /**
+                 * @description Makes a retried write safe: the same key with the same body returns the first result; with another body it fails with `idempotency_error`. Remembered for 24 hours.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The end user's id. */
+                userId: components["parameters"]["EndUserUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    address: components["schemas"]["SolanaAddress"];
+                    /** @description Base64 DER (SPKI) of the client's RSA public key. */
+                    exportEncryptionKey: string;
+                    walletSecretId: components["schemas"]["WalletSecretId"];
+                    parentOrigin?: components["schemas"]["Url"];
+                    eject?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The encrypted key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndUserExportedKey"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            403: components["responses"]["ForbiddenError"];
+            404: components["responses"]["NotFoundError"];
+            422: components["responses"]["IdempotencyError"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    signEvmHashWithEndUserAccount: {
+        parameters: {
+            query?: {
+                /** @description The project the end user belongs to, when the token does not say. */
+                projectID?: components["parameters"]["ProjectIDOptional"];
+            };
+            header: {
+                /** @description ES256 JWT signed with the project's wallet secret, binding this method, path and (through `reqHash`) body. Single use. */
+                "X-Wallet-Auth": components["parameters"]["XWalletAuth"];
+                /**
+                 * @description Makes a retried write safe: the same key with the same body returns the first result; with another body it fails with `idempotency_error`. Remembered for 24 hours.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The end user's id. */
+                userId: components["parameters"]["EndUserUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 32 bytes, 0x-prefixed hex. */
+                    hash: string;
+                    address: components["schemas"]["EvmAddress"];
+                    walletSecretId: components["schemas"]["WalletSecretId"];
+                };
+            };
+        };
+        responses: {
+            /** @description The signature, 0x-prefixed hex. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        signature: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            403: components["responses"]["ForbiddenError"];
+            404: components["responses"]["NotFoundError"];
+            422: components["responses"]["IdempotencyError"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    signSolanaHashWithEndUserAccount: {
+        parameters: {
+            query?: {
+                /** @description The project the end user belongs to, when the token does not say. */
+                projectID?: components["parameters"]["ProjectIDOptional"];
+            };
+            header: {
+                /** @description ES256 JWT signed with the project's wallet secret, binding this method, path and (through `reqHash`) body. Single use. */
+                "X-Wallet-Auth": components["parameters"]["XWalletAuth"];
+                /**
+                 * @description Makes a retried write safe: the same key with the same body returns the first result; with another body it fails with `idempotency_error`. Remembered for 24 hours.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The end user's id. */
+                userId: components["parameters"]["EndUserUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 32 bytes in base58. */
+                    hash: string;
+                    address: components["schemas"]["SolanaAddress"];
+                    walletSecretId: components["schemas"]["WalletSecretId"];
+                };
+            };
+        };
+        responses: {
+            /** @description The signature, base58. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        signature: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            403: components["responses"]["ForbiddenError"];
+            404: components["responses"]["NotFoundError"];
+            422: components["responses"]["IdempotencyError"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getEvmEip7702DelegationOperationByIdWithEndUserAccount: {
+        parameters: {
+            query?: {
+                /** @description The project the end user belongs to, when the token does not say. */
+                projectID?: components["parameters"]["ProjectIDOptional"];
+            };
+            header?: never;
+            path: {
+                /** @description The end user's id. */
+                userId: components["parameters"]["EndUserUserId"];
+                /** @description The id returned when the delegation was started. */
+                delegationOperationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The operation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvmEip7702DelegationOperation"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            404: components["responses"]["NotFoundError"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    createSpendPermissionWithEndUserAccount: {
+        parameters: {
+            query?: {
+                /** @description The project the end user belongs to, when the token does not say. */
+                projectID?: components["parameters"]["ProjectIDOptional"];
+            };
+            header: {
+                /** @description ES256 JWT signed with the project's wallet secret, binding this method, path and (through `reqHash`) body. Single use. */
+                "X-Wallet-Auth": components["parameters"]["XWalletAuth"];
+                /**
+                 * @description Makes a retried write safe: the same key with the same body returns the first result; with another body it fails with `idempotency_error`. Remembered for 24 hours.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The end user's id. */
+                userId: components["parameters"]["EndUserUserId"];
+                /** @description The 0x-prefixed address of the account. */
+                address: components["parameters"]["EvmAddressPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSpendPermissionRequest"] & {
+                    walletSecretId: components["schemas"]["WalletSecretId"];
+                    useCdpPaymaster?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The user operation that records the permission. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvmUserOperation"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            403: components["responses"]["ForbiddenError"];
+            404: components["responses"]["NotFoundError"];
+            422: components["responses"]["IdempotencyError"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    listSpendPermissionsWithEndUserAccount: {
+        parameters: {
+            query?: {
+                /** @description How many items to return in one page. */
+                pageSize?: components["parameters"]["PageSize"];
+                /** @description The `nextPageToken` of the previous page; omit it for the first page. */
+                pageToken?: components["parameters"]["PageToken"];
+                /** @description The project the end user belongs to, when the token does not say. */
+                projectID?: components["parameters"]["ProjectIDOptional"];
+            };
+            header?: never;
+            path: {
+                /** @description The end user's id. */
+                userId: components["parameters"]["EndUserUserId"];
+                /** @description The 0x-prefixed address of the account. */
+                address: components["parameters"]["EvmAddressPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of permissions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        spendPermissions: components["schemas"]["SpendPermissionResponseObject"][];
+                    } & components["schemas"]["ListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            404: components["responses"]["NotFoundError"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    revokeSpendPermissionWithEndUserAccount: {
+        parameters: {
+            query?: {
+                /** @description The project the end user belongs to, when the token does not say. */
+                projectID?: components["parameters"]["ProjectIDOptional"];
+            };
+            header: {
+                /** @description ES256 JWT signed with the project's wallet secret, binding this method, path and (through `reqHash`) body. Single use. */
+                "X-Wallet-Auth": components["parameters"]["XWalletAuth"];
+                /**
+                 * @description Makes a retried write safe: the same key with the same body returns the first result; with another body it fails with `idempotency_error`. Remembered for 24 hours.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The end user's id. */
+                userId: components["parameters"]["EndUserUserId"];
+                /** @description The 0x-prefixed address of the account. */
+                address: components["parameters"]["EvmAddressPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RevokeSpendPermissionRequest"] & {
+                    walletSecretId: components["schemas"]["WalletSecretId"];
+                    useCdpPaymaster?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The user operation that revokes the permission. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvmUserOperation"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            403: components["responses"]["ForbiddenError"];
+            404: components["responses"]["NotFoundError"];
+            422: components["responses"]["IdempotencyError"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    initiateMfaEnrollment: {
+        parameters: {
+            query?: {
+                /** @description The project the end user belongs to, when the token does not say. */
+                projectID?: components["parameters"]["ProjectIDOptional"];
+            };
+            header?: {
+                /**
+                 * @description Makes a retried write safe: the same key with the same body returns the first result; with another body it fails with `idempotency_error`. Remembered for 24 hours.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The end user's id. */
+                userId: components["parameters"]["EndUserUserId"];
+                /** @description The second factor. */
+                mfaMethod: components["parameters"]["MfaMethodPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How to enrol. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InitiateMfaEnrollmentResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            404: components["responses"]["NotFoundError"];
+            409: components["responses"]["AlreadyExistsError"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    initiateMfaEnrollment2: {
+        parameters: {
+            query?: {
+                /** @description The project the end user belongs to, when the token does not say. */
+                projectID?: components["parameters"]["ProjectIDOptional"];
+            };
+            header?: {
+                /**
+                 * @description Makes a retried write safe: the same key with the same body returns the first result; with another body it fails with `idempotency_error`. Remembered for 24 hours.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The end user's id. */
+                userId: components["parameters"]["EndUserUserId"];
+                /** @description The second factor. */
+                mfaMethod: components["parameters"]["MfaMethodPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "totp" | "sms";
+                    phoneNumber?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description How to enrol. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InitiateMfaEnrollmentResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            404: components["responses"]["NotFoundError"];
+            409: components["responses"]["AlreadyExistsError"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    submitMfaEnrollment: {
+        parameters: {
+            query?: {
+                /** @description The project the end user belongs to, when the token does not say. */
+                projectID?: components["parameters"]["ProjectIDOptional"];
+            };
+            header?: {
+                /**
+                 * @description Makes a retried write safe: the same key with the same body returns the first result; with another body it fails with `idempotency_error`. Remembered for 24 hours.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The end user's id. */
+                userId: components["parameters"]["EndUserUserId"];
+                /** @description The second factor. */
+                mfaMethod: components["parameters"]["MfaMethodPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MfaCodeBody"];
+            };
+        };
+        responses: {
+            /** @description The end user, with the method enrolled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        endUser: components["schemas"]["EndUser"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            404: components["responses"]["NotFoundError"];
+            409: components["responses"]["AlreadyExistsError"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    initiateMfaVerification: {
+        parameters: {
+            query?: {
+                /** @description The project the end user belongs to, when the token does not say. */
+                projectID?: components["parameters"]["ProjectIDOptional"];
+            };
+            header?: {
+                /**
+                 * @description Makes a retried write safe: the same key with the same body returns the first result; with another body it fails with `idempotency_error`. Remembered for 24 hours.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The end user's id. */
+                userId: components["parameters"]["EndUserUserId"];
+                /** @description The second factor. */
+                mfaMethod: components["parameters"]["MfaMethodPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Started. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            404: components["responses"]["NotFoundError"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    submitMfaVerification: {
+        parameters: {
+            query?: {
+                /** @description The project the end user belongs to, when the token does not say. */
+                projectID?: components["parameters"]["ProjectIDOptional"];
+            };
+            header?: {
+                /**
+                 * @description Makes a retried write safe: the same key with the same body returns the first result; with another body it fails with `idempotency_error`. Remembered for 24 hours.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The end user's id. */
+                userId: components["parameters"]["EndUserUserId"];
+                /** @description The second factor. */
+                mfaMethod: components["parameters"]["MfaMethodPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MfaCodeBody"];
+            };
+        };
+        responses: {
+            /** @description Verified. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            404: components["responses"]["NotFoundError"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    recordMfaEnrollmentPrompted: {
+        parameters: {
+            query?: {
+                /** @description The project the end user belongs to, when the token does not say. */
+                projectID?: components["parameters"]["ProjectIDOptional"];
+            };
+            header?: {
+                /**
+                 * @description Makes a retried write safe: the same key with the same body returns the first result; with another body it fails with `idempotency_error`. Remembered for 24 hours.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The end user's id. */
+                userId: components["parameters"]["EndUserUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description When the user was prompted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        enrollmentPromptedAt: string;
+                    };
+                };
+            };
+            401: components["responses"]["UnauthorizedError"];
+            404: components["responses"]["NotFoundError"];
+            500: components["responses"]["InternalServerError"];
         };
     };
     verifyX402Payment: {

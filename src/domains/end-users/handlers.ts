@@ -26,9 +26,27 @@ import {
   lookupEndUser,
   validateEndUserAccessToken,
 } from "./management.js";
+import { getEvmEip7702DelegationOperationByIdWithEndUserAccount } from "./eip7702Operations.js";
+import { signEvmHashWithEndUserAccount, signSolanaHashWithEndUserAccount } from "./hashSigning.js";
+import { exportEndUserEvmAccount, exportEndUserSolanaAccount } from "./keyExport.js";
+import {
+  afterMfa,
+  initiateMfaEnrollment,
+  initiateMfaEnrollment2,
+  initiateMfaVerification,
+  recordMfaEnrollmentPrompted,
+  submitMfaEnrollment,
+  submitMfaVerification,
+} from "./mfa.js";
+import {
+  createSpendPermissionWithEndUserAccount,
+  listSpendPermissionsWithEndUserAccount,
+  revokeSpendPermissionWithEndUserAccount,
+} from "./spendPermissions.js";
 import { getUserOperationWithEndUserAccount, sendUserOperationWithEndUserAccount } from "./userOperations.js";
 import { signSolanaX402PaymentWithEndUserAccount } from "./x402.js";
 
+/** What moves funds or keys waits for a recent MFA verification when the end user enrolled (afterMfa, mfa.ts). */
 export const handlers: Handlers = {
   // Management
   createEndUser,
@@ -41,23 +59,40 @@ export const handlers: Handlers = {
   addEndUserSolanaAccount,
   validateEndUserAccessToken,
   // Signing and sending with end users' accounts
-  signEvmTransactionWithEndUserAccount,
-  sendEvmTransactionWithEndUserAccount,
-  signEvmMessageWithEndUserAccount,
-  signEvmTypedDataWithEndUserAccount,
-  signSolanaMessageWithEndUserAccount,
-  signSolanaTransactionWithEndUserAccount,
-  sendSolanaTransactionWithEndUserAccount,
-  sendEvmAssetWithEndUserAccount,
-  sendSolanaAssetWithEndUserAccount,
-  createEvmEip7702DelegationWithEndUserAccount,
-  sendUserOperationWithEndUserAccount,
+  signEvmTransactionWithEndUserAccount: afterMfa(signEvmTransactionWithEndUserAccount),
+  sendEvmTransactionWithEndUserAccount: afterMfa(sendEvmTransactionWithEndUserAccount),
+  signEvmMessageWithEndUserAccount: afterMfa(signEvmMessageWithEndUserAccount),
+  signEvmTypedDataWithEndUserAccount: afterMfa(signEvmTypedDataWithEndUserAccount),
+  signEvmHashWithEndUserAccount: afterMfa(signEvmHashWithEndUserAccount),
+  signSolanaMessageWithEndUserAccount: afterMfa(signSolanaMessageWithEndUserAccount),
+  signSolanaTransactionWithEndUserAccount: afterMfa(signSolanaTransactionWithEndUserAccount),
+  signSolanaHashWithEndUserAccount: afterMfa(signSolanaHashWithEndUserAccount),
+  sendSolanaTransactionWithEndUserAccount: afterMfa(sendSolanaTransactionWithEndUserAccount),
+  sendEvmAssetWithEndUserAccount: afterMfa(sendEvmAssetWithEndUserAccount),
+  sendSolanaAssetWithEndUserAccount: afterMfa(sendSolanaAssetWithEndUserAccount),
+  createEvmEip7702DelegationWithEndUserAccount: afterMfa(createEvmEip7702DelegationWithEndUserAccount),
+  getEvmEip7702DelegationOperationByIdWithEndUserAccount,
+  sendUserOperationWithEndUserAccount: afterMfa(sendUserOperationWithEndUserAccount),
   getUserOperationWithEndUserAccount,
   signSolanaX402PaymentWithEndUserAccount,
+  // Key export
+  exportEndUserEvmAccount: afterMfa(exportEndUserEvmAccount),
+  exportEndUserSolanaAccount: afterMfa(exportEndUserSolanaAccount),
+  // Spend permissions of end users' smart accounts
+  createSpendPermissionWithEndUserAccount: afterMfa(createSpendPermissionWithEndUserAccount),
+  listSpendPermissionsWithEndUserAccount,
+  revokeSpendPermissionWithEndUserAccount: afterMfa(revokeSpendPermissionWithEndUserAccount),
+  // MFA
+  initiateMfaEnrollment,
+  initiateMfaEnrollment2,
+  submitMfaEnrollment,
+  initiateMfaVerification,
+  submitMfaVerification,
+  recordMfaEnrollmentPrompted,
   // Delegation grants
-  createDelegationForEndUserAccount,
+  createDelegationForEndUserAccount: afterMfa(createDelegationForEndUserAccount),
   getDelegationForEndUserAccount,
   getDelegationForEndUser,
-  revokeDelegationForEndUserAccount,
-  revokeDelegationForEndUser,
+  revokeDelegationForEndUserAccount: afterMfa(revokeDelegationForEndUserAccount),
+  revokeDelegationForEndUser: afterMfa(revokeDelegationForEndUser),
 };

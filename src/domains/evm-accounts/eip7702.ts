@@ -93,19 +93,22 @@ export function isDelegated(ctx: Pick<HandlerContext, "store" | "clock">, addres
     .some((o) => isCompleted(o, now));
 }
 
-export const getEvmEip7702DelegationOperationById: Handler<"getEvmEip7702DelegationOperationById"> = (req, ctx) => {
-  const id = req.pathParams.delegationOperationId;
+/** The delegation operation `id` of the project with the account it delegates, or 404. */
+export function findDelegationOperation(ctx: Pick<HandlerContext, "store" | "clock">, id: string) {
   const operation = ctx.store.collection(EIP7702_DELEGATIONS).get(id);
   if (!operation) throw apiError("not_found", `Delegation operation ${id} was not found in this project.`);
   const done = isCompleted(operation, ctx.clock.now());
-  return {
-    status: 200,
-    body: {
-      delegationOperationId: operation.delegationOperationId,
-      status: done ? "COMPLETED" : "SUBMITTED",
-      transactionHash: operation.transactionHash,
-      network: operation.network,
-      delegateAddress: DELEGATE_ADDRESS,
-    },
+  const view: Schema<"EvmEip7702DelegationOperation"> = {
+    delegationOperationId: operation.delegationOperationId,
+    status: done ? "COMPLETED" : "SUBMITTED",
+    transactionHash: operation.transactionHash,
+    network: operation.network,
+    delegateAddress: DELEGATE_ADDRESS,
   };
-};
+  return { address: operation.address, view };
+}
+
+export const getEvmEip7702DelegationOperationById: Handler<"getEvmEip7702DelegationOperationById"> = (req, ctx) => ({
+  status: 200,
+  body: findDelegationOperation(ctx, req.pathParams.delegationOperationId).view,
+});

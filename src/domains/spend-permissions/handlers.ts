@@ -6,90 +6,26 @@
  * The spender then uses a permission by calling the manager's `spend` itself
  * (the official client's useSpendPermission).
  */
-import { isAddress, type Hex } from "viem";
-import { managerCalldata, SPEND_PERMISSION_MANAGER_ADDRESS, spendPermissionHash } from "./manager.js";
-import type { RequestBody } from "../../contract/types.js";
-import { apiError } from "../../errors/catalogue.js";
 import { findSmartAccount } from "../evm-smart-accounts/accounts.js";
 import { prepareAndSendAsOwner, sentView } from "../evm-smart-accounts/userOperations.js";
-import { paginate } from "../shared/pagination.js";
-import { chainIdOf } from "../../chain/networks.js";
 import type { Handler, Handlers } from "../types.js";
-import { spendPermissionKey, spendPermissions, spendPermissionView, type SpendPermissionTerms } from "./model.js";
-
-const UINT48_MAX = 2n ** 48n - 1n;
-const UINT160_MAX = 2n ** 160n - 1n;
-
-/** A decimal field of the request within [min, max], or 400 naming it. */
-function uint(value: unknown, field: string, min: bigint, max: bigint): string {
-  if (typeof value !== "string" || !/^[0-9]+$/.test(value))
-    throw apiError("invalid_request", `${field} must be a non-negative integer in decimal, as a string.`);
-  const n = BigInt(value);
-  if (n < min || n > max) throw apiError("invalid_request", `${field} must be between ${min} and ${max}; got ${value}.`);
-  return n.toString();
-}
-
-function termsOf(account: `0x${string}`, b: RequestBody<"createSpendPermission">): SpendPermissionTerms {
-  const terms: SpendPermissionTerms = {
-    account,
-    spender: b.spender as `0x${string}`,
-    token: b.token as `0x${string}`,
-    allowance: uint(b.allowance, "allowance", 1n, UINT160_MAX),
-    period: uint(b.period, "period (seconds)", 1n, UINT48_MAX),
-    start: uint(b.start, "start (unix seconds)", 0n, UINT48_MAX),
-    end: uint(b.end, "end (unix seconds)", 0n, UINT48_MAX),
-    salt: b.salt === undefined ? "0" : uint(b.salt, "salt", 0n, 2n ** 256n - 1n),
-    extraData: (b.extraData ?? "0x") as Hex,
-  };
-  if (!/^0x([0-9a-fA-F]{2})*$/.test(terms.extraData)) throw apiError("invalid_request", 'extraData must be 0x-prefixed hex bytes ("0x" for none).');
-  if (BigInt(terms.start) >= BigInt(terms.end)) throw apiError("invalid_request", `start (${terms.start}) must be before end (${terms.end}).`);
-  if (!isAddress(terms.spender, { strict: false }) || !isAddress(terms.token, { strict: false }))
-    throw apiError("invalid_request", "spender and token must be EVM addresses.");
-  return terms;
-}
+import { approveCall, revokeCall, spendPermissionsPage } from "./permissions.js";
 
 const createSpendPermission: Handler<"createSpendPermission"> = async (req, ctx) => {
   const account = findSmartAccount(ctx.store, req.pathParams.address);
-  const body = req.body;
-  const terms = termsOf(account.address, body);
-  const hash = spendPermissionHash(chainIdOf(body.network)!, terms);
-  if (spendPermissions(ctx.store).get(spendPermissionKey(body.network, hash))?.revokedAt) {
-    throw apiError("invalid_request", `Spend permission ${hash} was revoked on ${body.network} and cannot be approved again; use another salt.`);
-  }
-  const op = await prepareAndSendAsOwner(ctx, account, body.network, [
-    { to: SPEND_PERMISSION_MANAGER_ADDRESS, value: "0", data: managerCalldata("approve", terms) },
-  ]);
+  const op = await prepareAndSendAsOwner(ctx, account, req.body.network, [approveCall(ctx, account.address, req.body)]);
   return { status: 200, body: sentView(ctx, op) };
 };
 
 const listSpendPermissions: Handler<"listSpendPermissions"> = (req, ctx) => {
   const account = findSmartAccount(ctx.store, req.pathParams.address);
-  const all = spendPermissions(ctx.store)
-    .filter((r) => r.permission.account.toLowerCase() === account.address.toLowerCase() && r.approvedAt !== undefined)
-    .sort((a, b) => a.approvedAt!.localeCompare(b.approvedAt!) || a.permissionHash.localeCompare(b.permissionHash));
-  const page = paginate(all, req.query, `spend-permissions:${account.address.toLowerCase()}`);
-  return {
-    status: 200,
-    body: {
-      spendPermissions: page.items.map((r) => spendPermissionView(r as typeof r & { approvedAt: string })),
-      ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
-    },
-  };
+  return { status: 200, body: spendPermissionsPage(ctx, account.address, req.query) };
 };
 
 const revokeSpendPermission: Handler<"revokeSpendPermission"> = async (req, ctx) => {
   const account = findSmartAccount(ctx.store, req.pathParams.address);
   const { network, permissionHash } = req.body;
-  if (!/^0x[0-9a-fA-F]{64}$/.test(permissionHash))
-    throw apiError("invalid_request", "permissionHash must be a 32-byte 0x-prefixed hex hash, as listSpendPermissions returns it.");
-  const record = spendPermissions(ctx.store).get(spendPermissionKey(network, permissionHash));
-  if (!record || record.approvedAt === undefined || record.permission.account.toLowerCase() !== account.address.toLowerCase()) {
-    throw apiError("not_found", `Smart account ${account.address} has no spend permission ${permissionHash} on ${network}.`);
-  }
-  if (record.revokedAt) throw apiError("invalid_request", `Spend permission ${permissionHash} was already revoked at ${record.revokedAt}.`);
-  const op = await prepareAndSendAsOwner(ctx, account, network, [
-    { to: SPEND_PERMISSION_MANAGER_ADDRESS, value: "0", data: managerCalldata("revoke", record.permission) },
-  ]);
+  const op = await prepareAndSendAsOwner(ctx, account, network, [revokeCall(ctx, account.address, network, permissionHash)]);
   return { status: 200, body: sentView(ctx, op) };
 };
 
