@@ -3,7 +3,11 @@ import { decodeFunctionData, domainSeparator, encodeAbiParameters, type Hex } fr
 import { allowanceOf, balanceOf, evmNonces, holdings, permitNonceOf, totalHeld } from "../../chain/ledger.js";
 import { erc20ByAddress, evmTokenByAddress, NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
 import { hasSandboxCode } from "../../domains/sandboxContracts.js";
+import { canonicalCodeAt } from "../../chain/evm/canonical.js";
+import { runsBytecode } from "../../chain/evm/executeTransaction.js";
+import { codeAt } from "../../chain/evm/ledgerState.js";
 import { RpcError } from "../jsonRpc.js";
+import { callBytecode, callRequest } from "./bytecode.js";
 import { accountAbstractionCode, accountAbstractionRead } from "./bundler.js";
 import { type EvmNodeContext, hex } from "./context.js";
 import { universalSignatureValidation } from "./signatureValidator.js";
@@ -39,6 +43,9 @@ export function eth_getTransactionCount(params: unknown[], ctx: EvmNodeContext) 
 
 export function eth_getCode(params: unknown[], ctx: EvmNodeContext) {
   const address = String(params[0]);
+  // Deployed and canonical code first; then the modelled contracts, whose stub code is a single byte.
+  const code = codeAt(ctx.store, ctx.network, address, (_network, at) => canonicalCodeAt(at));
+  if (code !== "0x") return code;
   return erc20ByAddress(ctx.network, address) || hasSandboxCode(address) ? "0x00" : (accountAbstractionCode(ctx, address) ?? "0x");
 }
 
@@ -48,8 +55,9 @@ export function eth_getCode(params: unknown[], ctx: EvmNodeContext) {
  */
 export function eth_call(params: unknown[], ctx: EvmNodeContext) {
   const [req] = params as [{ to?: string; data?: Hex; input?: Hex } | undefined];
-  // A deployless call (no `to`) runs its creation code: the ERC-6492 validator is the one the sandbox knows.
-  if (req && !req.to) return universalSignatureValidation(ctx, (req.data ?? req.input ?? "0x") as Hex) ?? "0x";
+  // A deployless call (no `to`) runs its creation code; the ERC-6492 validator is answered as the sandbox's wallets would.
+  if (req && !req.to) return universalSignatureValidation(ctx, (req.data ?? req.input ?? "0x") as Hex) ?? callBytecode(ctx, callRequest(req));
+  if (req && typeof req.to === "string" && runsBytecode(ctx.store, ctx.network, req.to)) return callBytecode(ctx, callRequest(req));
   // The wallet factories and EntryPoints answer their own reads (bundler.ts).
   const walletRead = req?.to ? accountAbstractionRead(ctx, req.to, (req.data ?? req.input ?? "0x") as Hex) : undefined;
   if (walletRead !== undefined) return walletRead;
