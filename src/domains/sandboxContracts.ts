@@ -3,6 +3,7 @@
  * runs them: whoever applies an EVM transaction (a send, a user operation,
  * the node) passes this table to `applyEvmTransaction`.
  */
+import type { ChainContracts } from "../chain/evm/executeTransaction.js";
 import type { ModelledContract } from "../chain/evm/modelled.js";
 import { tokenContractsOf } from "../chain/evm/tokenModel.js";
 import type { SandboxContract } from "../chain/ledger.js";
@@ -21,3 +22,6 @@ export function hasSandboxCode(address: string): boolean {
 
 /** The contracts the EVM runs as TypeScript models (precompiles at their addresses), per network: the table's tokens. */
 export const EVM_MODELS = (network: string): readonly ModelledContract[] => tokenContractsOf(network);
+
+/** Both tables, for whoever applies a transaction that may run bytecode (`applyTransaction`). */
+export const CHAIN_CONTRACTS: ChainContracts = { ledger: SANDBOX_CONTRACTS, evm: EVM_MODELS };

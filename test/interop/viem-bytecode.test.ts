@@ -11,17 +11,22 @@ import {
   createPublicClient,
   createWalletClient,
   encodeDeployData,
+  encodeFunctionData,
   encodePacked,
   erc20Abi,
   getContractAddress,
   http,
   keccak256,
   parseEther,
+  serializeTransaction,
   type PublicClient,
   type WalletClient,
 } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { baseSepolia } from "viem/chains";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, fund, hostOf, withSandbox } from "#test/helpers/sandbox.js";
 import { type Compiled, compileSolidity } from "#test/helpers/solidity.js";
@@ -222,5 +227,65 @@ describe("bytecode on the simulated EVM", () => {
     expect((await node.waitForTransactionReceipt({ hash })).status).toBe("success");
     expect(await node.readContract({ address: expected, abi, functionName: "count" })).toBe(7n);
     expect(await node.getCode({ address: CREATE2_DEPLOYER })).not.toBe("0x");
+  });
+
+  it("deploys from a CDP account with sendEvmTransaction and no `to`, and the contract moves its USDC", async () => {
+    const address = (await call(sandbox, "POST", "/platform/v2/evm/accounts", { body: {}, wallet: true })).body.address as `0x${string}`;
+    await fund(sandbox, { network: "base-sepolia", address, amount: parseEther("1").toString() });
+    await fund(sandbox, { network: "base-sepolia", address, token: "USDC", amount: "900" });
+    const { abi, bytecode } = contracts.Vault!;
+    const send = (transaction: `0x${string}`) =>
+      call(sandbox, "POST", `/platform/v2/evm/accounts/${address}/send/transaction`, { body: { network: "base-sepolia", transaction }, wallet: true });
+    const deployed = await send(serializeTransaction({ type: "eip1559", chainId: 84532, data: encodeDeployData({ abi, bytecode, args: [USDC] }) }));
+    expect(deployed.status).toBe(200);
+    const receipt = await node.getTransactionReceipt({ hash: deployed.body.transactionHash });
+    expect(receipt.status).toBe("success");
+    const vault = receipt.contractAddress!;
+    expect(await node.readContract({ address: vault, abi, functionName: "token" })).toBe(USDC);
+
+    const usdcTransfer = (to: `0x${string}`, data: `0x${string}`) => send(serializeTransaction({ type: "eip1559", chainId: 84532, to, data }));
+    expect((await usdcTransfer(USDC, encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [vault, 600n] }))).status).toBe(200);
+    const deposit = await usdcTransfer(vault, encodeFunctionData({ abi, functionName: "deposit", args: [600n] }));
+    expect(deposit.status).toBe(200);
+    expect((await node.getTransactionReceipt({ hash: deposit.body.transactionHash })).status).toBe("success");
+    expect(await restUsdc(address)).toBe("300");
+    expect(await restUsdc(vault)).toBe("600");
+  });
+});
+
+describe("bytecode state with --data", () => {
+  it("keeps deployed code and storage across a restart", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cdp-sandbox-bytecode-"));
+    try {
+      const file = join(dir, "state.json");
+      const first = await withSandbox({ seed: "bytecode-data", data: file });
+      const url = async (s: Sandbox) => {
+        const path = "/apikeys/v1/tokens/active";
+        const token = await mintBearer(s.credentials.apiKeyId, s.credentials.apiKeySecret, { method: "GET", host: `http://${hostOf(s)}`, path });
+        return `${s.url}/rpc/v1/base-sepolia/${(await request(s.url).get(path).set("Authorization", `Bearer ${token}`)).body.id}`;
+      };
+      const account = privateKeyToAccount(generatePrivateKey());
+      await fund(first, { network: "base-sepolia", address: account.address, amount: parseEther("1").toString() });
+      const wallet = createWalletClient({ account, chain: baseSepolia, transport: http(await url(first)) });
+      const client = createPublicClient({ chain: baseSepolia, transport: http(await url(first)) });
+      const { abi, bytecode } = contracts.Counter!;
+      const receipt = await client.waitForTransactionReceipt({ hash: await wallet.deployContract({ abi, bytecode, args: [5n] }) });
+      const counter = receipt.contractAddress!;
+      await client.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: counter, abi, functionName: "increment" }) });
+      const code = await client.getCode({ address: counter });
+      await first.close();
+
+      const second = await withSandbox({ seed: "bytecode-data", data: file });
+      try {
+        const again = createPublicClient({ chain: baseSepolia, transport: http(await url(second)) });
+        expect(await again.getCode({ address: counter })).toBe(code);
+        expect(await again.readContract({ address: counter, abi, functionName: "count" })).toBe(6n);
+        expect(await again.getStorageAt({ address: counter, slot: "0x0" })).toBe(`0x${"6".padStart(64, "0")}`);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

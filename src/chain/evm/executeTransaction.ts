@@ -6,7 +6,16 @@
 import { apiError } from "../../errors/catalogue.js";
 import type { Clock } from "../../clock.js";
 import type { ProjectTx } from "../../store/store.js";
-import { balanceOf, type EvmTransactionInput, GAS_PRICE_WEI, type LedgerTx, ledgerTxs, setBalance } from "../ledger.js";
+import {
+  applyEvmTransaction,
+  balanceOf,
+  type EvmTransactionInput,
+  GAS_PRICE_WEI,
+  type LedgerTx,
+  ledgerTxs,
+  type SandboxContract,
+  setBalance,
+} from "../ledger.js";
 import { inclusionBlock } from "../mining.js";
 import { NATIVE_TOKEN_ADDRESS } from "../tokens.js";
 import { hasDeployedCode } from "./ledgerState.js";
@@ -66,4 +75,20 @@ export async function executeEvmTransaction(
   };
   ledgerTxs(store).put(record.hash, record);
   return record;
+}
+
+/** The contracts a transaction may reach: those the ledger applies directly, and the models the EVM runs. */
+export interface ChainContracts {
+  ledger: readonly SandboxContract[];
+  evm: (network: string) => readonly ModelledContract[];
+}
+
+/**
+ * Applies a transaction wherever it runs: in the EVM when it creates a contract or calls code, else on the
+ * ledger (transfers, token calls, the modelled contracts' own calls).
+ */
+export function applyTransaction(store: ProjectTx, clock: Clock, tx: EvmTransactionInput, contracts: ChainContracts): Promise<LedgerTx> | LedgerTx {
+  return runsBytecode(store, tx.network, tx.to)
+    ? executeEvmTransaction(store, clock, tx, contracts.evm)
+    : applyEvmTransaction(store, clock, tx, contracts.ledger);
 }

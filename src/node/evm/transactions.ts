@@ -1,8 +1,8 @@
 /** Transactions on the node: look-ups by hash, raw sends of transactions signed anywhere, and gas estimates. */
 import { type Hex, keccak256, parseTransaction, recoverTransactionAddress, toHex } from "viem";
-import { executeEvmTransaction, runsBytecode } from "../../chain/evm/executeTransaction.js";
+import { applyTransaction, runsBytecode } from "../../chain/evm/executeTransaction.js";
 import { applyEvmTransaction, balanceOf, type EvmTransactionInput, evmNonces, type LedgerTx, ledgerTxs } from "../../chain/ledger.js";
-import { EVM_MODELS, SANDBOX_CONTRACTS } from "../../domains/sandboxContracts.js";
+import { CHAIN_CONTRACTS, SANDBOX_CONTRACTS } from "../../domains/sandboxContracts.js";
 import { NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
 import { ApiError } from "../../errors/catalogue.js";
 import { RpcError } from "../jsonRpc.js";
@@ -57,8 +57,7 @@ export async function eth_sendRawTransaction(params: unknown[], ctx: EvmNodeCont
     type: parsed.type ?? "eip1559",
   };
   try {
-    if (runsBytecode(ctx.store, ctx.network, input.to)) await executeEvmTransaction(ctx.store, ctx.clock, input, EVM_MODELS);
-    else applyEvmTransaction(ctx.store, ctx.clock, input, SANDBOX_CONTRACTS);
+    await applyTransaction(ctx.store, ctx.clock, input, CHAIN_CONTRACTS);
   } catch (error) {
     if (error instanceof ApiError) throw new RpcError(-32000, `insufficient funds for gas * price + value: ${error.message}`);
     throw error;
