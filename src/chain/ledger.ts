@@ -173,6 +173,8 @@ export interface EvmTransactionInput {
   sponsored?: boolean;
   /** The block it is included in, when the caller mined one for several transactions (a user operation's calls). */
   block?: number;
+  /** A call a contract makes (a smart wallet's batch): it does not use or move the sender's nonce. */
+  internal?: boolean;
 }
 
 /** What a contract's call did: it succeeded, or it reverted (and changed nothing) for the reason given. */

@@ -22,6 +22,7 @@ import {
   type PublicClient,
   type WalletClient,
 } from "viem";
+import { createBundlerClient, toCoinbaseSmartAccount } from "viem/account-abstraction";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { baseSepolia } from "viem/chains";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -250,6 +251,42 @@ describe("bytecode on the simulated EVM", () => {
     expect((await node.getTransactionReceipt({ hash: deposit.body.transactionHash })).status).toBe("success");
     expect(await restUsdc(address)).toBe("300");
     expect(await restUsdc(vault)).toBe("600");
+  });
+
+  it("runs a smart account's user operation against a deployed contract, and undoes the whole batch when a call reverts", async () => {
+    const { wallet } = await fundedWallet();
+    const vault = await deploy(wallet, "Vault", [USDC]);
+    const { abi } = contracts.Vault!;
+    const smart = await toCoinbaseSmartAccount({ client: node, owners: [privateKeyToAccount(generatePrivateKey())], version: "1.1" });
+    await fund(sandbox, { network: "base-sepolia", address: smart.address, token: "USDC", amount: "800" });
+    const bundler = createBundlerClient({ account: smart, client: node, chain: baseSepolia, transport: http(nodeUrl), pollingInterval: 50, paymaster: true });
+    const hash = await bundler.sendUserOperation({
+      calls: [
+        { to: USDC, abi: erc20Abi, functionName: "approve", args: [vault, 500n] },
+        { to: vault, abi, functionName: "deposit", args: [500n] },
+      ],
+    });
+    const receipt = await bundler.waitForUserOperationReceipt({ hash });
+    expect(receipt.success).toBe(true);
+    expect(await restUsdc(smart.address)).toBe("300");
+    expect(await restUsdc(vault)).toBe("500");
+    expect(await node.readContract({ address: vault, abi, functionName: "deposits", args: [smart.address] })).toBe(500n);
+
+    const friend = privateKeyToAccount(generatePrivateKey()).address;
+    const calls = [
+      { to: USDC, abi: erc20Abi, functionName: "transfer", args: [friend, 100n] },
+      { to: vault, abi, functionName: "withdraw", args: [501n] },
+    ] as const;
+    // Estimating runs the calls: the vault's revert is the bundler's -32521.
+    const estimate = await bundler.estimateUserOperationGas({ calls }).catch((e: BaseError) => e);
+    expect((estimate as BaseError).walk((e) => (e as { code?: number }).code === -32521)).toBeTruthy();
+    // Sent anyway with its own limits: included, reverted, the USDC transfer before the revert undone.
+    const failing = await bundler.sendUserOperation({ calls, callGasLimit: 400_000n, verificationGasLimit: 200_000n, preVerificationGas: 50_000n });
+    const failed = await bundler.waitForUserOperationReceipt({ hash: failing });
+    expect(failed.success).toBe(false);
+    expect(await restUsdc(friend)).toBe("0");
+    expect(await restUsdc(smart.address)).toBe("300");
+    expect(await restUsdc(vault)).toBe("500");
   });
 });
 

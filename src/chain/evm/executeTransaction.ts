@@ -42,7 +42,7 @@ export async function executeEvmTransaction(
   const block = tx.block ?? inclusionBlock(store, clock, tx.network);
   const outcome = await runEvm(
     { store, clock, network: tx.network, chainId: tx.chainId, block },
-    { from: tx.from, to: tx.to, value: tx.value, data: tx.input, gasLimit: tx.gas, nonce: tx.nonce },
+    { from: tx.from, to: tx.to, value: tx.value, data: tx.input, gasLimit: tx.gas, ...(tx.internal ? { internal: true } : { nonce: tx.nonce }) },
     models,
     { commit: true },
   );

@@ -39,6 +39,8 @@ export interface EvmRunRequest {
   gasLimit: bigint;
   /** The sender's nonce for this transaction (a creation's address depends on it); the sender's current one if absent. */
   nonce?: number;
+  /** A contract's own call (a smart wallet's batch): the sender's nonce is neither set nor counted up. */
+  internal?: boolean;
 }
 
 export interface EvmLog {
@@ -225,6 +227,7 @@ async function execute(rt: Runtime, ctx: EvmRunContext, req: EvmRunRequest): Pro
     gasLimit: req.gasLimit - intrinsic,
     gasPrice: GAS_PRICE_WEI,
     block,
+    ...(req.internal ? { skipNonceIncrement: true } : {}),
   });
   const exec = result.execResult;
   let gasUsed = intrinsic + exec.executionGasUsed;
