@@ -18,7 +18,7 @@ import { declareCollection } from "../store/collections.js";
 export const GAS_PRICE_WEI = 1_000_000n;
 const NATIVE = "native";
 export const TRANSFER_TOPIC = keccak256(toHex("Transfer(address,address,uint256)"));
-const APPROVAL_TOPIC = keccak256(toHex("Approval(address,address,uint256)"));
+export const APPROVAL_TOPIC = keccak256(toHex("Approval(address,address,uint256)"));
 
 const erc20 = [
   {
@@ -78,6 +78,10 @@ export interface LedgerTx {
   status: "success" | "reverted";
   /** Why it reverted, when a contract of the sandbox says (the swap settler does). */
   revertReason?: string;
+  /** What a reverted bytecode transaction returned (its `Error(string)` or custom error), as the receipt reports it. */
+  revertData?: Hex;
+  /** The contract a creation deployed. */
+  contractAddress?: `0x${string}`;
   logs: LedgerLog[];
   submittedAtMs: number;
 }
@@ -169,6 +173,8 @@ export interface EvmTransactionInput {
   sponsored?: boolean;
   /** The block it is included in, when the caller mined one for several transactions (a user operation's calls). */
   block?: number;
+  /** A call a contract makes (a smart wallet's batch): it does not use or move the sender's nonce. */
+  internal?: boolean;
 }
 
 /** What a contract's call did: it succeeded, or it reverted (and changed nothing) for the reason given. */

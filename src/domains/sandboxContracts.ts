@@ -3,6 +3,9 @@
  * runs them: whoever applies an EVM transaction (a send, a user operation,
  * the node) passes this table to `applyEvmTransaction`.
  */
+import type { ChainContracts } from "../chain/evm/executeTransaction.js";
+import type { ModelledContract } from "../chain/evm/modelled.js";
+import { tokenContractsOf } from "../chain/evm/tokenModel.js";
 import type { SandboxContract } from "../chain/ledger.js";
 import { PERMIT2_ADDRESS } from "../chain/permit2.js";
 import { morphoBlue } from "./borrowing/morpho.js";
@@ -17,3 +20,9 @@ export function hasSandboxCode(address: string): boolean {
   const a = address.toLowerCase();
   return a === PERMIT2_ADDRESS.toLowerCase() || SANDBOX_CONTRACTS.some((c) => c.address.toLowerCase() === a);
 }
+
+/** The contracts the EVM runs as TypeScript models (precompiles at their addresses), per network: the table's tokens. */
+export const EVM_MODELS = (network: string): readonly ModelledContract[] => tokenContractsOf(network);
+
+/** Both tables, for whoever applies a transaction that may run bytecode (`applyTransaction`). */
+export const CHAIN_CONTRACTS: ChainContracts = { ledger: SANDBOX_CONTRACTS, evm: EVM_MODELS };

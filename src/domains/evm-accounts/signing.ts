@@ -6,8 +6,9 @@
  * simulated chain.
  */
 import { keccak256, parseTransaction, type Hex, type TransactionSerializable } from "viem";
-import { applyEvmTransaction, evmNonces } from "../../chain/ledger.js";
-import { SANDBOX_CONTRACTS } from "../sandboxContracts.js";
+import { applyTransaction, runsBytecode } from "../../chain/evm/executeTransaction.js";
+import { evmNonces } from "../../chain/ledger.js";
+import { CHAIN_CONTRACTS } from "../sandboxContracts.js";
 import { evmAccountOf, isHash32, lowercaseTypedDataAddresses, type TypedDataInput } from "../../crypto/evm.js";
 import { apiError } from "../../errors/catalogue.js";
 import { enforcePolicies } from "../policies/evaluate.js";
@@ -175,7 +176,7 @@ export async function signAndSendEvmTransaction(
     ...t,
     chainId,
     nonce,
-    gas: orDefault(t.gas, t.data && t.data !== "0x" ? 200_000n : 21_000n),
+    gas: orDefault(t.gas, defaultGas(ctx, network, t)),
     ...(t.type === "legacy" || t.type === "eip2930"
       ? { gasPrice: orDefault(t.gasPrice, DEFAULT_MAX_FEE_PER_GAS) }
       : { maxFeePerGas: orDefault(t.maxFeePerGas, DEFAULT_MAX_FEE_PER_GAS), maxPriorityFeePerGas: orDefault(t.maxPriorityFeePerGas, DEFAULT_PRIORITY_FEE) }),
@@ -183,7 +184,7 @@ export async function signAndSendEvmTransaction(
   const signed = await signTransaction(signer.privateKey, filled);
   const hash = keccak256(signed);
   const f = filled as TransactionSerializable & { to?: `0x${string}` | null; value?: bigint; data?: Hex; gas?: bigint; type?: string };
-  applyEvmTransaction(
+  await applyTransaction(
     ctx.store,
     ctx.clock,
     {
@@ -198,9 +199,18 @@ export async function signAndSendEvmTransaction(
       gas: f.gas ?? 21_000n,
       type: f.type ?? "eip1559",
     },
-    SANDBOX_CONTRACTS,
+    CHAIN_CONTRACTS,
   );
   nonces.put(nonceKey, { next: Math.max(nonce + 1, nonces.get(nonceKey)?.next ?? 0) });
   emitWalletSend(ctx, { chain: "evm", hash, network, address: signer.address, actor });
   return hash;
+}
+
+/**
+ * The gas limit of a transaction that names none: a transfer's 21,000, 200,000 for a call the ledger applies,
+ * and enough for any creation or bytecode call (only the gas it burns is paid).
+ */
+function defaultGas(ctx: HandlerContext, network: string, t: { to?: `0x${string}` | null; data?: Hex }): bigint {
+  if (runsBytecode(ctx.store, network, t.to ?? null)) return 10_000_000n;
+  return t.data && t.data !== "0x" ? 200_000n : 21_000n;
 }

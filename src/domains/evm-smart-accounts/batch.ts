@@ -5,26 +5,19 @@
  * recorded as reverted with the reason. The platform's user operations and
  * the node's bundler both execute through here. Each call is a ledger
  * transaction whose hash derives from the operation's hash and the call's
- * index; the first one's hash is the operation's transaction hash.
+ * index; the first one's hash is the operation's transaction hash. A call
+ * to deployed code runs in the EVM, from the account, without using its nonce.
  */
 import { encodeAbiParameters, type Hex, keccak256 } from "viem";
 import { chainIdOf } from "../../chain/networks.js";
-import {
-  applyEvmTransaction,
-  balanceOf,
-  type EvmTransactionInput,
-  GAS_PRICE_WEI,
-  type LedgerLog,
-  type LedgerTx,
-  ledgerTxs,
-  setBalance,
-} from "../../chain/ledger.js";
+import { applyTransaction } from "../../chain/evm/executeTransaction.js";
+import { balanceOf, type EvmTransactionInput, GAS_PRICE_WEI, type LedgerLog, type LedgerTx, ledgerTxs, setBalance } from "../../chain/ledger.js";
 import { inclusionBlock } from "../../chain/mining.js";
 import { NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
 import type { Clock } from "../../clock.js";
 import { ApiError } from "../../errors/catalogue.js";
 import type { ProjectTx } from "../../store/store.js";
-import { SANDBOX_CONTRACTS } from "../sandboxContracts.js";
+import { CHAIN_CONTRACTS } from "../sandboxContracts.js";
 
 export interface BatchCall {
   to: `0x${string}`;
@@ -58,11 +51,11 @@ const callHash = (operationHash: Hex, index: number) =>
  *
  * @example executeBatch(store, clock, { network: "base-sepolia", from, calls, operationHash, sponsored: true })
  */
-export function executeBatch(
+export async function executeBatch(
   store: ProjectTx,
   clock: Clock,
   o: { network: string; from: `0x${string}`; calls: readonly BatchCall[]; operationHash: Hex; sponsored: boolean; shortfallReverts?: boolean },
-): BatchResult {
+): Promise<BatchResult> {
   const chainId = chainIdOf(o.network) ?? 0;
   const transactionHash = callHash(o.operationHash, 0);
   // One block for the whole batch, mined before the savepoint: a reverted batch is still included.
@@ -84,10 +77,11 @@ export function executeBatch(
       type: "eip1559",
       sponsored: o.sponsored,
       block,
+      internal: true,
     };
     let tx: LedgerTx;
     try {
-      tx = applyEvmTransaction(store, clock, input, SANDBOX_CONTRACTS);
+      tx = await applyTransaction(store, clock, input, CHAIN_CONTRACTS);
     } catch (error) {
       if (!o.shortfallReverts || !(error instanceof ApiError) || error.errorType !== "insufficient_balance") throw error;
       tx = shortfall(clock, input, error.message);

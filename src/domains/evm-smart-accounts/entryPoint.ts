@@ -181,7 +181,7 @@ function requiredPrefund(version: EntryPointVersion, op: UserOperationFields): b
  *
  * @example estimateGas(ctx, "0.6", op) // { callGasLimit: 72_400n, verificationGasLimit: 120_000n, … }
  */
-export function estimateGas(ctx: EntryPointContext, version: EntryPointVersion, op: UserOperationFields) {
+export async function estimateGas(ctx: EntryPointContext, version: EntryPointVersion, op: UserOperationFields) {
   const { deploys } = senderOf(ctx, op);
   checkNonce(ctx, version, op);
   const sponsored = sponsoredBy(op);
@@ -189,7 +189,7 @@ export function estimateGas(ctx: EntryPointContext, version: EntryPointVersion, 
   const undo = ctx.store.savepoint();
   try {
     const hash = userOperationHash(version, ctx.chainId, op);
-    const run = executeBatch(ctx.store, ctx.clock, {
+    const run = await executeBatch(ctx.store, ctx.clock, {
       network: ctx.network,
       from: op.sender,
       calls,
@@ -216,7 +216,7 @@ export function estimateGas(ctx: EntryPointContext, version: EntryPointVersion, 
  *
  * @example handleOperation(ctx, "0.6", op) // "0x…" (the userOpHash)
  */
-export function handleOperation(ctx: EntryPointContext, version: EntryPointVersion, op: UserOperationFields): Hex {
+export async function handleOperation(ctx: EntryPointContext, version: EntryPointVersion, op: UserOperationFields): Promise<Hex> {
   if (op.maxFeePerGas < GAS_PRICE_WEI)
     throw rejected(REJECTION.invalidFields, `maxFeePerGas ${op.maxFeePerGas} is below the base fee of ${ctx.network} (${GAS_PRICE_WEI} wei)`);
   if (op.maxPriorityFeePerGas > op.maxFeePerGas) throw rejected(REJECTION.invalidFields, "maxPriorityFeePerGas must not exceed maxFeePerGas");
@@ -246,7 +246,7 @@ export function handleOperation(ctx: EntryPointContext, version: EntryPointVersi
     recordDeployment(ctx.store, ctx.clock, ctx.network, op.sender, sender.owners);
     const key = op.nonce >> 64n;
     ctx.store.collection(NONCES).put(nonceKey(ctx, version, op.sender, key), { sequence: String((op.nonce & SEQUENCE) + 1n) });
-    const run = executeBatch(ctx.store, ctx.clock, {
+    const run = await executeBatch(ctx.store, ctx.clock, {
       network: ctx.network,
       from: op.sender,
       calls,

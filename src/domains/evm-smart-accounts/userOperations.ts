@@ -151,7 +151,7 @@ export async function send(
     data: c.data as Hex,
     gas: BigInt(c.overrideGasLimit ?? "200000"),
   }));
-  const { transactionHash, block } = executeBatch(ctx.store, ctx.clock, {
+  const { transactionHash, block } = await executeBatch(ctx.store, ctx.clock, {
     network: op.network,
     from: account.address,
     calls,

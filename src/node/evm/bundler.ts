@@ -47,9 +47,9 @@ function versionOf(entryPoint: unknown): EntryPointVersion {
 }
 
 /** Runs a domain step, answering its refusals with their bundler error codes. */
-function bundlerCall<T>(step: () => T): T {
+async function bundlerCall<T>(step: () => T | Promise<T>): Promise<T> {
   try {
-    return step();
+    return await step();
   } catch (error) {
     if (error instanceof UserOperationRejected) throw bundlerError(error.code, error.message);
     throw error;
@@ -58,9 +58,9 @@ function bundlerCall<T>(step: () => T): T {
 
 export const eth_supportedEntryPoints = () => Object.values(ENTRY_POINTS);
 
-export function eth_estimateUserOperationGas(params: unknown[], ctx: EvmNodeContext) {
+export async function eth_estimateUserOperationGas(params: unknown[], ctx: EvmNodeContext) {
   const version = versionOf(params[1]);
-  const gas = bundlerCall(() => estimateGas(ctx, version, readUserOperation(params[0], version, { estimate: true })));
+  const gas = await bundlerCall(() => estimateGas(ctx, version, readUserOperation(params[0], version, { estimate: true })));
   return Object.fromEntries(Object.entries(gas).map(([field, value]) => [field, hex(value)]));
 }
 

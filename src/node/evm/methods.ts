@@ -20,7 +20,9 @@ import {
   pm_getPaymasterData,
   pm_getPaymasterStubData,
 } from "./bundler.js";
+import { eth_getStorageAt } from "./bytecode.js";
 import type { EvmNodeContext } from "./context.js";
+import { eth_getLogs } from "./logs.js";
 import { cdp_listBalances, eth_call, eth_getBalance, eth_getCode, eth_getTransactionCount } from "./state.js";
 import { eth_estimateGas, eth_getTransactionByHash, eth_getTransactionReceipt, eth_sendRawTransaction } from "./transactions.js";
 
@@ -36,7 +38,9 @@ export const evmMethods: Readonly<Record<string, RpcMethod<EvmNodeContext>>> = {
   eth_getBalance,
   eth_getTransactionCount,
   eth_getCode,
+  eth_getStorageAt,
   eth_call,
+  eth_getLogs,
   cdp_listBalances,
   eth_getTransactionByHash,
   eth_getTransactionReceipt,

@@ -1,35 +1,17 @@
 /** What the ledger holds for an address: balances, nonces, code, ERC-20 reads, and the platform's balance listing. */
-import { decodeFunctionData, domainSeparator, encodeAbiParameters, type Hex } from "viem";
-import { allowanceOf, balanceOf, evmNonces, holdings, permitNonceOf, totalHeld } from "../../chain/ledger.js";
+import type { Hex } from "viem";
+import { balanceOf, evmNonces, holdings } from "../../chain/ledger.js";
 import { erc20ByAddress, evmTokenByAddress, NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
 import { hasSandboxCode } from "../../domains/sandboxContracts.js";
+import { canonicalCodeAt } from "../../chain/evm/canonical.js";
+import { runsBytecode } from "../../chain/evm/executeTransaction.js";
+import { codeAt } from "../../chain/evm/ledgerState.js";
+import { decodeTokenCall, readToken } from "../../chain/evm/tokenModel.js";
 import { RpcError } from "../jsonRpc.js";
+import { callBytecode, callRequest } from "./bytecode.js";
 import { accountAbstractionCode, accountAbstractionRead } from "./bundler.js";
 import { type EvmNodeContext, hex } from "./context.js";
 import { universalSignatureValidation } from "./signatureValidator.js";
-
-const erc20Reads = [
-  { type: "function", name: "balanceOf", stateMutability: "view", inputs: [{ name: "owner", type: "address" }], outputs: [{ type: "uint256" }] },
-  {
-    type: "function",
-    name: "allowance",
-    stateMutability: "view",
-    inputs: [
-      { name: "owner", type: "address" },
-      { name: "spender", type: "address" },
-    ],
-    outputs: [{ type: "uint256" }],
-  },
-  { type: "function", name: "totalSupply", stateMutability: "view", inputs: [], outputs: [{ type: "uint256" }] },
-  { type: "function", name: "decimals", stateMutability: "view", inputs: [], outputs: [{ type: "uint8" }] },
-  { type: "function", name: "symbol", stateMutability: "view", inputs: [], outputs: [{ type: "string" }] },
-  { type: "function", name: "name", stateMutability: "view", inputs: [], outputs: [{ type: "string" }] },
-  // Only the tokens with an EIP-712 domain in the table (Circle's FiatToken) have these two.
-  { type: "function", name: "version", stateMutability: "view", inputs: [], outputs: [{ type: "string" }] },
-  { type: "function", name: "DOMAIN_SEPARATOR", stateMutability: "view", inputs: [], outputs: [{ type: "bytes32" }] },
-  // EIP-2612: what an x402 buyer reads before signing a gas-sponsored permit.
-  { type: "function", name: "nonces", stateMutability: "view", inputs: [{ name: "owner", type: "address" }], outputs: [{ type: "uint256" }] },
-] as const;
 
 export const eth_getBalance = (params: unknown[], ctx: EvmNodeContext) => hex(balanceOf(ctx.store, ctx.network, NATIVE_TOKEN_ADDRESS, String(params[0])));
 
@@ -39,6 +21,9 @@ export function eth_getTransactionCount(params: unknown[], ctx: EvmNodeContext) 
 
 export function eth_getCode(params: unknown[], ctx: EvmNodeContext) {
   const address = String(params[0]);
+  // Deployed and canonical code first; then the modelled contracts, whose stub code is a single byte.
+  const code = codeAt(ctx.store, ctx.network, address, (_network, at) => canonicalCodeAt(at));
+  if (code !== "0x") return code;
   return erc20ByAddress(ctx.network, address) || hasSandboxCode(address) ? "0x00" : (accountAbstractionCode(ctx, address) ?? "0x");
 }
 
@@ -48,39 +33,19 @@ export function eth_getCode(params: unknown[], ctx: EvmNodeContext) {
  */
 export function eth_call(params: unknown[], ctx: EvmNodeContext) {
   const [req] = params as [{ to?: string; data?: Hex; input?: Hex } | undefined];
-  // A deployless call (no `to`) runs its creation code: the ERC-6492 validator is the one the sandbox knows.
-  if (req && !req.to) return universalSignatureValidation(ctx, (req.data ?? req.input ?? "0x") as Hex) ?? "0x";
+  // A deployless call (no `to`) runs its creation code; the ERC-6492 validator is answered as the sandbox's wallets would.
+  if (req && !req.to) return universalSignatureValidation(ctx, (req.data ?? req.input ?? "0x") as Hex) ?? callBytecode(ctx, callRequest(req));
+  if (req && typeof req.to === "string" && runsBytecode(ctx.store, ctx.network, req.to)) return callBytecode(ctx, callRequest(req));
   // The wallet factories and EntryPoints answer their own reads (bundler.ts).
   const walletRead = req?.to ? accountAbstractionRead(ctx, req.to, (req.data ?? req.input ?? "0x") as Hex) : undefined;
   if (walletRead !== undefined) return walletRead;
   const token = req?.to ? erc20ByAddress(ctx.network, req.to) : undefined;
   if (!token) return "0x";
-  let call: ReturnType<typeof decodeFunctionData<typeof erc20Reads>>;
-  try {
-    call = decodeFunctionData({ abi: erc20Reads, data: (req!.data ?? req!.input ?? "0x") as Hex });
-  } catch {
-    // No such function (or calldata too short for its arguments): the token has no fallback, so it reverts without data.
-    throw new RpcError(-32000, "execution reverted");
-  }
-  const { functionName, args } = call;
-  switch (functionName) {
-    case "balanceOf":
-      return encodeAbiParameters([{ type: "uint256" }], [balanceOf(ctx.store, ctx.network, token.address, args[0])]);
-    case "allowance":
-      return encodeAbiParameters([{ type: "uint256" }], [allowanceOf(ctx.store, ctx.network, token.address, args[0], args[1])]);
-    case "totalSupply":
-      return encodeAbiParameters([{ type: "uint256" }], [totalHeld(ctx.store, ctx.network, token.address)]);
-    case "decimals":
-      return encodeAbiParameters([{ type: "uint8" }], [token.decimals]);
-    case "symbol":
-      return encodeAbiParameters([{ type: "string" }], [token.symbol]);
-    case "name":
-      return encodeAbiParameters([{ type: "string" }], [token.name]);
-  }
-  if (!token.eip712) throw new RpcError(-32000, "execution reverted");
-  if (functionName === "version") return encodeAbiParameters([{ type: "string" }], [token.eip712.version]);
-  if (functionName === "nonces") return encodeAbiParameters([{ type: "uint256" }], [permitNonceOf(ctx.store, ctx.network, token.address, args[0])]);
-  return domainSeparator({ domain: { ...token.eip712, chainId: ctx.chainId, verifyingContract: token.address } });
+  const call = decodeTokenCall((req!.data ?? req!.input ?? "0x") as Hex);
+  // No such function (or calldata too short for its arguments): the token has no fallback, so it reverts without data.
+  const read = call && readToken(ctx.store, ctx.network, ctx.chainId, token, call);
+  if (read === undefined) throw new RpcError(-32000, "execution reverted");
+  return read;
 }
 
 /** The platform's balance listing on its node: params [{ address, pageToken?, pageSize? }], native first. */

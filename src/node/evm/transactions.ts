@@ -1,10 +1,13 @@
 /** Transactions on the node: look-ups by hash, raw sends of transactions signed anywhere, and gas estimates. */
 import { type Hex, keccak256, parseTransaction, recoverTransactionAddress, toHex } from "viem";
-import { applyEvmTransaction, evmNonces, type LedgerTx, ledgerTxs } from "../../chain/ledger.js";
-import { SANDBOX_CONTRACTS } from "../../domains/sandboxContracts.js";
+import { applyTransaction, runsBytecode } from "../../chain/evm/executeTransaction.js";
+import { applyEvmTransaction, balanceOf, type EvmTransactionInput, evmNonces, type LedgerTx, ledgerTxs } from "../../chain/ledger.js";
+import { CHAIN_CONTRACTS, SANDBOX_CONTRACTS } from "../../domains/sandboxContracts.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
 import { ApiError } from "../../errors/catalogue.js";
 import { RpcError } from "../jsonRpc.js";
 import { type EvmNodeContext, hex, latestBlock } from "./context.js";
+import { callRequest, estimateBytecode } from "./bytecode.js";
 import { receiptView, txView } from "./views.js";
 
 /** The ledger's transaction with this hash on this network (hashes compare without case). */
@@ -41,24 +44,20 @@ export async function eth_sendRawTransaction(params: unknown[], ctx: EvmNodeCont
   const key = `${from.toLowerCase()}:${ctx.network}`;
   const expected = nonces.get(key)?.next ?? 0;
   if ((parsed.nonce ?? 0) < expected) throw new RpcError(-32000, `nonce too low: next nonce of ${from} is ${expected}`);
+  const input: EvmTransactionInput = {
+    hash,
+    network: ctx.network,
+    chainId: ctx.chainId,
+    from,
+    to: (parsed.to as `0x${string}` | undefined) ?? null,
+    value: parsed.value ?? 0n,
+    input: (parsed.data ?? "0x") as Hex,
+    nonce: parsed.nonce ?? 0,
+    gas: parsed.gas ?? 21_000n,
+    type: parsed.type ?? "eip1559",
+  };
   try {
-    applyEvmTransaction(
-      ctx.store,
-      ctx.clock,
-      {
-        hash,
-        network: ctx.network,
-        chainId: ctx.chainId,
-        from,
-        to: (parsed.to as `0x${string}` | undefined) ?? null,
-        value: parsed.value ?? 0n,
-        input: (parsed.data ?? "0x") as Hex,
-        nonce: parsed.nonce ?? 0,
-        gas: parsed.gas ?? 21_000n,
-        type: parsed.type ?? "eip1559",
-      },
-      SANDBOX_CONTRACTS,
-    );
+    await applyTransaction(ctx.store, ctx.clock, input, CHAIN_CONTRACTS);
   } catch (error) {
     if (error instanceof ApiError) throw new RpcError(-32000, `insufficient funds for gas * price + value: ${error.message}`);
     throw error;
@@ -77,7 +76,14 @@ const ESTIMATE_HASH = keccak256(toHex("cdp-sandbox:eth_estimateGas"));
  * sender does not have. Gas itself is not charged, as a node estimates
  * without the sender paying for it.
  */
-export function eth_estimateGas(params: unknown[], ctx: EvmNodeContext) {
+export async function eth_estimateGas(params: unknown[], ctx: EvmNodeContext) {
+  const call = params[0] as Parameters<typeof callRequest>[0];
+  const target = call && typeof call === "object" && typeof call.to === "string" ? call.to : null;
+  if (runsBytecode(ctx.store, ctx.network, target)) {
+    const request = callRequest(call);
+    if (request.value > 0n) checkValue(ctx, request.from, request.value);
+    return estimateBytecode(ctx, request);
+  }
   const req = (params[0] ?? {}) as { from?: unknown; to?: unknown; data?: Hex; input?: Hex; value?: string };
   const address = (field: "from" | "to"): `0x${string}` | undefined => {
     const v = req[field];
@@ -122,4 +128,10 @@ export function eth_estimateGas(params: unknown[], ctx: EvmNodeContext) {
   } finally {
     undo();
   }
+}
+
+/** A value the sender does not hold cannot be sent, whatever the call would do. */
+function checkValue(ctx: EvmNodeContext, from: `0x${string}`, value: bigint): void {
+  const held = balanceOf(ctx.store, ctx.network, NATIVE_TOKEN_ADDRESS, from);
+  if (held < value) throw new RpcError(-32000, `insufficient funds for transfer: ${from} has ${held} wei on ${ctx.network}, the call sends ${value}`);
 }

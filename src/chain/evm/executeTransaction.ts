@@ -1,0 +1,94 @@
+/**
+ * A transaction that runs bytecode, applied to the ledger as `applyEvmTransaction` applies the others: the
+ * sender pays the gas it burns at the ledger's gas price (unless sponsored), a sender who cannot pay is refused
+ * and nothing changes, and a revert is mined with its fee spent and everything else undone.
+ */
+import { apiError } from "../../errors/catalogue.js";
+import type { Clock } from "../../clock.js";
+import type { ProjectTx } from "../../store/store.js";
+import {
+  applyEvmTransaction,
+  balanceOf,
+  type EvmTransactionInput,
+  GAS_PRICE_WEI,
+  type LedgerTx,
+  ledgerTxs,
+  type SandboxContract,
+  setBalance,
+} from "../ledger.js";
+import { inclusionBlock } from "../mining.js";
+import { NATIVE_TOKEN_ADDRESS } from "../tokens.js";
+import { hasDeployedCode } from "./ledgerState.js";
+import { canonicalCodeAt } from "./canonical.js";
+import type { ModelledContract } from "./modelled.js";
+import { runEvm } from "./runtime.js";
+
+/** Whether a transaction to `to` runs bytecode: a creation, or a call of deployed or canonical code. */
+export function runsBytecode(store: ProjectTx, network: string, to: string | null): boolean {
+  return to === null || canonicalCodeAt(to) !== undefined || hasDeployedCode(store, network, to);
+}
+
+export async function executeEvmTransaction(
+  store: ProjectTx,
+  clock: Clock,
+  tx: EvmTransactionInput,
+  models: (network: string) => readonly ModelledContract[],
+): Promise<LedgerTx> {
+  const held = balanceOf(store, tx.network, NATIVE_TOKEN_ADDRESS, tx.from);
+  if (held < tx.value) {
+    throw apiError("insufficient_balance", `${tx.from} has ${held} wei on ${tx.network}; this transaction sends ${tx.value}.`);
+  }
+  const undo = store.savepoint();
+  const block = tx.block ?? inclusionBlock(store, clock, tx.network);
+  const outcome = await runEvm(
+    { store, clock, network: tx.network, chainId: tx.chainId, block },
+    { from: tx.from, to: tx.to, value: tx.value, data: tx.input, gasLimit: tx.gas, ...(tx.internal ? { internal: true } : { nonce: tx.nonce }) },
+    models,
+    { commit: true },
+  );
+  const fee = tx.sponsored ? 0n : outcome.gasUsed * GAS_PRICE_WEI;
+  const left = balanceOf(store, tx.network, NATIVE_TOKEN_ADDRESS, tx.from);
+  if (left < fee) {
+    undo();
+    throw apiError("insufficient_balance", `${tx.from} has ${held} wei on ${tx.network}; this transaction needs ${tx.value} and gas ${fee}.`);
+  }
+  setBalance(store, tx.network, NATIVE_TOKEN_ADDRESS, tx.from, left - fee);
+  const record: LedgerTx = {
+    hash: tx.hash,
+    network: tx.network,
+    chainId: tx.chainId,
+    from: tx.from,
+    to: tx.to,
+    value: tx.value.toString(),
+    input: tx.input,
+    nonce: tx.nonce,
+    gas: tx.gas.toString(),
+    gasUsed: outcome.gasUsed.toString(),
+    gasPrice: GAS_PRICE_WEI.toString(),
+    type: tx.type,
+    block,
+    status: outcome.success ? "success" : "reverted",
+    ...(outcome.success ? {} : { revertData: outcome.returnValue }),
+    ...(outcome.createdAddress ? { contractAddress: outcome.createdAddress } : {}),
+    logs: outcome.logs.map((log, logIndex) => ({ ...log, logIndex })),
+    submittedAtMs: clock.now(),
+  };
+  ledgerTxs(store).put(record.hash, record);
+  return record;
+}
+
+/** The contracts a transaction may reach: those the ledger applies directly, and the models the EVM runs. */
+export interface ChainContracts {
+  ledger: readonly SandboxContract[];
+  evm: (network: string) => readonly ModelledContract[];
+}
+
+/**
+ * Applies a transaction wherever it runs: in the EVM when it creates a contract or calls code, else on the
+ * ledger (transfers, token calls, the modelled contracts' own calls).
+ */
+export function applyTransaction(store: ProjectTx, clock: Clock, tx: EvmTransactionInput, contracts: ChainContracts): Promise<LedgerTx> | LedgerTx {
+  return runsBytecode(store, tx.network, tx.to)
+    ? executeEvmTransaction(store, clock, tx, contracts.evm)
+    : applyEvmTransaction(store, clock, tx, contracts.ledger);
+}

@@ -1,0 +1,180 @@
+/**
+ * The EVM's state, read from and written to the project's ledger: native
+ * balances are the ledger's balances, nonces its nonces, and contract code and
+ * storage two more collections beside them. Nothing is copied into the EVM, so
+ * there is one source of truth, it rolls back with the call frame (through the
+ * journaled transaction) and it is kept with the project (`--data`, snapshots).
+ *
+ * One state manager serves one chain of the process; `bind` points it at the
+ * project transaction and network of the run in progress (runs are queued,
+ * one at a time: runtime.ts).
+ */
+import type { StateManagerInterface } from "@ethereumjs/common";
+import { Account, type Address, bytesToHex, hexToBytes, KECCAK256_NULL, KECCAK256_RLP, unpadBytes } from "@ethereumjs/util";
+import { keccak256 } from "viem";
+import { declareCollection } from "../../store/collections.js";
+import type { ProjectTx } from "../../store/store.js";
+import { balanceOf, evmNonces, setBalance } from "../ledger.js";
+import type { JournaledTx } from "./journaledTx.js";
+
+/** A contract's runtime code on one network, keyed `network|address` (lowercase). */
+const EVM_CODE = declareCollection<{ code: `0x${string}` }>("evmCode");
+/**
+ * One non-zero storage slot, keyed `network|address|slot` (lowercase, the slot as 64 hex digits); `contract` is
+ * `network|address`, indexed so that clearing a contract's storage (at every CREATE) finds its slots without a scan.
+ */
+const EVM_STORAGE = declareCollection<{ contract: string; slot: string; value: `0x${string}` }>("evmStorage", {
+  indexes: { contract: (s) => s.contract },
+});
+
+const NATIVE = "native";
+const codeKey = (network: string, address: string) => `${network}|${address.toLowerCase()}`;
+const slotHex = (slot: Uint8Array) => bytesToHex(slot).slice(2).padStart(64, "0");
+const slotKey = (network: string, address: string, slot: Uint8Array) => `${codeKey(network, address)}|${slotHex(slot)}`;
+
+/** Code that exists without a deployment (the canonical contracts, the stubs at modelled contracts' addresses). */
+export type GenesisCode = (network: string, address: string) => `0x${string}` | undefined;
+
+/** The code at an address as the chain reports it: deployed code first, then genesis code. */
+export function codeAt(store: ProjectTx, network: string, address: string, genesis: GenesisCode): `0x${string}` {
+  return store.collection(EVM_CODE).get(codeKey(network, address))?.code ?? genesis(network, address) ?? "0x";
+}
+
+/** Whether the project deployed code at this address (not genesis code). */
+export function hasDeployedCode(store: ProjectTx, network: string, address: string): boolean {
+  return store.collection(EVM_CODE).get(codeKey(network, address)) !== undefined;
+}
+
+/** One storage slot as `eth_getStorageAt` answers it: 32 bytes. */
+export function storageAt(store: ProjectTx, network: string, address: string, slot: bigint): `0x${string}` {
+  const key = `${network}|${address.toLowerCase()}|${slot.toString(16).padStart(64, "0")}`;
+  const value = store.collection(EVM_STORAGE).get(key)?.value ?? "0x";
+  return `0x${value.slice(2).padStart(64, "0")}`;
+}
+
+export class LedgerStateManager implements StateManagerInterface {
+  private tx: JournaledTx | undefined;
+  private network = "";
+  /** Slot values as they were when the transaction began (SSTORE's gas depends on them). */
+  private readonly original = new Map<string, Uint8Array>();
+
+  constructor(private readonly genesis: GenesisCode) {}
+
+  /** Points the manager at a run: its journaled transaction and network. Called by the runtime only, inside its queue. */
+  bind(tx: JournaledTx, network: string): void {
+    this.tx = tx;
+    this.network = network;
+    this.original.clear();
+  }
+
+  private get store(): JournaledTx {
+    if (!this.tx) throw new Error("the EVM state is not bound to a project");
+    return this.tx;
+  }
+
+  readonly originalStorageCache = {
+    get: async (address: Address, key: Uint8Array): Promise<Uint8Array> => {
+      const id = slotKey(this.network, address.toString(), key);
+      const known = this.original.get(id);
+      if (known) return known;
+      const value = await this.getStorage(address, key);
+      this.original.set(id, value);
+      return value;
+    },
+    clear: () => this.original.clear(),
+  };
+
+  async getAccount(address: Address): Promise<Account | undefined> {
+    const a = address.toString();
+    const balance = balanceOf(this.store, this.network, NATIVE, a);
+    const nonce = BigInt(evmNonces(this.store).get(`${a}:${this.network}`)?.next ?? 0);
+    const code = codeAt(this.store, this.network, a, this.genesis);
+    if (balance === 0n && nonce === 0n && code === "0x") return undefined;
+    return new Account(nonce, balance, KECCAK256_RLP, code === "0x" ? KECCAK256_NULL : hexToBytes(keccak256(code)));
+  }
+
+  async putAccount(address: Address, account?: Account): Promise<void> {
+    if (!account) return this.deleteAccount(address);
+    const a = address.toString();
+    if (balanceOf(this.store, this.network, NATIVE, a) !== account.balance) setBalance(this.store, this.network, NATIVE, a, account.balance);
+    const key = `${a}:${this.network}`;
+    if (BigInt(evmNonces(this.store).get(key)?.next ?? 0) !== account.nonce) evmNonces(this.store).put(key, { next: Number(account.nonce) });
+  }
+
+  async deleteAccount(address: Address): Promise<void> {
+    const a = address.toString();
+    if (balanceOf(this.store, this.network, NATIVE, a) !== 0n) setBalance(this.store, this.network, NATIVE, a, 0n);
+    if (evmNonces(this.store).get(`${a}:${this.network}`)) evmNonces(this.store).delete(`${a}:${this.network}`);
+    if (hasDeployedCode(this.store, this.network, a)) this.store.collection(EVM_CODE).delete(codeKey(this.network, a));
+    await this.clearStorage(address);
+  }
+
+  async modifyAccountFields(address: Address, fields: { nonce?: bigint; balance?: bigint }): Promise<void> {
+    const account = (await this.getAccount(address)) ?? new Account();
+    if (fields.nonce !== undefined) account.nonce = fields.nonce;
+    if (fields.balance !== undefined) account.balance = fields.balance;
+    await this.putAccount(address, account);
+  }
+
+  async putCode(address: Address, value: Uint8Array): Promise<void> {
+    this.store.collection(EVM_CODE).put(codeKey(this.network, address.toString()), { code: bytesToHex(value) });
+  }
+
+  async getCode(address: Address): Promise<Uint8Array> {
+    return hexToBytes(codeAt(this.store, this.network, address.toString(), this.genesis));
+  }
+
+  async getCodeSize(address: Address): Promise<number> {
+    return (await this.getCode(address)).length;
+  }
+
+  async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
+    const value = this.store.collection(EVM_STORAGE).get(slotKey(this.network, address.toString(), key))?.value;
+    return value ? hexToBytes(value) : new Uint8Array(0);
+  }
+
+  async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
+    const id = slotKey(this.network, address.toString(), key);
+    const bytes = unpadBytes(value);
+    const slots = this.store.collection(EVM_STORAGE);
+    if (bytes.length === 0) {
+      if (slots.get(id)) slots.delete(id);
+    } else slots.put(id, { contract: codeKey(this.network, address.toString()), slot: slotHex(key), value: bytesToHex(bytes) });
+  }
+
+  async clearStorage(address: Address): Promise<void> {
+    const contract = codeKey(this.network, address.toString());
+    const slots = this.store.collection(EVM_STORAGE);
+    if (!slots.findBy("contract", contract)) return;
+    for (const s of slots.filter((r) => r.contract === contract)) slots.delete(`${contract}|${s.slot}`);
+  }
+
+  async checkpoint(): Promise<void> {
+    this.store.checkpoint();
+  }
+
+  async commit(): Promise<void> {
+    this.store.commit();
+  }
+
+  async revert(): Promise<void> {
+    this.store.revert();
+  }
+
+  // The sandbox keeps no state trie: roots are constants, and every root is "known".
+  async getStateRoot(): Promise<Uint8Array> {
+    return KECCAK256_RLP;
+  }
+
+  async setStateRoot(): Promise<void> {}
+
+  async hasStateRoot(): Promise<boolean> {
+    return true;
+  }
+
+  clearCaches(): void {}
+
+  shallowCopy(): StateManagerInterface {
+    return new LedgerStateManager(this.genesis);
+  }
+}

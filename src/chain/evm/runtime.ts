@@ -1,0 +1,248 @@
+/**
+ * Runs EVM bytecode against a project's ledger (@ethereumjs/evm, used unmodified). One EVM per network per
+ * process, its state manager pointed at the run's project (ledgerState.ts), and one queue for all EVM work of
+ * the process: a run awaits, and another project's request must not re-point the state manager meanwhile.
+ *
+ * Modelled contracts (modelled.ts) are precompiles at their addresses; the caller, value and static flag of
+ * the frame that reached them come from the EVM's message events, kept as a stack. A modelled contract that
+ * throws anything reverts its frame: the process never crashes on a model's mistake.
+ */
+import { createCustomCommon, Hardfork, Mainnet } from "@ethereumjs/common";
+import { createEVM, type EVM, EVMError, type ExecResult, type Message, type PrecompileInput } from "@ethereumjs/evm";
+import { type Address, bytesToHex, createAddressFromString, createZeroAddress, hexToBytes } from "@ethereumjs/util";
+import type { Hex } from "viem";
+import type { Clock } from "../../clock.js";
+import type { ProjectTx } from "../../store/store.js";
+import { blockTimestampOf } from "../blocks.js";
+import { GAS_PRICE_WEI } from "../ledger.js";
+import { canonicalCodeAt } from "./canonical.js";
+import { JournaledTx } from "./journaledTx.js";
+import { LedgerStateManager } from "./ledgerState.js";
+import { type ModelledContract, ModelledRevert } from "./modelled.js";
+
+/** What a run reads: the project (in the request's transaction), the clock, and the block it runs in. */
+export interface EvmRunContext {
+  store: ProjectTx;
+  clock: Clock;
+  network: string;
+  chainId: number;
+  /** The block the run sees (`block.number`, `block.timestamp`). */
+  block: number;
+}
+
+export interface EvmRunRequest {
+  from: `0x${string}`;
+  /** null: a contract creation, `data` being its init code. */
+  to: `0x${string}` | null;
+  value: bigint;
+  data: Hex;
+  gasLimit: bigint;
+  /** The sender's nonce for this transaction (a creation's address depends on it); the sender's current one if absent. */
+  nonce?: number;
+  /** A contract's own call (a smart wallet's batch): the sender's nonce is neither set nor counted up. */
+  internal?: boolean;
+}
+
+export interface EvmLog {
+  address: `0x${string}`;
+  topics: Hex[];
+  data: Hex;
+}
+
+export interface EvmOutcome {
+  success: boolean;
+  /** What the call returned, or its revert data. */
+  returnValue: Hex;
+  /** All gas the transaction burns: intrinsic, execution, less the refund. */
+  gasUsed: bigint;
+  logs: EvmLog[];
+  createdAddress?: `0x${string}`;
+  /** Why it failed, in the EVM's words ("revert", "out of gas", …). */
+  error?: string;
+}
+
+const BLOCK_GAS_LIMIT = 30_000_000n;
+
+/** The gas a transaction pays before its first opcode: the base, its calldata, and a creation's surcharge. */
+export function intrinsicGas(data: Uint8Array, creation: boolean): bigint {
+  let gas = 21_000n;
+  for (const byte of data) gas += byte === 0 ? 4n : 16n;
+  if (creation) gas += 32_000n + 2n * BigInt(Math.ceil(data.length / 32));
+  return gas;
+}
+
+interface Runtime {
+  evm: EVM;
+  state: LedgerStateManager;
+  /** The frames in progress, outermost first: what a modelled contract's caller is. */
+  frames: Message[];
+  /** The context of the run in progress (set inside the queue only). */
+  run?: { ctx: EvmRunContext; store: JournaledTx; logs: ExecLog[] };
+}
+
+type ExecLog = [Uint8Array, Uint8Array[], Uint8Array];
+
+const runtimes = new Map<string, Promise<Runtime>>();
+let queue: Promise<unknown> = Promise.resolve();
+
+/** Runs `work` after all EVM work queued before it, whatever that work's outcome. */
+function enqueue<T>(work: () => Promise<T>): Promise<T> {
+  const next = queue.then(work, work);
+  queue = next.catch(() => undefined);
+  return next;
+}
+
+/** Code at an address without a deployment: the canonical contracts, and a stub where a modelled contract is. */
+const genesisCode =
+  (models: (network: string) => readonly ModelledContract[]) =>
+  (network: string, address: string): `0x${string}` | undefined => {
+    const canonical = canonicalCodeAt(address);
+    if (canonical) return canonical;
+    const a = address.toLowerCase();
+    // 0xfe (INVALID): never executed, the precompile answers instead; it makes eth_getCode and extcodesize non-empty.
+    return models(network).some((m) => m.address.toLowerCase() === a) ? "0xfe" : undefined;
+  };
+
+function runtimeOf(network: string, chainId: number, models: (network: string) => readonly ModelledContract[]): Promise<Runtime> {
+  let made = runtimes.get(network);
+  if (!made) {
+    made = createRuntime(network, chainId, models);
+    runtimes.set(network, made);
+  }
+  return made;
+}
+
+async function createRuntime(network: string, chainId: number, models: (network: string) => readonly ModelledContract[]): Promise<Runtime> {
+  const common = createCustomCommon({ chainId, name: network }, Mainnet, { hardfork: Hardfork.Prague });
+  const state = new LedgerStateManager(genesisCode(models));
+  const rt = { frames: [] as Message[], state } as unknown as Runtime;
+  const customPrecompiles = models(network).map((model) => ({
+    address: createAddressFromString(model.address),
+    function: (input: PrecompileInput) => runModel(rt, model, input),
+  }));
+  rt.evm = await createEVM({ common, stateManager: state, customPrecompiles });
+  rt.evm.events!.on("beforeMessage", (message: Message) => void rt.frames.push(message));
+  rt.evm.events!.on("afterMessage", () => void rt.frames.pop());
+  return rt;
+}
+
+const revert = (gasUsed: bigint, data: Hex): ExecResult => ({
+  executionGasUsed: gasUsed,
+  returnValue: hexToBytes(data),
+  exceptionError: new EVMError(EVMError.errorMessages.REVERT),
+});
+
+async function runModel(rt: Runtime, model: ModelledContract, input: PrecompileInput): Promise<ExecResult> {
+  const frame = rt.frames.at(-1);
+  const run = rt.run;
+  if (!frame || !run) return revert(0n, "0x");
+  if (input.gasLimit < model.gas)
+    return { executionGasUsed: input.gasLimit, returnValue: new Uint8Array(), exceptionError: new EVMError(EVMError.errorMessages.OUT_OF_GAS) };
+  const logs: ExecLog[] = [];
+  // A model writes through the journaled transaction, and its frame's checkpoint is already open: a revert
+  // below undoes its writes with the frame's.
+  const mark = run.store.savepoint();
+  try {
+    const returned = await model.call({
+      store: run.store,
+      clock: run.ctx.clock,
+      network: run.ctx.network,
+      chainId: run.ctx.chainId,
+      caller: frame.caller.toString() as `0x${string}`,
+      value: frame.value,
+      data: bytesToHex(input.data) as Hex,
+      isStatic: frame.isStatic,
+      emit: (topics, data) => void logs.push([hexToBytes(model.address), topics.map((t) => hexToBytes(t)), hexToBytes(data)]),
+    });
+    return { executionGasUsed: model.gas, returnValue: hexToBytes(returned), logs };
+  } catch (error) {
+    mark();
+    return revert(model.gas, error instanceof ModelledRevert ? error.data : "0x");
+  }
+}
+
+const asHex = (bytes: Uint8Array) => bytesToHex(bytes) as Hex;
+
+/**
+ * Runs one call or creation on the project's ledger. With `commit`, what it did stays in the request's
+ * transaction (the caller records the transaction and charges its gas); without, everything is undone (eth_call,
+ * eth_estimateGas). A failed run leaves nothing behind but the sender's nonce, as a mined revert does.
+ */
+export function runEvm(
+  ctx: EvmRunContext,
+  req: EvmRunRequest,
+  models: (network: string) => readonly ModelledContract[],
+  options: { commit: boolean },
+): Promise<EvmOutcome> {
+  return enqueue(async () => {
+    const rt = await runtimeOf(ctx.network, ctx.chainId, models);
+    const store = new JournaledTx(ctx.store);
+    rt.state.bind(store, ctx.network);
+    rt.frames.length = 0;
+    rt.run = { ctx, store, logs: [] };
+    rt.evm.journal.cleanJournal();
+    store.checkpoint();
+    try {
+      return await execute(rt, ctx, req);
+    } finally {
+      if (options.commit) store.commit();
+      else store.revert();
+      rt.run = undefined;
+    }
+  });
+}
+
+async function execute(rt: Runtime, ctx: EvmRunContext, req: EvmRunRequest): Promise<EvmOutcome> {
+  const data = hexToBytes(req.data);
+  const creation = req.to === null;
+  const intrinsic = intrinsicGas(data, creation);
+  if (req.gasLimit < intrinsic) return { success: false, returnValue: "0x", gasUsed: req.gasLimit, logs: [], error: "intrinsic gas too low" };
+  const caller = createAddressFromString(req.from);
+  if (req.nonce !== undefined) {
+    // runCall counts the nonce up and derives a creation's address from the one before.
+    await rt.state.modifyAccountFields(caller, { nonce: BigInt(req.nonce) });
+  }
+  const to: Address | undefined = req.to ? createAddressFromString(req.to) : undefined;
+  // EIP-2929: the sender and the recipient are warm from the start, as are the precompiles.
+  rt.evm.journal.addAlwaysWarmAddress(caller.toString());
+  if (to) rt.evm.journal.addAlwaysWarmAddress(to.toString());
+  const block = {
+    header: {
+      number: BigInt(ctx.block),
+      coinbase: createZeroAddress(),
+      timestamp: BigInt(Math.floor(blockTimestampOf(ctx.network, ctx.block) / 1000)),
+      difficulty: 0n,
+      prevRandao: new Uint8Array(32),
+      gasLimit: BLOCK_GAS_LIMIT,
+      baseFeePerGas: GAS_PRICE_WEI,
+      getBlobGasPrice: () => 1n,
+    },
+  };
+  const result = await rt.evm.runCall({
+    caller,
+    origin: caller,
+    ...(to ? { to } : {}),
+    value: req.value,
+    data,
+    gasLimit: req.gasLimit - intrinsic,
+    gasPrice: GAS_PRICE_WEI,
+    block,
+    ...(req.internal ? { skipNonceIncrement: true } : {}),
+  });
+  const exec = result.execResult;
+  let gasUsed = intrinsic + exec.executionGasUsed;
+  // EIP-3529: the refund is at most a fifth of the gas used.
+  const refund = exec.gasRefund ?? 0n;
+  gasUsed -= refund < gasUsed / 5n ? refund : gasUsed / 5n;
+  const success = exec.exceptionError === undefined;
+  return {
+    success,
+    returnValue: asHex(exec.returnValue),
+    gasUsed,
+    logs: success
+      ? (exec.logs ?? []).map(([address, topics, data]) => ({ address: asHex(address) as `0x${string}`, topics: topics.map(asHex), data: asHex(data) }))
+      : [],
+    ...(success && result.createdAddress ? { createdAddress: result.createdAddress.toString() as `0x${string}` } : {}),
+    ...(success ? {} : { error: exec.exceptionError!.error }),
+  };
+}
