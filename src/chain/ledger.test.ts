@@ -4,11 +4,13 @@
  * lack of funds, SOL and SPL transfers — no asset is created or lost: every
  * asset's total equals what was minted, less the gas and fees burnt.
  */
+import { createHash } from "node:crypto";
 import { encodeFunctionData, erc20Abi, type Hex } from "viem";
 import { describe, expect, it } from "vitest";
 import { createClock } from "../clock.js";
 import { ApiError } from "../errors/catalogue.js";
 import { createRandom } from "../random.js";
+import { toBase58 } from "../crypto/solana.js";
 import { Store, type PendingTx } from "../store/store.js";
 import { applyEvmTransaction, balanceOf, credit, ledgerTxs } from "./ledger.js";
 import { applySolanaTransaction, LAMPORTS_PER_SIGNATURE, solanaTokenBySymbol } from "./solanaLedger.js";
@@ -101,7 +103,7 @@ describe("the ledger conserves value", () => {
     const random = createRandom("solana-conservation");
     const network = "solana-devnet";
     const mint = solanaTokenBySymbol(network, "usdc")!.mint;
-    const holders = Array.from({ length: 6 }, (_, i) => `Holder${i}${"1".repeat(30)}`);
+    const holders = Array.from({ length: 6 }, (_, i) => toBase58(createHash("sha256").update(`holder ${i}`).digest()));
     const SOL_EACH = 50_000_000n;
     const SPL_EACH = 10_000_000n;
     for (const h of holders) {

@@ -14,6 +14,8 @@ import type { ProjectTx } from "../store/store.js";
 import { inclusionBlock } from "./mining.js";
 import { erc20ByAddress, NATIVE_TOKEN_ADDRESS } from "./tokens.js";
 import { declareCollection } from "../store/collections.js";
+import { forEachSolanaBalance, lamportsOf, setLamports, setTokenBalance, solanaHoldings, solanaTotalHeld, tokenBalanceOf } from "./solanaAccounts.js";
+import { isSolanaNetwork } from "./solanaTokens.js";
 
 export const GAS_PRICE_WEI = 1_000_000n;
 const NATIVE = "native";
@@ -119,11 +121,20 @@ const addressKey = (a: string) => (a.startsWith("0x") ? a.toLowerCase() : a);
 const assetKey = (asset: string) => (asset === NATIVE || asset.toLowerCase() === NATIVE_TOKEN_ADDRESS.toLowerCase() ? NATIVE : addressKey(asset));
 const balanceId = (network: string, asset: string, holder: string) => `${network}|${assetKey(asset)}|${addressKey(holder)}`;
 
+// On a Solana network the balances are the project's Solana accounts (solanaAccounts.ts), which the runtime
+// executes against: these functions read and write them there, so callers need not know the difference.
+
 export function balanceOf(store: ProjectTx, network: string, asset: string, holder: string): bigint {
+  if (isSolanaNetwork(network)) return asset === NATIVE ? lamportsOf(store, network, holder) : tokenBalanceOf(store, network, holder, asset);
   return BigInt(balances(store).get(balanceId(network, asset, holder))?.amount ?? "0");
 }
 
 export function setBalance(store: ProjectTx, network: string, asset: string, holder: string, amount: bigint): void {
+  if (isSolanaNetwork(network)) {
+    if (asset === NATIVE) setLamports(store, network, holder, amount);
+    else setTokenBalance(store, network, holder, asset, amount);
+    return;
+  }
   balances(store).put(balanceId(network, asset, holder), { network, asset: assetKey(asset), holder: addressKey(holder), amount: amount.toString() });
 }
 
@@ -133,6 +144,7 @@ export function credit(store: ProjectTx, network: string, asset: string, holder:
 
 /** Calls `visit` with every balance record of the project's ledgers, zero ones included (not copies: never change them). */
 export function forEachBalance(store: ProjectTx, visit: (balance: Readonly<BalanceRecord>) => void): void {
+  forEachSolanaBalance(store, visit);
   // A filter that keeps nothing walks the records without copying them.
   balances(store).filter((b) => {
     visit(b);
@@ -142,6 +154,7 @@ export function forEachBalance(store: ProjectTx, visit: (balance: Readonly<Balan
 
 /** Every non-zero balance of a holder on a network: [asset ("native" or lowercase contract), amount]. */
 export function holdings(store: ProjectTx, network: string, holder: string): Array<[string, bigint]> {
+  if (isSolanaNetwork(network)) return solanaHoldings(store, network, holder);
   const h = addressKey(holder);
   return balances(store)
     .filter((b) => b.network === network && b.holder === h && b.amount !== "0")
@@ -150,6 +163,7 @@ export function holdings(store: ProjectTx, network: string, holder: string): Arr
 
 /** What all holders on a network hold of one asset together (a token's supply on the sandbox's ledger). */
 export function totalHeld(store: ProjectTx, network: string, asset: string): bigint {
+  if (isSolanaNetwork(network)) return solanaTotalHeld(store, network, asset);
   const key = assetKey(asset);
   return balances(store)
     .filter((b) => b.network === network && b.asset === key)

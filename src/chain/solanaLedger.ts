@@ -1,8 +1,10 @@
 /**
- * Solana on the project's ledger: lamports and SPL balances per wallet
- * (token balances are kept by the owning wallet, which is what the balance
- * API reports), faucet payouts, and sent transactions applied instruction by
- * instruction (address lookup tables in solanaLookupTables.ts). Fee: 5,000 lamports per signature, burnt.
+ * Solana transactions on the project's accounts (solanaAccounts.ts): a sent transaction runs in the runtime
+ * (solanaRuntime.ts) against those accounts, and lands (the accounts it changed written back, its signature,
+ * status, logs and balances kept in the history) or is refused and changes nothing. Where the runtime cannot
+ * load, and for transactions using address lookup tables (solanaLookupTables.ts), `applySolanaTransaction`,
+ * the sandbox's TypeScript model, applies their SOL and SPL transfers instead. Fee: 5,000 lamports per
+ * signature, burnt.
  */
 import { createHash } from "node:crypto";
 import { apiError } from "../errors/catalogue.js";
@@ -12,31 +14,15 @@ import type { SolanaTransactionFacts } from "../crypto/solanaInstructions.js";
 import { balanceOf, credit, setBalance } from "./ledger.js";
 import { inclusionBlock } from "./mining.js";
 import { declareCollection } from "../store/collections.js";
-import { lookupTable } from "../lookup.js";
 import { applyLookupTableInstructions } from "./solanaLookupTables.js";
+import type { SolanaTxError } from "./solanaRuntimeErrors.js";
 
 export const LAMPORTS_PER_SIGNATURE = 5000n;
 
 /** The blockhash of a network's slot: what the node hands out, and what a transaction's recent blockhash is checked against. */
 export const blockhashAt = (network: string, slot: number): Buffer => createHash("sha256").update(`cdp-sandbox:${network}:${slot}`).digest();
 
-export interface SolanaToken {
-  symbol: string;
-  name: string;
-  mint: string;
-  decimals: number;
-}
-
-export const SOL: SolanaToken = { symbol: "SOL", name: "Solana", mint: "So11111111111111111111111111111111111111112", decimals: 9 };
-
-export const SOLANA_TOKENS: Record<string, SolanaToken[]> = lookupTable({
-  solana: [SOL, { symbol: "USDC", name: "USD Coin", mint: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", decimals: 6 }],
-  "solana-devnet": [SOL, { symbol: "USDC", name: "USD Coin", mint: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU", decimals: 6 }],
-});
-
-export const solanaTokenByMint = (network: string, mint: string) => (SOLANA_TOKENS[network] ?? []).find((t) => t.mint === mint);
-export const solanaTokenBySymbol = (network: string, symbol: string) =>
-  (SOLANA_TOKENS[network] ?? []).find((t) => t.symbol.toLowerCase() === symbol.toLowerCase());
+export { SOL, SOLANA_TOKENS, solanaTokenByMint, solanaTokenBySymbol, type SolanaToken } from "./solanaTokens.js";
 
 export interface SolanaLedgerTx {
   signature: string;
@@ -45,6 +31,32 @@ export interface SolanaLedgerTx {
   feePayer: string;
   status: "success" | "failed";
   submittedAtMs: number;
+  /** What a transaction the runtime executed left behind (payouts the platform records have none of it). */
+  execution?: SolanaExecutionRecord;
+}
+
+/** A token account's balance before or after a transaction, as getTransaction's meta lists it. */
+export interface SolanaTokenBalance {
+  accountIndex: number;
+  mint: string;
+  owner: string;
+  programId: string;
+  amount: string;
+  decimals: number;
+}
+
+export interface SolanaExecutionRecord {
+  /** The signed wire transaction, base64. */
+  wire: string;
+  accountKeys: string[];
+  err: SolanaTxError | null;
+  logs: string[];
+  fee: string;
+  unitsConsumed: number;
+  preBalances: string[];
+  postBalances: string[];
+  preTokenBalances: SolanaTokenBalance[];
+  postTokenBalances: SolanaTokenBalance[];
 }
 
 const SOLANA_LEDGER_TXS = declareCollection<SolanaLedgerTx>("solanaLedgerTxs");

@@ -62,7 +62,7 @@ function signedSolTransfer(seed: Uint8Array, to: string, blockhash: string): str
   const payer = getAddressDecoder().decode(ed25519.getPublicKey(seed));
   const data = Buffer.alloc(12);
   data.writeUInt32LE(2, 0);
-  data.writeBigUInt64LE(1000n, 4);
+  data.writeBigUInt64LE(900_000n, 4); // a new account must be left rent-exempt
   const message = pipe(
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayer(toAddress(payer), m),
@@ -117,7 +117,7 @@ describe("automine, the default", () => {
     const rpc = createSolanaRpc(url);
     const seed = randomBytes(32);
     const payer = getAddressDecoder().decode(ed25519.getPublicKey(seed));
-    await fund(sandbox, { network: "solana-devnet", address: payer, amount: "1000000" });
+    await fund(sandbox, { network: "solana-devnet", address: payer, amount: "2000000" });
     const { value } = await rpc.getLatestBlockhash().send();
     const to = getAddressDecoder().decode(ed25519.getPublicKey(randomBytes(32)));
     const signature = await rpc.sendTransaction(signedSolTransfer(seed, to, value.blockhash) as never, { encoding: "base64" }).send();

@@ -255,7 +255,7 @@ describe("@coinbase/cdp-sdk acting for end users under delegation", () => {
     const message = await cdp.endUser.signSolanaMessage({ userId: user.userId, address, message: Buffer.from("gm").toString("base64") });
     expect(message.signature).toEqual(expect.any(String));
 
-    const unsigned = solanaTransfer(address, recipient, 1000);
+    const unsigned = solanaTransfer(address, recipient, 1_000_000); // a new account must be left rent-exempt
     const { signedTransaction } = await cdp.endUser.signSolanaTransaction({ userId: user.userId, address, transaction: unsigned });
     const decoded = getTransactionDecoder().decode(Buffer.from(signedTransaction, "base64"));
     const signature = decoded.signatures[toAddress(address)]!;

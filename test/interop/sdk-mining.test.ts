@@ -84,6 +84,8 @@ describe("@coinbase/cdp-sdk with automine", () => {
 
   it("a Solana sendTransaction is finalized at once on the node", async () => {
     const account = await cdp.solana.createAccount();
+    // Two claims: a new recipient must be left rent-exempt (890,880 lamports), and so must the payer.
+    await cdp.solana.requestFaucet({ address: account.address, token: "sol" });
     await cdp.solana.requestFaucet({ address: account.address, token: "sol" });
     const rpc = createSolanaRpc(nodeUrl("solana-devnet"));
     const { value: latest } = await rpc.getLatestBlockhash().send();
@@ -94,12 +96,12 @@ describe("@coinbase/cdp-sdk with automine", () => {
       (m) =>
         appendTransactionMessageInstruction(
           {
-            programAddress: address("11111111111111111111111111111111"), // System program: transfer 1,000 lamports
+            programAddress: address("11111111111111111111111111111111"), // System program: transfer 900,000 lamports
             accounts: [
               { address: address(account.address), role: 3 },
               { address: address(TO_SOLANA), role: 1 },
             ],
-            data: new Uint8Array([2, 0, 0, 0, 0xe8, 0x03, 0, 0, 0, 0, 0, 0]),
+            data: new Uint8Array([2, 0, 0, 0, 0xa0, 0xbb, 0x0d, 0, 0, 0, 0, 0]),
           },
           m,
         ),

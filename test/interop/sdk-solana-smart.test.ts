@@ -54,7 +54,7 @@ function unsignedTransaction(feePayer: string): string {
             { address: toAddress(feePayer), role: 3 },
             { address: toAddress(RECIPIENT), role: 1 },
           ],
-          data: new Uint8Array([2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]),
+          data: new Uint8Array([2, 0, 0, 0, 0x40, 0x42, 0x0f, 0, 0, 0, 0, 0]), // 1,000,000 lamports: a new account must be rent-exempt
         },
         m,
       ),
@@ -95,13 +95,15 @@ describe("@coinbase/cdp-sdk Solana accounts", () => {
 
   it("gets devnet SOL from the faucet, sends a transaction, and sees the balances", async () => {
     const account = await cdp.solana.createAccount();
+    // Two claims: the new recipient and the payer must both be left rent-exempt.
+    await cdp.solana.requestFaucet({ address: account.address, token: "sol" });
     await cdp.solana.requestFaucet({ address: account.address, token: "sol" });
     const { signature } = await cdp.solana.sendTransaction({ network: "solana-devnet", transaction: unsignedTransaction(account.address) });
     expect(getBase58Encoder().encode(signature)).toHaveLength(64);
     const { balances } = await cdp.solana.listTokenBalances({ address: account.address, network: "solana-devnet" });
-    expect(balances.find((b) => b.token.symbol === "SOL")?.amount.amount).toBe(1_250_000n - 5000n - 1n); // faucet − fee − 1 lamport sent
+    expect(balances.find((b) => b.token.symbol === "SOL")?.amount.amount).toBe(2_500_000n - 5000n - 1_000_000n); // faucet × 2 − fee − sent
     const received = await cdp.solana.listTokenBalances({ address: RECIPIENT, network: "solana-devnet" });
-    expect(received.balances[0]?.amount.amount).toBe(1n);
+    expect(received.balances[0]?.amount.amount).toBe(1_000_000n);
   });
 
   it("transfers SOL with account.transfer, the client reading the network from the sandbox's node", async () => {
@@ -116,12 +118,12 @@ describe("@coinbase/cdp-sdk Solana accounts", () => {
       realFetch(String(input).startsWith("https://api.devnet.solana.com") ? node : input, init)) as typeof fetch;
     try {
       const account = await cdp.solana.createAccount();
-      await fund(sandbox, { network: "solana-devnet", address: account.address, amount: "2000000" });
-      const { signature } = await account.transfer({ to: RECIPIENT_OF_TRANSFER, amount: 300_000n, token: "sol", network: createSolanaRpc(node) });
+      await fund(sandbox, { network: "solana-devnet", address: account.address, amount: "3000000" });
+      const { signature } = await account.transfer({ to: RECIPIENT_OF_TRANSFER, amount: 1_000_000n, token: "sol", network: createSolanaRpc(node) });
       expect(getBase58Encoder().encode(signature)).toHaveLength(64);
       const rpc = createSolanaRpc(node);
-      expect((await rpc.getBalance(toAddress(RECIPIENT_OF_TRANSFER)).send()).value).toBe(300_000n);
-      expect((await rpc.getBalance(toAddress(account.address)).send()).value).toBe(2_000_000n - 300_000n - 5000n);
+      expect((await rpc.getBalance(toAddress(RECIPIENT_OF_TRANSFER)).send()).value).toBe(1_000_000n);
+      expect((await rpc.getBalance(toAddress(account.address)).send()).value).toBe(3_000_000n - 1_000_000n - 5000n);
     } finally {
       globalThis.fetch = realFetch;
     }

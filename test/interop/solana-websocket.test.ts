@@ -16,13 +16,13 @@ async function nodeUrl(sandbox: Sandbox, network: string): Promise<string> {
   return `${sandbox.url}/rpc/v1/${network}/${token}`;
 }
 
-/** A funded payer's signed 1-lamport transfer, with the blockhash it names. */
+/** A funded payer's signed 0.01 SOL transfer (a new account must be rent-exempt), with the blockhash it names. */
 async function signedTransfer(sandbox: Sandbox, connection: Connection) {
   const payer = Keypair.generate();
   await fund(sandbox, { network: "solana-devnet", address: payer.publicKey.toBase58(), amount: String(LAMPORTS_PER_SOL) });
   const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash();
   const tx = new Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight }).add(
-    SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1 }),
+    SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: LAMPORTS_PER_SOL / 100 }),
   );
   tx.sign(payer);
   return { raw: tx.serialize(), blockhash, lastValidBlockHeight };
@@ -153,7 +153,7 @@ describe.skipIf(!built)("Solana PubSub through the register hook", () => {
         const connection = new w.Connection("https://api.devnet.solana.com", "confirmed");
         const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash();
         const tx = new w.Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight })
-          .add(w.SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: w.Keypair.generate().publicKey, lamports: 1 }));
+          .add(w.SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: w.Keypair.generate().publicKey, lamports: 10_000_000 }));
         tx.sign(payer);
         const signature = await connection.sendRawTransaction(tx.serialize());
         const confirmed = await connection.confirmTransaction({ signature, blockhash, lastValidBlockHeight });

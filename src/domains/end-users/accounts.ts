@@ -8,7 +8,7 @@
 import { decodeSolanaTransaction, encodeSolanaTransaction, signSolanaBytes, signSolanaTransaction, toBase58 } from "../../crypto/solana.js";
 import { evmAccountOf } from "../../crypto/evm.js";
 import { readSolanaTransactionOn } from "../../chain/solanaLookupTables.js";
-import { applySolanaTransaction } from "../../chain/solanaLedger.js";
+import { platformSendSolana } from "../solana-accounts/platformSend.js";
 import { apiError } from "../../errors/catalogue.js";
 import {
   parseUnsignedTransaction,
@@ -115,10 +115,14 @@ export const sendSolanaTransactionWithEndUserAccount: Handler<"sendSolanaTransac
     tx: facts,
     network,
   });
-  const signed = signSolanaTransaction(tx, account);
-  const payer = Object.keys(signed.signatures)[0]!;
-  const signature = toBase58(new Uint8Array(signed.signatures[payer as keyof typeof signed.signatures]!));
-  applySolanaTransaction(ctx.store, ctx.clock, network, signature, payer, Object.keys(signed.signatures).length, facts);
+  const signature = platformSendSolana({
+    store: ctx.store,
+    clock: ctx.clock,
+    network,
+    tx,
+    keyOf: (signer) => (signer === account.address ? account : undefined),
+    useCdpSponsor: req.body.useCdpSponsor === true,
+  });
   emitWalletSend(ctx, { chain: "solana", hash: signature, network, address: account.address, actor: account.actor });
   return { status: 200, body: { transactionSignature: signature } };
 };

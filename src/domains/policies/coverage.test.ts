@@ -87,6 +87,8 @@ async function world(name: string): Promise<World> {
   for (const address of [evm, user.evm]) await fund(sandbox, { network: "base-sepolia", address, amount: "1000000000000000000" }, credentials);
   for (const address of [user.evm, user.smart]) await fund(sandbox, { network: "base-sepolia", address, token: "USDC", amount: "10000000" }, credentials);
   for (const address of [sol, user.sol]) await fund(sandbox, { network: "solana-devnet", address, amount: "1000000000" }, credentials);
+  // The recipient exists (rent-exempt), so the runtime accepts the small transfers sent to it.
+  await fund(sandbox, { network: "solana-devnet", address: SOL_TO, amount: "1000000" }, credentials);
   await fund(sandbox, { network: "solana-devnet", address: user.sol, token: "USDC", amount: "10000000" }, credentials);
   return { name, credentials, evm, sol, smart: { address: smart, owner }, ownedSmart, user };
 }

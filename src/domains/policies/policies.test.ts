@@ -408,6 +408,8 @@ async function setUp(c: Case): Promise<{ credentials: Credentials; ctx: Ctx }> {
   for (const network of ["base", "base-sepolia", "polygon"]) await fund(sandbox, { network, address: evm, amount: "10000000000000000000" }, credentials);
   for (const token of ["USDC"]) await fund(sandbox, { network: "base", address: evm, token, amount: "1000000000" }, credentials);
   for (const network of ["solana", "solana-devnet"]) await fund(sandbox, { network, address: sol, amount: "1000000000" }, credentials);
+  // The recipient exists (rent-exempt), so the runtime accepts the small transfers the cases send it.
+  for (const network of ["solana", "solana-devnet"]) await fund(sandbox, { network, address: SOL_B, amount: "1000000" }, credentials);
   return { credentials, ctx: { evm, sol } };
 }
 

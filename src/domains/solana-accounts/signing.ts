@@ -1,8 +1,9 @@
 /**
  * Solana signing: messages (their UTF-8 bytes, or the bytes of a base64 text with `encoding: base64`;
  * base-58 signature), transactions (base64 wire format; the account fills its own signature slot; the
- * accounts of a v0 message's lookup tables resolved on the named network), and sends, which sign with the
- * fee payer's key and record the transaction.
+ * accounts of a v0 message's lookup tables resolved on the named network), and sends, which the platform
+ * signs (a sponsor paying the fee with useCdpSponsor, a fresh blockhash when needed: platformSend.ts) and the
+ * chain executes.
  */
 import {
   decodeSolanaTransaction,
@@ -14,11 +15,11 @@ import {
 } from "../../crypto/solana.js";
 import { apiError } from "../../errors/catalogue.js";
 import { readSolanaTransactionOn } from "../../chain/solanaLookupTables.js";
-import { applySolanaTransaction } from "../../chain/solanaLedger.js";
 import { enforcePolicies } from "../policies/evaluate.js";
 import type { Handler } from "../types.js";
 import { API_KEY_WALLET, emitWalletSend, emitWalletSigned } from "../webhooks/walletEvents.js";
 import { findSolanaAccount, solanaAccounts } from "./model.js";
+import { platformSendSolana } from "./platformSend.js";
 
 export const signSolanaMessage: Handler<"signSolanaMessage"> = (req, ctx) => {
   const record = findSolanaAccount(ctx.store, req.pathParams.address);
@@ -55,18 +56,14 @@ export const sendSolanaTransaction: Handler<"sendSolanaTransaction"> = (req, ctx
     accountPolicies: payerRecord?.policies ?? [],
     facts: { kind: "solanaTransaction", tx: facts, network },
   });
-  // Every signer the project holds signs; a signature slot for an outside key must already be filled.
-  let signed = tx;
-  for (const signer of Object.keys(tx.signatures)) {
-    const record = solanaAccounts(ctx.store).get(signer);
-    if (record) signed = signWithKey(signed, record);
-    else if (!tx.signatures[signer as keyof typeof tx.signatures] || tx.signatures[signer as keyof typeof tx.signatures]!.every((b) => b === 0)) {
-      throw apiError("invalid_request", `Signer ${signer} is not an account of this project and its signature is missing.`);
-    }
-  }
-  const first = signed.signatures[payer as keyof typeof signed.signatures]!;
-  const signature = toBase58(new Uint8Array(first));
-  applySolanaTransaction(ctx.store, ctx.clock, network, signature, payer, Object.keys(signed.signatures).length, facts);
+  const signature = platformSendSolana({
+    store: ctx.store,
+    clock: ctx.clock,
+    network,
+    tx,
+    keyOf: (signer) => solanaAccounts(ctx.store).get(signer),
+    useCdpSponsor: req.body.useCdpSponsor === true,
+  });
   // The fee payer's wallet sends it (a payer outside the project is no wallet of the platform's: no events).
   if (payerRecord) emitWalletSend(ctx, { chain: "solana", hash: signature, network, address: payer, actor: API_KEY_WALLET });
   return { status: 200, body: { transactionSignature: signature } };

@@ -30,8 +30,9 @@ const create = (body: object = {}) => call(sandbox, "POST", ACCOUNTS, { body, wa
 const publicKeyOf = (address: string) => new Uint8Array(getBase58Encoder().encode(address));
 
 function unsignedTransfer(feePayer: string, version: "legacy" | 0, extraSigner?: string): string {
+  // A 1-lamport System transfer to the payer itself (or to the extra signer): real programs check their accounts.
   const accounts = [{ address: toAddress(feePayer), role: 3 as const }];
-  if (extraSigner) accounts.push({ address: toAddress(extraSigner), role: 3 as const });
+  accounts.push(extraSigner ? { address: toAddress(extraSigner), role: 3 as const } : { address: toAddress(feePayer), role: 3 as const });
   const message = pipe(
     createTransactionMessage({ version: version as 0 }), // kit's types do not narrow a union of versions
     (m) => setTransactionMessageFeePayer(toAddress(feePayer), m),

@@ -156,7 +156,11 @@ describe("wallet webhooks of Solana accounts", () => {
         appendTransactionMessageInstruction(
           {
             programAddress: toAddress("11111111111111111111111111111111"),
-            accounts: [{ address: toAddress(feePayer), role: 3 as const }],
+            // 1 lamport from the payer to itself: the System program needs both accounts.
+            accounts: [
+              { address: toAddress(feePayer), role: 3 as const },
+              { address: toAddress(feePayer), role: 3 as const },
+            ],
             data: new Uint8Array([2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]),
           },
           m,

@@ -1,65 +1,104 @@
 /**
- * Solana accounts as the RPC describes them, from the ledger: token mints
- * (owned by the SPL Token program) and funded wallets (owned by the System
- * program). Anything else does not exist here, as an unfunded address does not.
+ * Solana accounts as the RPC describes them, from the project's accounts (chain/solanaAccounts.ts): `base64`,
+ * `base58` and `jsonParsed` (mints and token accounts parsed as the real node parses them; other accounts fall
+ * back to base64, as there). An address the project holds nothing at does not exist, as an unfunded one does not.
  */
-import { createHash } from "node:crypto";
-import { balanceOf, totalHeld } from "../../chain/ledger.js";
-import { SOL, solanaTokenByMint } from "../../chain/solanaLedger.js";
+import { decodeMint, decodeTokenAccount, type SolanaAccountState, tokenAccountOwner, viewSolanaAccount } from "../../chain/solanaAccounts.js";
+import { TOKEN_2022_PROGRAM } from "../../chain/solanaTokens.js";
 import { toBase58 } from "../../crypto/solana.js";
 import type { ProjectTx } from "../../store/store.js";
 import { RpcError } from "../jsonRpc.js";
 
-const SYSTEM_PROGRAM = "11111111111111111111111111111111";
-const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
-const U64_MAX = 2n ** 64n - 1n;
 /** A rent-exempt account's rentEpoch, u64::MAX, written as the JSON integer the real RPC writes. */
-const RENT_EXEMPT_EPOCH = U64_MAX;
-/** Rent-exempt minimum of an 82-byte mint account. */
-const MINT_ACCOUNT_LAMPORTS = 1_461_600n;
-/** The sandbox's stand-in mint authority: any fixed key (the real ones belong to the issuers). */
-const SANDBOX_MINT_AUTHORITY = createHash("sha256").update("cdp-sandbox:mint-authority").digest();
+const RENT_EXEMPT_EPOCH = 2n ** 64n - 1n;
+const ENCODINGS = ["base64", "base58", "jsonParsed", "base64+zstd"];
 
-/** An SPL Token mint account's 82 bytes: authority option and key, supply, decimals, initialized, no freeze authority. */
-function mintAccountData(supply: bigint, decimals: number): Buffer {
-  const data = Buffer.alloc(82);
-  data.writeUInt32LE(1, 0);
-  SANDBOX_MINT_AUTHORITY.copy(data, 4);
-  data.writeBigUInt64LE(supply < U64_MAX ? supply : U64_MAX, 36); // a mint's supply is a u64; the ledger's sums are not bounded
-  data.writeUInt8(decimals, 44);
-  data.writeUInt8(1, 45);
-  return data; // freeze authority option (46..49) and key (50..81) stay zero: none
+export function checkAddress(address: unknown): string {
+  if (typeof address !== "string" || !/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(address)) {
+    throw new RpcError(-32602, `Invalid param: ${JSON.stringify(address)} is not a base-58 account address.`);
+  }
+  return address;
 }
 
-/**
- * The accounts the ledger can describe: the token mints of the network
- * (owned by the SPL Token program, supply = what the ledger holds) and
- * wallets holding SOL (owned by the System program, no data). Anything else
- * does not exist here, as an unfunded address does not on chain.
- */
-export function accountInfo(store: ProjectTx, network: string, address: string, encoding = "base64") {
-  if (encoding !== "base64" && encoding !== "base58") {
-    throw new RpcError(-32602, `Invalid params: the sandbox answers getAccountInfo with encoding base64 or base58, not ${encoding}.`);
+export function checkEncoding(encoding: unknown): string {
+  const chosen = encoding ?? "base64";
+  if (typeof chosen !== "string" || !ENCODINGS.includes(chosen) || chosen === "base64+zstd") {
+    throw new RpcError(-32602, `Invalid params: the sandbox answers with encoding base64, base58 or jsonParsed, not ${String(chosen)}.`);
   }
-  if (!/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(address)) throw new RpcError(-32602, `Invalid param: ${JSON.stringify(address)} is not a base-58 account address.`);
-  const token = solanaTokenByMint(network, address);
-  let owner: string;
-  let data: Buffer;
-  let lamports: bigint;
-  if (token && token.mint !== SOL.mint) {
-    const supply = totalHeld(store, network, token.mint);
-    [owner, data, lamports] = [TOKEN_PROGRAM, mintAccountData(supply, token.decimals), MINT_ACCOUNT_LAMPORTS];
-  } else {
-    const balance = balanceOf(store, network, "native", address);
-    if (balance === 0n) return null;
-    [owner, data, lamports] = [SYSTEM_PROGRAM, Buffer.alloc(0), balance];
+  return chosen;
+}
+
+/** A token amount as the RPC writes it. */
+export function uiTokenAmount(amount: bigint, decimals: number) {
+  const text = decimals === 0 ? amount.toString() : formatUnits(amount, decimals);
+  return { amount: amount.toString(), decimals, uiAmount: Number(text), uiAmountString: text };
+}
+
+function formatUnits(amount: bigint, decimals: number): string {
+  const whole = amount / 10n ** BigInt(decimals);
+  const fraction = (amount % 10n ** BigInt(decimals)).toString().padStart(decimals, "0").replace(/0+$/, "");
+  return fraction ? `${whole}.${fraction}` : whole.toString();
+}
+
+/** A mint or token account parsed as the node's jsonParsed encoding writes it; undefined for anything else. */
+function parsed(store: ProjectTx, state: SolanaAccountState) {
+  const program = state.owner === TOKEN_2022_PROGRAM ? "spl-token-2022" : "spl-token";
+  const data = Buffer.from(state.data, "base64");
+  if (tokenAccountOwner(state)) {
+    const f = decodeTokenAccount(data);
+    const mint = viewSolanaAccount(store, state.network, f.mint);
+    const decimals = mint ? decodeMint(Buffer.from(mint.data, "base64")).decimals : 0;
+    const info: Record<string, unknown> = {
+      isNative: f.isNative !== undefined,
+      mint: f.mint,
+      owner: f.owner,
+      state: f.state === 2 ? "frozen" : f.state === 1 ? "initialized" : "uninitialized",
+      tokenAmount: uiTokenAmount(f.amount, decimals),
+    };
+    if (f.delegate) Object.assign(info, { delegate: f.delegate, delegatedAmount: uiTokenAmount(f.delegatedAmount, decimals) });
+    if (f.isNative !== undefined) info.rentExemptReserve = uiTokenAmount(f.isNative, 9);
+    if (f.closeAuthority) info.closeAuthority = f.closeAuthority;
+    return { program, parsed: { info, type: "account" }, space: data.length };
   }
+  if ((state.owner === TOKEN_2022_PROGRAM || state.owner === "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA") && data.length === 82) {
+    const m = decodeMint(data);
+    return {
+      program,
+      parsed: {
+        info: {
+          decimals: m.decimals,
+          freezeAuthority: m.freezeAuthority ?? null,
+          isInitialized: m.isInitialized,
+          mintAuthority: m.mintAuthority ?? null,
+          supply: m.supply.toString(),
+        },
+        type: "mint",
+      },
+      space: data.length,
+    };
+  }
+  return undefined;
+}
+
+/** An account in the RPC's shape, encoded as asked. */
+export function accountJson(store: ProjectTx, state: SolanaAccountState, encoding: string) {
+  const data = Buffer.from(state.data, "base64");
+  const body =
+    (encoding === "jsonParsed" ? parsed(store, state) : undefined) ??
+    (encoding === "base58" ? [toBase58(new Uint8Array(data)), "base58"] : [data.toString("base64"), "base64"]);
   return {
-    data: [encoding === "base58" ? toBase58(new Uint8Array(data)) : data.toString("base64"), encoding],
-    executable: false,
-    lamports,
-    owner,
+    data: body,
+    executable: state.executable === true,
+    lamports: BigInt(state.lamports),
+    owner: state.owner,
     rentEpoch: RENT_EXEMPT_EPOCH,
     space: data.length,
   };
+}
+
+/** getAccountInfo's value: the account, or null when it does not exist. */
+export function accountInfo(store: ProjectTx, network: string, address: unknown, encoding?: unknown) {
+  const chosen = checkEncoding(encoding);
+  const state = viewSolanaAccount(store, network, checkAddress(address));
+  return state ? accountJson(store, state, chosen) : null;
 }

@@ -1,0 +1,45 @@
+/**
+ * Program-derived addresses, computed synchronously (the clients' helpers are async): the associated token
+ * account of an owner and a mint, and any other address a program derives from seeds.
+ */
+import { createHash } from "node:crypto";
+import { ed25519 } from "@noble/curves/ed25519.js";
+import { fromBase58, toBase58 } from "../crypto/solana.js";
+import { ASSOCIATED_TOKEN_PROGRAM, TOKEN_PROGRAM } from "./solanaTokens.js";
+
+/** The address of `seeds` + `bump` under `program`, or undefined when it lies on the ed25519 curve (no program address). */
+export function createProgramAddress(seeds: readonly Uint8Array[], bump: number, program: string): string | undefined {
+  const hash = createHash("sha256");
+  for (const seed of seeds) hash.update(seed);
+  const digest = hash.update(Uint8Array.of(bump)).update(fromBase58(program)).update("ProgramDerivedAddress").digest();
+  try {
+    ed25519.Point.fromBytes(digest);
+    return undefined;
+  } catch {
+    return toBase58(digest);
+  }
+}
+
+/** The canonical program address of `seeds`: the first bump from 255 down that is off the curve. */
+export function findProgramAddress(seeds: readonly Uint8Array[], program: string): string {
+  for (let bump = 255; bump >= 0; bump--) {
+    const found = createProgramAddress(seeds, bump, program);
+    if (found) return found;
+  }
+  throw new Error("no program address for these seeds"); // never happens for 32-byte seeds in practice
+}
+
+const ataCache = new Map<string, string>();
+
+/** The associated token account of `owner` for `mint` under the token program that owns the mint. */
+export function associatedTokenAddress(owner: string, mint: string, tokenProgram = TOKEN_PROGRAM): string {
+  const key = `${owner}|${mint}|${tokenProgram}`;
+  let found = ataCache.get(key);
+  if (!found) {
+    found = findProgramAddress([fromBase58(owner), fromBase58(tokenProgram), fromBase58(mint)], ASSOCIATED_TOKEN_PROGRAM);
+    // The cache only saves hashing; a bounded size keeps a long-running sandbox's memory flat.
+    if (ataCache.size > 50_000) ataCache.clear();
+    ataCache.set(key, found);
+  }
+  return found;
+}
