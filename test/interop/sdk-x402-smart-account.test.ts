@@ -146,6 +146,9 @@ describe("an x402 payment signed by a smart account (exact, EIP-3009)", () => {
     const secondPayload = second.payload as { signature: Hex; authorization: Record<string, string> };
     expect(isErc6492Signature(secondPayload.signature)).toBe(false);
     expect(await ownerWhoSigned(smart.address, authorizationHash(secondPayload), secondPayload.signature)).toBe(owner);
+    // viem's verifyHash against the node agrees with the facilitator, for both signatures.
+    for (const payload of [firstPayload, secondPayload])
+      expect(await node.verifyHash({ address: smart.address, hash: authorizationHash(payload), signature: payload.signature })).toBe(true);
     expect(await facilitator.settle(second, requirements as never)).toMatchObject({ success: true, payer: smart.address });
     expect(await usdcOf(smart.address)).toBe(500000n);
   });

@@ -86,6 +86,16 @@ describe("viem's webSocket transport on the EVM node", () => {
     expect(await client.getBlockNumber({ cacheTime: 0 })).toBe(await viaHttp.getBlockNumber({ cacheTime: 0 }));
   });
 
+  it("sends a signed transaction over the socket and reads its receipt there, as over HTTP", async () => {
+    const sender = privateKeyToAccount(generatePrivateKey());
+    const recipient = privateKeyToAccount(generatePrivateKey()).address;
+    await fund(sandbox, { network: "base-sepolia", address: sender.address, amount: parseEther("1").toString() });
+    const wallet = createWalletClient({ account: sender, chain: baseSepolia, transport: webSocket(wsUrl) });
+    const hash = await wallet.sendTransaction({ to: recipient, value: 5n });
+    expect((await client.waitForTransactionReceipt({ hash })).status).toBe("success");
+    expect(await createPublicClient({ chain: baseSepolia, transport: http(httpUrl) }).getBalance({ address: recipient })).toBe(5n);
+  });
+
   it("watchBlocks hears the block a send mines, and watchPendingTransactions its hash", async () => {
     const sender = privateKeyToAccount(generatePrivateKey());
     await fund(sandbox, { network: "base-sepolia", address: sender.address, amount: parseEther("1").toString() });

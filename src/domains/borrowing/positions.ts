@@ -13,6 +13,7 @@ import type { Schema } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import { findEndUser } from "../end-users/model.js";
 import { authorizeSmartAccount, sendFromSmartAccount } from "../end-users/userOperations.js";
+import { paymasterRequested } from "../evm-smart-accounts/paymaster.js";
 import type { Call } from "../evm-smart-accounts/userOperations.js";
 import { toUnits } from "../shared/decimal.js";
 import { paginate } from "../shared/pagination.js";
@@ -62,24 +63,6 @@ function unitsOf(field: string, text: string, t: EvmToken): bigint {
   if (units === undefined || units === 0n)
     throw apiError("invalid_request", `${field} ${text} is not a positive amount of ${t.symbol}, which has ${t.decimals} decimals.`);
   return units;
-}
-
-interface PaymasterChoice {
-  useCdpPaymaster: boolean;
-  paymasterUrl?: string;
-  paymasterContext?: Record<string, unknown>;
-}
-
-/** Whether a paymaster pays the operation's gas; 400 for a contradictory choice. */
-function paymasterRequested(body: PaymasterChoice): boolean {
-  if (body.useCdpPaymaster && body.paymasterUrl !== undefined) {
-    throw apiError("invalid_request", "useCdpPaymaster and paymasterUrl cannot be used together; choose one paymaster.");
-  }
-  const requested = body.useCdpPaymaster || body.paymasterUrl !== undefined;
-  if (body.paymasterContext !== undefined && !requested) {
-    throw apiError("invalid_request", "paymasterContext is only valid with a paymaster: set useCdpPaymaster or paymasterUrl.");
-  }
-  return requested;
 }
 
 function needBalance(ctx: HandlerContext, account: string, t: EvmToken, units: bigint, what: string) {

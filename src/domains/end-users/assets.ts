@@ -18,6 +18,7 @@ import { apiError } from "../../errors/catalogue.js";
 import { startEip7702Delegation } from "../evm-accounts/eip7702.js";
 import { signAndSendEvmTransaction, transactionFacts } from "../evm-accounts/signing.js";
 import { enforcePolicies } from "../policies/evaluate.js";
+import { paymasterRequested } from "../evm-smart-accounts/paymaster.js";
 import type { UserOperationNetwork } from "../evm-smart-accounts/userOperations.js";
 import type { Handler, HandlerContext, RequestFacts } from "../types.js";
 import { emitWalletSend } from "../webhooks/walletEvents.js";
@@ -38,9 +39,7 @@ export const sendEvmAssetWithEndUserAccount: Handler<"sendEvmAssetWithEndUserAcc
   const user = findEndUser(ctx.store, req.pathParams.userId);
   const address = req.pathParams.address;
   const network = req.body.network;
-  if (req.body.useCdpPaymaster === true && req.body.paymasterUrl !== undefined) {
-    throw apiError("invalid_request", "useCdpPaymaster and paymasterUrl cannot be used together; choose one paymaster.");
-  }
+  paymasterRequested(req.body); // a smart account's send is sponsored either way; a contradictory choice is still a 400
   const isSmart = user.evmSmartAccounts.some((a) => a.address.toLowerCase() === address.toLowerCase());
   const smart = isSmart ? authorizeSmartAccount(req, ctx, user, address) : undefined;
   const account = user.evmAccounts.find((a) => a.address.toLowerCase() === address.toLowerCase());

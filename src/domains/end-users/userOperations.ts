@@ -15,16 +15,8 @@
 import { evmAccountOf } from "../../crypto/evm.js";
 import { apiError, ApiError } from "../../errors/catalogue.js";
 import { isDelegated } from "../evm-accounts/eip7702.js";
-import {
-  inFlightOperations,
-  prepare,
-  send,
-  sentView,
-  sponsoredFor,
-  userOperationOf,
-  type Call,
-  type UserOperationNetwork,
-} from "../evm-smart-accounts/userOperations.js";
+import { inFlightOperations, prepare, send, sentView, userOperationOf, type Call, type UserOperationNetwork } from "../evm-smart-accounts/userOperations.js";
+import { paymasterRequested, sponsoredFor } from "../evm-smart-accounts/paymaster.js";
 import type { Handler, HandlerContext, RequestFacts } from "../types.js";
 import { assertDelegated } from "./delegation.js";
 import { findEndUser, type EndUserRecord } from "./model.js";
@@ -73,7 +65,7 @@ export async function sendFromSmartAccount(
   network: UserOperationNetwork,
   calls: Call[],
   operation: "sendEndUserOperation" | "sendEndUserEvmAsset",
-  paymasterRequested = true,
+  paymasterAsked = true,
   gasWithoutPaymaster = false,
 ) {
   if (inFlightOperations(ctx) >= MAX_CONCURRENT_USER_OPERATIONS) {
@@ -82,17 +74,17 @@ export async function sendFromSmartAccount(
   const account = { address: found.smart.address, owners: found.smart.ownerAddresses, policies: [], delegated: found.smart.delegated };
   // Evaluated once, before anything is prepared: the end user's call is prepare, sign and send in one.
   const policy = { prepare: operation };
-  const op = prepare(ctx, account, network, calls, policy, gasWithoutPaymaster ? paymasterRequested : sponsoredFor(account, paymasterRequested));
+  const op = prepare(ctx, account, network, calls, policy, gasWithoutPaymaster ? paymasterAsked : sponsoredFor(account, paymasterAsked));
   const signature = await evmAccountOf(found.owner.privateKey).sign({ hash: op.userOpHash });
   return sentView(ctx, await send(ctx, account, op, signature, policy));
 }
 
 export const sendUserOperationWithEndUserAccount: Handler<"sendUserOperationWithEndUserAccount"> = async (req, ctx) => {
   const user = findEndUser(ctx.store, req.pathParams.userId);
-  const { network, useCdpPaymaster, paymasterUrl } = req.body;
+  const { network } = req.body;
+  const requested = paymasterRequested(req.body);
   const found = authorizeSmartAccount(req, ctx, user, req.pathParams.address, network);
-  const paymasterRequested = useCdpPaymaster || paymasterUrl !== undefined;
-  return { status: 200, body: await sendFromSmartAccount(ctx, found, network, req.body.calls, "sendEndUserOperation", paymasterRequested) };
+  return { status: 200, body: await sendFromSmartAccount(ctx, found, network, req.body.calls, "sendEndUserOperation", requested) };
 };
 
 export const getUserOperationWithEndUserAccount: Handler<"getUserOperationWithEndUserAccount"> = (req, ctx) => {

@@ -11,7 +11,7 @@
  * price; validation costs nothing. The project's policies do not apply: the
  * bundler is the node's, not the platform API's.
  */
-import { decodeFunctionData, encodeAbiParameters, getAddress, type Hex, keccak256, toHex } from "viem";
+import { decodeFunctionData, encodeAbiParameters, type Hex } from "viem";
 import { balanceOf, GAS_PRICE_WEI, type LedgerLog } from "../../chain/ledger.js";
 import { NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
 import type { Clock } from "../../clock.js";
@@ -20,6 +20,7 @@ import { declareCollection } from "../../store/collections.js";
 import type { ProjectTx } from "../../store/store.js";
 import { type BatchCall, executeBatch } from "./batch.js";
 import { smartWalletOwners } from "./owners.js";
+import { PAYMASTER_VERIFICATION_GAS, paymasterOf, SANDBOX_PAYMASTER } from "./paymaster.js";
 import { isWalletDeployed, recordDeployment, walletCreatedBy } from "./smartWalletFactory.js";
 import {
   ENTRY_POINTS,
@@ -38,11 +39,6 @@ export interface EntryPointContext {
   network: string;
   chainId: number;
 }
-
-/** The sandbox's paymaster: it sponsors every user operation that names it (a sandbox address, on every network). */
-export const SANDBOX_PAYMASTER = getAddress(`0x${keccak256(toHex("cdp-sandbox:paymaster")).slice(-40)}`);
-/** The verification gas the sandbox's paymaster asks for (v0.7 operations carry it). */
-export const PAYMASTER_VERIFICATION_GAS = 50_000n;
 
 /** An operation the bundler included, with what `eth_getUserOperationReceipt` reports of it. */
 export interface BundledOperation {
@@ -146,12 +142,11 @@ function senderOf(ctx: EntryPointContext, op: UserOperationFields): { owners: st
   return { owners, deploys: false };
 }
 
-/** Whether the sandbox's paymaster sponsors the operation; any other paymaster cannot be run. */
+/** Whether the sandbox's paymaster sponsors the operation (paymaster.ts); any other paymaster cannot be run. */
 function sponsoredBy(op: UserOperationFields): boolean {
-  if (!op.paymaster) return false;
-  if (op.paymaster.toLowerCase() !== SANDBOX_PAYMASTER.toLowerCase())
-    throw rejected(REJECTION.byEntryPoint, `AA30 paymaster not deployed: ${op.paymaster} is not the sandbox's paymaster ${SANDBOX_PAYMASTER}`);
-  return true;
+  const decided = paymasterOf(op.paymaster);
+  if ("refused" in decided) throw rejected(REJECTION.byEntryPoint, decided.refused);
+  return decided.sponsored;
 }
 
 /** The low 64 bits of a nonce: the sequence number within its key. */

@@ -25,6 +25,7 @@ import { chainIdOf } from "../../chain/networks.js";
 import type { Handler, HandlerContext } from "../types.js";
 import { findSmartAccount, smartAccounts, type SmartAccountRecord } from "./accounts.js";
 import { executeBatch } from "./batch.js";
+import { paymasterRequested, sponsoredFor } from "./paymaster.js";
 import { recordDeployment } from "./smartWalletFactory.js";
 
 /** How long a prepared operation may wait for its signature. */
@@ -81,9 +82,6 @@ function findOperatingAccount(ctx: HandlerContext, address: string, network?: st
     );
   return findSmartAccount(ctx.store, address);
 }
-
-/** Who pays a user operation's gas: the paymaster for smart accounts; for a delegated EOA, a paymaster only if the request names one. */
-export const sponsoredFor = (account: OperatingAccount, paymasterRequested: boolean) => !account.delegated || paymasterRequested;
 
 /** Policy operation names: the project's own, or the end-user variant. */
 export interface PolicyOperations {
@@ -232,7 +230,7 @@ export function userOperationOf(
 
 export const prepareUserOperation: Handler<"prepareUserOperation"> = (req, ctx) => {
   const account = findOperatingAccount(ctx, req.pathParams.address, req.body.network);
-  const sponsored = sponsoredFor(account, req.body.paymasterUrl !== undefined);
+  const sponsored = sponsoredFor(account, paymasterRequested(req.body));
   return { status: 201, body: view(ctx, prepare(ctx, account, req.body.network, req.body.calls, PROJECT_OPERATIONS, sponsored)) };
 };
 
@@ -271,6 +269,6 @@ export async function prepareAndSendAsOwner(
 
 export const prepareAndSendUserOperation: Handler<"prepareAndSendUserOperation"> = async (req, ctx) => {
   const account = findOperatingAccount(ctx, req.pathParams.address, req.body.network);
-  const sponsored = sponsoredFor(account, req.body.paymasterUrl !== undefined);
+  const sponsored = sponsoredFor(account, paymasterRequested(req.body));
   return { status: 200, body: sentView(ctx, await prepareAndSendAsOwner(ctx, account, req.body.network, req.body.calls, sponsored)) };
 };

@@ -235,7 +235,7 @@ export const authorizeWalletPaymentSession: Handler<"authorizeWalletPaymentSessi
   });
   // The payer's wallet may be a smart wallet: the token checks ERC-1271 (ERC-6492 before deployment) as it checks ECDSA.
   const check = /^0x[0-9a-fA-F]*$/.test(signature)
-    ? checkEvmSignature(signatureChain(ctx, network), t.from, hash, signature)
+    ? await checkEvmSignature(signatureChain(ctx, network), t.from, hash, signature)
     : ({ valid: false, reason: "the signature is not hex" } as const);
   if (!check.valid) {
     throw apiError(

@@ -40,10 +40,10 @@ describe("verifyEvmSignature", () => {
   it("accepts an EOA's personal_sign of a SIWE message, and nobody else's", async () => {
     const account = newOwner();
     const signature = await account.signMessage({ message: SIWE });
-    expect(verifyEvmSignature(chain, account.address, { message: SIWE }, signature)).toBe(true);
-    expect(verifyEvmSignature(chain, account.address, hashMessage(SIWE), signature)).toBe(true);
-    expect(verifyEvmSignature(chain, newOwner().address, { message: SIWE }, signature)).toBe(false);
-    expect(verifyEvmSignature(chain, account.address, { message: `${SIWE}.` }, signature)).toBe(false);
+    expect(await verifyEvmSignature(chain, account.address, { message: SIWE }, signature)).toBe(true);
+    expect(await verifyEvmSignature(chain, account.address, hashMessage(SIWE), signature)).toBe(true);
+    expect(await verifyEvmSignature(chain, newOwner().address, { message: SIWE }, signature)).toBe(false);
+    expect(await verifyEvmSignature(chain, account.address, { message: `${SIWE}.` }, signature)).toBe(false);
   });
 
   it("accepts an undeployed smart wallet's ERC-6492 signature only for the wallet its factory call creates", async () => {
@@ -51,11 +51,11 @@ describe("verifyEvmSignature", () => {
     const wallet = counterfactualAddress([owner.address], 0n, SMART_WALLET_FACTORY);
     const inner = await walletSignature(owner, wallet, hashMessage(SIWE));
     const signature = serializeErc6492Signature({ address: SMART_WALLET_FACTORY, data: createAccountCall(owner.address), signature: inner });
-    expect(checkEvmSignature(chain, wallet, { message: SIWE }, signature)).toEqual({ valid: true, by: "erc6492", accountSignature: inner });
+    expect(await checkEvmSignature(chain, wallet, { message: SIWE }, signature)).toEqual({ valid: true, by: "erc6492", accountSignature: inner });
     const other = counterfactualAddress([newOwner().address], 0n, SMART_WALLET_FACTORY);
-    expect(checkEvmSignature(chain, other, { message: SIWE }, signature)).toMatchObject({ valid: false, reverts: true });
+    expect(await checkEvmSignature(chain, other, { message: SIWE }, signature)).toMatchObject({ valid: false, reverts: true });
     // Without the wrapper, an undeployed wallet has no code: the inner signature is no ECDSA signature of the wallet.
-    expect(verifyEvmSignature(chain, wallet, { message: SIWE }, inner)).toBe(false);
+    expect(await verifyEvmSignature(chain, wallet, { message: SIWE }, inner)).toBe(false);
   });
 
   it("asks a deployed smart wallet (ERC-1271): its owner's signature counts, an owner's plain ECDSA signature does not", async () => {
@@ -63,11 +63,11 @@ describe("verifyEvmSignature", () => {
     const wallet = counterfactualAddress([owner.address], 0n, SMART_WALLET_FACTORY);
     recordDeployment(chain.store, chain.clock, "base-sepolia", wallet, [owner.address]);
     const hash = hashMessage(SIWE);
-    expect(checkEvmSignature(chain, wallet, hash, await walletSignature(owner, wallet, hash))).toMatchObject({ valid: true, by: "erc1271" });
-    expect(verifyEvmSignature(chain, wallet, hash, await owner.signMessage({ message: SIWE }))).toBe(false);
-    expect(verifyEvmSignature(chain, wallet, hash, await walletSignature(newOwner(), wallet, hash))).toBe(false);
+    expect(await checkEvmSignature(chain, wallet, hash, await walletSignature(owner, wallet, hash))).toMatchObject({ valid: true, by: "erc1271" });
+    expect(await verifyEvmSignature(chain, wallet, hash, await owner.signMessage({ message: SIWE }))).toBe(false);
+    expect(await verifyEvmSignature(chain, wallet, hash, await walletSignature(newOwner(), wallet, hash))).toBe(false);
     // On another network the wallet is not deployed.
-    expect(verifyEvmSignature({ ...chain, network: "base", chainId: 8453 }, wallet, hash, await walletSignature(owner, wallet, hash))).toBe(false);
+    expect(await verifyEvmSignature({ ...chain, network: "base", chainId: 8453 }, wallet, hash, await walletSignature(owner, wallet, hash))).toBe(false);
   });
 
   it("asks the EVM runtime about accounts with bytecode, with the 6492 factory call when there is one", async () => {
@@ -75,18 +75,18 @@ describe("verifyEvmSignature", () => {
     const asked: unknown[] = [];
     const contracts: ContractAccounts = {
       hasCode: (_chain, address) => address === contract,
-      isValidSignature: (_chain, address, hash, signature, deployment) => {
+      isValidSignature: async (_chain, address, hash, signature, deployment) => {
         asked.push({ address, hash, signature, deployment });
         return signature === "0xc0ffee";
       },
     };
     const hash = hashMessage(SIWE);
-    expect(verifyEvmSignature({ ...chain, contracts }, contract, hash, "0xc0ffee")).toBe(true);
-    expect(verifyEvmSignature({ ...chain, contracts }, contract, hash, "0xdead")).toBe(false);
+    expect(await verifyEvmSignature({ ...chain, contracts }, contract, hash, "0xc0ffee")).toBe(true);
+    expect(await verifyEvmSignature({ ...chain, contracts }, contract, hash, "0xdead")).toBe(false);
     const counterfactual = newOwner().address;
     const factory = newOwner().address;
     const wrapped = serializeErc6492Signature({ address: factory, data: "0x1234", signature: "0xc0ffee" });
-    expect(checkEvmSignature({ ...chain, contracts }, counterfactual, hash, wrapped)).toMatchObject({ valid: true, by: "erc6492" });
+    expect(await checkEvmSignature({ ...chain, contracts }, counterfactual, hash, wrapped)).toMatchObject({ valid: true, by: "erc6492" });
     expect(asked.at(-1)).toEqual({ address: counterfactual, hash, signature: "0xc0ffee", deployment: { factory, factoryData: "0x1234" } });
   });
 });

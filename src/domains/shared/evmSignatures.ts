@@ -23,19 +23,20 @@ import type { ProjectTx } from "../../store/store.js";
 import { deployedWalletOwners, isWalletDeployed, recordDeployment, walletCreatedBy } from "../evm-smart-accounts/smartWalletFactory.js";
 
 /** A factory call an ERC-6492 signature carries: what deploys the signer before it is asked. */
-export interface CounterfactualDeployment {
+interface CounterfactualDeployment {
   factory: `0x${string}`;
   factoryData: Hex;
 }
 
 /**
  * Accounts whose code is bytecode (deployed through the EVM runtime), as the runtime answers for them. The
- * runtime runs `isValidSignature(bytes32,bytes)` as a static call and compares the answer with the magic
- * value 0x1626ba7e; with a `deployment`, it runs the factory call first in a frame it throws away.
+ * runtime runs `isValidSignature(bytes32,bytes)` as a static call (one run without commit, on its queue: hence a
+ * promise) and compares the answer with the magic value 0x1626ba7e; with a `deployment`, it runs the factory call
+ * first in the same run, which it throws away.
  */
 export interface ContractAccounts {
   hasCode(chain: SignatureChain, address: `0x${string}`): boolean;
-  isValidSignature(chain: SignatureChain, address: `0x${string}`, hash: Hex, signature: Hex, deployment?: CounterfactualDeployment): boolean;
+  isValidSignature(chain: SignatureChain, address: `0x${string}`, hash: Hex, signature: Hex, deployment?: CounterfactualDeployment): Promise<boolean>;
 }
 
 /** The chain a signature is checked on: the project's ledger on one network. */
@@ -67,7 +68,7 @@ export type EvmSignatureCheck =
  * The chain context of a handler's project on `network` (an EVM network of the table). The EVM runtime's
  * bytecode accounts are added here, once, for every caller.
  *
- * @example verifyEvmSignature(signatureChain(ctx, "base-sepolia"), payer, hash, signature)
+ * @example await verifyEvmSignature(signatureChain(ctx, "base-sepolia"), payer, hash, signature)
  */
 export function signatureChain(ctx: { store: ProjectTx; clock: Clock }, network: string): SignatureChain {
   const chainId = chainIdOf(network);
@@ -86,20 +87,20 @@ function modelledWalletOwners(chain: SignatureChain, address: `0x${string}`): st
 /**
  * Checks `signature` by `address` over a 32-byte hash, or over a message as EIP-191 `personal_sign` hashes it.
  *
- * @example checkEvmSignature(chain, smartAccount, hashTypedData(typedData), signature) // { valid: true, by: "erc6492", ... }
+ * @example await checkEvmSignature(chain, smartAccount, hashTypedData(typedData), signature) // { valid: true, by: "erc6492", ... }
  */
-export function checkEvmSignature(
+export async function checkEvmSignature(
   chain: SignatureChain,
   address: `0x${string}`,
   hashOrMessage: Hex | { message: SignableMessage },
   signature: Hex,
-): EvmSignatureCheck {
+): Promise<EvmSignatureCheck> {
   const hash = hashOf(hashOrMessage);
-  const erc1271 = (accountSignature: Hex, by: "erc1271" | "erc6492"): EvmSignatureCheck => {
+  const erc1271 = async (accountSignature: Hex, by: "erc1271" | "erc6492"): Promise<EvmSignatureCheck> => {
     const owners = modelledWalletOwners(chain, address);
     const valid = owners
       ? isValidSmartWalletSignature({ owners, chainId: chain.chainId, wallet: address, hash, signature: accountSignature })
-      : chain.contracts?.isValidSignature(chain, address, hash, accountSignature) === true;
+      : (await chain.contracts?.isValidSignature(chain, address, hash, accountSignature)) === true;
     return valid ? { valid, by, accountSignature } : { valid, reason: `${address}'s isValidSignature rejects the signature` };
   };
   const hasCode = (): boolean => modelledWalletOwners(chain, address) !== undefined || chain.contracts?.hasCode(chain, address) === true;
@@ -125,7 +126,7 @@ export function checkEvmSignature(
         ? { valid, by: "erc6492", accountSignature: inner }
         : { valid, reason: `the wallet ${address} would deploy with owners ${created.owners.join(", ")}, and none of them signed` };
     }
-    if (chain.contracts?.isValidSignature(chain, address, hash, inner, deployment)) return { valid: true, by: "erc6492", accountSignature: inner };
+    if (await chain.contracts?.isValidSignature(chain, address, hash, inner, deployment)) return { valid: true, by: "erc6492", accountSignature: inner };
     return { valid: false, reason: `the ERC-6492 factory call does not deploy a wallet that accepts the signature (${created.error})`, reverts: true };
   }
   if (hasCode()) return erc1271(signature, "erc1271");
@@ -140,10 +141,15 @@ export function checkEvmSignature(
  * Whether `address` signed `hashOrMessage` (a 32-byte hash, or `{ message }` hashed as EIP-191), by ECDSA,
  * ERC-1271 or ERC-6492: what viem's `verifyHash` / `verifyMessage` answer against the chain.
  *
- * @example verifyEvmSignature(signatureChain(ctx, "base"), address, { message: siweMessage }, signature)
+ * @example await verifyEvmSignature(signatureChain(ctx, "base"), address, { message: siweMessage }, signature)
  */
-export function verifyEvmSignature(chain: SignatureChain, address: `0x${string}`, hashOrMessage: Hex | { message: SignableMessage }, signature: Hex): boolean {
-  return checkEvmSignature(chain, address, hashOrMessage, signature).valid;
+export async function verifyEvmSignature(
+  chain: SignatureChain,
+  address: `0x${string}`,
+  hashOrMessage: Hex | { message: SignableMessage },
+  signature: Hex,
+): Promise<boolean> {
+  return (await checkEvmSignature(chain, address, hashOrMessage, signature)).valid;
 }
 
 /**

@@ -101,7 +101,7 @@ export async function eip2612PermitProblem(ctx: HandlerContext, network: string,
   });
   // FiatToken v2.2 checks a permit as SignatureChecker does: ECDSA, or the owner's ERC-1271.
   const check = /^0x[0-9a-fA-F]*$/.test(permit.signature)
-    ? checkEvmSignature(signatureChain(ctx, network), permit.owner, hash, permit.signature)
+    ? await checkEvmSignature(signatureChain(ctx, network), permit.owner, hash, permit.signature)
     : ({ valid: false, reason: "the signature is not hex" } as const);
   return check.valid ? undefined : `the permit's signature is not ${permit.owner}'s: ${check.reason}`;
 }

@@ -131,7 +131,7 @@ export async function verifyExactEvm(ctx: HandlerContext, p: Payment): Promise<{
   });
   // The token checks the payer's signature as SignatureChecker does: ECDSA, or the payer's ERC-1271 (ERC-6492 before deployment).
   const signed = /^0x[0-9a-fA-F]*$/.test(signature)
-    ? checkEvmSignature(chain, payer, hash, signature)
+    ? await checkEvmSignature(chain, payer, hash, signature)
     : ({ valid: false, reason: "the signature is not hex" } as const);
   if (!signed.valid) {
     return no(

@@ -183,7 +183,7 @@ export async function verifyUptoEvm(ctx: HandlerContext, p: Payment, phase: "ver
   });
   // Permit2 checks as SignatureVerification does: ECDSA, or the payer's ERC-1271 (ERC-6492 before deployment).
   const signed = /^0x[0-9a-fA-F]*$/.test(signature)
-    ? checkEvmSignature(chain, payer, hash, signature as Hex)
+    ? await checkEvmSignature(chain, payer, hash, signature as Hex)
     : ({ valid: false, reason: "the signature is not hex" } as const);
   if (!signed.valid) {
     return no(

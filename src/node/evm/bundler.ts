@@ -8,14 +8,8 @@
  */
 import { type Hex, toHex } from "viem";
 import { GAS_PRICE_WEI, ledgerTxs } from "../../chain/ledger.js";
-import {
-  bundledOperation,
-  entryPointRead,
-  estimateGas,
-  handleOperation,
-  PAYMASTER_VERIFICATION_GAS,
-  SANDBOX_PAYMASTER,
-} from "../../domains/evm-smart-accounts/entryPoint.js";
+import { bundledOperation, entryPointRead, estimateGas, handleOperation } from "../../domains/evm-smart-accounts/entryPoint.js";
+import { paymasterFields } from "../../domains/evm-smart-accounts/paymaster.js";
 import { factoryRead, walletCodeAt } from "../../domains/evm-smart-accounts/smartWalletFactory.js";
 import {
   ENTRY_POINTS,
@@ -122,24 +116,18 @@ export function pimlico_getUserOperationGasPrice() {
   return { slow: at(11n), standard: at(15n), fast: at(20n) };
 }
 
-/** ERC-7677: the sandbox's paymaster fields for the operation's EntryPoint version (gas limits included for v0.7). */
-function paymasterFields(params: unknown[], ctx: EvmNodeContext, withGas: boolean) {
+/** ERC-7677: the sandbox's paymaster fields (paymaster.ts) for the operation's EntryPoint version, on this chain only. */
+function paymasterFieldsFor(params: unknown[], ctx: EvmNodeContext, withGas: boolean) {
   const version = versionOf(params[1]);
   const chainId = params[2];
   if (chainId !== undefined && (typeof chainId !== "string" || !/^0x[0-9a-fA-F]{1,16}$/.test(chainId) || BigInt(chainId) !== BigInt(ctx.chainId)))
     throw new RpcError(-32602, `chain id ${JSON.stringify(chainId)} is not that of ${ctx.network} (${toHex(ctx.chainId)})`);
-  if (version === "0.6") return { paymasterAndData: SANDBOX_PAYMASTER, sponsor: { name: "CDP Sandbox" } };
-  return {
-    paymaster: SANDBOX_PAYMASTER,
-    paymasterData: "0x",
-    ...(withGas ? { paymasterVerificationGasLimit: hex(PAYMASTER_VERIFICATION_GAS), paymasterPostOpGasLimit: "0x0" } : {}),
-    sponsor: { name: "CDP Sandbox" },
-  };
+  return paymasterFields(version, withGas);
 }
 
-export const pm_getPaymasterStubData = (params: unknown[], ctx: EvmNodeContext) => paymasterFields(params, ctx, true);
+export const pm_getPaymasterStubData = (params: unknown[], ctx: EvmNodeContext) => paymasterFieldsFor(params, ctx, true);
 
-export const pm_getPaymasterData = (params: unknown[], ctx: EvmNodeContext) => paymasterFields(params, ctx, false);
+export const pm_getPaymasterData = (params: unknown[], ctx: EvmNodeContext) => paymasterFieldsFor(params, ctx, false);
 
 /** What `eth_call` reads of the account-abstraction contracts: a wallet factory's getAddress, an EntryPoint's getNonce. */
 export function accountAbstractionRead(ctx: EvmNodeContext, to: string, data: Hex): Hex | undefined {

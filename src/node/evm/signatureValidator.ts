@@ -16,18 +16,19 @@ const VALIDATOR_CODE = erc6492SignatureValidatorByteCode.toLowerCase();
 const CONSTRUCTOR_ARGS = [{ type: "address" }, { type: "bytes32" }, { type: "bytes" }] as const;
 
 /** The platform's one signature check (domains/shared/evmSignatures.ts), with the validator's reverts. */
-function isValid(ctx: EvmNodeContext, signer: `0x${string}`, hash: Hex, signature: Hex): boolean {
-  const check = checkEvmSignature(ctx, signer, hash, signature);
+async function validate(ctx: EvmNodeContext, signer: `0x${string}`, hash: Hex, signature: Hex): Promise<Hex> {
+  const check = await checkEvmSignature(ctx, signer, hash, signature);
   if (!check.valid && check.reverts) throw new RpcError(-32000, `execution reverted: SignatureValidator: ${check.reason}`);
-  return check.valid;
+  return check.valid ? "0x01" : "0x00";
 }
 
 /**
- * The validator's answer to a deployless call, or undefined when `data` is not its creation code.
+ * The validator's answer to a deployless call, or undefined (at once) when `data` is not its creation code: the
+ * caller can fall through to running the code itself.
  *
- * @example universalSignatureValidation(ctx, data) // "0x01"
+ * @example await universalSignatureValidation(ctx, data) // "0x01"
  */
-export function universalSignatureValidation(ctx: EvmNodeContext, data: Hex): Hex | undefined {
+export function universalSignatureValidation(ctx: EvmNodeContext, data: Hex): Promise<Hex> | undefined {
   if (!data.toLowerCase().startsWith(VALIDATOR_CODE)) return undefined;
   let args: readonly [`0x${string}`, Hex, Hex];
   try {
@@ -35,5 +36,5 @@ export function universalSignatureValidation(ctx: EvmNodeContext, data: Hex): He
   } catch {
     throw new RpcError(-32000, "execution reverted");
   }
-  return isValid(ctx, ...args) ? "0x01" : "0x00";
+  return validate(ctx, ...args);
 }
