@@ -5,6 +5,8 @@
  */
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CdpClient } from "@coinbase/cdp-sdk";
+import { encodeAbiParameters, encodeFunctionData, hashMessage, hashTypedData, pad, parseAbi, serializeErc6492Signature } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
 import { call } from "#test/helpers/sandbox.js";
@@ -178,6 +180,59 @@ describe("Sign-In with Ethereum", () => {
       .set("origin", "http://localhost:5173")
       .send({ type: "siwe", address: wallet.address, chainId: 8453, domain: "evil.example", uri: "https://evil.example/" });
     expect(elsewhere.status).toBe(400);
+  });
+
+  it("verifies a smart wallet's ERC-1271 signature, plain or ERC-6492-wrapped, by its owner only", async () => {
+    const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
+    const cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const smart = await cdp.evm.createSmartAccount({ owner });
+    const signAsWallet = async (signer: typeof owner, message: string) => {
+      // What a Coinbase Smart Wallet's owner signs: the replay-safe EIP-712 wrapper of the message's hash.
+      const replaySafe = hashTypedData({
+        domain: { name: "Coinbase Smart Wallet", version: "1", chainId: 8453, verifyingContract: smart.address },
+        types: { CoinbaseSmartWalletMessage: [{ name: "hash", type: "bytes32" }] },
+        primaryType: "CoinbaseSmartWalletMessage",
+        message: { hash: hashMessage(message) },
+      });
+      return encodeAbiParameters(
+        [
+          {
+            type: "tuple",
+            components: [
+              { name: "ownerIndex", type: "uint8" },
+              { name: "signatureData", type: "bytes" },
+            ],
+          },
+        ],
+        [{ ownerIndex: 0, signatureData: await signer.sign({ hash: replaySafe }) }],
+      );
+    };
+    const start = () =>
+      request(sandbox.url)
+        .post(auth("init"))
+        .send({ type: "siwe", address: smart.address, chainId: 8453, domain: "localhost:3000", uri: "http://localhost:3000/" });
+
+    const stranger = await start();
+    const forged = await signAsWallet(privateKeyToAccount(generatePrivateKey()), stranger.body.message);
+    expect((await request(sandbox.url).post(auth("verify/siwe")).send({ flowId: stranger.body.flowId, signature: forged })).status).toBe(400);
+
+    const plain = await start();
+    const ok = await request(sandbox.url)
+      .post(auth("verify/siwe"))
+      .send({ flowId: plain.body.flowId, signature: await signAsWallet(owner, plain.body.message) });
+    expect(ok.status).toBe(200);
+
+    const wrapped = await start();
+    const factoryData = encodeFunctionData({ abi: parseAbi(["function createAccount(bytes[] owners, uint256 nonce)"]), args: [[pad(owner.address)], 0n] });
+    const signature = serializeErc6492Signature({
+      address: "0xBA5ED110eFDBa3D005bfC882d75358ACBbB85842",
+      data: factoryData,
+      signature: await signAsWallet(owner, wrapped.body.message),
+    });
+    const again = await request(sandbox.url).post(auth("verify/siwe")).send({ flowId: wrapped.body.flowId, signature });
+    expect(again.status).toBe(200);
+    expect(again.body.endUser.userId).toBe(ok.body.endUser.userId);
   });
 
   it("refuses a signed message after its expiry", async () => {
