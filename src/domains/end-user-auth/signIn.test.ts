@@ -3,6 +3,9 @@
  * single use, expiring and locking on the sandbox clock), SIWE checked with viem, OAuth through the consent page,
  * refresh and logout, linking, and the refusals that change nothing.
  */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CdpClient } from "@coinbase/cdp-sdk";
@@ -270,6 +273,76 @@ describe("OAuth through the sandbox's consent page", () => {
       .send({ flowId: init.body.flowId, code: back.searchParams.get("code") });
     expect(res.status).toBe(200);
     expect(res.body.endUser.authenticationMethods).toEqual([{ type: "google", sub: "google-123", email: "grace@example.com" }]);
+  });
+});
+
+describe("Telegram and native Apple sign-in (PUT verify)", () => {
+  it("takes the consent page's code as Telegram's hash, and refuses another hash or a POST-only provider", async () => {
+    const init = await request(sandbox.url).post(auth("init")).send({ type: "telegram", redirectUrl: "http://localhost:3000/" });
+    const consent = await request(sandbox.url).get(`/_sandbox/oauth/consent?projectId=${projectId}&flowId=${init.body.flowId}&sub=777&username=tg_user`);
+    const hash = new URL(consent.headers.location!).searchParams.get("code")!;
+    const identity = { flowId: init.body.flowId, id: 777, authDate: 1_790_000_000, username: "tg_user" };
+    expect(
+      (
+        await request(sandbox.url)
+          .put(auth("verify/oauth/telegram"))
+          .send({ ...identity, hash: "0".repeat(32) })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await request(sandbox.url)
+          .put(auth("verify/oauth/google"))
+          .send({ ...identity, hash })
+      ).status,
+    ).toBe(400);
+    const ok = await request(sandbox.url)
+      .put(auth("verify/oauth/telegram"))
+      .send({ ...identity, hash });
+    expect(ok.status).toBe(200);
+    expect(ok.body.endUser.authenticationMethods).toEqual([{ type: "telegram", id: 777, authDate: 1_790_000_000, username: "tg_user" }]);
+  });
+});
+
+describe("custom authentication with a JWKS served on this machine", () => {
+  it("verifies the developer's JWT with keys fetched from a loopback URL, and refuses another audience or a remote URL", async () => {
+    const { privateKey, publicKey } = await generateKeyPair("RS256");
+    const jwks = { keys: [{ ...(await exportJWK(publicKey)), kid: "k1", alg: "RS256" }] };
+    const idp = createServer((_req, res) => res.setHeader("content-type", "application/json").end(JSON.stringify(jwks)));
+    await new Promise<void>((resolve) => idp.listen(0, "127.0.0.1", resolve));
+    const jwksUrl = `http://127.0.0.1:${(idp.address() as AddressInfo).port}/.well-known/jwks.json`;
+    try {
+      const configure = (customAuth: object) =>
+        request(sandbox.url)
+          .patch(`/_sandbox/projects/${projectId}`)
+          .send({ settings: { embeddedWallets: { customAuth } } });
+      const jwt = (audience: string) =>
+        new SignJWT({})
+          .setProtectedHeader({ alg: "RS256", kid: "k1" })
+          .setIssuer("https://idp.example")
+          .setAudience(audience)
+          .setSubject("dev-user-1")
+          .setExpirationTime(Math.floor(sandbox.clock.now() / 1000) + 300)
+          .sign(privateKey);
+      const authenticate = async (audience: string) =>
+        request(sandbox.url)
+          .post(auth("custom/authenticate"))
+          .set("authorization", `Bearer ${await jwt(audience)}`);
+      await configure({ jwksUrl, issuer: "https://idp.example", audience: "shop" });
+      const before = await endUserCount();
+      expect((await authenticate("another-app")).status).toBe(401);
+      expect(await endUserCount()).toBe(before);
+      const ok = await authenticate("shop");
+      expect(ok.status).toBe(200);
+      expect(ok.body).toMatchObject({ isNewEndUser: true, endUser: { authenticationMethods: [{ type: "jwt", kid: "k1", sub: "dev-user-1" }] } });
+      await configure({ jwksUrl: "https://idp.example/jwks.json", issuer: "https://idp.example", audience: "shop" });
+      expect((await authenticate("shop")).status).toBe(401);
+    } finally {
+      idp.close();
+      await request(sandbox.url)
+        .patch(`/_sandbox/projects/${projectId}`)
+        .send({ settings: { embeddedWallets: {} } });
+    }
   });
 });
 
