@@ -111,6 +111,26 @@ describe("email and SMS one-time codes", () => {
       .send({ settings: { embeddedWallets: {} } });
   });
 
+  it("answers malformed sign-in requests with the platform's 400 and sends nothing", async () => {
+    const before = (await request(sandbox.url).get("/_sandbox/messages")).body.messages.length;
+    for (const body of [
+      { type: "email", email: "not-an-address" },
+      { type: "sms", phoneNumber: "555-0100" },
+      { type: "google" },
+      { type: "siwe", address: "0x1234", chainId: 1, domain: "localhost", uri: "http://localhost/" },
+      { type: "fax", number: "1" },
+    ]) {
+      const res = await request(sandbox.url).post(auth("init")).send(body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body).toMatchObject({ errorType: "invalid_request" });
+      expect(res.body.errorLink).toBeTruthy();
+    }
+    const broken = await request(sandbox.url).post(auth("init")).set("content-type", "application/json").send("{not json");
+    expect(broken.status).toBe(400);
+    expect((await request(sandbox.url).post(auth("verify/siwe")).send({ flowId: "x", signature: "zz" })).status).toBe(400);
+    expect((await request(sandbox.url).get("/_sandbox/messages")).body.messages).toHaveLength(before);
+  });
+
   it("refuses an unknown flow with 404 and an unknown project with 404", async () => {
     const unknownFlow = await request(sandbox.url).post(auth("verify/email")).send({ flowId: "nope", otp: "123456" });
     expect(unknownFlow.status).toBe(404);
