@@ -385,6 +385,11 @@ describe("linking", () => {
     const [code] = await inbox("link-b@example.com");
     const refused = await request(sandbox.url).post(auth("verify/email")).set(bearer).send({ flowId: steal.body.flowId, otp: code!.code });
     expect(refused.status).toBe(409);
+    const twice = await request(sandbox.url).post(auth("init")).set(bearer).send({ type: "email", email: "link-a@example.com" });
+    const [own] = await inbox("link-a@example.com");
+    const already = await request(sandbox.url).post(auth("verify/email")).set(bearer).send({ flowId: twice.body.flowId, otp: own!.code });
+    expect(already.status).toBe(409);
+    expect(already.body.errorMessage).toContain("This end user already signs in");
   });
 });
 
