@@ -16,7 +16,7 @@ export interface InboxMessage {
 }
 
 /** `/platform/v2/embedded-wallet-api/projects/{projectId}/auth/{path}` of the sandbox's default project. */
-export const authPath = (sandbox: Sandbox, path: string) => `/platform/v2/embedded-wallet-api/projects/${sandbox.credentials.projectId}/auth/${path}`;
+const authPath = (sandbox: Sandbox, path: string) => `/platform/v2/embedded-wallet-api/projects/${sandbox.credentials.projectId}/auth/${path}`;
 
 /** The messages sent to `to`, newest first. */
 export async function inbox(sandbox: Sandbox, to: string): Promise<InboxMessage[]> {
