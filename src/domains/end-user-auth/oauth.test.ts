@@ -15,6 +15,8 @@ afterAll(() => sandbox.close());
 
 describe("OAuth through the sandbox's consent page", () => {
   it("redirects back with code, flow_id and provider_type, and the code signs the chosen identity in", async () => {
+    const elsewhere = await request(sandbox.url).post(auth("init")).send({ type: "google", redirectUrl: "https://evil.example/steal" });
+    expect(elsewhere.status).toBe(400);
     const init = await request(sandbox.url).post(auth("init")).send({ type: "google", redirectUrl: "http://localhost:3000/callback" });
     expect(init.status).toBe(200);
     const authUrl = new URL(init.body.authUrl);
