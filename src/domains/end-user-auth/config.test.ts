@@ -27,7 +27,11 @@ describe("configuration and CORS", () => {
     expect(mfa.body).toMatchObject({ enabled: true, verificationWindowSeconds: 600, totpConfig: { enabled: true } });
     await request(sandbox.url)
       .patch(`/_sandbox/projects/${projectId}`)
-      .send({ settings: { delegationEnabled: true, embeddedWallets: {} } });
+      .send({ settings: { mfaVerificationWindowSeconds: 120 } });
+    expect((await request(sandbox.url).get(auth("mfa"))).body.verificationWindowSeconds).toBe(120);
+    await request(sandbox.url)
+      .patch(`/_sandbox/projects/${projectId}`)
+      .send({ settings: { delegationEnabled: true, mfaVerificationWindowSeconds: null, embeddedWallets: {} } });
   });
 
   it("refuses a sign-in method the project turned off", async () => {
