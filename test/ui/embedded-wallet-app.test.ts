@@ -14,7 +14,7 @@ import type { Sandbox } from "cdp-sandbox";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, withSandbox } from "#test/helpers/sandbox.js";
-import { type Browser, openBrowser } from "./browser.js";
+import { type Browser, openBrowser, openDashboard } from "./browser.js";
 
 const APP_SOURCE = join(import.meta.dirname, "embedded-wallet-app");
 const TYPES: Record<string, string> = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml" };
@@ -123,5 +123,22 @@ describe("a React app using @coinbase/cdp-react, in Chromium", () => {
     const users = await call(sandbox, "GET", "/platform/v2/end-users");
     const user = (users.body.endUsers as Array<{ evmAccounts: string[]; authenticationMethods: unknown[] }>).find((u) => u.evmAccounts.includes(shown));
     expect(user?.authenticationMethods).toEqual([{ type: "google", sub: "google-browser-1", email: "oauth@example.com" }]);
+  });
+
+  it("shows the codes in the dashboard's Inbox and saves the embedded-wallet settings there (needs npm run build)", async () => {
+    const { page } = browser;
+    await openDashboard(page, sandbox.url, "inbox");
+    await page.getByLabel("Sent to").fill("browser@example.com");
+    await page.getByLabel("Sent to").press("Enter");
+    const code = await codeSentTo("browser@example.com");
+    await page.getByRole("table", { name: "Inbox" }).getByText(code).waitFor();
+    await browser.screenshot("dashboard-inbox");
+
+    // The embedded-wallet settings are edited there too.
+    await page.getByLabel("settings.embeddedWallets (JSON)").fill(JSON.stringify({ allowedOrigins: ["https://shop.example"] }));
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByText("Embedded-wallet settings saved.").waitFor();
+    const project = await request(sandbox.url).get(`/_sandbox/projects/${sandbox.credentials.projectId}`);
+    expect(project.body.settings.embeddedWallets).toEqual({ allowedOrigins: ["https://shop.example"] });
   });
 });

@@ -15,14 +15,20 @@ import type { HandlerContext, RequestFacts } from "../types.js";
 import { FLOW_TTL_MS, type OAuthProvider, openFlow, signInFlows, type SignInFlow } from "./flows.js";
 import { assertMethodEnabled, origin, projectSettings, signedInUser } from "./project.js";
 import { endUserFor, startSession } from "./session.js";
+import { originAllowed } from "./settings.js";
 
 export function startOAuthFlow(req: RequestFacts, ctx: HandlerContext, projectId: string, provider: OAuthProvider, redirectUrl: string) {
-  assertMethodEnabled(projectSettings(projectId, ctx), provider);
+  const settings = projectSettings(projectId, ctx);
+  assertMethodEnabled(settings, provider);
+  let url: URL;
   try {
-    const url = new URL(redirectUrl);
-    if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("not http(s)");
+    url = new URL(redirectUrl);
   } catch {
-    throw apiError("invalid_request", `redirectUrl ${redirectUrl} is not an http(s) URL.`);
+    throw apiError("invalid_request", `redirectUrl ${redirectUrl} is not a URL.`);
+  }
+  // The consent page sends the browser (and the code) there: only to a page the project allows, never elsewhere.
+  if (!originAllowed(url.origin, settings.allowedOrigins)) {
+    throw apiError("invalid_request", `redirectUrl ${redirectUrl} is not on a localhost page or an origin of settings.embeddedWallets.allowedOrigins.`);
   }
   const flowId = ctx.random.uuid();
   signInFlows(ctx.store).insert(flowId, {

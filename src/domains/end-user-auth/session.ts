@@ -41,11 +41,13 @@ function findOrCreate(tx: ProjectTx, ctx: HandlerContext, method: Authentication
   if (linkToUserId) {
     const user = users.get(linkToUserId);
     if (!user) throw apiError("unauthorized", `The signed-in end user ${linkToUserId} no longer exists.`);
-    if (owner && owner.userId !== user.userId) throw apiError("already_exists", `Another end user already signs in with ${identityOf(method)}.`);
-    if (!owner) {
-      user.authenticationMethods.push(method);
-      users.put(user.userId, user);
+    // Linking a method the end user (or another one) already has is refused, as the platform refuses it.
+    if (owner) {
+      const whose = owner.userId === user.userId ? "This end user already signs" : "Another end user already signs";
+      throw apiError("already_exists", `${whose} in with ${identityOf(method)}.`);
     }
+    user.authenticationMethods.push(method);
+    users.put(user.userId, user);
     return { user, isNew: false };
   }
   if (owner) return { user: owner, isNew: false };

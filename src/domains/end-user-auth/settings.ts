@@ -71,7 +71,13 @@ export function embeddedWalletSettings(settings: Readonly<Record<string, unknown
       enabled: bool(mfa.enabled, false),
       totp: bool(mfa.totp, true),
       sms: bool(mfa.sms, true),
-      verificationWindowSeconds: typeof mfa.verificationWindowSeconds === "number" ? mfa.verificationWindowSeconds : 300,
+      // The project-wide `mfaVerificationWindowSeconds` is what MFA verification enforces: it wins when set.
+      verificationWindowSeconds:
+        typeof settings.mfaVerificationWindowSeconds === "number"
+          ? settings.mfaVerificationWindowSeconds
+          : typeof mfa.verificationWindowSeconds === "number"
+            ? mfa.verificationWindowSeconds
+            : 300,
       promptEnrollmentOnLogin: bool(mfa.promptEnrollmentOnLogin, false),
       requireVerificationOnLogin: bool(mfa.requireVerificationOnLogin, false),
     },
