@@ -142,3 +142,21 @@ describe("bodies over the contract's size bounds", () => {
     expect(res.body.errorMessage).toMatch(/more than 10000 values/);
   });
 });
+
+describe("a malformed x402 payment payload", () => {
+  it("is refused with one problem naming the closest variant and what it lacks, not every variant's problems", async () => {
+    const res = await call(sandbox, "POST", "/platform/v2/x402/verify", {
+      body: {
+        x402Version: 2,
+        paymentPayload: { x402Version: 2, accepted: { scheme: "exact", network: "eip155:84532" }, payload: { signature: `0x${"ab".repeat(65)}` } },
+        paymentRequirements: { scheme: "exact", network: "eip155:84532" },
+      },
+    });
+    expectClientError(res, 400, "invalid_request");
+    const message = res.body.errorMessage as string;
+    expect(message).toMatch(
+      /body\.paymentPayload\.payload matches none of its \d+ variants; the closest is .+, where body\.paymentPayload\.payload\.authorization is missing/,
+    );
+    expect(message.split("; ").length, message).toBeLessThan(12);
+  });
+});
