@@ -24,6 +24,7 @@ import {
 import { getSandboxOverview } from "./overview.js";
 import { listSandboxEndUsers, listSandboxPolicies } from "./people.js";
 import { createSandboxProject, getSandboxImportKey, getSandboxProject, listSandboxProjects, sandboxHealth, updateSandboxProjectSettings } from "./projects.js";
+import { createSandboxSigningKey, deleteSandboxSigningKey, listSandboxSigningKeys } from "./signingKeys.js";
 import { activateSandboxScenario, deactivateSandboxScenarios, listSandboxScenarios } from "./scenarios.js";
 import {
   clearSandboxRequests,
@@ -49,6 +50,9 @@ export const adminHandlers: AdminHandlers = {
   createSandboxProject,
   getSandboxProject,
   updateSandboxProjectSettings,
+  listSandboxSigningKeys,
+  createSandboxSigningKey,
+  deleteSandboxSigningKey,
   getSandboxClock,
   setSandboxClock,
   resetSandbox,

@@ -8,6 +8,15 @@ interface ApiKeyRecord {
   verified: boolean;
 }
 
+/** A registered request-signing key of a project. */
+export interface SigningKeyRecord {
+  kid: string;
+  /** SPKI PEM of the RSA public key (at least 2048 bits). */
+  publicKeyPem: string;
+  modulusLength: number;
+  createdAt: string;
+}
+
 export interface ProjectRecord {
   id: string;
   name: string;
@@ -17,6 +26,8 @@ export interface ProjectRecord {
   apiKeys: ApiKeyRecord[];
   /** base64 PKCS#8 DER P-256; absent for projects created from an unknown key. */
   walletSecret?: string;
+  /** Request-signing keys (auth/requestSignature.ts): once there is one, every API-key request carries X-Signature. */
+  signingKeys?: SigningKeyRecord[];
   /** Domain collections: collection name → record id → record. */
   data: Record<string, Record<string, unknown>>;
 }
