@@ -15,6 +15,7 @@ import { explorerView } from "./views/explorer.js";
 import { journalView } from "./views/journal.js";
 import { policiesView } from "./views/policies.js";
 import { scenariosView } from "./views/scenarios.js";
+import { signingKeysView } from "./views/signingKeys.js";
 import { stateView } from "./views/state.js";
 import { transfersView } from "./views/transfers.js";
 import { webhooksView } from "./views/webhooks.js";
@@ -31,6 +32,7 @@ const VIEWS: Array<[string, string, (shell: Shell) => View]> = [
   ["policies", "Policies", policiesView],
   ["end-users", "End users", endUsersView],
   ["scenarios", "Scenarios", scenariosView],
+  ["signing-keys", "Request signing", signingKeysView],
   ["state", "Projects & state", stateView],
 ];
 
