@@ -19,7 +19,7 @@ import type { SigningKeyRecord } from "../store/state.js";
 
 export const SIGNATURE_HEADER = "x-signature";
 /** How far `iat` may be from the sandbox clock, in seconds, either way; also how long a jti is remembered. */
-export const SIGNATURE_WINDOW_SECONDS = 300;
+const SIGNATURE_WINDOW_SECONDS = 300;
 const ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512"];
 const MIN_MODULUS_BITS = 2048;
 const KID = /^[A-Za-z0-9._-]{1,128}$/;

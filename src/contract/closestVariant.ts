@@ -7,9 +7,14 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { linearRegExp } from "./ajv.js";
-import type { Problem } from "./validate.js";
 
 type Schema = Record<string, unknown>;
+/** A problem of the request, as validate.ts reports them. */
+interface Problem {
+  location: string;
+  message: string;
+  code?: string | number;
+}
 
 let ajv: Ajv | undefined;
 const compiled = new WeakMap<object, ValidateFunction | null>();

@@ -21,7 +21,10 @@ export class RequestSignatureStage {
     const keys = this.projects.signingKeys(ex.projectId);
     if (keys.length === 0) return;
     let jtis = this.jtis.get(ex.projectId);
-    if (!jtis) this.jtis.set(ex.projectId, (jtis = createSignatureJtis()));
+    if (!jtis) {
+      jtis = createSignatureJtis();
+      this.jtis.set(ex.projectId, jtis);
+    }
     await verifyRequestSignature(
       ex.headers[SIGNATURE_HEADER],
       { method: ex.method, target: ex.target, rawBody: ex.rawBody },
