@@ -160,3 +160,14 @@ describe("a malformed x402 payment payload", () => {
     expect(message.split("; ").length, message).toBeLessThan(12);
   });
 });
+
+describe("lists the platform sets no bound on", () => {
+  it("refuse a user operation of 100,000 calls at the sandbox's documented bound (100)", async () => {
+    const owner = (await call(sandbox, "POST", "/platform/v2/evm/accounts", { body: {}, wallet: true })).body.address;
+    const smart = (await call(sandbox, "POST", "/platform/v2/evm/smart-accounts", { body: { owners: [owner] } })).body.address;
+    const calls = Array.from({ length: 100_000 }, () => ({ to: owner }));
+    const res = await call(sandbox, "POST", `/platform/v2/evm/smart-accounts/${smart}/user-operations`, { body: { network: "base-sepolia", calls } });
+    expectClientError(res, 400, "invalid_request");
+    expect(res.body.errorMessage).toMatch(/body\.calls: .*must NOT have more than 100 items/);
+  });
+});
