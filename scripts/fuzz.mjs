@@ -5,7 +5,7 @@
  * fuzzes it (fuzz-core.mjs says what is sent and checked). Prints counts by
  * status and by operation and every finding with a curl-like reproduction;
  * exits 1 on any finding, 0 on none. The sandbox's event loop is watched from inside
- * (scripts/lib/loop-monitor.mjs): its longest stall, and how many passed 100 ms, close the report. Run `npm run
+ * (scripts/fuzz-loop-monitor.mjs): its longest stall, and how many passed 100 ms, close the report. Run `npm run
  * build` first.
  *
  *   npm run fuzz -- [--seed S] [--requests N] [--seconds S] [--slow-ms MS] [--brief] [--out findings.json]
@@ -64,7 +64,7 @@ const child = spawn(
   process.execPath,
   [
     "--import",
-    join(root, "scripts", "lib", "loop-monitor.mjs"),
+    join(root, "scripts", "fuzz-loop-monitor.mjs"),
     dist("cli.js"),
     "--port",
     "0",
@@ -84,7 +84,7 @@ child.once("exit", (code, signal) => {
 });
 // "close": the process has exited and its stderr, with the loop monitor's last line, has been read.
 const gone = new Promise((resolve) => child.once("close", resolve));
-/** The sandbox's event loop, from scripts/lib/loop-monitor.mjs: its longest stall and the stalls over 100 ms. */
+/** The sandbox's event loop, from scripts/fuzz-loop-monitor.mjs: its longest stall and the stalls over 100 ms. */
 let loop;
 /** The sandbox's log lines about unexpected errors: their stacks say where a 5xx came from. */
 const sandboxErrors = [];

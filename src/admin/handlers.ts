@@ -37,6 +37,7 @@ import {
   sandboxHealth,
   updateSandboxProjectSettings,
 } from "./projects.js";
+import { createSandboxSigningKey, deleteSandboxSigningKey, listSandboxSigningKeys } from "./signingKeys.js";
 import { activateSandboxScenario, deactivateSandboxScenarios, listSandboxScenarios } from "./scenarios.js";
 import {
   clearSandboxRequests,
@@ -63,6 +64,9 @@ export const adminHandlers: AdminHandlers = {
   getSandboxProject,
   rotateSandboxClientApiKey,
   updateSandboxProjectSettings,
+  listSandboxSigningKeys,
+  createSandboxSigningKey,
+  deleteSandboxSigningKey,
   getSandboxClock,
   setSandboxClock,
   resetSandbox,

@@ -9,6 +9,7 @@
 import { createRequire } from "node:module";
 import type { IHttpOperation } from "@stoplight/types";
 import { preparePrismAjv } from "./ajv.js";
+import { summariseVariants } from "./closestVariant.js";
 import { fastCheck, prepareFastCheck } from "./requestCheck.js";
 
 export interface Problem {
@@ -97,13 +98,22 @@ export function validateRequest(op: IHttpOperation, req: RequestShape): Problem[
   const verdict = fastCheck(op, req);
   if (verdict === true) return [];
   if (verdict !== false) return [{ ...verdict, code: "size" }];
-  return toProblems(
+  const problems = toProblems(
     prism().validateInput({
       resource: op,
       element: { method: req.method.toLowerCase(), url: { path: req.path, query: req.query }, headers: req.headers, body: req.body },
     }),
     op,
   );
+  // Many problems under one body location: likely the variants of a oneOf, each reported in full by prism.
+  if (problems.filter((p) => p.location.startsWith("body")).length > 3) return summariseVariants(bodySchemaOf(op), req.body, problems);
+  return problems;
+}
+
+/** The body schema as the validator reads it (compiled at build), for the first JSON content. */
+function bodySchemaOf(op: IHttpOperation): unknown {
+  const content = op.request?.body?.contents?.[0] as { inputSchema?: unknown; schema?: unknown } | undefined;
+  return content?.inputSchema ?? content?.schema;
 }
 
 export function validateResponse(op: IHttpOperation, res: { status: number; headers: Record<string, string>; body: unknown }): Problem[] {

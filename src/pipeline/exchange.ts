@@ -24,6 +24,8 @@ export interface Exchange {
   method: string;
   /** Full pathname as received, e.g. /platform/v2/evm/accounts. */
   fullPath: string;
+  /** The request target as received: pathname and query, e.g. /platform/v2/evm/accounts?pageSize=2 (request signing covers it). */
+  target: string;
   /** Pathname relative to /platform. */
   path: string;
   host: string;
@@ -95,6 +97,7 @@ export function newExchange(req: IncomingMessage & { body?: unknown }, target: s
     receivedAt: Date.now(),
     method: (req.method ?? "GET").toUpperCase(),
     fullPath,
+    target,
     path: fullPath.startsWith(prefix) ? fullPath.slice(prefix.length) || "/" : fullPath,
     host: headers.host ?? "",
     redirectedFrom: redirectedFrom(req),

@@ -27,6 +27,7 @@ import type { Journal } from "./journal.js";
 import { parseBody } from "./body.js";
 import { ProjectLocks } from "./locks.js";
 import type { ScenarioHook } from "./scenario.js";
+import { RequestSignatureStage } from "./requestSignature.js";
 import { WalletAuthStage, type EndUserWalletKeyResolver } from "./walletAuth.js";
 import { writeOutgoing } from "./write.js";
 
@@ -66,6 +67,7 @@ export const PLATFORM_PREFIX = "/platform";
 
 export function createPipeline(deps: PipelineDeps) {
   const walletAuth = new WalletAuthStage(deps.projects, deps.endUserWalletKey);
+  const signatures = new RequestSignatureStage(deps.projects, deps.clock);
   const idempotency = new Idempotency(deps.clock);
   const locks = deps.locks ?? new ProjectLocks();
   const correlationIds = deps.random.fork("correlation");
@@ -128,6 +130,7 @@ export function createPipeline(deps: PipelineDeps) {
 
     await authenticate(ex, { mode: deps.authMode, projects: deps.projects, endUserAuth: deps.endUserAuth, coinbaseAuth: deps.coinbaseAuth });
     if (ex.auth.kind === "none") ex.projectId = deps.projectOfPath?.(ex.pathParams) ?? ex.projectId;
+    if (deps.authMode !== "none") await signatures.check(ex);
     if (deps.authMode !== "none") await walletAuth.check(ex);
 
     // An operation that declares a body always hands its handler one: none (or JSON null) is checked as {}, so a

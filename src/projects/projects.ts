@@ -8,7 +8,7 @@ import type { KeyObject } from "node:crypto";
 import { apiKeyFromSecret, generateApiKey, generateWalletSecret, walletSecretFromBase64, type ApiKey } from "../auth/credentials.js";
 import type { Clock } from "../clock.js";
 import type { Random } from "../random.js";
-import type { ProjectMeta, ProjectRecord } from "../store/state.js";
+import type { ProjectMeta, ProjectRecord, SigningKeyRecord } from "../store/state.js";
 import type { Store } from "../store/store.js";
 
 export interface ProjectCredentials {
@@ -184,6 +184,30 @@ export class ProjectRegistry {
     this.keyToProject.set(apiKeyId, project.id); // before the await: concurrent first requests share one project
     await this.store.putProject(project);
     return project.id;
+  }
+
+  /** The project's request-signing keys (empty: requests need no X-Signature). */
+  signingKeys(projectId: string): readonly SigningKeyRecord[] {
+    return this.store.project(projectId)?.signingKeys ?? [];
+  }
+
+  /** Registers a request-signing key; false when the project already has one under this kid. */
+  async addSigningKey(projectId: string, key: SigningKeyRecord): Promise<boolean> {
+    const project = this.store.project(projectId);
+    if (!project || (project.signingKeys ?? []).some((k) => k.kid === key.kid)) return false;
+    project.signingKeys = [...(project.signingKeys ?? []), key];
+    await this.store.saveProject(projectId);
+    return true;
+  }
+
+  /** Removes a request-signing key; false when the project has none under this kid. */
+  async removeSigningKey(projectId: string, kid: string): Promise<boolean> {
+    const project = this.store.project(projectId);
+    const kept = (project?.signingKeys ?? []).filter((k) => k.kid !== kid);
+    if (!project || kept.length === (project.signingKeys ?? []).length) return false;
+    project.signingKeys = kept;
+    await this.store.saveProject(projectId);
+    return true;
   }
 
   async updateSettings(projectId: string, settings: Record<string, unknown>): Promise<ProjectMeta | undefined> {

@@ -8,6 +8,15 @@ interface ApiKeyRecord {
   verified: boolean;
 }
 
+/** A registered request-signing key of a project. */
+export interface SigningKeyRecord {
+  kid: string;
+  /** SPKI PEM of the RSA public key (at least 2048 bits). */
+  publicKeyPem: string;
+  modulusLength: number;
+  createdAt: string;
+}
+
 export interface ProjectRecord {
   id: string;
   name: string;
@@ -24,6 +33,8 @@ export interface ProjectRecord {
   clientApiKey?: string;
   /** How many times the client API key was rotated: the seeded stream of the next key depends on it. */
   clientApiKeyRotations?: number;
+  /** Request-signing keys (auth/requestSignature.ts): once there is one, every API-key request carries X-Signature. */
+  signingKeys?: SigningKeyRecord[];
   /** Domain collections: collection name → record id → record. */
   data: Record<string, Record<string, unknown>>;
 }

@@ -17,6 +17,7 @@ import { inboxView } from "./views/inbox.js";
 import { journalView } from "./views/journal.js";
 import { policiesView } from "./views/policies.js";
 import { scenariosView } from "./views/scenarios.js";
+import { signingKeysView } from "./views/signingKeys.js";
 import { stateView } from "./views/state.js";
 import { transfersView } from "./views/transfers.js";
 import { webhooksView } from "./views/webhooks.js";
@@ -35,6 +36,7 @@ const VIEWS: Array<[string, string, (shell: Shell) => View]> = [
   ["client-rpc", "Client RPC", clientRpcView],
   ["inbox", "Inbox", inboxView],
   ["scenarios", "Scenarios", scenariosView],
+  ["signing-keys", "Request signing", signingKeysView],
   ["state", "Projects & state", stateView],
 ];
 

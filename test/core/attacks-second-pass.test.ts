@@ -142,3 +142,32 @@ describe("bodies over the contract's size bounds", () => {
     expect(res.body.errorMessage).toMatch(/more than 10000 values/);
   });
 });
+
+describe("a malformed x402 payment payload", () => {
+  it("is refused with one problem naming the closest variant and what it lacks, not every variant's problems", async () => {
+    const res = await call(sandbox, "POST", "/platform/v2/x402/verify", {
+      body: {
+        x402Version: 2,
+        paymentPayload: { x402Version: 2, accepted: { scheme: "exact", network: "eip155:84532" }, payload: { signature: `0x${"ab".repeat(65)}` } },
+        paymentRequirements: { scheme: "exact", network: "eip155:84532" },
+      },
+    });
+    expectClientError(res, 400, "invalid_request");
+    const message = res.body.errorMessage as string;
+    expect(message).toMatch(
+      /body\.paymentPayload\.payload matches none of its \d+ variants; the closest is .+, where body\.paymentPayload\.payload\.authorization is missing/,
+    );
+    expect(message.split("; ").length, message).toBeLessThan(12);
+  });
+});
+
+describe("lists the platform sets no bound on", () => {
+  it("refuse a user operation of 100,000 calls at the sandbox's documented bound (100)", async () => {
+    const owner = (await call(sandbox, "POST", "/platform/v2/evm/accounts", { body: {}, wallet: true })).body.address;
+    const smart = (await call(sandbox, "POST", "/platform/v2/evm/smart-accounts", { body: { owners: [owner] } })).body.address;
+    const calls = Array.from({ length: 100_000 }, () => ({ to: owner }));
+    const res = await call(sandbox, "POST", `/platform/v2/evm/smart-accounts/${smart}/user-operations`, { body: { network: "base-sepolia", calls } });
+    expectClientError(res, 400, "invalid_request");
+    expect(res.body.errorMessage).toMatch(/body\.calls: .*must NOT have more than 100 items/);
+  });
+});

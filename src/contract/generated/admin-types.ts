@@ -121,6 +121,49 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/projects/{projectId}/signing-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * The project's request-signing keys
+         * @description Once a project has a request-signing key, every request made with one of its API keys must carry X-Signature, a JWS (compact serialization) signed with the private key of a registered kid, covering the method, the request target, the SHA-256 of the body and a timestamp (docs/authentication.md).
+         */
+        get: operations["listSandboxSigningKeys"];
+        put?: never;
+        /** Register a request-signing key */
+        post: operations["createSandboxSigningKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/signing-keys/{kid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                kid: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a request-signing key (with none left, requests need no X-Signature) */
+        delete: operations["deleteSandboxSigningKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/clock": {
         parameters: {
             query?: never;
@@ -1045,6 +1088,15 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        SigningKey: {
+            kid: string;
+            /** @description SPKI PEM of the RSA public key */
+            publicKey: string;
+            /** @description The key's size in bits */
+            modulusLength: number;
+            /** Format: date-time */
+            createdAt: string;
+        };
         /** @description The OAuth scopes the token carries (both when left out) */
         CoinbaseScopes: ("coinbase:stablecoins:balance-read" | "coinbase:stablecoins:payment-create")[];
         CoinbaseAccessToken: {
@@ -1646,6 +1698,86 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+        };
+    };
+    listSandboxSigningKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        signingKeys: components["schemas"]["SigningKey"][];
+                    };
+                };
+            };
+            404: components["responses"]["Error"];
+        };
+    };
+    createSandboxSigningKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    kid: string;
+                    /** @description PEM of an RSA public key of at least 2048 bits (SPKI or PKCS#1) */
+                    publicKey: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The registered key */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigningKey"];
+                };
+            };
+            400: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+        };
+    };
+    deleteSandboxSigningKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                kid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             404: components["responses"]["Error"];
         };
     };
