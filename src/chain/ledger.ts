@@ -172,6 +172,30 @@ export function totalHeld(store: ProjectTx, network: string, asset: string): big
 
 const topicAddress = (a: string) => pad(a.toLowerCase() as Hex, { size: 32 });
 
+/** The ERC-20 `Transfer(from, to, value)` log of a token move, at `logIndex` of its transaction. */
+export function transferLog(token: `0x${string}`, from: string, to: string, amount: bigint, logIndex: number): LedgerLog {
+  return {
+    address: token,
+    topics: [TRANSFER_TOPIC, topicAddress(from), topicAddress(to)],
+    data: encodeAbiParameters([{ type: "uint256" }], [amount]),
+    logIndex,
+  };
+}
+
+/**
+ * Moves `amount` of `asset` (a token's address, or the native token) between two holders and appends the token's
+ * Transfer log to `logs` (none for the native token): the one ledger operation behind every token move of the
+ * modelled contracts, so a balance and its log never disagree. The caller has checked the balance: a shortfall
+ * is a sandbox defect, and throws without changing anything.
+ */
+export function moveToken(store: ProjectTx, network: string, asset: string, from: string, to: string, amount: bigint, logs: LedgerLog[]): void {
+  const held = balanceOf(store, network, asset, from);
+  if (held < amount) throw new Error(`moveToken: ${from} holds ${held} of ${asset} on ${network}, not ${amount}`);
+  setBalance(store, network, asset, from, held - amount);
+  credit(store, network, asset, to, amount);
+  if (assetKey(asset) !== NATIVE) logs.push(transferLog(asset as `0x${string}`, from, to, amount, logs.length));
+}
+
 export interface EvmTransactionInput {
   hash: Hex;
   network: string;
@@ -271,31 +295,27 @@ function applyTokenCall(store: ProjectTx, tx: EvmTransactionInput, contract: `0x
   } catch {
     return false; // not a call this token understands: it reverts
   }
-  const log = (topic: Hex, a: string, b: string, amount: bigint) =>
-    logs.push({
-      address: contract,
-      topics: [topic, topicAddress(a), topicAddress(b)],
-      data: encodeAbiParameters([{ type: "uint256" }], [amount]),
-      logIndex: logs.length,
-    });
   if (call.functionName === "approve") {
     const [spender, amount] = call.args as [string, bigint];
     allowances(store).put(`${tx.network}|${contract.toLowerCase()}|${tx.from.toLowerCase()}|${spender.toLowerCase()}`, { amount: amount.toString() });
-    log(APPROVAL_TOPIC, tx.from, spender, amount);
+    logs.push({
+      address: contract,
+      topics: [APPROVAL_TOPIC, topicAddress(tx.from), topicAddress(spender)],
+      data: encodeAbiParameters([{ type: "uint256" }], [amount]),
+      logIndex: logs.length,
+    });
     return true;
   }
   const [from, to, amount] = call.functionName === "transfer" ? [tx.from, ...(call.args as [string, bigint])] : (call.args as [string, string, bigint]);
+  // Both checks before any write: a transferFrom that reverts for want of balance keeps its allowance.
+  if (balanceOf(store, tx.network, contract, from) < amount) return false;
   if (call.functionName === "transferFrom") {
     const key = `${tx.network}|${contract.toLowerCase()}|${from.toLowerCase()}|${tx.from.toLowerCase()}`;
     const allowed = BigInt(allowances(store).get(key)?.amount ?? "0");
     if (allowed < amount) return false;
     allowances(store).put(key, { amount: (allowed - amount).toString() });
   }
-  const held = balanceOf(store, tx.network, contract, from);
-  if (held < amount) return false;
-  setBalance(store, tx.network, contract, from, held - amount);
-  credit(store, tx.network, contract, to, amount);
-  log(TRANSFER_TOPIC, from, to, amount);
+  moveToken(store, tx.network, contract, from, to, amount, logs);
   return true;
 }
 
@@ -356,16 +376,7 @@ export function recordPayout(store: ProjectTx, p: PayoutInput): LedgerTx {
     type: "eip1559",
     block: p.block,
     status: "success",
-    logs: isNative
-      ? []
-      : [
-          {
-            address: p.asset as `0x${string}`,
-            topics: [TRANSFER_TOPIC, topicAddress(p.from), topicAddress(p.holder)],
-            data: encodeAbiParameters([{ type: "uint256" }], [p.amount]),
-            logIndex: 0,
-          },
-        ],
+    logs: isNative ? [] : [transferLog(p.asset as `0x${string}`, p.from, p.holder, p.amount, 0)],
     submittedAtMs: p.submittedAtMs,
   };
   ledgerTxs(store).put(p.hash, record);

@@ -4,6 +4,7 @@
  * the node) passes this table to `applyEvmTransaction`.
  */
 import type { ChainContracts } from "../chain/evm/executeTransaction.js";
+import { ledgerContractModel } from "../chain/evm/ledgerContract.js";
 import type { ModelledContract } from "../chain/evm/modelled.js";
 import { tokenContractsOf } from "../chain/evm/tokenModel.js";
 import type { SandboxContract } from "../chain/ledger.js";
@@ -21,8 +22,21 @@ export function hasSandboxCode(address: string): boolean {
   return a === PERMIT2_ADDRESS.toLowerCase() || SANDBOX_CONTRACTS.some((c) => c.address.toLowerCase() === a);
 }
 
-/** The contracts the EVM runs as TypeScript models (precompiles at their addresses), per network: the table's tokens. */
-export const EVM_MODELS = (network: string): readonly ModelledContract[] => tokenContractsOf(network);
+const LEDGER_CONTRACT_MODELS = SANDBOX_CONTRACTS.map(ledgerContractModel);
+
+/**
+ * The contracts the EVM runs as TypeScript models (precompiles at their addresses), per network: the table's
+ * tokens and the contracts above, so deployed bytecode can call them.
+ */
+export function EVM_MODELS(network: string): readonly ModelledContract[] {
+  let models = modelsByNetwork.get(network);
+  if (!models) {
+    models = [...tokenContractsOf(network), ...LEDGER_CONTRACT_MODELS];
+    modelsByNetwork.set(network, models);
+  }
+  return models;
+}
+const modelsByNetwork = new Map<string, readonly ModelledContract[]>();
 
 /** Both tables, for whoever applies a transaction that may run bytecode (`applyTransaction`). */
 export const CHAIN_CONTRACTS: ChainContracts = { ledger: SANDBOX_CONTRACTS, evm: EVM_MODELS };

@@ -181,6 +181,32 @@ describe("bytecode on the simulated EVM", () => {
     expect(await node.readContract({ address: USDC, abi: erc20Abi, functionName: "allowance", args: [account.address, vault] })).toBe(1_000_000n);
   });
 
+  it("lets bytecode call the contracts the sandbox models, whose reverts come back with their reasons", async () => {
+    const { wallet } = await fundedWallet();
+    const forwarder = await deploy(wallet, "Forwarder", []);
+    const { abi } = contracts.Forwarder!;
+    // Morpho Blue, modelled in TypeScript, reached by CALL from the forwarder: an unknown call reverts with Morpho's reason.
+    const failed = await node
+      .simulateContract({ address: forwarder, abi, functionName: "forward", args: ["0xBBBBBbbBBb9cC5e90e3b3Af64bdAF62C37EEFFCb", "0x12345678"] })
+      .catch((e: BaseError) => e);
+    const reverted = (failed as BaseError).walk((e) => e instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError;
+    expect(reverted.reason).toMatch(/^not a call this Morpho contract serves/);
+    // USDC reached the same way: the forwarder's own USDC moves, and a read returns the token's answer.
+    await fund(sandbox, { network: "base-sepolia", address: forwarder, token: "USDC", amount: "70" });
+    const friend = privateKeyToAccount(generatePrivateKey()).address;
+    const hash = await wallet.writeContract({
+      address: forwarder,
+      abi,
+      functionName: "forward",
+      args: [USDC, encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [friend, 20n] })],
+      account: wallet.account!,
+      chain: baseSepolia,
+    });
+    expect((await node.waitForTransactionReceipt({ hash })).status).toBe("success");
+    expect(await restUsdc(friend)).toBe("20");
+    expect(await restUsdc(forwarder)).toBe("50");
+  });
+
   it("reads many contracts in one call through Multicall3", async () => {
     const { account } = await fundedWallet("7");
     const [usdc, decimals, ethBalance, chainId] = await node.multicall({

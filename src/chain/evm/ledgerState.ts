@@ -17,8 +17,22 @@ import type { ProjectTx } from "../../store/store.js";
 import { balanceOf, evmNonces, setBalance } from "../ledger.js";
 import type { JournaledTx } from "./journaledTx.js";
 
-/** A contract's runtime code on one network, keyed `network|address` (lowercase). */
-const EVM_CODE = declareCollection<{ code: `0x${string}` }>("evmCode");
+/** A contract's runtime code on one network, keyed `network|address` (lowercase), with its keccak256 (hashing it at every read cost more than running it). */
+const EVM_CODE = declareCollection<{ code: `0x${string}`; hash: `0x${string}` }>("evmCode");
+
+/** Decoded code by its hash (genesis code by the code itself): few distinct codes, read at every call. */
+const codeBytes = new Map<string, Uint8Array>();
+
+/** Hashes of genesis code, computed once per code. */
+const genesisHashes = new Map<string, Uint8Array>();
+function genesisHash(code: `0x${string}`): Uint8Array {
+  let hash = genesisHashes.get(code);
+  if (!hash) {
+    hash = hexToBytes(keccak256(code));
+    genesisHashes.set(code, hash);
+  }
+  return hash;
+}
 /**
  * One non-zero storage slot, keyed `network|address|slot` (lowercase, the slot as 64 hex digits); `contract` is
  * `network|address`, indexed so that clearing a contract's storage (at every CREATE) finds its slots without a scan.
@@ -88,9 +102,16 @@ export class LedgerStateManager implements StateManagerInterface {
     const a = address.toString();
     const balance = balanceOf(this.store, this.network, NATIVE, a);
     const nonce = BigInt(evmNonces(this.store).get(`${a}:${this.network}`)?.next ?? 0);
-    const code = codeAt(this.store, this.network, a, this.genesis);
-    if (balance === 0n && nonce === 0n && code === "0x") return undefined;
-    return new Account(nonce, balance, KECCAK256_RLP, code === "0x" ? KECCAK256_NULL : hexToBytes(keccak256(code)));
+    const codeHash = this.codeHashOf(a);
+    if (balance === 0n && nonce === 0n && codeHash === KECCAK256_NULL) return undefined;
+    return new Account(nonce, balance, KECCAK256_RLP, codeHash);
+  }
+
+  private codeHashOf(address: string): Uint8Array {
+    const deployed = this.store.collection(EVM_CODE).get(codeKey(this.network, address));
+    if (deployed) return hexToBytes(deployed.hash);
+    const genesis = this.genesis(this.network, address);
+    return genesis ? genesisHash(genesis) : KECCAK256_NULL;
   }
 
   async putAccount(address: Address, account?: Account): Promise<void> {
@@ -117,11 +138,23 @@ export class LedgerStateManager implements StateManagerInterface {
   }
 
   async putCode(address: Address, value: Uint8Array): Promise<void> {
-    this.store.collection(EVM_CODE).put(codeKey(this.network, address.toString()), { code: bytesToHex(value) });
+    const code = bytesToHex(value);
+    this.store.collection(EVM_CODE).put(codeKey(this.network, address.toString()), { code, hash: keccak256(code) });
   }
 
   async getCode(address: Address): Promise<Uint8Array> {
-    return hexToBytes(codeAt(this.store, this.network, address.toString(), this.genesis));
+    const a = address.toString();
+    const deployed = this.store.collection(EVM_CODE).get(codeKey(this.network, a));
+    const code = deployed?.code ?? this.genesis(this.network, a);
+    if (!code) return new Uint8Array(0);
+    // Decoded once per distinct code (keyed by its hash): the EVM reads a contract's code at every call into it.
+    const hash = deployed?.hash ?? code;
+    let bytes = codeBytes.get(hash);
+    if (!bytes) {
+      bytes = hexToBytes(code);
+      codeBytes.set(hash, bytes);
+    }
+    return bytes;
   }
 
   async getCodeSize(address: Address): Promise<number> {

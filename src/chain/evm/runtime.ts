@@ -182,10 +182,14 @@ export function runEvm(
     rt.run = { ctx, store, logs: [] };
     rt.evm.journal.cleanJournal();
     store.checkpoint();
+    let kept = false;
     try {
-      return await execute(rt, ctx, req);
+      const outcome = await execute(rt, ctx, req);
+      kept = options.commit;
+      return outcome;
     } finally {
-      if (options.commit) store.commit();
+      // A run that threw (a defect, never a revert: those are outcomes) leaves nothing behind.
+      if (kept) store.commit();
       else store.revert();
       rt.run = undefined;
     }

@@ -15,18 +15,7 @@ import {
   serializeSignature,
 } from "viem";
 import type { ProjectTx } from "../../store/store.js";
-import {
-  APPROVAL_TOPIC,
-  allowanceOf,
-  balanceOf,
-  credit,
-  executePermit,
-  permitNonceOf,
-  setAllowance,
-  setBalance,
-  TRANSFER_TOPIC,
-  totalHeld,
-} from "../ledger.js";
+import { APPROVAL_TOPIC, allowanceOf, balanceOf, executePermit, type LedgerLog, moveToken, permitNonceOf, setAllowance, totalHeld } from "../ledger.js";
 import { type EvmToken, evmTokensOf, NATIVE_TOKEN_ADDRESS } from "../tokens.js";
 import { type ModelledCall, type ModelledContract, ModelledRevert } from "./modelled.js";
 
@@ -107,11 +96,10 @@ export function readToken(store: ProjectTx, network: string, chainId: number, to
 
 /** Moves `amount` of a token between holders on the ledger, with its Transfer log; reverts when `from` holds too little. */
 function move(call: ModelledCall, token: EvmToken, from: string, to: string, amount: bigint): void {
-  const held = balanceOf(call.store, call.network, token.address, from);
-  if (held < amount) throw fail("ERC20: transfer amount exceeds balance");
-  setBalance(call.store, call.network, token.address, from, held - amount);
-  credit(call.store, call.network, token.address, to, amount);
-  call.emit([TRANSFER_TOPIC, topicOf(from), topicOf(to)], uint(amount));
+  if (balanceOf(call.store, call.network, token.address, from) < amount) throw fail("ERC20: transfer amount exceeds balance");
+  const logs: LedgerLog[] = [];
+  moveToken(call.store, call.network, token.address, from, to, amount, logs);
+  for (const log of logs) call.emit(log.topics, log.data);
 }
 
 async function writeToken(call: ModelledCall, token: EvmToken, decoded: TokenCall): Promise<Hex> {

@@ -13,7 +13,7 @@
  * price table; a position is undercollateralized once its debt reaches the
  * collateral's value × the liquidation LTV. Nobody liquidates in the sandbox.
  */
-import { decodeFunctionData, encodeAbiParameters, encodeFunctionData, type Hex, pad } from "viem";
+import { decodeFunctionData, encodeFunctionData, type Hex, pad } from "viem";
 import {
   allowanceOf,
   balanceOf,
@@ -23,8 +23,7 @@ import {
   type LedgerLog,
   type SandboxContract,
   setAllowance,
-  setBalance,
-  TRANSFER_TOPIC,
+  moveToken,
 } from "../../chain/ledger.js";
 import type { Clock } from "../../clock.js";
 import { declareCollection } from "../../store/collections.js";
@@ -217,7 +216,7 @@ type Call =
   | { functionName: "repay"; args: readonly [MarketParams, bigint, bigint, `0x${string}`, Hex] };
 
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
-const topic = (a: string) => pad(a.toLowerCase() as Hex, { size: 32 });
+const _topic = (a: string) => pad(a.toLowerCase() as Hex, { size: 32 });
 
 /** Executes a call to the contract inside `applyEvmTransaction` (gas already paid). */
 function callMorpho(store: ProjectTx, clock: Clock, tx: EvmTransactionInput, logs: LedgerLog[]): ContractCallResult {
@@ -317,14 +316,7 @@ function callMorpho(store: ProjectTx, clock: Clock, tx: EvmTransactionInput, log
       const allowed = allowanceOf(store, tx.network, move.token, move.from, MORPHO_ADDRESS);
       setAllowance(store, tx.network, move.token, move.from, MORPHO_ADDRESS, allowed - move.amount);
     }
-    setBalance(store, tx.network, move.token, move.from, balanceOf(store, tx.network, move.token, move.from) - move.amount);
-    credit(store, tx.network, move.token, move.to, move.amount);
-    logs.push({
-      address: move.token,
-      topics: [TRANSFER_TOPIC, topic(move.from), topic(move.to)],
-      data: encodeAbiParameters([{ type: "uint256" }], [move.amount]),
-      logIndex: logs.length,
-    });
+    moveToken(store, tx.network, move.token, move.from, move.to, move.amount, logs);
   }
   return { status: "success" };
 }

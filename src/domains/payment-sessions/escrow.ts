@@ -9,9 +9,9 @@
  * Each move is a mined transaction with the token's Transfer log, so the
  * node and the token balance APIs see it. Checks happen before any write.
  */
-import { encodeAbiParameters, encodeEventTopics, encodeFunctionData, getAddress, keccak256, parseAbi, toHex, type Hex } from "viem";
+import { encodeEventTopics, encodeFunctionData, getAddress, keccak256, parseAbi, toHex, type Hex } from "viem";
 import type { Clock } from "../../clock.js";
-import { allowanceOf, balanceOf, credit, GAS_PRICE_WEI, ledgerTxs, recordPayout, setAllowance, setBalance, takeNonce } from "../../chain/ledger.js";
+import { allowanceOf, balanceOf, GAS_PRICE_WEI, type LedgerLog, ledgerTxs, moveToken, recordPayout, setAllowance, takeNonce } from "../../chain/ledger.js";
 import { settlementBlock } from "../../chain/mining.js";
 import { chainIdOf } from "../../chain/networks.js";
 import type { ProjectTx } from "../../store/store.js";
@@ -31,7 +31,7 @@ const abi = parseAbi([
   "event Transfer(address indexed from, address indexed to, uint256 value)",
 ]);
 
-const topics = (name: "Transfer", args: Record<string, unknown>) => encodeEventTopics({ abi, eventName: name, args } as never) as Hex[];
+const _topics = (name: "Transfer", args: Record<string, unknown>) => encodeEventTopics({ abi, eventName: name, args } as never) as Hex[];
 
 /** A deterministic transaction hash for the n-th transaction of an action. */
 export const actionHash = (actionId: string, n = 0): Hex => keccak256(toHex(`payment-sessions/${actionId}/${n}`));
@@ -49,10 +49,8 @@ interface Move {
 
 /** Moves tokens and records the operator's mined transaction (the caller checked the balance). */
 function record(store: ProjectTx, clock: Clock, m: Move): void {
-  setBalance(store, m.network, m.token, m.from, balanceOf(store, m.network, m.token, m.from) - m.units);
-  credit(store, m.network, m.token, m.to, m.units);
-  const transfer = { address: m.token, topics: topics("Transfer", { from: m.from, to: m.to }), data: encodeAbiParameters([{ type: "uint256" }], [m.units]) };
-  const logs = [{ ...transfer, logIndex: 0 }];
+  const logs: LedgerLog[] = [];
+  moveToken(store, m.network, m.token, m.from, m.to, m.units, logs);
   ledgerTxs(store).put(m.hash, {
     hash: m.hash,
     network: m.network,

@@ -5,17 +5,8 @@
  * account to the spender (native or ERC-20, with a Transfer log) and reverts
  * beyond it — with the contract's own error names as revert reasons.
  */
-import { decodeFunctionData, encodeAbiParameters, encodeEventTopics, encodeFunctionData, hashTypedData, pad, type Hex } from "viem";
-import {
-  balanceOf,
-  type ContractCallResult,
-  credit,
-  type EvmTransactionInput,
-  type LedgerLog,
-  type SandboxContract,
-  setBalance,
-  TRANSFER_TOPIC,
-} from "../../chain/ledger.js";
+import { decodeFunctionData, encodeAbiParameters, encodeEventTopics, encodeFunctionData, hashTypedData, type Hex } from "viem";
+import { balanceOf, type ContractCallResult, type EvmTransactionInput, type LedgerLog, type SandboxContract, moveToken } from "../../chain/ledger.js";
 import { NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
 import type { Clock } from "../../clock.js";
 import type { ProjectTx } from "../../store/store.js";
@@ -176,8 +167,8 @@ function callSpendPermissionManager(store: ProjectTx, clock: Clock, tx: EvmTrans
   // Effects, once everything holds.
   const used = { start: period.start, end: period.end, spend: total.toString() };
   spendPermissions(store).put(key, { ...record, lastPeriod: used });
-  setBalance(store, tx.network, asset, permission.account, held - value);
-  credit(store, tx.network, asset, permission.spender, value);
+  const transfer: LedgerLog[] = [];
+  moveToken(store, tx.network, asset, permission.account, permission.spender, value, transfer);
   logs.push({
     address: SPEND_PERMISSION_MANAGER_ADDRESS,
     topics: encodeEventTopics({
@@ -188,15 +179,8 @@ function callSpendPermissionManager(store: ProjectTx, clock: Clock, tx: EvmTrans
     data: encodeAbiParameters([{ type: "address" }, PERIOD_SPEND], [permission.token, { start: used.start, end: used.end, spend: total }]),
     logIndex: logs.length,
   });
-  if (!native) {
-    const topic = (a: string) => pad(a.toLowerCase() as Hex, { size: 32 });
-    logs.push({
-      address: permission.token,
-      topics: [TRANSFER_TOPIC, topic(permission.account), topic(permission.spender)],
-      data: encodeAbiParameters([{ type: "uint256" }], [value]),
-      logIndex: logs.length,
-    });
-  }
+  // The token's Transfer log follows the manager's SpendPermissionUsed, as the contract emits them.
+  for (const log of transfer) logs.push({ ...log, logIndex: logs.length });
   return { status: "success" };
 }
 

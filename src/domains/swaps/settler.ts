@@ -12,7 +12,7 @@
  * SWAP_SETTLER_ADDRESS on every network. The liquidity pool is off-ledger: it
  * has no balance of its own and never runs dry below the price table's cap.
  */
-import { decodeFunctionData, encodeAbiParameters, encodeFunctionData, hexToBigInt, pad, size, slice, type Hex } from "viem";
+import { decodeFunctionData, encodeFunctionData, hexToBigInt, size, slice, type Hex } from "viem";
 import {
   allowanceOf,
   balanceOf,
@@ -23,7 +23,7 @@ import {
   type SandboxContract,
   setAllowance,
   setBalance,
-  TRANSFER_TOPIC,
+  transferLog,
 } from "../../chain/ledger.js";
 import { PERMIT2_ADDRESS } from "../../chain/permit2.js";
 import { NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
@@ -158,11 +158,6 @@ function checkFunds(store: ProjectTx, network: string, quote: SwapQuoteRecord, a
   const held = balanceOf(store, network, quote.fromToken, quote.taker);
   if (held < amount) return `TRANSFER_FROM_FAILED: the taker holds ${held} of ${quote.fromToken}, needs ${amount}`;
   return undefined;
-}
-
-function transferLog(token: `0x${string}`, from: string, to: string, amount: bigint, logIndex: number): LedgerLog {
-  const topic = (a: string) => pad(a.toLowerCase() as Hex, { size: 32 });
-  return { address: token, topics: [TRANSFER_TOPIC, topic(from), topic(to)], data: encodeAbiParameters([{ type: "uint256" }], [amount]), logIndex };
 }
 
 /** The settler as the ledger runs it. */

@@ -20,7 +20,7 @@ import {
   type Hex,
 } from "viem";
 import { settlementBlock } from "../../chain/mining.js";
-import { balanceOf, credit, GAS_PRICE_WEI, ledgerTxs, setBalance, takeNonce, type LedgerTx } from "../../chain/ledger.js";
+import { balanceOf, GAS_PRICE_WEI, type LedgerLog, ledgerTxs, moveToken, takeNonce, type LedgerTx } from "../../chain/ledger.js";
 import { evmTokenByAddress } from "../../chain/tokens.js";
 import { chainIdOf } from "../../chain/networks.js";
 import type { Clock } from "../../clock.js";
@@ -206,8 +206,9 @@ export function executeTransferWithAuthorization(
   // A 6492-signing wallet is deployed by the submitter first; the token then asks it with the inner signature.
   const signature = prepareSignatureForSettlement(store, o.clock, network, a.from, o.signature);
   const input = transferWithAuthorizationInput(a, signature);
-  setBalance(store, network, token, a.from, balanceOf(store, network, token, a.from) - a.value);
-  credit(store, network, token, a.to, a.value);
+  // FiatToken emits AuthorizationUsed before the Transfer of the move.
+  const logs: LedgerLog[] = [{ address: token, topics: topicsOf("AuthorizationUsed", { authorizer: a.from, nonce: a.nonce }), data: "0x", logIndex: 0 }];
+  moveToken(store, network, token, a.from, a.to, a.value, logs);
   const record: LedgerTx = {
     hash: o.hash,
     network,
@@ -223,10 +224,7 @@ export function executeTransferWithAuthorization(
     type: "eip1559",
     block: o.block,
     status: "success",
-    logs: [
-      { address: token, topics: topicsOf("AuthorizationUsed", { authorizer: a.from, nonce: a.nonce }), data: "0x", logIndex: 0 },
-      { address: token, topics: topicsOf("Transfer", { from: a.from, to: a.to }), data: encodeAbiParameters([{ type: "uint256" }], [a.value]), logIndex: 1 },
-    ],
+    logs,
     submittedAtMs: o.atMs,
   };
   ledgerTxs(store).put(o.hash, record);
