@@ -111,7 +111,11 @@ function messageJson(tx: Transaction) {
   const m = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
   return {
     accountKeys: m.staticAccounts.map(String),
-    header: m.header,
+    header: {
+      numRequiredSignatures: m.header.numSignerAccounts,
+      numReadonlySignedAccounts: m.header.numReadonlySignerAccounts,
+      numReadonlyUnsignedAccounts: m.header.numReadonlyNonSignerAccounts,
+    },
     recentBlockhash: String(m.lifetimeToken),
     instructions: (m.instructions ?? []).map((ix) => ({
       programIdIndex: ix.programAddressIndex,
