@@ -229,6 +229,27 @@ describe("Solana token accounts on the runtime", () => {
     expect(unsponsored.body.errorType).toBe("insufficient_balance");
   });
 
+  it("restores token accounts and history from a snapshot", async () => {
+    const owner = await fundedWallet(5_000_000n, 1);
+    const ata = getAssociatedTokenAddressSync(USDC, owner);
+    const snap = await call(sandbox, "POST", "/_sandbox/snapshots");
+    expect(snap.status).toBe(201);
+    const recipient = Keypair.generate().publicKey;
+    const tx = await unsigned(
+      owner,
+      createAssociatedTokenAccountInstruction(owner, getAssociatedTokenAddressSync(USDC, recipient), recipient, USDC),
+      createTransferCheckedInstruction(ata, USDC, getAssociatedTokenAddressSync(USDC, recipient), owner, 250_000n, 6),
+    );
+    const { signature } = await cdp.solana.sendTransaction({ network: NETWORK, transaction: tx.base64 });
+    expect((await getAccount(connection, ata)).amount).toBe(750_000n);
+    expect((await call(sandbox, "POST", `/_sandbox/snapshots/${snap.body.snapshotId}/restore`)).status).toBe(200);
+    expect((await getAccount(connection, ata)).amount).toBe(1_000_000n);
+    expect(await connection.getAccountInfo(getAssociatedTokenAddressSync(USDC, recipient))).toBeNull();
+    expect(await connection.getBalance(owner)).toBe(5_000_000);
+    expect(await connection.getTransaction(signature, { maxSupportedTransactionVersion: 0 })).toBeNull();
+    expect((await connection.getParsedTokenAccountsByOwner(recipient, { mint: USDC })).value).toEqual([]);
+  });
+
   it("keeps accounts and history across a restart on the same data", async () => {
     const owner = await fundedWallet(5_000_000n, 1);
     const ata = getAssociatedTokenAddressSync(USDC, owner);

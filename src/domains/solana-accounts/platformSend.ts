@@ -36,7 +36,12 @@ function sponsored(tx: Transaction): Transaction {
   if ("addressTableLookups" in compiled && (compiled.addressTableLookups?.length ?? 0) > 0) {
     throw apiError("invalid_request", "useCdpSponsor does not take transactions that load accounts from address lookup tables.");
   }
-  const message = decompileTransactionMessage(compiled);
+  let message: ReturnType<typeof decompileTransactionMessage>;
+  try {
+    message = decompileTransactionMessage(compiled);
+  } catch (error) {
+    throw apiError("malformed_transaction", `The transaction's message cannot be read to sponsor it: ${(error as Error).message.split("\n")[0]}`);
+  }
   const original = message.feePayer.address;
   const sponsor = address(SOLANA_SPONSOR.address);
   const instructions = (message.instructions as readonly Instruction[]).map((ix) =>
