@@ -229,6 +229,28 @@ describe("Solana token accounts on the runtime", () => {
     expect(unsponsored.body.errorType).toBe("insufficient_balance");
   });
 
+  it("keeps projects apart: another project's runtime sees none of this project's accounts", async () => {
+    const owner = Keypair.generate();
+    const to = Keypair.generate().publicKey;
+    await fund(sandbox, { network: NETWORK, address: owner.publicKey.toBase58(), amount: "100000000" });
+    const other = await sandbox.createProject("solana-other");
+    const otherToken = (await call(sandbox, "GET", "/apikeys/v1/tokens/active", { credentials: other })).body.id as string;
+    const otherNode = new Connection(`${sandbox.url}/rpc/v1/${NETWORK}/${otherToken}`, "confirmed");
+    const send = async (c: Connection) => {
+      const { blockhash } = await c.getLatestBlockhash();
+      const tx = new Transaction({ feePayer: owner.publicKey, recentBlockhash: blockhash }).add(
+        SystemProgram.transfer({ fromPubkey: owner.publicKey, toPubkey: to, lamports: 1_000_000 }),
+      );
+      tx.sign(owner);
+      return c.sendRawTransaction(tx.serialize());
+    };
+    await send(connection); // lands here, after which the runtime holds nothing of it
+    await expect(send(otherNode)).rejects.toThrow(/Attempt to debit an account but found no record of a prior credit/);
+    expect(await otherNode.getBalance(owner.publicKey)).toBe(0);
+    expect(await otherNode.getBalance(to)).toBe(0);
+    expect(await connection.getBalance(to)).toBe(1_000_000);
+  });
+
   it("restores token accounts and history from a snapshot", async () => {
     const owner = await fundedWallet(5_000_000n, 1);
     const ata = getAssociatedTokenAddressSync(USDC, owner);
