@@ -24,6 +24,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SignJWT, importJWK, importPKCS8 } from "jose";
+import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from "@solana/spl-token";
+import { Keypair, PublicKey, Transaction } from "@solana/web3.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const SIZES = (process.env.BENCH_STATE_SIZES ?? "10,10000,100000").split(",").map(Number);
@@ -204,9 +206,48 @@ function grow(file, n, accountsOnly = false) {
       logs: [],
     };
   }
+  if (!accountsOnly) growSolana(project, n);
   const text = JSON.stringify(state);
   writeFileSync(file, text);
   return { bytes: text.length, name: `bench-${Math.floor(n / 2)}`, hash: Object.keys(project.data.ledgerTxs).at(-1) };
+}
+
+const DEVNET_USDC = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
+
+/**
+ * `n` Solana devnet wallets as the sandbox keeps them: a system account with 0.01 SOL and a USDC token account
+ * (165 bytes: mint, owner, amount, initialized) listed in the owner index. The token accounts' addresses are
+ * random (deriving 100,000 ATAs in JavaScript would be most of the run); their layout is the real one.
+ */
+function growSolana(project, n) {
+  project.data.solanaChainAccounts ??= {};
+  project.data.solanaTokenAccountsByOwner ??= {};
+  const mint = new PublicKey(DEVNET_USDC).toBytes();
+  for (let i = 0; i < n; i++) {
+    const owner = Keypair.generate().publicKey;
+    const ata = Keypair.generate().publicKey.toBase58();
+    const data = Buffer.alloc(165);
+    Buffer.from(mint).copy(data, 0);
+    Buffer.from(owner.toBytes()).copy(data, 32);
+    data.writeBigUInt64LE(1_000_000n, 64);
+    data[108] = 1;
+    const wallet = owner.toBase58();
+    project.data.solanaChainAccounts[`solana-devnet|${wallet}`] = {
+      network: "solana-devnet",
+      address: wallet,
+      lamports: "10000000",
+      owner: "11111111111111111111111111111111",
+      data: "",
+    };
+    project.data.solanaChainAccounts[`solana-devnet|${ata}`] = {
+      network: "solana-devnet",
+      address: ata,
+      lamports: "2039280",
+      owner: "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA",
+      data: data.toString("base64"),
+    };
+    project.data.solanaTokenAccountsByOwner[`solana-devnet|${wallet}`] = { accounts: [ata] };
+  }
 }
 
 /** Times every call against a sandbox started on a state file of `size` records of each kind (or accounts only). */
@@ -241,6 +282,7 @@ async function measure(size, accountsOnly = false) {
       eth_getBalance: await time(() => rpc("eth_getBalance", [own.address, "latest"])),
     };
     if (hash) figures.eth_getTransactionReceipt = await time(() => rpc("eth_getTransactionReceipt", [hash]));
+    if (!accountsOnly) Object.assign(figures, await solanaFigures(host.origin, started.fields.projectId));
     const firstPage = await (await fetch(...Object.values(await request("GET", "/v2/evm/accounts?pageSize=20")))).json();
     if (firstPage.nextPageToken) {
       // A page in the middle: the token of the offset half way through, as a client that paged there holds it.
@@ -253,6 +295,49 @@ async function measure(size, accountsOnly = false) {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Solana calls on a wallet funded through the admin API: reads of its system and token accounts, and a signed
+ * transferChecked (to itself, a different amount each time) sent to the node and executed by the runtime.
+ */
+async function solanaFigures(origin, projectId) {
+  const node = `${origin}/rpc/v1/solana-devnet/${projectId}`;
+  const call = (method, params) => ({
+    url: node,
+    init: { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) },
+  });
+  const wallet = Keypair.generate();
+  const owner = wallet.publicKey.toBase58();
+  for (const body of [
+    { network: "solana-devnet", address: owner, amount: "1000000000" },
+    { network: "solana-devnet", address: owner, token: "USDC", amount: "1000000000" },
+  ]) {
+    const res = await fetch(`${origin}/_sandbox/balances`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    if (res.status !== 200) throw new Error(`funding failed: ${res.status} ${await res.text()}`);
+  }
+  const mint = new PublicKey(DEVNET_USDC);
+  const ata = getAssociatedTokenAddressSync(mint, wallet.publicKey);
+  const { result } = await (await fetch(...Object.values(call("getLatestBlockhash", [])))).json();
+  // One send checked before timing: an error answer is a 200 too, and would be timed as if it had landed.
+  const probe = new Transaction({ feePayer: wallet.publicKey, recentBlockhash: result.value.blockhash }).add(
+    createTransferCheckedInstruction(ata, mint, ata, wallet.publicKey, 0n, 6),
+  );
+  probe.sign(wallet);
+  const landed = await (await fetch(...Object.values(call("sendTransaction", [probe.serialize().toString("base64"), { encoding: "base64" }])))).json();
+  if (!landed.result) throw new Error(`a Solana send failed: ${JSON.stringify(landed.error)}`);
+  return {
+    "solana getBalance": await time(() => call("getBalance", [owner])),
+    "solana getTokenAccountBalance": await time(() => call("getTokenAccountBalance", [ata.toBase58()])),
+    "solana getParsedTokenAccountsByOwner": await time(() => call("getTokenAccountsByOwner", [owner, { mint: DEVNET_USDC }, { encoding: "jsonParsed" }])),
+    "solana sendTransaction (transferChecked)": await time((i) => {
+      const tx = new Transaction({ feePayer: wallet.publicKey, recentBlockhash: result.value.blockhash }).add(
+        createTransferCheckedInstruction(ata, mint, ata, wallet.publicKey, BigInt(i + 1), 6),
+      );
+      tx.sign(wallet);
+      return call("sendTransaction", [tx.serialize().toString("base64"), { encoding: "base64" }]);
+    }),
+  };
 }
 
 const results = [];

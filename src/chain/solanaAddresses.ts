@@ -21,7 +21,7 @@ export function createProgramAddress(seeds: readonly Uint8Array[], bump: number,
 }
 
 /** The canonical program address of `seeds`: the first bump from 255 down that is off the curve. */
-export function findProgramAddress(seeds: readonly Uint8Array[], program: string): string {
+function findProgramAddress(seeds: readonly Uint8Array[], program: string): string {
   for (let bump = 255; bump >= 0; bump--) {
     const found = createProgramAddress(seeds, bump, program);
     if (found) return found;

@@ -4,10 +4,9 @@
  * loads from them. Only what resolving needs is kept (authority and addresses); rent, freezing,
  * deactivation and the one-slot warm-up of new addresses are not modelled.
  */
-import { createHash } from "node:crypto";
-import { ed25519 } from "@noble/curves/ed25519.js";
 import type { Transaction } from "@solana/kit";
 import { fromBase58, toBase58 } from "../crypto/solana.js";
+import { createProgramAddress } from "./solanaAddresses.js";
 import { lookupTablesOf, readSolanaTransaction, type SolanaInstruction, type SolanaTransactionFacts } from "../crypto/solanaInstructions.js";
 import { apiError } from "../errors/catalogue.js";
 import { declareCollection } from "../store/collections.js";
@@ -30,19 +29,7 @@ const keyOf = (network: string, address: string) => `${network}:${address}`;
 function lookupTableAddress(authority: string, recentSlot: bigint, bump: number): string | undefined {
   const slot = Buffer.alloc(8);
   slot.writeBigUInt64LE(recentSlot);
-  const hash = createHash("sha256")
-    .update(fromBase58(authority))
-    .update(slot)
-    .update(Uint8Array.of(bump))
-    .update(fromBase58(ADDRESS_LOOKUP_TABLE_PROGRAM))
-    .update("ProgramDerivedAddress")
-    .digest();
-  try {
-    ed25519.Point.fromBytes(hash);
-    return undefined; // on the curve: not a program address
-  } catch {
-    return toBase58(hash);
-  }
+  return createProgramAddress([fromBase58(authority), slot], bump, ADDRESS_LOOKUP_TABLE_PROGRAM);
 }
 
 /** Applies one Address Lookup Table instruction (create, extend); other instructions of the program change nothing here. */

@@ -1,10 +1,11 @@
 /**
  * Solana programs executed for real, by LiteSVM (the Solana runtime as a library, a native addon): System,
  * SPL Token, Token-2022, Associated Token Account, Memo and Compute Budget run as on a cluster. The runtime
- * holds no state of its own that matters: before each transaction the accounts it names are written into it
- * from the project's store (solanaAccounts.ts), the transaction is simulated, and the accounts it leaves are
- * handed back for the caller to write to the store, so projects never mix and a refused request changes
- * nothing. The sandbox keeps its own blockhashes (the runtime's check is off), sets the runtime's clock from
+ * holds no project state between transactions: before each one the accounts it names are written into it from
+ * the project's store (solanaAccounts.ts), the transaction is simulated (nothing is committed inside), the
+ * accounts it leaves are handed back for the caller to write to the store, and the accounts written in are
+ * emptied again. So projects never mix, a refused request changes nothing, and memory does not grow with the
+ * number of accounts ever used. The sandbox keeps its own blockhashes (the runtime's check is off), sets the runtime's clock from
  * the sandbox clock, and keeps its own history.
  *
  * There is no build of the addon for Windows: where it does not load (or with CDP_SANDBOX_SOLANA_RUNTIME=model)
@@ -68,22 +69,20 @@ function loadBinding(): NativeBinding | null {
 }
 
 class LiteSvmRuntime implements SolanaRuntime {
-  /** Accounts this process ever wrote into a network's runtime: one the project does not hold must be emptied again. */
-  private readonly instances = new Map<string, { svm: LiteSvm; written: Set<string> }>();
+  private readonly instances = new Map<string, LiteSvm>();
 
   constructor(private readonly native: NativeBinding) {}
 
-  private instance(network: string) {
-    let found = this.instances.get(network);
-    if (!found) {
-      const svm = new this.native.LiteSvm();
+  private instance(network: string): LiteSvm {
+    let svm = this.instances.get(network);
+    if (!svm) {
+      svm = new this.native.LiteSvm();
       svm.setBlockhashCheck(false);
       svm.setTransactionHistory(0n);
       svm.withNativeMints();
-      found = { svm, written: new Set() };
-      this.instances.set(network, found);
+      this.instances.set(network, svm);
     }
-    return found;
+    return svm;
   }
 
   execute(
@@ -93,43 +92,43 @@ class LiteSvmRuntime implements SolanaRuntime {
     accounts: readonly (SolanaAccountState | string)[],
     at: { slot: number; nowMs: number },
   ): SolanaExecution {
-    const { svm, written } = this.instance(network);
+    const svm = this.instance(network);
     const { Account, Clock } = this.native;
-    for (const entry of accounts) {
-      if (typeof entry === "string") {
-        // Not held by the project: empty it if an earlier transaction (of any project) left it in the runtime.
-        if (written.has(entry)) svm.setAccount(fromBase58(entry), new Account(0n, new Uint8Array(), new Uint8Array(32), false, 0n));
-        continue;
+    const written: Uint8Array[] = [];
+    try {
+      for (const entry of accounts) {
+        if (typeof entry === "string") continue; // not held by the project: absent, unless the runtime provides it (programs, sysvars)
+        const key = fromBase58(entry.address);
+        const data = new Uint8Array(Buffer.from(entry.data, "base64"));
+        svm.setAccount(key, new Account(BigInt(entry.lamports), data, fromBase58(entry.owner), entry.executable === true, 0n));
+        written.push(key);
       }
-      svm.setAccount(
-        fromBase58(entry.address),
-        new Account(BigInt(entry.lamports), new Uint8Array(Buffer.from(entry.data, "base64")), fromBase58(entry.owner), entry.executable === true, 0n),
-      );
-      written.add(entry.address);
-    }
-    const slot = BigInt(at.slot);
-    const epoch = slot / SLOTS_PER_EPOCH;
-    svm.setClock(new Clock(slot, BigInt(Math.floor(at.nowMs / 1000)), epoch, epoch, BigInt(Math.floor(at.nowMs / 1000))));
-    const result = version === "legacy" ? svm.simulateLegacyTransaction(wire) : svm.simulateVersionedTransaction(wire);
-    if ("err" in result) {
+      const slot = BigInt(at.slot);
+      const epoch = slot / SLOTS_PER_EPOCH;
+      const unix = BigInt(Math.floor(at.nowMs / 1000));
+      svm.setClock(new Clock(slot, unix, epoch, epoch, unix));
+      const result = version === "legacy" ? svm.simulateLegacyTransaction(wire) : svm.simulateVersionedTransaction(wire);
+      if ("err" in result) {
+        const meta = result.meta();
+        return { err: solanaTxErrorJson(result.err()), logs: meta.logs(), unitsConsumed: Number(meta.computeUnitsConsumed()), post: [] };
+      }
       const meta = result.meta();
-      return { err: solanaTxErrorJson(result.err()), logs: meta.logs(), unitsConsumed: Number(meta.computeUnitsConsumed()), post: [] };
+      const post = result.postAccounts().map((entry) => {
+        const account = entry.account();
+        return {
+          network,
+          address: toBase58(entry.address),
+          lamports: account.lamports().toString(),
+          owner: toBase58(account.owner()),
+          data: Buffer.from(account.data()).toString("base64"),
+          ...(account.executable() ? { executable: true } : {}),
+        };
+      });
+      return { err: null, logs: meta.logs(), unitsConsumed: Number(meta.computeUnitsConsumed()), post };
+    } finally {
+      const empty = new Account(0n, new Uint8Array(), new Uint8Array(32), false, 0n);
+      for (const key of written) svm.setAccount(key, empty);
     }
-    const meta = result.meta();
-    const post = result.postAccounts().map((entry) => {
-      const account = entry.account();
-      const address = toBase58(entry.address);
-      written.add(address);
-      return {
-        network,
-        address,
-        lamports: account.lamports().toString(),
-        owner: toBase58(account.owner()),
-        data: Buffer.from(account.data()).toString("base64"),
-        ...(account.executable() ? { executable: true } : {}),
-      };
-    });
-    return { err: null, logs: meta.logs(), unitsConsumed: Number(meta.computeUnitsConsumed()), post };
   }
 }
 

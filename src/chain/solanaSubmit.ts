@@ -15,7 +15,7 @@ import { decodeMint, decodeTokenAccount, ensureMint, readSolanaAccount, tokenAcc
 import { recentBlockhashSlot } from "./solanaBlockhashes.js";
 import { applySolanaTransaction, LAMPORTS_PER_SIGNATURE, type SolanaLedgerTx, type SolanaTokenBalance, solanaTxs } from "./solanaLedger.js";
 import { indexSignature } from "./solanaSignatures.js";
-import { solanaRuntime } from "./solanaRuntime.js";
+import { type SolanaExecution, solanaRuntime } from "./solanaRuntime.js";
 import { solanaTxErrorMessage, type SolanaTxError } from "./solanaRuntimeErrors.js";
 import { SOL, solanaTokenByMint } from "./solanaTokens.js";
 
@@ -95,7 +95,7 @@ export function submitSolanaTransaction(
   const loadsFromTables = (tx.messageBytes[0]! & 0x80) !== 0 && facts.accountKeys.length > staticKeyCount(tx);
   if (!runtime || usesTables || loadsFromTables) {
     const record = applySolanaTransaction(store, clock, network, signature, payer, signers.length, facts);
-    for (const key of new Set(facts.accountKeys)) indexSignature(store, network, key, signature);
+    for (const key of new Set([...facts.accountKeys, "*"])) indexSignature(store, network, key, signature);
     return record;
   }
   // The tokens the sandbox knows have their mint written on first use, so a client's transferChecked finds it.
@@ -145,7 +145,8 @@ export function submitSolanaTransaction(
     },
   };
   solanaTxs(store).put(signature, record);
-  for (const key of new Set(keys)) indexSignature(store, network, key, signature);
+  // Every address it names, and "*" (any transaction: logsSubscribe "all").
+  for (const key of new Set([...keys, "*"])) indexSignature(store, network, key, signature);
   return record;
 }
 
@@ -153,7 +154,13 @@ export function submitSolanaTransaction(
  * Runs a signed transaction without landing it (simulateTransaction): the runtime's verdict, logs and compute
  * units; undefined where only the model is available. The known mints it names are written as a send would.
  */
-export function simulateSolanaTransaction(store: ProjectTx, clock: Clock, network: string, tx: Transaction, facts: SolanaTransactionFacts) {
+export function simulateSolanaTransaction(
+  store: ProjectTx,
+  clock: Clock,
+  network: string,
+  tx: Transaction,
+  facts: SolanaTransactionFacts,
+): SolanaExecution | undefined {
   const runtime = solanaRuntime();
   if (!runtime) return undefined;
   for (const key of facts.accountKeys) if (key !== SOL.mint && solanaTokenByMint(network, key)) ensureMint(store, network, key);

@@ -5,7 +5,12 @@
  * - `signatureSubscribe` [signature, {commitment}] answers a subscription id, then sends one
  *   `signatureNotification` once the transaction reaches the commitment (at once if it already has) and ends it;
  * - `slotSubscribe` sends a `slotNotification` each time the head slot moves;
- * - `signatureUnsubscribe` / `slotUnsubscribe` [id] answer whether the subscription existed;
+ * - `accountSubscribe` [address, {encoding}] sends an `accountNotification` each time the account changes;
+ * - `programSubscribe` [program, {encoding, filters}] sends a `programNotification` for each account of the program
+ *   that changes (it compares the program's accounts at every check: its cost grows with their number);
+ * - `logsSubscribe` ["all" | {mentions: [address]}] sends a `logsNotification` for each transaction that lands
+ *   (one naming the address), with its signature, error and logs;
+ * - `<kind>Unsubscribe` [id] answers whether the subscription existed;
  * - any other method is error -32601; a message without an id is a notification and gets no answer.
  *
  * Landing follows getSignatureStatuses on the project's ledger and the sandbox clock: subscriptions are checked when
@@ -16,8 +21,10 @@ import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
 import type { Clock } from "../clock.js";
 import type { Store } from "../store/store.js";
+import { RpcError } from "./jsonRpc.js";
 import { recordWebSocketMessage, type WebSocketJournal } from "./journalRpc.js";
 import { solanaMethods, type SolanaNodeContext } from "./solana/methods.js";
+import { accountChanges, accountSnapshot, newLogs, programSnapshot } from "./solana/subscriptions.js";
 import type { WebSocketEndpoint, WebSocketTarget } from "./webSocketEndpoint.js";
 
 export interface SolanaWebSocketDeps {
@@ -32,7 +39,20 @@ const CHECK_INTERVAL_MS = 100;
 /** The largest message a client may send (a subscription request is a few hundred bytes). */
 const MAX_PAYLOAD = 64 * 1024;
 
-type Subscription = { kind: "signature"; signature: string; commitment: string } | { kind: "slot"; lastSlot: number };
+type Subscription =
+  | { kind: "signature"; signature: string; commitment: string }
+  | { kind: "slot"; lastSlot: number }
+  | { kind: "account"; address: string; encoding: unknown; last: string }
+  | { kind: "program"; program: string; options: { encoding?: unknown; filters?: unknown }; last: Map<string, string> }
+  | { kind: "logs"; mentions: string; seen: Set<string> };
+
+const UNSUBSCRIBE: Record<string, Subscription["kind"]> = {
+  signatureUnsubscribe: "signature",
+  slotUnsubscribe: "slot",
+  accountUnsubscribe: "account",
+  programUnsubscribe: "program",
+  logsUnsubscribe: "logs",
+};
 
 interface SignatureStatus {
   slot: number;
@@ -105,6 +125,27 @@ function serve(ws: WebSocket, o: { network: string; projectId: string; deps: Sol
         send({ jsonrpc: "2.0", method: "slotNotification", params: { result: { parent: slot - 1, root: slot, slot }, subscription: id } });
         continue;
       }
+      if (sub.kind === "account") {
+        const now = accountSnapshot(ctx, sub.address, sub.encoding);
+        if (now === sub.last) continue;
+        sub.last = now;
+        send({ jsonrpc: "2.0", method: "accountNotification", params: { result: { context: { slot }, value: JSON.parse(now) }, subscription: id } });
+        continue;
+      }
+      if (sub.kind === "program") {
+        const now = programSnapshot(ctx, sub.program, sub.options);
+        for (const value of accountChanges(sub.last, now)) {
+          send({ jsonrpc: "2.0", method: "programNotification", params: { result: { context: { slot }, value }, subscription: id } });
+        }
+        sub.last = now;
+        continue;
+      }
+      if (sub.kind === "logs") {
+        for (const value of newLogs(ctx, sub.mentions, sub.seen)) {
+          send({ jsonrpc: "2.0", method: "logsNotification", params: { result: { context: { slot }, value }, subscription: id } });
+        }
+        continue;
+      }
       const statuses = solanaMethods.getSignatureStatuses!([[sub.signature]], ctx) as { value: (SignatureStatus | null)[] };
       const status = statuses.value[0];
       if (!status) continue;
@@ -141,9 +182,46 @@ function serve(ws: WebSocket, o: { network: string; projectId: string; deps: Sol
         reply(id, { result: sub });
         return check();
       }
+      case "accountSubscribe": {
+        const [address, options] = args as [unknown, { encoding?: unknown } | undefined];
+        const ctx = context();
+        if (typeof address !== "string" || !ctx) return invalid("expected an account address");
+        const last = accountSnapshot(ctx, address, options?.encoding); // refuses a bad address or encoding
+        const sub = nextId++;
+        subscriptions.set(sub, { kind: "account", address, encoding: options?.encoding, last });
+        return reply(id, { result: sub });
+      }
+      case "programSubscribe": {
+        const [program, options] = args as [unknown, { encoding?: unknown; filters?: unknown } | undefined];
+        const ctx = context();
+        if (typeof program !== "string" || !ctx) return invalid("expected a program address");
+        const last = programSnapshot(ctx, program, options ?? {});
+        const sub = nextId++;
+        subscriptions.set(sub, { kind: "program", program, options: options ?? {}, last });
+        return reply(id, { result: sub });
+      }
+      case "logsSubscribe": {
+        const filter = args[0] as unknown;
+        const mentions =
+          filter === "all" || filter === "allWithVotes"
+            ? "*"
+            : Array.isArray((filter as { mentions?: unknown })?.mentions) && (filter as { mentions: unknown[] }).mentions.length === 1
+              ? String((filter as { mentions: unknown[] }).mentions[0])
+              : undefined;
+        const ctx = context();
+        if (mentions === undefined || !ctx) return invalid('expected "all" or {"mentions": [one address]}');
+        const seen = new Set<string>();
+        newLogs(ctx, mentions, seen); // what landed before the subscription is not announced
+        const sub = nextId++;
+        subscriptions.set(sub, { kind: "logs", mentions, seen });
+        return reply(id, { result: sub });
+      }
       case "signatureUnsubscribe":
-      case "slotUnsubscribe": {
-        const kind = method === "slotUnsubscribe" ? "slot" : "signature";
+      case "slotUnsubscribe":
+      case "accountUnsubscribe":
+      case "programUnsubscribe":
+      case "logsUnsubscribe": {
+        const kind = UNSUBSCRIBE[method];
         const sub = args[0];
         if (typeof sub !== "number") return invalid("expected a subscription id");
         const known = subscriptions.get(sub)?.kind === kind;
@@ -167,7 +245,8 @@ function serve(ws: WebSocket, o: { network: string; projectId: string; deps: Sol
     try {
       handle(message);
     } catch (error) {
-      reply((message as { id?: unknown }).id ?? null, { error: { code: -32603, message: (error as Error).message } });
+      const code = error instanceof RpcError ? error.code : -32603;
+      reply((message as { id?: unknown }).id ?? null, { error: { code, message: (error as Error).message } });
     }
   };
   ws.on("message", (data, isBinary) => {

@@ -81,7 +81,7 @@ describe("Solana PubSub, automine", () => {
 
   it("answers slotSubscribe, refuses unknown methods, and refuses an unknown token or network before the upgrade", async () => {
     const client = await open(httpUrl.replace(/^http/, "ws"));
-    client.send({ id: 1, method: "accountSubscribe", params: ["11111111111111111111111111111111"] });
+    client.send({ id: 1, method: "rootSubscribe", params: [] });
     expect(await client.next()).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32601, message: "Method not found" } });
     client.send({ id: 2, method: "slotSubscribe" });
     const subscribed = await client.next();

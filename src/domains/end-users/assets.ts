@@ -1,7 +1,7 @@
 /**
  * End users moving assets without building transactions: USDC from an EVM
  * account (an ERC-20 transfer the sandbox builds, signs and executes on the
- * ledger) or from a Solana account (an SPL transfer on the ledger), and
+ * ledger) or from a Solana account (a transferChecked the runtime executes), and
  * EIP-7702 delegation of an end user's EVM account. Same authorization as
  * the other end-user operations: the user's token or a delegation grant. The
  * project's policy governs asset sends with sendEndUserEvmAsset and
@@ -9,13 +9,13 @@
  */
 import { encodeFunctionData, erc20Abi, parseUnits, type TransactionSerializable } from "viem";
 import { chainIdOf } from "../../chain/networks.js";
-import { balanceOf, credit, setBalance } from "../../chain/ledger.js";
-import { applySolanaTransaction, LAMPORTS_PER_SIGNATURE, solanaTokenBySymbol, solanaTxs } from "../../chain/solanaLedger.js";
-import { inclusionBlock } from "../../chain/mining.js";
+import { balanceOf } from "../../chain/ledger.js";
+import { solanaTokenBySymbol } from "../../chain/solanaLedger.js";
 import { evmTokenBySymbol } from "../../chain/tokens.js";
-import { signSolanaBytes, toBase58 } from "../../crypto/solana.js";
 import { apiError } from "../../errors/catalogue.js";
 import { startEip7702Delegation } from "../evm-accounts/eip7702.js";
+import { platformSendSolana } from "../solana-accounts/platformSend.js";
+import { buildTokenTransfer } from "../solana-accounts/tokenTransfer.js";
 import { signAndSendEvmTransaction, transactionFacts } from "../evm-accounts/signing.js";
 import { enforcePolicies } from "../policies/evaluate.js";
 import { paymasterRequested } from "../evm-smart-accounts/paymaster.js";
@@ -79,31 +79,28 @@ export const sendSolanaAssetWithEndUserAccount: Handler<"sendSolanaAssetWithEndU
   const transfer = { kind: "spl" as const, from: address, to, toOwner: to, mint: token.mint, authority: address, amount };
   const facts = { accountKeys: [address, to], instructions: [], transfers: [transfer] };
   enforcePolicies(ctx.store, { operation: "sendEndUserSolAsset", accountPolicies: [], facts: { kind: "solanaTransaction", tx: facts, network } });
-  const sponsored = req.body.useCdpSponsor === true;
-  const lamports = balanceOf(ctx.store, network, "native", address);
-  if (!sponsored && lamports < LAMPORTS_PER_SIGNATURE)
-    throw apiError("insufficient_balance", `${address} has ${lamports} lamports on ${network}; the fee is ${LAMPORTS_PER_SIGNATURE}.`);
   const held = balanceOf(ctx.store, network, token.mint, address);
   if (held < amount)
     throw apiError("insufficient_balance", `${address} holds ${held} of ${token.symbol} (smallest units) on ${network}; the transfer needs ${amount}.`);
-  const signature = toBase58(
-    signSolanaBytes(account, new TextEncoder().encode(`${network}:${address}:${to}:${token.mint}:${amount}:${ctx.clock.now()}:${ctx.random.hex(8)}`)),
-  );
-  if (sponsored) {
-    // The platform pays the fee: only the tokens move.
-    setBalance(ctx.store, network, token.mint, address, held - amount);
-    credit(ctx.store, network, token.mint, to, amount);
-    solanaTxs(ctx.store).put(signature, {
-      signature,
-      network,
-      slot: inclusionBlock(ctx.store, ctx.clock, network),
-      feePayer: "sponsor",
-      status: "success",
-      submittedAtMs: ctx.clock.now(),
-    });
-  } else {
-    applySolanaTransaction(ctx.store, ctx.clock, network, signature, address, 1, facts);
-  }
+  // A real transferChecked (and the recipient's token account, unless told not to), run by the runtime.
+  const tx = buildTokenTransfer({
+    network,
+    nowMs: ctx.clock.now(),
+    owner: address,
+    to,
+    mint: token.mint,
+    decimals: token.decimals,
+    amount,
+    createRecipientAta: req.body.createRecipientAta !== false,
+  });
+  const signature = platformSendSolana({
+    store: ctx.store,
+    clock: ctx.clock,
+    network,
+    tx,
+    keyOf: (signer) => (signer === address ? account : undefined),
+    useCdpSponsor: req.body.useCdpSponsor === true,
+  });
   emitWalletSend(ctx, { chain: "solana", hash: signature, network, address, actor });
   return { status: 200, body: { transactionSignature: signature } };
 };

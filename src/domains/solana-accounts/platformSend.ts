@@ -27,7 +27,7 @@ import type { ProjectTx } from "../../store/store.js";
 import type { Clock } from "../../clock.js";
 
 /** The sandbox's fee sponsor: one fixed key (the platform's own wallet), topped up whenever it runs low. */
-export const SOLANA_SPONSOR: SolanaKey = solanaKeyFromSeed(createHash("sha256").update("cdp-sandbox:solana-fee-sponsor").digest());
+const SOLANA_SPONSOR: SolanaKey = solanaKeyFromSeed(createHash("sha256").update("cdp-sandbox:solana-fee-sponsor").digest());
 const SPONSOR_FLOAT = 1_000_000_000_000n; // 1,000 SOL
 
 /** Makes the sponsor the fee payer, and the payer of any associated token account the original payer would fund. */
@@ -36,7 +36,12 @@ function sponsored(tx: Transaction): Transaction {
   if ("addressTableLookups" in compiled && (compiled.addressTableLookups?.length ?? 0) > 0) {
     throw apiError("invalid_request", "useCdpSponsor does not take transactions that load accounts from address lookup tables.");
   }
-  const message = decompileTransactionMessage(compiled);
+  let message: ReturnType<typeof decompileTransactionMessage>;
+  try {
+    message = decompileTransactionMessage(compiled);
+  } catch (error) {
+    throw apiError("malformed_transaction", `The transaction's message cannot be read to sponsor it: ${(error as Error).message.split("\n")[0]}`);
+  }
   const original = message.feePayer.address;
   const sponsor = address(SOLANA_SPONSOR.address);
   const instructions = (message.instructions as readonly Instruction[]).map((ix) =>

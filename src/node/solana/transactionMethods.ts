@@ -111,7 +111,11 @@ function messageJson(tx: Transaction) {
   const m = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
   return {
     accountKeys: m.staticAccounts.map(String),
-    header: m.header,
+    header: {
+      numRequiredSignatures: m.header.numSignerAccounts,
+      numReadonlySignedAccounts: m.header.numReadonlySignerAccounts,
+      numReadonlyUnsignedAccounts: m.header.numReadonlyNonSignerAccounts,
+    },
     recentBlockhash: String(m.lifetimeToken),
     instructions: (m.instructions ?? []).map((ix) => ({
       programIdIndex: ix.programAddressIndex,
@@ -186,17 +190,18 @@ export function getSignaturesForAddress(params: unknown[], ctx: SolanaNodeContex
   const options = (params[1] ?? {}) as { limit?: unknown; before?: unknown; until?: unknown };
   const limit = options.limit === undefined ? 1000 : Number(options.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new RpcError(-32602, "Invalid params: limit must be between 1 and 1000.");
-  let list = signaturesFor(ctx.store, ctx.network, address);
-  if (typeof options.before === "string") {
-    const at = list.indexOf(options.before);
-    list = at === -1 ? [] : list.slice(at + 1);
-  }
-  if (typeof options.until === "string") {
-    const at = list.indexOf(options.until);
-    if (at !== -1) list = list.slice(0, at);
+  const list: string[] = [];
+  let started = typeof options.before !== "string";
+  for (const signature of signaturesFor(ctx.store, ctx.network, address)) {
+    if (!started) {
+      started = signature === options.before;
+      continue;
+    }
+    if (signature === options.until || list.length === limit) break;
+    list.push(signature);
   }
   const head = slotOf(ctx);
-  return list.slice(0, limit).flatMap((signature) => {
+  return list.flatMap((signature) => {
     const tx = solanaTxs(ctx.store).get(signature);
     if (!tx) return [];
     return [

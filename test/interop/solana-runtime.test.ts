@@ -1,0 +1,288 @@
+/**
+ * Solana on the real runtime, through real clients only (@solana/spl-token, @solana/web3.js, @solana/kit and the
+ * official @coinbase/cdp-sdk): faucet-funded token accounts that the clients read, a transferChecked to a new
+ * associated token account signed by the platform and sent through the node, WebSocket confirmation and account
+ * notifications, runtime errors in the node's shape, wrapped SOL, sponsored sends, and a restart on the same data.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CdpClient } from "@coinbase/cdp-sdk";
+import { ed25519 } from "@noble/curves/ed25519.js";
+import { fetchMint as kitFetchMint, fetchToken } from "@solana-program/token";
+import { address as kitAddress, createSolanaRpc } from "@solana/kit";
+import {
+  AccountLayout,
+  createAssociatedTokenAccountIdempotentInstruction,
+  createAssociatedTokenAccountInstruction,
+  createCloseAccountInstruction,
+  createSyncNativeInstruction,
+  createTransferCheckedInstruction,
+  getAccount,
+  getAssociatedTokenAddressSync,
+  getMint,
+  NATIVE_MINT,
+} from "@solana/spl-token";
+import { Connection, Keypair, PublicKey, SystemProgram, Transaction } from "@solana/web3.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Sandbox } from "cdp-sandbox";
+import { call, fund, withSandbox } from "#test/helpers/sandbox.js";
+
+const USDC = new PublicKey("4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU");
+const NETWORK = "solana-devnet";
+const dataFile = join(mkdtempSync(join(tmpdir(), "solana-runtime-")), "state.json");
+
+let sandbox: Sandbox;
+let cdp: CdpClient;
+let httpUrl: string;
+let connection: Connection;
+
+async function open(): Promise<void> {
+  sandbox = await withSandbox({ seed: "solana-runtime", data: dataFile });
+  const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
+  cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
+  const token = (await call(sandbox, "GET", "/apikeys/v1/tokens/active")).body.id as string;
+  httpUrl = `${sandbox.url}/rpc/v1/${NETWORK}/${token}`;
+  connection = new Connection(httpUrl, { wsEndpoint: httpUrl.replace(/^http/, "ws"), commitment: "confirmed" });
+}
+
+function closeSocket(c: Connection): void {
+  (c as unknown as { _rpcWebSocket: { close(): void } })._rpcWebSocket.close(); // web3.js keeps its socket private
+}
+
+beforeAll(open);
+afterAll(() => sandbox.close());
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON-RPC answers are checked field by field below
+const rpcCall = (method: string, params: unknown[]): Promise<any> =>
+  fetch(httpUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) }).then(
+    (r) => r.json(),
+  );
+
+/** A wallet of the project with SOL (admin funding) and `usdcClaims` USDC faucet claims (1 USDC each). */
+async function fundedWallet(lamports: bigint, usdcClaims: number): Promise<PublicKey> {
+  const { address } = await cdp.solana.createAccount();
+  if (lamports > 0n) await fund(sandbox, { network: NETWORK, address, amount: lamports.toString() });
+  for (let i = 0; i < usdcClaims; i++) await cdp.solana.requestFaucet({ address, token: "usdc" });
+  return new PublicKey(address);
+}
+
+/** A legacy transaction on the node's latest blockhash, unsigned, base64 (what the platform's sign and send take). */
+async function unsigned(feePayer: PublicKey, ...instructions: Transaction["instructions"]) {
+  const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash();
+  const tx = new Transaction({ feePayer, blockhash, lastValidBlockHeight }).add(...instructions);
+  return { base64: tx.serialize({ requireAllSignatures: false, verifySignatures: false }).toString("base64"), blockhash, lastValidBlockHeight };
+}
+
+describe("Solana token accounts on the runtime", () => {
+  it("shows a faucet-funded wallet's USDC as an associated token account that spl-token, kit and web3.js read", async () => {
+    const owner = await fundedWallet(0n, 2);
+    const ata = getAssociatedTokenAddressSync(USDC, owner);
+    const account = await getAccount(connection, ata);
+    expect(account).toMatchObject({ amount: 2_000_000n, isInitialized: true, isNative: false });
+    expect(account.owner.toBase58()).toBe(owner.toBase58());
+    expect(account.mint.toBase58()).toBe(USDC.toBase58());
+    const mint = await getMint(connection, USDC);
+    expect(mint.decimals).toBe(6);
+    expect(mint.supply).toBeGreaterThanOrEqual(2_000_000n);
+
+    const rpc = createSolanaRpc(httpUrl);
+    expect((await fetchToken(rpc, kitAddress(ata.toBase58()))).data).toMatchObject({ amount: 2_000_000n, owner: owner.toBase58() });
+    expect((await kitFetchMint(rpc, kitAddress(USDC.toBase58()))).data.decimals).toBe(6);
+
+    const parsed = await connection.getParsedTokenAccountsByOwner(owner, { mint: USDC });
+    expect(parsed.value).toHaveLength(1);
+    expect(parsed.value[0]!.pubkey.toBase58()).toBe(ata.toBase58());
+    expect(parsed.value[0]!.account.data.parsed).toMatchObject({
+      type: "account",
+      info: { mint: USDC.toBase58(), owner: owner.toBase58(), state: "initialized", tokenAmount: { amount: "2000000", decimals: 6, uiAmountString: "2" } },
+    });
+    expect((await connection.getTokenAccountBalance(ata)).value).toMatchObject({ amount: "2000000", decimals: 6 });
+    const byProgram = await connection.getProgramAccounts(new PublicKey("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"), {
+      filters: [{ dataSize: 165 }, { memcmp: { offset: 32, bytes: owner.toBase58() } }],
+    });
+    expect(byProgram.map((a) => a.pubkey.toBase58())).toEqual([ata.toBase58()]);
+    expect(await connection.getMinimumBalanceForRentExemption(165)).toBe(2_039_280);
+    // The platform's balance API reads the same account.
+    const { balances } = await cdp.solana.listTokenBalances({ address: owner.toBase58(), network: NETWORK });
+    expect(balances.find((b) => b.token.symbol === "USDC")?.amount.amount).toBe(2_000_000n);
+  });
+
+  it("sends a client-built transferChecked to a new ATA, signed by the platform, through the node; WebSocket confirms and notifies", async () => {
+    const sender = await fundedWallet(50_000_000n, 1);
+    const recipient = Keypair.generate().publicKey;
+    const from = getAssociatedTokenAddressSync(USDC, sender);
+    const to = getAssociatedTokenAddressSync(USDC, recipient);
+    const tx = await unsigned(
+      sender,
+      createAssociatedTokenAccountInstruction(sender, to, recipient, USDC),
+      createTransferCheckedInstruction(from, USDC, to, sender, 400_000n, 6),
+    );
+    const { signedTransaction } = await cdp.solana.signTransaction({ address: sender.toBase58(), transaction: tx.base64 });
+    const raw = Buffer.from(signedTransaction, "base64");
+    // The platform's signature checked with an independent library.
+    const decoded = Transaction.from(raw);
+    expect(ed25519.verify(decoded.signatures[0]!.signature!, decoded.serializeMessage(), sender.toBytes())).toBe(true);
+
+    const watcher = new Connection(httpUrl, { wsEndpoint: httpUrl.replace(/^http/, "ws"), commitment: "confirmed" });
+    const changed = new Promise<Buffer>((resolve) => watcher.onAccountChange(to, (info) => resolve(info.data), { commitment: "confirmed" }));
+    const logs = new Promise<string[]>((resolve) => watcher.onLogs(to, (l) => resolve(l.logs), "confirmed"));
+    // The client subscribes in order on one socket: once a later slot subscription is answered, the others are in place.
+    await new Promise<void>((resolve) => watcher.onSlotChange(() => resolve()));
+    const signature = await connection.sendRawTransaction(raw);
+    const confirmed = await connection.confirmTransaction({ signature, blockhash: tx.blockhash, lastValidBlockHeight: tx.lastValidBlockHeight }, "confirmed");
+    expect(confirmed.value.err).toBeNull();
+    expect(AccountLayout.decode(await changed).amount).toBe(400_000n);
+    expect(await logs).toContain("Program TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA success");
+    closeSocket(watcher);
+
+    expect((await getAccount(connection, to)).amount).toBe(400_000n);
+    expect((await getAccount(connection, from)).amount).toBe(600_000n);
+    const landed = await connection.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: "confirmed" });
+    expect(landed?.meta?.err).toBeNull();
+    expect(landed?.meta?.fee).toBe(5000);
+    expect(landed?.meta?.logMessages).toContain("Program log: Create");
+    expect(landed?.meta?.postTokenBalances?.find((b) => b.owner === recipient.toBase58())?.uiTokenAmount.amount).toBe("400000");
+    const history = await connection.getSignaturesForAddress(to);
+    expect(history.map((h) => h.signature)).toEqual([signature]);
+    // The sender paid the fee and the new account's rent.
+    expect(await connection.getBalance(sender)).toBe(50_000_000 - 5000 - 2_039_280);
+  });
+
+  it("refuses failing instructions and stale blockhashes with the node's errors, and changes nothing", async () => {
+    const sender = await fundedWallet(10_000_000n, 1);
+    const from = getAssociatedTokenAddressSync(USDC, sender);
+    const sendSigned = async (...instructions: Transaction["instructions"]) => {
+      const tx = await unsigned(sender, ...instructions);
+      const { signedTransaction } = await cdp.solana.signTransaction({ address: sender.toBase58(), transaction: tx.base64 });
+      return rpcCall("sendTransaction", [signedTransaction, { encoding: "base64" }]);
+    };
+    const wrongDecimals = await sendSigned(createTransferCheckedInstruction(from, USDC, from, sender, 1n, 9));
+    expect(wrongDecimals.error).toMatchObject({
+      code: -32002,
+      message: "Transaction simulation failed: Error processing Instruction 0: custom program error: 0x12",
+      data: { err: { InstructionError: [0, { Custom: 18 }] } },
+    });
+    expect(wrongDecimals.error.data.logs.join("\n")).toContain("decimals different from the Mint decimals");
+    const tooMuch = await sendSigned(createTransferCheckedInstruction(from, USDC, from, sender, 5_000_000n, 6));
+    expect(tooMuch.error.data.err).toEqual({ InstructionError: [0, { Custom: 1 }] });
+
+    // A blockhash older than 150 slots (60 s of sandbox time) is unknown to the node.
+    const stale = await unsigned(sender, SystemProgram.transfer({ fromPubkey: sender, toPubkey: sender, lamports: 1 }));
+    const { signedTransaction } = await cdp.solana.signTransaction({ address: sender.toBase58(), transaction: stale.base64 });
+    expect((await rpcCall("isBlockhashValid", [stale.blockhash])).result.value).toBe(true);
+    sandbox.clock.advance(61_000);
+    expect((await rpcCall("isBlockhashValid", [stale.blockhash])).result.value).toBe(false);
+    const refused = await rpcCall("sendTransaction", [signedTransaction, { encoding: "base64" }]);
+    expect(refused.error).toMatchObject({ code: -32002, message: "Transaction simulation failed: Blockhash not found", data: { err: "BlockhashNotFound" } });
+    expect(await connection.getBalance(sender)).toBe(10_000_000);
+    expect((await getAccount(connection, from)).amount).toBe(1_000_000n);
+  });
+
+  it("wraps SOL into a native token account and unwraps it by closing the account", async () => {
+    const owner = Keypair.generate();
+    await fund(sandbox, { network: NETWORK, address: owner.publicKey.toBase58(), amount: "1000000000" });
+    const wsol = getAssociatedTokenAddressSync(NATIVE_MINT, owner.publicKey);
+    const send = async (...instructions: Transaction["instructions"]) => {
+      const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash();
+      const tx = new Transaction({ feePayer: owner.publicKey, blockhash, lastValidBlockHeight }).add(...instructions);
+      tx.sign(owner);
+      const signature = await connection.sendRawTransaction(tx.serialize());
+      expect((await connection.confirmTransaction({ signature, blockhash, lastValidBlockHeight })).value.err).toBeNull();
+    };
+    await send(
+      createAssociatedTokenAccountInstruction(owner.publicKey, wsol, owner.publicKey, NATIVE_MINT),
+      SystemProgram.transfer({ fromPubkey: owner.publicKey, toPubkey: wsol, lamports: 100_000_000 }),
+      createSyncNativeInstruction(wsol),
+    );
+    expect(await getAccount(connection, wsol)).toMatchObject({ amount: 100_000_000n, isNative: true });
+    await send(createCloseAccountInstruction(wsol, owner.publicKey, owner.publicKey));
+    expect(await connection.getAccountInfo(wsol)).toBeNull();
+    expect(await connection.getBalance(owner.publicKey)).toBe(1_000_000_000 - 2 * 5000);
+  });
+
+  it("sends the same unsigned transaction twice with the official client's useCdpSponsor: the sponsor pays fees and rent", async () => {
+    const sender = await fundedWallet(0n, 3);
+    const recipient = Keypair.generate().publicKey;
+    const from = getAssociatedTokenAddressSync(USDC, sender);
+    const to = getAssociatedTokenAddressSync(USDC, recipient);
+    const tx = await unsigned(
+      sender,
+      createAssociatedTokenAccountIdempotentInstruction(sender, to, recipient, USDC),
+      createTransferCheckedInstruction(from, USDC, to, sender, 1_000_000n, 6),
+    );
+    const first = await cdp.solana.sendTransaction({ network: NETWORK, transaction: tx.base64, useCdpSponsor: true });
+    const second = await cdp.solana.sendTransaction({ network: NETWORK, transaction: tx.base64, useCdpSponsor: true });
+    expect(second.signature).not.toBe(first.signature);
+    expect((await getAccount(connection, to)).amount).toBe(2_000_000n);
+    expect((await getAccount(connection, from)).amount).toBe(1_000_000n);
+    expect(await connection.getBalance(sender)).toBe(0); // the sender holds no SOL: the sponsor paid everything
+    const landed = await connection.getTransaction(second.signature, { maxSupportedTransactionVersion: 0 });
+    const payer = landed?.transaction.message.getAccountKeys().get(0)?.toBase58();
+    expect(payer).not.toBe(sender.toBase58());
+    // Without the sponsor a wallet with no SOL cannot pay the fee.
+    const unsponsored = await call(sandbox, "POST", "/platform/v2/solana/accounts/send/transaction", {
+      body: { network: NETWORK, transaction: tx.base64 },
+      wallet: true,
+    });
+    expect(unsponsored.status).toBe(400);
+    expect(unsponsored.body.errorType).toBe("insufficient_balance");
+  });
+
+  it("keeps projects apart: another project's runtime sees none of this project's accounts", async () => {
+    const owner = Keypair.generate();
+    const to = Keypair.generate().publicKey;
+    await fund(sandbox, { network: NETWORK, address: owner.publicKey.toBase58(), amount: "100000000" });
+    const other = await sandbox.createProject("solana-other");
+    const otherToken = (await call(sandbox, "GET", "/apikeys/v1/tokens/active", { credentials: other })).body.id as string;
+    const otherNode = new Connection(`${sandbox.url}/rpc/v1/${NETWORK}/${otherToken}`, "confirmed");
+    const send = async (c: Connection) => {
+      const { blockhash } = await c.getLatestBlockhash();
+      const tx = new Transaction({ feePayer: owner.publicKey, recentBlockhash: blockhash }).add(
+        SystemProgram.transfer({ fromPubkey: owner.publicKey, toPubkey: to, lamports: 1_000_000 }),
+      );
+      tx.sign(owner);
+      return c.sendRawTransaction(tx.serialize());
+    };
+    await send(connection); // lands here, after which the runtime holds nothing of it
+    await expect(send(otherNode)).rejects.toThrow(/Attempt to debit an account but found no record of a prior credit/);
+    expect(await otherNode.getBalance(owner.publicKey)).toBe(0);
+    expect(await otherNode.getBalance(to)).toBe(0);
+    expect(await connection.getBalance(to)).toBe(1_000_000);
+  });
+
+  it("restores token accounts and history from a snapshot", async () => {
+    const owner = await fundedWallet(5_000_000n, 1);
+    const ata = getAssociatedTokenAddressSync(USDC, owner);
+    const snap = await call(sandbox, "POST", "/_sandbox/snapshots");
+    expect(snap.status).toBe(201);
+    const recipient = Keypair.generate().publicKey;
+    const tx = await unsigned(
+      owner,
+      createAssociatedTokenAccountInstruction(owner, getAssociatedTokenAddressSync(USDC, recipient), recipient, USDC),
+      createTransferCheckedInstruction(ata, USDC, getAssociatedTokenAddressSync(USDC, recipient), owner, 250_000n, 6),
+    );
+    const { signature } = await cdp.solana.sendTransaction({ network: NETWORK, transaction: tx.base64 });
+    expect((await getAccount(connection, ata)).amount).toBe(750_000n);
+    expect((await call(sandbox, "POST", `/_sandbox/snapshots/${snap.body.snapshotId}/restore`)).status).toBe(200);
+    expect((await getAccount(connection, ata)).amount).toBe(1_000_000n);
+    expect(await connection.getAccountInfo(getAssociatedTokenAddressSync(USDC, recipient))).toBeNull();
+    expect(await connection.getBalance(owner)).toBe(5_000_000);
+    expect(await connection.getTransaction(signature, { maxSupportedTransactionVersion: 0 })).toBeNull();
+    expect((await connection.getParsedTokenAccountsByOwner(recipient, { mint: USDC })).value).toEqual([]);
+  });
+
+  it("keeps accounts and history across a restart on the same data", async () => {
+    const owner = await fundedWallet(5_000_000n, 1);
+    const ata = getAssociatedTokenAddressSync(USDC, owner);
+    const tx = await unsigned(owner, createTransferCheckedInstruction(ata, USDC, ata, owner, 1n, 6));
+    const { signature } = await cdp.solana.sendTransaction({ network: NETWORK, transaction: tx.base64 });
+    const before = await connection.getAccountInfo(ata);
+    await sandbox.close();
+    await open();
+    expect(await connection.getAccountInfo(ata)).toEqual(before);
+    expect(await connection.getBalance(owner)).toBe(5_000_000 - 5000);
+    const landed = await connection.getTransaction(signature, { maxSupportedTransactionVersion: 0 });
+    expect(landed?.meta?.err).toBeNull();
+  });
+});
