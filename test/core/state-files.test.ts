@@ -210,3 +210,13 @@ describe("a bad init file", () => {
     expect((await call(sandbox, "GET", "/platform/v2/evm/accounts")).body.accounts).toEqual([]);
   });
 });
+
+describe("records in an init file", () => {
+  it("refuses a collection or record id that would reach an object's prototype", async () => {
+    const proto = await startSandbox({ init: JSON.parse('{"records":{"evmAccounts":{"__proto__":{"polluted":true}}}}') }).catch((e: unknown) => e);
+    expect((proto as Error).message).toMatch(/^init: \$\.records\.evmAccounts: /);
+    const collection = await startSandbox({ init: JSON.parse('{"records":{"__proto__":{"a":{}}}}') }).catch((e: unknown) => e);
+    expect((collection as Error).message).toMatch(/^init: \$\.records: /);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
