@@ -180,7 +180,7 @@ describe("a bad init file", () => {
     expect(error).toBeInstanceOf(StateFileError);
     expect((error as Error).message).toContain(file);
     expect((error as Error).message).toContain("$.evmAccounts[0].balances.base-sepolia.ETH");
-    expect((error as Error).message).toMatch(/expected a value that must be string/);
+    expect((error as Error).message).toContain(`expected string (Decimal token units, e.g. "0.1"), got 0.1`);
   });
 
   it("names an unknown field and a token the network does not have", async () => {
