@@ -137,6 +137,7 @@ function placeProject(file: string, state: SandboxState, entry: ProjectEntry, pa
     project.apiKeys = [{ apiKeyId, apiKeySecret, verified: true }];
     if (walletSecret !== undefined) project.walletSecret = walletSecret;
   }
+  if (entry.meta) Object.assign(project, entry.meta); // the schema keeps out the fields above and prototype names
   if (project.apiKeys.length === 0) {
     const key = generateApiKey(deps.random);
     project.apiKeys = [{ apiKeyId: key.apiKeyId, apiKeySecret: key.apiKeySecret, verified: true }];

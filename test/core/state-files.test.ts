@@ -220,3 +220,13 @@ describe("records in an init file", () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
+
+describe("a project's other identity fields", () => {
+  it("travel in meta from an export to an init file and back, whatever they are", async () => {
+    const sandbox = await start({ init: { projects: [{ name: "with-meta", meta: { clientApiKey: "client-key-1", somethingNew: { n: 1 } } }] } });
+    const exported = sandbox.exportState().projects!.find((p) => p.name === "with-meta")!;
+    expect(exported.meta).toEqual({ clientApiKey: "client-key-1", somethingNew: { n: 1 } });
+    const refused = await startSandbox({ init: { projects: [{ name: "x", meta: { id: "other" } }] } }).catch((e: unknown) => e);
+    expect((refused as Error).message).toMatch(/^init: \$\.projects\[0\]\.meta: /);
+  });
+});
