@@ -43,8 +43,18 @@ type RoutedHandler = ((call: RoutedCall, ctx: AdminContext) => RoutedResult | Pr
     readonly file?: (call: RoutedCall) => Promise<ServedFile>;
   };
 
-/** Reading the journal (or the dashboard's page) is not recorded in it: a poll would bury what it looks for. */
-const UNRECORDED = new Set(["listSandboxRequests", "getSandboxRequest", "getSandboxRequestsHar", "openSandboxDashboard", "getSandboxDashboardAsset"]);
+/**
+ * Reading the journal (or the dashboard's page) is not recorded in it: a poll would bury what it looks for. Nor is
+ * an export: its body is the whole state, private keys included, and the journal file would keep a copy.
+ */
+const UNRECORDED = new Set([
+  "listSandboxRequests",
+  "getSandboxRequest",
+  "getSandboxRequestsHar",
+  "openSandboxDashboard",
+  "getSandboxDashboardAsset",
+  "exportSandboxState",
+]);
 
 /** The dashboard marks its calls; its polling reads are left out of the journal too, its changes are not. */
 const recorded = (ex: Exchange) =>

@@ -74,7 +74,7 @@ export function createNodeRouter(deps: NodeDeps): express.Router {
   router.post("/rpc/v1/:network/:token", async (req: Request, res: Response) => {
     const receivedAt = Date.now();
     let payload: unknown;
-    const send = (status: number, text: string) => {
+    const send = (status: number, text: string, answer?: unknown) => {
       res.status(status).type("application/json").send(text);
       if (!deps.journal) return;
       const { authorization: _token, ...headers } = req.headers as Record<string, string>;
@@ -88,6 +88,7 @@ export function createNodeRouter(deps: NodeDeps): express.Router {
         headers,
         status,
         payload,
+        answer,
         answerText: text,
         requestText: Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "",
       });
@@ -130,7 +131,7 @@ export function createNodeRouter(deps: NodeDeps): express.Router {
       await tx.commit();
       return out;
     });
-    send(200, stringifyWithBigInts(out));
+    send(200, stringifyWithBigInts(out), out);
   });
   return router;
 }

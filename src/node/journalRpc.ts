@@ -7,6 +7,7 @@
  * JSON-RPC error included), 404 for an unknown network or node token.
  */
 import type { Journal } from "../pipeline/journal.js";
+import { stringifyWithBigInts } from "./jsonRpc.js";
 
 interface RpcCall {
   jsonrpc?: unknown;
@@ -30,6 +31,8 @@ export interface NodeCallFacts {
   status: number;
   /** The request as parsed (undefined when it did not parse), and the answer as sent. */
   payload: unknown;
+  /** The answer as sent, and as the object it was written from (when there was one: no need to parse it back). */
+  answer?: unknown;
   answerText: string;
   requestText: string;
 }
@@ -47,7 +50,7 @@ function parsed(text: string): unknown {
 /** Records a node call (or each call of a batch) in the journal. */
 export function recordNodeCall(journal: Journal, facts: NodeCallFacts): void {
   const calls = facts.payload === undefined ? [undefined] : asArray(facts.payload);
-  const replies = asArray(parsed(facts.answerText)) as Array<RpcReply | undefined>;
+  const replies = asArray(facts.answer !== undefined ? facts.answer : parsed(facts.answerText)) as Array<RpcReply | undefined>;
   const single = calls.length === 1;
   const durationMs = facts.wallNow - facts.receivedAt;
   calls.forEach((call, i) => {
@@ -68,7 +71,7 @@ export function recordNodeCall(journal: Journal, facts: NodeCallFacts): void {
       durationMs,
       auth: "node token",
       request: { headers: facts.headers, body: single ? facts.requestText : JSON.stringify(call) },
-      response: { headers: { "content-type": "application/json" }, body: single || reply === undefined ? facts.answerText : JSON.stringify(reply) },
+      response: { headers: { "content-type": "application/json" }, body: single || reply === undefined ? facts.answerText : stringifyWithBigInts(reply) },
     });
   });
 }

@@ -137,6 +137,7 @@ function placeProject(file: string, state: SandboxState, entry: ProjectEntry, pa
     project.apiKeys = [{ apiKeyId, apiKeySecret, verified: true }];
     if (walletSecret !== undefined) project.walletSecret = walletSecret;
   }
+  if (entry.meta) Object.assign(project, entry.meta); // the schema keeps out the fields above and prototype names
   if (project.apiKeys.length === 0) {
     const key = generateApiKey(deps.random);
     project.apiKeys = [{ apiKeyId: key.apiKeyId, apiKeySecret: key.apiKeySecret, verified: true }];
@@ -180,7 +181,7 @@ async function creditBalances(file: string, path: string, ctx: HandlerContext, a
 function credit(ctx: HandlerContext, network: string, address: string, token: string | undefined, amount: string): void {
   const asset = ledgerToken(network, token);
   if (!asset) {
-    // The credit itself says what was wrong (an unknown network or token).
+    // An unknown network or token: the credit itself says which (and a bad address first), as POST /_sandbox/balances does.
     creditOnLedger(ctx.store, { network, address, token, amount: "0" });
     throw apiError("invalid_request", `token ${token} is not in the sandbox's token table for ${network}.`);
   }

@@ -18,6 +18,8 @@ export function exportState(store: Store, clock: Clock, projectId?: string): Sta
     const project = store.copyProject(id);
     if (!project) continue;
     const key = project.apiKeys.find((k) => k.verified && k.apiKeySecret);
+    // Whatever else the project's identity holds (fields added later included) goes along as it is.
+    const { id: _id, name: _name, createdAt: _createdAt, settings: _settings, apiKeys: _keys, walletSecret: _wallet, data: _data, ...meta } = project;
     const records: Record<string, Record<string, unknown>> = {};
     // Sorted, so two exports of the same state are the same text.
     for (const name of Object.keys(project.data).sort()) {
@@ -33,6 +35,7 @@ export function exportState(store: Store, clock: Clock, projectId?: string): Sta
         ? { credentials: { apiKeyId: key.apiKeyId, apiKeySecret: key.apiKeySecret!, ...(project.walletSecret ? { walletSecret: project.walletSecret } : {}) } }
         : {}),
       ...(Object.keys(project.settings).length > 0 ? { settings: project.settings } : {}),
+      ...(Object.keys(meta).length > 0 ? { meta } : {}),
       records,
     });
   }

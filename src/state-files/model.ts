@@ -34,6 +34,8 @@ export interface ProjectEntry extends ProjectContent {
   default?: boolean;
   createdAt?: string;
   credentials?: { apiKeyId: string; apiKeySecret: string; walletSecret?: string };
+  /** The project's other identity fields as the store holds them, whatever they are (an export's). */
+  meta?: Record<string, unknown>;
 }
 
 export interface StateFile extends ProjectContent {

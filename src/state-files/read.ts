@@ -12,7 +12,7 @@ import { parse } from "yaml";
 import { packageRoot } from "../paths.js";
 import type { StateFile } from "./model.js";
 
-export const stateFileSchemaPath = join(packageRoot, "schemas", "state-file.schema.json");
+const stateFileSchemaPath = join(packageRoot, "schemas", "state-file.schema.json");
 
 /** A state file that cannot be used: the message says which file, where, and what was expected. */
 export class StateFileError extends Error {
@@ -30,12 +30,14 @@ let validator: ValidateFunction | undefined;
 
 function validate(): ValidateFunction {
   // Formats (date-time) are checked where the value is used: the schema's `format` is for editors.
-  validator ??= new Ajv({ allErrors: true, strict: false, validateFormats: false }).compile(JSON.parse(readFileSync(stateFileSchemaPath, "utf8")));
+  validator ??= new Ajv({ allErrors: true, strict: false, validateFormats: false, verbose: true }).compile(
+    JSON.parse(readFileSync(stateFileSchemaPath, "utf8")),
+  );
   return validator;
 }
 
 /** `/evmAccounts/0/name` → `$.evmAccounts[0].name`. */
-export function jsonPath(pointer: string): string {
+function jsonPath(pointer: string): string {
   return `$${pointer
     .split("/")
     .slice(1)
@@ -44,9 +46,15 @@ export function jsonPath(pointer: string): string {
     .join("")}`;
 }
 
+const shown = (value: unknown) => {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+};
+
 function describe(error: ErrorObject): { at: string; detail: string } {
   const at = jsonPath(error.instancePath);
   const params = error.params as Record<string, unknown>;
+  const description = (error.parentSchema as { description?: string } | undefined)?.description?.replace(/\.$/, "");
   switch (error.keyword) {
     case "additionalProperties":
       return { at, detail: `unknown field '${String(params.additionalProperty)}'` };
@@ -54,9 +62,13 @@ function describe(error: ErrorObject): { at: string; detail: string } {
       return { at, detail: `the field '${String(params.missingProperty)}' is required` };
     case "const":
     case "enum":
-      return { at, detail: `expected one of ${JSON.stringify(params.allowedValues ?? [params.allowedValue])}` };
+      return { at, detail: `expected one of ${JSON.stringify(params.allowedValues ?? [params.allowedValue])}, got ${shown(error.data)}` };
+    case "type":
+      return { at, detail: `expected ${String(params.type)}${description ? ` (${description})` : ""}, got ${shown(error.data)}` };
+    case "pattern":
+      return { at, detail: `expected ${description ?? `text matching ${String(params.pattern)}`}, got ${shown(error.data)}` };
     default:
-      return { at, detail: `expected a value that ${error.message ?? "fits the schema"}` };
+      return { at, detail: `expected a value that ${error.message ?? "fits the schema"}, got ${shown(error.data)}` };
   }
 }
 

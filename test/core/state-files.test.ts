@@ -91,7 +91,7 @@ describe("an init file", () => {
     expect((await call(sandbox, "GET", "/platform/v2/evm/accounts/by-name/Other")).status).toBe(404);
   });
 
-  it("seeds end users with a project-wide and an account-scoped grant, policies, webhook subscriptions, custodial balances and the clock", async () => {
+  it("seeds end users with a project-wide and an account-scoped grant, policies, webhook subscriptions, customers, custodial balances, scenarios and the clock", async () => {
     const init: StateFile = {
       clock: { now: "2030-01-02T03:04:05.000Z" },
       policies: [
@@ -117,6 +117,14 @@ describe("an init file", () => {
       ],
       webhookSubscriptions: [{ description: "all", eventTypes: ["wallet.delegation.created"], target: { url: "https://example.com/hook" }, isEnabled: true }],
       custodialAccounts: [{ name: "Treasury", balances: { usdc: "125.50" } }],
+      customers: [
+        {
+          type: "individual",
+          capabilities: { transferCrypto: { requested: true } },
+          individual: { firstName: "Ada", lastName: "Lovelace", email: "ada@example.com" },
+        },
+      ],
+      scenarios: ["faucet-limit-exceeded"],
     };
     const sandbox = await start({ init, clock: createClock(() => Date.parse("2026-01-01T00:00:00Z")) });
     expect(sandbox.clock.iso()).toBe("2030-01-02T03:04:05.000Z");
@@ -130,6 +138,16 @@ describe("an init file", () => {
     expect(hooks.body.subscriptions).toHaveLength(1);
     const accounts = await call(sandbox, "GET", "/platform/v2/accounts");
     expect(accounts.status).toBe(200);
+    const treasury = (accounts.body.accounts as Array<{ accountId: string; name?: string }>).find((a) => a.name === "Treasury");
+    expect(treasury).toBeDefined();
+    const usdc = await call(sandbox, "GET", `/platform/v2/accounts/${treasury!.accountId}/balances/usdc`);
+    expect(JSON.stringify(usdc.body)).toContain("125.5");
+    expect((await call(sandbox, "GET", "/platform/v2/customers")).body.customers).toHaveLength(1);
+    // The scenario the file names is active from the start.
+    const faucet = await call(sandbox, "POST", "/platform/v2/evm/faucet", {
+      body: { network: "base-sepolia", address: "0x5b76f5B8fc9D700624F78208132f91AD4e61a1f0", token: "eth" },
+    });
+    expect(faucet.body.errorType).toBe("faucet_limit_exceeded");
     const exported = sandbox.exportState();
     const records = exported.projects![0]!.records!;
     expect(Object.values(records.delegationGrants ?? {})).toHaveLength(2);
@@ -141,6 +159,20 @@ describe("an init file", () => {
   });
 });
 
+describe("an init file with a data file", () => {
+  it("is applied on the data file's first start only: a restart keeps the state and does not apply it again", async () => {
+    const data = join(dir, "kept.json");
+    const file = fileWith("once.yaml", 'evmAccounts:\n  - name: Once\n    balances: { base-sepolia: { USDC: "1" } }\n');
+    const first = await start({ init: file, data });
+    const address = (await call(first, "GET", "/platform/v2/evm/accounts/by-name/Once")).body.address;
+    await first.close();
+    open.splice(0);
+    const again = await start({ init: file, data });
+    expect((await call(again, "GET", "/platform/v2/evm/accounts/by-name/Once")).body.address).toBe(address);
+    expect(asText((await balancesOf(again, "evm", "Once")).balances)).toEqual(["base-sepolia 1 USDC"]);
+  });
+});
+
 describe("a bad init file", () => {
   it("is refused before the server listens, naming the file, the path inside it and what was expected", async () => {
     const file = fileWith("bad.yaml", "evmAccounts:\n  - name: Funded\n    balances:\n      base-sepolia: { ETH: 0.1 }\n");
@@ -148,7 +180,7 @@ describe("a bad init file", () => {
     expect(error).toBeInstanceOf(StateFileError);
     expect((error as Error).message).toContain(file);
     expect((error as Error).message).toContain("$.evmAccounts[0].balances.base-sepolia.ETH");
-    expect((error as Error).message).toMatch(/expected a value that must be string/);
+    expect((error as Error).message).toContain(`expected string (Decimal token units, e.g. "0.1"), got 0.1`);
   });
 
   it("names an unknown field and a token the network does not have", async () => {
@@ -160,6 +192,15 @@ describe("a bad init file", () => {
     expect((token as Error).message).toMatch(/token\.yaml: \$\.evmAccounts\[0\]\.balances\.base-sepolia\.DOGE: token DOGE is not in the sandbox's token table/);
   });
 
+  it("names a scenario that does not exist, and an amount with more decimals than the token has", async () => {
+    const scenario = await startSandbox({ init: { scenarios: ["no-such-scenario"] } }).catch((e: unknown) => e);
+    expect((scenario as Error).message).toMatch(/^init: \$\.scenarios: .*no-such-scenario/);
+    const decimals = await startSandbox({ init: { evmAccounts: [{ name: "Aa", balances: { "base-sepolia": { USDC: "0.0000001" } } }] } }).catch(
+      (e: unknown) => e,
+    );
+    expect((decimals as Error).message).toMatch(/\$\.evmAccounts\[0\]\.balances\.base-sepolia\.USDC: 0\.0000001 USDC has more than 6 decimals/);
+  });
+
   it("applies nothing when a later entry fails: the data file keeps no account of the file", async () => {
     const data = join(dir, "state.json");
     const file = fileWith("half.yaml", "evmAccounts:\n  - name: First\n  - name: First\n");
@@ -167,5 +208,25 @@ describe("a bad init file", () => {
     expect((error as Error).message).toMatch(/\$\.evmAccounts\[1\]: .*already exists/);
     const sandbox = await start({ data: join(dir, "state.json") });
     expect((await call(sandbox, "GET", "/platform/v2/evm/accounts")).body.accounts).toEqual([]);
+  });
+});
+
+describe("records in an init file", () => {
+  it("refuses a collection or record id that would reach an object's prototype", async () => {
+    const proto = await startSandbox({ init: JSON.parse('{"records":{"evmAccounts":{"__proto__":{"polluted":true}}}}') }).catch((e: unknown) => e);
+    expect((proto as Error).message).toMatch(/^init: \$\.records\.evmAccounts: /);
+    const collection = await startSandbox({ init: JSON.parse('{"records":{"__proto__":{"a":{}}}}') }).catch((e: unknown) => e);
+    expect((collection as Error).message).toMatch(/^init: \$\.records: /);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe("a project's other identity fields", () => {
+  it("travel in meta from an export to an init file and back, whatever they are", async () => {
+    const sandbox = await start({ init: { projects: [{ name: "with-meta", meta: { clientApiKey: "client-key-1", somethingNew: { n: 1 } } }] } });
+    const exported = sandbox.exportState().projects!.find((p) => p.name === "with-meta")!;
+    expect(exported.meta).toEqual({ clientApiKey: "client-key-1", somethingNew: { n: 1 } });
+    const refused = await startSandbox({ init: { projects: [{ name: "x", meta: { id: "other" } }] } }).catch((e: unknown) => e);
+    expect((refused as Error).message).toMatch(/^init: \$\.projects\[0\]\.meta: /);
   });
 });

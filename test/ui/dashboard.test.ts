@@ -132,6 +132,23 @@ describe("the dashboard", () => {
     await browser.screenshot("journal-problem");
   });
 
+  it("filters the journal by door: a JSON-RPC node call shows with its method and error", async () => {
+    const token = (await call(sandbox, "GET", "/apikeys/v1/tokens/active")).body.id as string;
+    const rpc = await fetch(`${sandbox.url}/rpc/v1/base-sepolia/${token}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_notAMethod", params: [] }),
+    });
+    expect(rpc.status).toBe(200);
+    const { page } = browser;
+    await openDashboard(page, sandbox.url, "journal");
+    await page.getByLabel("Door").selectOption("node");
+    const row = page.getByRole("table", { name: "Requests" }).getByRole("row").filter({ hasText: "eth_notAMethod" }).first();
+    await expect.poll(() => text(row), WAIT).toContain("-32601");
+    expect(await page.getByRole("table", { name: "Requests" }).getByRole("row").filter({ hasText: "createEvmAccount" }).count()).toBe(0);
+    await browser.screenshot("journal-node");
+  });
+
   it("shows new requests in the journal as they happen, without reloading", async () => {
     const { page } = browser;
     await openDashboard(page, sandbox.url, "journal");

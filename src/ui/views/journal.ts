@@ -1,8 +1,10 @@
 /// <reference lib="dom" />
 /**
- * The request journal, live: the newest requests first, filtered by status,
- * operation and text; new ones are read with `after=` the newest sequence
- * number seen. Opening a request shows its request and response.
+ * The request journal, live: the newest requests first, filtered by door
+ * (platform API, admin API, JSON-RPC node, WebSocket), status, operation and
+ * text; new ones are read with `after=` the newest sequence number seen.
+ * Opening a request shows its request and response. The whole journal
+ * downloads as a HAR file for Chrome DevTools.
  */
 import { type Answer, api, query } from "../api.js";
 import { badge, field, fill, h, pre, table, time } from "../dom.js";
@@ -29,12 +31,23 @@ export function journalView(shell: Shell): View {
       ["error", "errors"],
     ].map(([v, t]) => h("option", { value: v! }, t!)),
   );
+  const kind = h(
+    "select",
+    {},
+    ...[
+      ["", "every door"],
+      ["platform", "platform API"],
+      ["admin", "admin API"],
+      ["node", "JSON-RPC node"],
+      ["websocket", "WebSocket"],
+    ].map(([v, t]) => h("option", { value: v! }, t!)),
+  );
   const operation = h("input", { type: "text", placeholder: "createEvmAccount" });
   const text = h("input", { type: "search", placeholder: "path, error, problem…" });
   const rows = h("div", { class: "results" });
   const detail = h("section", { class: "detail", "aria-label": "Request detail" });
 
-  const filters = () => ({ status: status.value, operationId: operation.value.trim(), q: text.value.trim() });
+  const filters = () => ({ kind: kind.value, status: status.value, operationId: operation.value.trim(), q: text.value.trim() });
 
   function draw(): void {
     fill(
@@ -46,7 +59,8 @@ export function journalView(shell: Shell): View {
           ["#", (e) => String(e.sequence)],
           ["Time", (e) => time(e.time)],
           ["Request", (e) => h("a", { href: `#/journal/${encodeURIComponent(e.correlationId)}`, class: "mono" }, `${e.method} ${e.path}`)],
-          ["Operation", (e) => e.operationId ?? ""],
+          ["Door", (e) => badge(e.kind ?? "platform")],
+          ["Operation", (e) => e.rpcMethod ?? e.operationId ?? ""],
           ["Status", (e) => badge(e.status === 0 ? "fault" : String(e.status), statusKind(e.status))],
           ["Latency", (e) => `${Math.round((e.durationMs ?? 0) * 10) / 10} ms`],
           [
@@ -58,6 +72,7 @@ export function journalView(shell: Shell): View {
               e.idempotentReplay ? badge("replay") : "",
               e.duplicateOf ? badge("duplicate") : "",
               e.errorType ? h("span", { class: "mono" }, e.errorType) : "",
+              e.rpcError ? h("span", { class: "mono problem" }, `${e.rpcError.code} ${e.rpcError.message}`) : "",
             ],
           ],
         ],
@@ -98,7 +113,10 @@ export function journalView(shell: Shell): View {
           { class: "facts" },
           ...[
             ["Correlation id", e.correlationId],
+            ["Door", e.kind ?? "platform"],
             ["Operation", e.operationId ?? "—"],
+            ["JSON-RPC method", e.rpcMethod ?? "—"],
+            ["JSON-RPC error", e.rpcError ? `${e.rpcError.code} ${e.rpcError.message}` : "—"],
             ["Auth", e.auth ?? "—"],
             ["Answered by", e.mock ? "the fallback mock" : "the sandbox"],
             ["Scenarios", (e.scenarios ?? []).join(", ") || "—"],
@@ -139,18 +157,29 @@ export function journalView(shell: Shell): View {
             reload().catch((err: Error) => shell.say(err.message, "error"));
           },
         },
+        field("Door", kind),
         field("Status", status),
         field("Operation", operation),
         field("Text", text),
         h("button", { type: "submit" }, "Filter"),
+        h("button", { type: "button", onclick: () => void downloadHar().catch((err: Error) => shell.say(err.message, "error")) }, "Download HAR"),
       );
       status.addEventListener("change", () => void reload());
+      kind.addEventListener("change", () => void reload());
       fill(root, h("h2", {}, "Request journal"), form, h("div", { class: "split" }, rows, detail));
       await reload();
       if (route[0]) await show(route[0]);
     },
     refresh: newer,
   };
+}
+
+/** The journal as a HAR file (GET /_sandbox/requests.har), saved by the browser. */
+async function downloadHar(): Promise<void> {
+  const har = await api<"getSandboxRequestsHar">("GET", "/requests.har");
+  const link = h("a", { href: URL.createObjectURL(new Blob([JSON.stringify(har)], { type: "application/json" })), download: "cdp-sandbox.har" });
+  link.click();
+  URL.revokeObjectURL(link.getAttribute("href")!);
 }
 
 function prettyJson(text: string): string {
