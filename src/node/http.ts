@@ -30,6 +30,7 @@ import { nodeCors } from "./cors.js";
 import { evmMethods } from "./evm/methods.js";
 import { answer, rpcFailure, stringifyWithBigInts } from "./jsonRpc.js";
 import { nodeCaller, UNKNOWN_NODE_TOKEN } from "./nodeToken.js";
+import { createOnrampV1Router } from "./onrampV1.js";
 import { isSolanaNetwork, solanaMethods } from "./solana/methods.js";
 
 export interface NodeDeps {
@@ -65,6 +66,7 @@ export function createNodeRouter(deps: NodeDeps): express.Router {
     }
   });
 
+  router.use(createOnrampV1Router({ store: deps.store, clock: deps.clock, random: deps.random.fork("onramp-v1"), clientKeys: deps.projects }));
   router.use("/rpc/v1", nodeCors);
   router.post("/rpc/v1/:network/:token", async (req: Request, res: Response) => {
     const network = String(req.params.network);
