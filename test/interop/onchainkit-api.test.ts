@@ -31,6 +31,7 @@ import {
   type PublicClient,
   parseEther,
 } from "viem";
+import { createBundlerClient, createPaymasterClient, toCoinbaseSmartAccount } from "viem/account-abstraction";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { baseSepolia } from "viem/chains";
 import type { Sandbox } from "cdp-sandbox";
@@ -241,6 +242,32 @@ describe("checkout charges", () => {
     const bad = await call(sandbox, "POST", "/_sandbox/charges", { body: { network: "ethereum-hoodi", name: "x", amount: "1", recipient: RECIPIENT } });
     expect(bad.status).toBe(400);
     expect((await call(sandbox, "GET", "/_sandbox/charges")).body.total).toBe(before);
+  });
+});
+
+describe("sponsored transactions on the same URL", () => {
+  it("runs a smart wallet's user operation with the bundler and the ERC-7677 paymaster both at the client URL", async () => {
+    // What OnchainKit does with isSponsored: the wallet gets `paymasterService: { url: rpcUrl }` and calls
+    // pm_getPaymasterStubData / pm_getPaymasterData there, then sends the operation to the bundler at the same URL.
+    const account = await toCoinbaseSmartAccount({ client, owners: [privateKeyToAccount(generatePrivateKey())], version: "1.1" });
+    await fund(sandbox, { network: "base-sepolia", address: account.address, token: "USDC", amount: "2000000" });
+    const bundler = createBundlerClient({
+      account,
+      client,
+      chain: baseSepolia,
+      transport: http(rpcUrl),
+      paymaster: createPaymasterClient({ transport: http(rpcUrl) }),
+      pollingInterval: 50,
+    });
+    const to = privateKeyToAccount(generatePrivateKey()).address;
+    const hash = await bundler.sendUserOperation({ calls: [{ to: USDC, abi: erc20Abi, functionName: "transfer", args: [to, 750_000n] }] });
+    sandbox.clock.advance(4000);
+    const receipt = await bundler.waitForUserOperationReceipt({ hash });
+    expect(receipt.success).toBe(true);
+    expect(receipt.paymaster).not.toBe("0x0000000000000000000000000000000000000000");
+    expect(await usdcOf(to)).toBe(750_000n);
+    // The wallet holds no ETH: the paymaster paid the gas.
+    expect(await client.getBalance({ address: account.address })).toBe(0n);
   });
 });
 
