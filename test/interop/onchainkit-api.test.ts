@@ -214,6 +214,8 @@ describe("checkout charges", () => {
     expect((await usdcOf(RECIPIENT)) - recipientBefore).toBe(990000n);
     const paid = await call(sandbox, "GET", "/_sandbox/charges");
     expect(paid.body.items[0]).toMatchObject({ status: "COMPLETED", transactionHash: receipt.transactionHash });
+    const explored = await call(sandbox, "GET", `/_sandbox/chain/transactions/${receipt.transactionHash}`);
+    expect(explored.body).toMatchObject({ status: "success", summary: "Checkout payment of 0.99 USDC to 0x709979…79C8" });
     // A paid charge is no longer payable: the kit's "invalid charge".
     expect(await buildPayTransaction({ address: account.address, chargeId: created.body.chargeId })).toMatchObject({
       code: "AmBPTa02",
