@@ -116,6 +116,22 @@ describe("OnchainKit's API functions against the sandbox node", () => {
     expect(await client.getBalance({ address: account.address })).toBe(before - gas + BigInt(built.quote.toAmount));
   });
 
+  it("reverts an ERC-20 sell sent without its approve, moving nothing, and settles it once approved", async () => {
+    const { account, wallet } = await newWallet("1000000");
+    const built = await buildSwapTransaction({ fromAddress: account.address, from: USDC_TOKEN, to: ETH_TOKEN, amount: "1", useAggregator: false });
+    if ("error" in built) throw new Error(built.error);
+    const early = await wallet.sendTransaction({ to: built.transaction.to, data: built.transaction.data, value: 0n, gas: 300_000n });
+    const reverted = await client.waitForTransactionReceipt({ hash: early });
+    expect(reverted.status).toBe("reverted");
+    expect(await usdcOf(account.address)).toBe(1000000n);
+    const approve = await wallet.sendTransaction({ to: built.approveTransaction!.to, data: built.approveTransaction!.data });
+    await client.waitForTransactionReceipt({ hash: approve });
+    // The quote stayed open: the same transaction now settles it.
+    const again = await wallet.sendTransaction({ to: built.transaction.to, data: built.transaction.data, value: 0n });
+    expect((await client.waitForTransactionReceipt({ hash: again })).status).toBe("success");
+    expect(await usdcOf(account.address)).toBe(0n);
+  });
+
   it("values any addresses' balances with the price table", async () => {
     const { account } = await newWallet("2500000");
     const result = await getPortfolios({ addresses: [account.address] });
