@@ -25,7 +25,7 @@ import type { ProjectLocks } from "../pipeline/locks.js";
 import type { ProjectRegistry } from "../projects/projects.js";
 import type { Random } from "../random.js";
 import type { Store } from "../store/store.js";
-import { clientRpcMethods } from "./clientRpc/methods.js";
+import { clientRpcMethods, nodeEthCall } from "./clientRpc/methods.js";
 import { nodeCors } from "./cors.js";
 import { evmMethods } from "./evm/methods.js";
 import { answer, rpcFailure, stringifyWithBigInts } from "./jsonRpc.js";
@@ -102,7 +102,7 @@ export function createNodeRouter(deps: NodeDeps): express.Router {
         : await answer(
             payload,
             evmNodeMethods,
-            { network, chainId: chainId!, store: tx, clock: deps.clock, random: clientRpcRandom },
+            { network, chainId: chainId!, store: tx, clock: deps.clock, random: clientRpcRandom, ethCall: nodeEthCall },
             (m) => `the method ${m} does not exist/is not available`,
           );
       await tx.commit();

@@ -5,9 +5,10 @@
  * call with its value.
  */
 import { decodeFunctionData, encodeFunctionResult, type Hex, parseAbi } from "viem";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RpcError } from "../jsonRpc.js";
 import type { ClientRpcContext } from "./context.js";
+import { cdp_getMintDetails, cdp_getTokenDetails, cdp_mintToken } from "./nft.js";
 
 const ERC721 = "0x00000000000000000000000000000000000a0721";
 const ERC1155 = "0x0000000000000000000000000000000000a01155";
@@ -61,10 +62,8 @@ function fakeEthCall(params: unknown[]): Hex {
   }
 }
 
-vi.mock("../evm/methods.js", () => ({ evmMethods: { eth_call: async (params: unknown[]) => fakeEthCall(params) } }));
-
-const { cdp_getMintDetails, cdp_getTokenDetails, cdp_mintToken } = await import("./nft.js");
-const ctx = { network: "base-sepolia", chainId: 84532 } as ClientRpcContext;
+// As an asynchronous runtime answers: the methods await it.
+const ctx = { network: "base-sepolia", chainId: 84532, ethCall: async (_ctx, to, data) => fakeEthCall([{ to, data }]) } as ClientRpcContext;
 
 describe("the NFT methods, reading through eth_call", () => {
   it("tells an ERC-721 by ERC-165 and reads its token's metadata and owner", async () => {

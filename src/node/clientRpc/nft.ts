@@ -9,7 +9,6 @@
  * contract has that view (docs/client-rpc.md).
  */
 import { decodeFunctionResult, encodeFunctionData, formatEther, type Hex, parseAbi } from "viem";
-import { evmMethods } from "../evm/methods.js";
 import { RpcError } from "../jsonRpc.js";
 import { addressField, type ClientRpcContext, invalidParams, optionalString, paramObject } from "./context.js";
 
@@ -34,15 +33,14 @@ type ContractType = "ERC721" | "ERC1155";
 type ViewName = "supportsInterface" | "name" | "symbol" | "tokenURI" | "uri" | "ownerOf" | "owner" | "totalSupply" | "mintPrice" | "maxMintsPerWallet";
 
 /**
- * One view of the contract through the node's eth_call; undefined when it reverts or returns nothing (no such
+ * One view of the contract through the node's eth_call (`ctx.ethCall`); undefined when it reverts or returns nothing (no such
  * function). Awaited, so an eth_call that executes bytecode asynchronously serves it the same way.
  */
 async function read(ctx: ClientRpcContext, to: `0x${string}`, functionName: ViewName, args: readonly unknown[] = []): Promise<unknown> {
   const data = encodeFunctionData({ abi: nftAbi, functionName, args } as never);
   let out: Hex;
   try {
-    // Through the EVM table by name: whichever file implements eth_call, and however it runs contracts.
-    out = (await evmMethods.eth_call!([{ to, data }, "latest"], ctx)) as Hex;
+    out = (await ctx.ethCall(ctx, to, data)) as Hex;
   } catch (error) {
     if (error instanceof RpcError) return undefined;
     throw error;
