@@ -12,6 +12,7 @@ import { erc20ByAddress, nativeTokenOf } from "../chain/tokens.js";
 import type { components } from "../contract/generated/admin-types.js";
 import { BUNDLED } from "../domains/evm-smart-accounts/entryPoint.js";
 import { USER_OPERATIONS } from "../domains/evm-smart-accounts/userOperations.js";
+import { COMMERCE_TRANSFERS_ADDRESS } from "../domains/charges/transfers.js";
 import { SWAP_SETTLER_ADDRESS } from "../domains/swaps/settler.js";
 import { settlements } from "../domains/x402/model.js";
 import type { ProjectTx } from "../store/store.js";
@@ -129,6 +130,10 @@ function evmSummary(tx: ProjectTx, t: LedgerTx): ChainTransaction {
   } else if (t.input === "0x" || t.input === "0x0") {
     kind = "native-transfer";
     summary = `Sent ${formatUnits(BigInt(t.value), native.decimals)} ${native.symbol} to ${getAddress(t.to)}`;
+  } else if (t.to.toLowerCase() === COMMERCE_TRANSFERS_ADDRESS.toLowerCase()) {
+    kind = "contract-call";
+    // A checkout's payment: the first Transfer is the recipient's share, the second the fee.
+    summary = moves[0] ? `Checkout payment of ${moves[0].formatted} ${moves[0].token} to ${short(moves[0].to)}` : "Checkout payment";
   } else {
     kind = "contract-call";
     summary = `Call to ${short(t.to)}${moves.length ? `: ${moves.map((m) => `${m.formatted} ${m.token}`).join(", ")}` : ""}`;

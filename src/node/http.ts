@@ -25,11 +25,12 @@ import type { ProjectLocks } from "../pipeline/locks.js";
 import type { ProjectRegistry } from "../projects/projects.js";
 import type { Random } from "../random.js";
 import type { Store } from "../store/store.js";
-import { clientRpcMethods } from "./clientRpc/methods.js";
+import { clientRpcMethods, nodeEthCall } from "./clientRpc/methods.js";
 import { nodeCors } from "./cors.js";
 import { evmMethods } from "./evm/methods.js";
 import { answer, rpcFailure, stringifyWithBigInts } from "./jsonRpc.js";
 import { nodeCaller, UNKNOWN_NODE_TOKEN } from "./nodeToken.js";
+import { createOnrampV1Router } from "./onrampV1.js";
 import { isSolanaNetwork, solanaMethods } from "./solana/methods.js";
 import type { Journal } from "../pipeline/journal.js";
 import { recordNodeCall } from "./journalRpc.js";
@@ -69,6 +70,7 @@ export function createNodeRouter(deps: NodeDeps): express.Router {
     }
   });
 
+  router.use(createOnrampV1Router({ store: deps.store, clock: deps.clock, random: deps.random.fork("onramp-v1"), clientKeys: deps.projects }));
   router.use("/rpc/v1", nodeCors);
   const journalIds = deps.random.fork("node-journal");
   router.post("/rpc/v1/:network/:token", async (req: Request, res: Response) => {
@@ -125,7 +127,7 @@ export function createNodeRouter(deps: NodeDeps): express.Router {
         : await answer(
             payload,
             evmNodeMethods,
-            { network, chainId: chainId!, store: tx, clock: deps.clock, random: clientRpcRandom },
+            { network, chainId: chainId!, store: tx, clock: deps.clock, random: clientRpcRandom, ethCall: nodeEthCall },
             (m) => `the method ${m} does not exist/is not available`,
           );
       await tx.commit();

@@ -30,8 +30,12 @@ export function decide(target: SandboxTarget, url: URL): Decision {
   if (!target.nodeToken) {
     return {
       kind: "fail",
-      message: `cdp-sandbox/register: ${url.origin}${url.pathname} is the ${route.network} node, but the sandbox's node token is unknown (set CDP_SANDBOX_PROJECT_ID, or CDP_API_KEY_ID and CDP_API_KEY_SECRET)`,
+      message: `cdp-sandbox/register: ${url.origin}${url.pathname} is ${route.kind === "rpc" ? `the ${route.network} node` : "Onramp v1"}, but the sandbox's node token is unknown (set CDP_SANDBOX_PROJECT_ID, or CDP_API_KEY_ID and CDP_API_KEY_SECRET)`,
     };
+  }
+  if (route.kind === "onrampV1") {
+    // The kit sends its own (production) client key; the sandbox's project answers with its node token.
+    return { kind: "sandbox", url: new URL(`${target.origin}${route.pathAndQuery}`), headers: { authorization: `Bearer ${target.nodeToken}` } };
   }
   return { kind: "sandbox", url: new URL(`${target.origin}/rpc/v1/${route.network}/${encodeURIComponent(target.nodeToken)}`), headers: {} };
 }

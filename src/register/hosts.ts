@@ -1,7 +1,7 @@
 /**
  * THE table of production endpoints the register hook sends to the sandbox:
  * the platform's API host (its REST API under /platform, the x402 facilitator
- * under /platform/v2/x402, the node under /apikeys and /rpc), the client's
+ * under /platform/v2/x402, the node under /apikeys and /rpc, Onramp v1 under /onramp/v1), the client's
  * analytics host (answered in the process), and the public JSON-RPC endpoint of
  * every network the sandbox simulates, as viem's chain definitions (this
  * version's and the earlier defaults still found in installed trees) and the
@@ -14,7 +14,7 @@ export const PLATFORM_HOST = "api.cdp.coinbase.com";
 /** Where the official client posts usage and error events unless DISABLE_CDP_* switch them off. */
 export const ANALYTICS_HOST = "cca-lite.coinbase.com";
 
-/** The platform's node host: `/rpc/v1/{network}/{token}` there is the project's node on the sandbox. */
+/** The platform's node host: `/rpc/v1/{network}/{token}` there is the project's node on the sandbox, `/onramp/v1/…` its Onramp v1. */
 export const NODE_HOST = "api.developer.coinbase.com";
 
 /** Public JSON-RPC endpoints (https, host and path) and the sandbox network that answers them. */

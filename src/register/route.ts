@@ -11,6 +11,8 @@ export type Route =
   | { kind: "platform"; pathAndQuery: string; originalHost: string }
   /** JSON-RPC to the project's node for this network on the sandbox. */
   | { kind: "rpc"; network: string }
+  /** Onramp v1 on the node host (OnchainKit's Fund components): the same path, the project's node token as the bearer. */
+  | { kind: "onrampV1"; pathAndQuery: string }
   /** Answered in the process with an empty 204: nothing leaves the machine. */
   | { kind: "local" };
 
@@ -32,6 +34,7 @@ export function routeOf(url: URL): Route | undefined {
   if (host === PLATFORM_HOST) return { kind: "platform", pathAndQuery: `${url.pathname}${url.search}`, originalHost: url.host };
   if (host === ANALYTICS_HOST) return { kind: "local" };
   if (host === NODE_HOST) {
+    if (url.pathname.startsWith("/onramp/v1/")) return { kind: "onrampV1", pathAndQuery: `${url.pathname}${url.search}` };
     const match = /^\/rpc\/v1\/([a-z0-9-]+)(?:\/|$)/i.exec(url.pathname);
     return match ? { kind: "rpc", network: match[1]!.toLowerCase() } : undefined;
   }

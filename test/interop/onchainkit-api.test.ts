@@ -31,6 +31,7 @@ import {
   type PublicClient,
   parseEther,
 } from "viem";
+import { createBundlerClient, createPaymasterClient, toCoinbaseSmartAccount } from "viem/account-abstraction";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { baseSepolia } from "viem/chains";
 import type { Sandbox } from "cdp-sandbox";
@@ -113,6 +114,22 @@ describe("OnchainKit's API functions against the sandbox node", () => {
     expect(await usdcOf(account.address)).toBe(0n);
     const gas = (await client.getTransactionReceipt({ hash: approve })).gasUsed * receipt.effectiveGasPrice + receipt.gasUsed * receipt.effectiveGasPrice;
     expect(await client.getBalance({ address: account.address })).toBe(before - gas + BigInt(built.quote.toAmount));
+  });
+
+  it("reverts an ERC-20 sell sent without its approve, moving nothing, and settles it once approved", async () => {
+    const { account, wallet } = await newWallet("1000000");
+    const built = await buildSwapTransaction({ fromAddress: account.address, from: USDC_TOKEN, to: ETH_TOKEN, amount: "1", useAggregator: false });
+    if ("error" in built) throw new Error(built.error);
+    const early = await wallet.sendTransaction({ to: built.transaction.to, data: built.transaction.data, value: 0n, gas: 300_000n });
+    const reverted = await client.waitForTransactionReceipt({ hash: early });
+    expect(reverted.status).toBe("reverted");
+    expect(await usdcOf(account.address)).toBe(1000000n);
+    const approve = await wallet.sendTransaction({ to: built.approveTransaction!.to, data: built.approveTransaction!.data });
+    await client.waitForTransactionReceipt({ hash: approve });
+    // The quote stayed open: the same transaction now settles it.
+    const again = await wallet.sendTransaction({ to: built.transaction.to, data: built.transaction.data, value: 0n });
+    expect((await client.waitForTransactionReceipt({ hash: again })).status).toBe("success");
+    expect(await usdcOf(account.address)).toBe(0n);
   });
 
   it("values any addresses' balances with the price table", async () => {
@@ -213,6 +230,8 @@ describe("checkout charges", () => {
     expect((await usdcOf(RECIPIENT)) - recipientBefore).toBe(990000n);
     const paid = await call(sandbox, "GET", "/_sandbox/charges");
     expect(paid.body.items[0]).toMatchObject({ status: "COMPLETED", transactionHash: receipt.transactionHash });
+    const explored = await call(sandbox, "GET", `/_sandbox/chain/transactions/${receipt.transactionHash}`);
+    expect(explored.body).toMatchObject({ status: "success", summary: "Checkout payment of 0.99 USDC to 0x709979…79C8" });
     // A paid charge is no longer payable: the kit's "invalid charge".
     expect(await buildPayTransaction({ address: account.address, chargeId: created.body.chargeId })).toMatchObject({
       code: "AmBPTa02",
@@ -241,6 +260,32 @@ describe("checkout charges", () => {
     const bad = await call(sandbox, "POST", "/_sandbox/charges", { body: { network: "ethereum-hoodi", name: "x", amount: "1", recipient: RECIPIENT } });
     expect(bad.status).toBe(400);
     expect((await call(sandbox, "GET", "/_sandbox/charges")).body.total).toBe(before);
+  });
+});
+
+describe("sponsored transactions on the same URL", () => {
+  it("runs a smart wallet's user operation with the bundler and the ERC-7677 paymaster both at the client URL", async () => {
+    // What OnchainKit does with isSponsored: the wallet gets `paymasterService: { url: rpcUrl }` and calls
+    // pm_getPaymasterStubData / pm_getPaymasterData there, then sends the operation to the bundler at the same URL.
+    const account = await toCoinbaseSmartAccount({ client, owners: [privateKeyToAccount(generatePrivateKey())], version: "1.1" });
+    await fund(sandbox, { network: "base-sepolia", address: account.address, token: "USDC", amount: "2000000" });
+    const bundler = createBundlerClient({
+      account,
+      client,
+      chain: baseSepolia,
+      transport: http(rpcUrl),
+      paymaster: createPaymasterClient({ transport: http(rpcUrl) }),
+      pollingInterval: 50,
+    });
+    const to = privateKeyToAccount(generatePrivateKey()).address;
+    const hash = await bundler.sendUserOperation({ calls: [{ to: USDC, abi: erc20Abi, functionName: "transfer", args: [to, 750_000n] }] });
+    sandbox.clock.advance(4000);
+    const receipt = await bundler.waitForUserOperationReceipt({ hash });
+    expect(receipt.success).toBe(true);
+    expect(receipt.paymaster).not.toBe("0x0000000000000000000000000000000000000000");
+    expect(await usdcOf(to)).toBe(750_000n);
+    // The wallet holds no ETH: the paymaster paid the gas.
+    expect(await client.getBalance({ address: account.address })).toBe(0n);
   });
 });
 

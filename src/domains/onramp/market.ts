@@ -50,6 +50,9 @@ const EXCHANGE_FEE_BPS: Record<string, bigint> = {
 
 const CENTS = 2;
 
+/** What the onramp sells and takes, for the listings of the v1 API the front-end kits read (v1.ts). */
+export const onrampCatalogue = () => ({ assets: ONRAMP_ASSETS, fiatCurrencies: Object.keys(FIAT_USD), paymentMethods: Object.keys(EXCHANGE_FEE_BPS) });
+
 function assetOf(purchaseCurrency: string): OnrampAsset {
   const asset = ONRAMP_ASSETS.find((a) => a.symbol.toLowerCase() === purchaseCurrency.toLowerCase());
   if (!asset)

@@ -10,7 +10,12 @@ import { RpcError } from "../jsonRpc.js";
 
 export interface ClientRpcContext extends EvmNodeContext {
   random: Random;
+  /** A read of a contract as the node's `eth_call` answers it (the NFT methods read contracts through it). */
+  ethCall: EthCall;
 }
+
+/** `eth_call` of `data` to `to` on the context's network: the returned data, or a thrown RpcError when it reverts. */
+export type EthCall = (ctx: EvmNodeContext, to: `0x${string}`, data: `0x${string}`) => unknown;
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
