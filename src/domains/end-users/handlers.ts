@@ -43,6 +43,7 @@ import {
   listSpendPermissionsWithEndUserAccount,
   revokeSpendPermissionWithEndUserAccount,
 } from "./spendPermissions.js";
+import { createEndUserEvmSwap, getEndUserEvmSwapPrice } from "./swaps.js";
 import { getUserOperationWithEndUserAccount, sendUserOperationWithEndUserAccount } from "./userOperations.js";
 import { signSolanaX402PaymentWithEndUserAccount } from "./x402.js";
 
@@ -82,6 +83,9 @@ export const handlers: Handlers = {
   createSpendPermissionWithEndUserAccount: afterMfa(createSpendPermissionWithEndUserAccount),
   listSpendPermissionsWithEndUserAccount,
   revokeSpendPermissionWithEndUserAccount: afterMfa(revokeSpendPermissionWithEndUserAccount),
+  // Swaps
+  getEndUserEvmSwapPrice,
+  createEndUserEvmSwap: afterMfa(createEndUserEvmSwap),
   // MFA
   initiateMfaEnrollment,
   initiateMfaEnrollment2,
