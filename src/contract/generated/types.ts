@@ -1740,6 +1740,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/embedded-wallet-api/end-users/{userId}/onramp/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Buy crypto with Apple Pay for an end user
+         * @description A guest-checkout onramp order paid with Apple Pay, for the signed-in end user: the buyer's email and phone number are those they signed in with, and the order runs as the server API's createOnrampOrder (priced from the sandbox's market table, delivered to the destination when it completes on the sandbox clock), with the end user's id as its partnerUserRef.
+         */
+        post: operations["createEndUserApplePayOnrampOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/embedded-wallet-api/end-users/{userId}/mfa/enroll/{mfaMethod}/init": {
         parameters: {
             query?: never;
@@ -11831,6 +11851,92 @@ export interface operations {
                             gasFee?: components["schemas"]["TokenFee"] | null;
                             protocolFee?: components["schemas"]["TokenFee"] | null;
                         } | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            403: components["responses"]["ForbiddenError"];
+            404: components["responses"]["NotFoundError"];
+            422: components["responses"]["IdempotencyError"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    createEndUserApplePayOnrampOrder: {
+        parameters: {
+            query?: {
+                /** @description The project the end user belongs to, when the token does not say. */
+                projectID?: components["parameters"]["ProjectIDOptional"];
+            };
+            header?: {
+                /**
+                 * @description Makes a retried write safe: the same key with the same body returns the first result; with another body it fails with `idempotency_error`. Remembered for 24 hours.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The end user's id. */
+                userId: components["parameters"]["EndUserUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: date-time */
+                    agreementAcceptedAt: string;
+                    destination: {
+                        address: string;
+                        network: string;
+                    };
+                    payment: {
+                        currency: string;
+                    };
+                    purchase: {
+                        amount: string;
+                        currency: string;
+                    };
+                    isSandbox?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The order and the Apple Pay link that pays it. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        order: {
+                            orderId: string;
+                            payment: {
+                                total: string;
+                                subtotal: string;
+                                currency: string;
+                            };
+                            purchase: {
+                                amount: string;
+                                currency: string;
+                            };
+                            fees: components["schemas"]["OnrampOrderFee"][];
+                            exchangeRate: string;
+                            destination: {
+                                address: string;
+                                network: string;
+                            };
+                            status: components["schemas"]["OnrampOrderStatus"];
+                            txHash?: string;
+                            createdAt: string;
+                            updatedAt: string;
+                            userId: components["schemas"]["EndUserId"];
+                            isSandbox?: boolean;
+                        };
+                        paymentLink: {
+                            url: string;
+                        };
                     };
                 };
             };

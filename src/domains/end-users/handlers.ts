@@ -38,6 +38,7 @@ import {
   submitMfaEnrollment,
   submitMfaVerification,
 } from "./mfa.js";
+import { createEndUserApplePayOnrampOrder } from "./onrampOrders.js";
 import {
   createSpendPermissionWithEndUserAccount,
   listSpendPermissionsWithEndUserAccount,
@@ -86,6 +87,8 @@ export const handlers: Handlers = {
   // Swaps
   getEndUserEvmSwapPrice,
   createEndUserEvmSwap: afterMfa(createEndUserEvmSwap),
+  // Onramp
+  createEndUserApplePayOnrampOrder,
   // MFA
   initiateMfaEnrollment,
   initiateMfaEnrollment2,
