@@ -96,6 +96,10 @@ describe("TOTP", () => {
     expect(ok.body.endUser.userId).toBe(u.userId);
     expect(ok.body.endUser.mfaMethods.totp.enrolledAt).toBe(new Date(sandbox.clock.now()).toISOString());
 
+    // The developer's server sees the enrolment on the end user.
+    const seen = await call(sandbox, "GET", `/platform/v2/end-users/${u.userId}`);
+    expect(seen.body.mfaMethods).toEqual({ totp: { enrolledAt: ok.body.endUser.mfaMethods.totp.enrolledAt }, lastVerificationCompletedAt: expect.any(String) });
+
     const again = await call(sandbox, "POST", `${EW}/${u.userId}/mfa/enroll/totp/init`, as(u.session));
     expect([again.status, again.body.errorType]).toEqual([409, "mfa_already_enrolled"]);
   });

@@ -50,7 +50,7 @@ const save = (store: ProjectTx, record: EndUserMfaRecord) => store.collection(EN
 const isEnrolled = (r: EndUserMfaRecord) => r.totp !== undefined || r.sms !== undefined;
 
 /** The end user's `mfaMethods`, as the platform shows them on the end user (undefined: nothing to show). */
-export function mfaMethodsView(store: ProjectTx, userId: string): Schema<"MFAMethods"> | undefined {
+function mfaMethodsView(store: ProjectTx, userId: string): Schema<"MFAMethods"> | undefined {
   const r = store.collection(END_USER_MFA).get(userId);
   if (!r) return undefined;
   const view: Schema<"MFAMethods"> = {
@@ -60,6 +60,12 @@ export function mfaMethodsView(store: ProjectTx, userId: string): Schema<"MFAMet
     ...(r.sms ? { sms: { enrolledAt: r.sms.enrolledAt } } : {}),
   };
   return Object.keys(view).length === 0 ? undefined : view;
+}
+
+/** An end user's view with their `mfaMethods`, when they have any (what the developer's server and the client see). */
+export function withMfaMethods<T extends { userId: string }>(store: ProjectTx, view: T): T & { mfaMethods?: Schema<"MFAMethods"> } {
+  const mfaMethods = mfaMethodsView(store, view.userId);
+  return mfaMethods ? { ...view, mfaMethods } : view;
 }
 
 function verificationWindowMs(ctx: HandlerContext): number {
@@ -180,8 +186,7 @@ export const submitMfaEnrollment: Handler<"submitMfaEnrollment"> = (req, ctx) =>
     lastVerificationCompletedAtMs: now,
   };
   save(ctx.store, next);
-  const mfaMethods = mfaMethodsView(ctx.store, user.userId);
-  return { status: 200, body: { endUser: { ...endUserView(user), ...(mfaMethods ? { mfaMethods } : {}) } } };
+  return { status: 200, body: { endUser: withMfaMethods(ctx.store, endUserView(user)) } };
 };
 
 export const initiateMfaVerification: Handler<"initiateMfaVerification"> = (req, ctx) => {
