@@ -183,6 +183,21 @@ describe("SMS", () => {
     expect([again.status, again.body.errorType]).toEqual([400, "mfa_flow_expired"]);
   });
 
+  it("refuses a wrong SMS code and an enrolment past 5 minutes, and a verification by SMS for a user not enrolled in it", async () => {
+    const u = await newUser();
+    const started = await call(sandbox, "POST", `${EW}/${u.userId}/mfa/enroll/sms/initiate`, as(u.session, { type: "sms", phoneNumber: "+14155550199" }));
+    expect(started.status, started.text).toBe(200);
+    // The sandbox's seeded randomness never drew this code for this user (the inbox shows the real one).
+    const wrong = await call(sandbox, "POST", `${EW}/${u.userId}/mfa/enroll/sms/submit`, as(u.session, { mfaCode: "000000" }));
+    expect([wrong.status, wrong.body.errorType]).toEqual([400, "mfa_invalid_code"]);
+    sandbox.clock.advance(5 * 60_000 + 1000);
+    const late = await call(sandbox, "POST", `${EW}/${u.userId}/mfa/enroll/sms/submit`, as(u.session, { mfaCode: "000000" }));
+    expect([late.status, late.body.errorType]).toEqual([400, "mfa_flow_expired"]);
+    await enrolTotp(u);
+    const sms = await call(sandbox, "POST", `${EW}/${u.userId}/mfa/verify/sms/init`, as(u.session));
+    expect([sms.status, sms.body.errorType]).toEqual([400, "mfa_not_enrolled"]);
+  });
+
   it("refuses SMS enrolment without a phone number, and records the enrolment prompt", async () => {
     const u = await newUser();
     expect((await call(sandbox, "POST", `${EW}/${u.userId}/mfa/enroll/sms/init`, as(u.session))).status).toBe(400);
