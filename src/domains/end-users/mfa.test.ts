@@ -149,10 +149,14 @@ describe("TOTP", () => {
     expect([res.status, res.body.errorType]).toEqual([400, "mfa_not_enrolled"]);
   });
 
-  it("refuses another user's token on MFA operations", async () => {
+  it("refuses another user's token on MFA operations, and on a signing of an enrolled user with 401, not mfa_required", async () => {
     const u = await newUser();
     const other = await newUser();
     expect((await call(sandbox, "POST", `${EW}/${u.userId}/mfa/enroll/totp/init`, as(other.session))).status).toBe(401);
+    await enrolTotp(u);
+    sandbox.clock.advance(301_000);
+    const res = await call(sandbox, "POST", `${EW}/${u.userId}/evm/sign/message`, { body: { address: u.evm, message: "hi" }, endUser: other.session });
+    expect([res.status, res.body.errorType]).toEqual([401, "unauthorized"]);
   });
 });
 

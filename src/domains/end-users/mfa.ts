@@ -78,7 +78,8 @@ function verificationWindowMs(ctx: HandlerContext): number {
  * Only the end user's own calls: a developer acting under a delegation grant has no second factor to give.
  */
 function requireRecentMfa(req: RequestFacts, ctx: HandlerContext, userId: string): void {
-  if (req.auth.kind !== "endUser") return;
+  // Another user's token is refused by the operation itself (401), without learning whether this user enrolled.
+  if (req.auth.kind !== "endUser" || req.auth.endUserId !== userId) return;
   const r = ctx.store.collection(END_USER_MFA).get(userId);
   if (!r || !isEnrolled(r)) return;
   const last = r.lastVerificationCompletedAtMs;
