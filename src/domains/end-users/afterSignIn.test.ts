@@ -89,6 +89,12 @@ describe("key export", () => {
       wallet: false,
     });
     expect(unsigned.status).toBe(401);
+    // Signed with another user's Temporary Wallet Secret: refused too.
+    const foreignSecret = await call(sandbox, "POST", `${EW}/${u.userId}/evm/export`, {
+      body: { address: u.evm, exportEncryptionKey: rsa.spki },
+      endUser: { ...u.session, walletSecretId: other.session.walletSecretId, walletSecret: other.session.walletSecret },
+    });
+    expect([foreignSecret.status, foreignSecret.body.errorType]).toEqual([401, "unauthorized"]);
   });
 });
 
