@@ -142,6 +142,26 @@ describe("TOTP", () => {
     expect([replay.status, replay.body.errorType]).toEqual([400, "mfa_invalid_code"]);
   });
 
+  it("takes the verification window from the project's embeddedWallets.mfa settings", async () => {
+    const project = sandbox.credentials.projectId;
+    const patch = (seconds: number | undefined) =>
+      call(sandbox, "PATCH", `/_sandbox/projects/${project}`, {
+        body: { settings: { embeddedWallets: { mfa: { verificationWindowSeconds: seconds } } } },
+        anonymous: true,
+      });
+    expect((await patch(60)).status).toBe(200);
+    try {
+      const u = await newUser();
+      await enrolTotp(u);
+      sandbox.clock.advance(59_000);
+      expect((await signMessage(u)).status).toBe(200);
+      sandbox.clock.advance(2_000);
+      expect((await signMessage(u)).body.errorType).toBe("mfa_required");
+    } finally {
+      await patch(undefined);
+    }
+  });
+
   it("needs no MFA from a user who never enrolled, and answers mfa_not_enrolled to a verification", async () => {
     const u = await newUser();
     expect((await signMessage(u)).status).toBe(200);

@@ -2,7 +2,7 @@
  * End users' second factors. A method is enrolled in two steps — initiate (a TOTP secret, or an SMS code sent to a
  * phone number), then submit the first code within 5 minutes — and from then on the operations that move funds or
  * keys need a recent verification: initiate (SMS sends a code), submit a code, and for the project's verification
- * window (`settings.mfaVerificationWindowSeconds`, 300 s by default) those operations are accepted; after it they
+ * window (`settings.embeddedWallets.mfa.verificationWindowSeconds`, 300 s by default) those operations are accepted; after it they
  * answer 403 mfa_required, which is what the client waits for to ask the user for a code. A wrong or expired code
  * changes nothing. SMS codes are never sent: they land in the sandbox's message inbox.
  *
@@ -68,8 +68,10 @@ export function withMfaMethods<T extends { userId: string }>(store: ProjectTx, v
   return mfaMethods ? { ...view, mfaMethods } : view;
 }
 
+/** The project's `settings.embeddedWallets.mfa.verificationWindowSeconds` (what `auth/mfa` reports), 300 s by default. */
 function verificationWindowMs(ctx: HandlerContext): number {
-  const seconds = ctx.project.settings.mfaVerificationWindowSeconds;
+  const wallets = ctx.project.settings.embeddedWallets as { mfa?: { verificationWindowSeconds?: unknown } } | undefined;
+  const seconds = wallets?.mfa?.verificationWindowSeconds;
   return (typeof seconds === "number" && seconds > 0 ? seconds : DEFAULT_VERIFICATION_WINDOW_SECONDS) * 1000;
 }
 
