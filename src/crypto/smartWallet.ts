@@ -7,7 +7,7 @@
  * the official client produces for a smart account's Permit2 signature. A user
  * operation's signature is the same wrapper over the userOpHash itself.
  */
-import { decodeAbiParameters, hashTypedData, type Hex } from "viem";
+import { decodeAbiParameters, encodeAbiParameters, hashTypedData, type Hex } from "viem";
 import { recoverEvmSigner } from "./evm.js";
 
 const SIGNATURE_WRAPPER = [
@@ -21,7 +21,7 @@ const SIGNATURE_WRAPPER = [
 ] as const;
 
 /** The hash a wallet owner signs for `hash` (CoinbaseSmartWallet.replaySafeHash). */
-function replaySafeHash(hash: Hex, chainId: number, wallet: `0x${string}`): Hex {
+export function replaySafeHash(hash: Hex, chainId: number, wallet: `0x${string}`): Hex {
   return hashTypedData({
     domain: { name: "Coinbase Smart Wallet", version: "1", chainId, verifyingContract: wallet },
     types: { CoinbaseSmartWalletMessage: [{ name: "hash", type: "bytes32" }] },
@@ -56,4 +56,9 @@ export function isOwnerSignature(o: { owners: readonly string[]; hash: Hex; sign
  */
 export function isValidSmartWalletSignature(o: { owners: readonly string[]; chainId: number; wallet: `0x${string}`; hash: Hex; signature: Hex }): boolean {
   return isOwnerSignature({ owners: o.owners, hash: replaySafeHash(o.hash, o.chainId, o.wallet), signature: o.signature });
+}
+
+/** The wallet's signature from the owner at `ownerIndex`, who signed its replay-safe hash: what isValidSignature takes. */
+export function wrapOwnerSignature(ownerIndex: number, signatureData: Hex): Hex {
+  return encodeAbiParameters(SIGNATURE_WRAPPER, [{ ownerIndex, signatureData }]);
 }

@@ -2044,6 +2044,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/embedded-wallet-api/end-users/{userId}/evm/swaps/price": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Estimate a swap for an end user
+         * @description An indicative price for the end user's account (EOA or smart account) to sell fromAmount of fromToken.
+         */
+        get: operations["getEndUserEvmSwapPrice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/end-users/{userId}/evm/swaps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Swap tokens for an end user
+         * @description Quotes and executes in one call: from an EVM account, a transaction to the swap settler with the account's Permit2 signature (under sendEndUserEvmTransaction rules); from a smart account, a user operation (approving Permit2 first when needed, under sendEndUserOperation rules).
+         */
+        post: operations["createEndUserEvmSwap"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/embedded-wallet-api/end-users/{userId}/onramp/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Buy crypto with Apple Pay for an end user
+         * @description A guest-checkout onramp order paid with Apple Pay, for the signed-in end user: the buyer's email and phone number are those they signed in with, and the order runs as the server API's createOnrampOrder (priced from the sandbox's market table, delivered to the destination when it completes on the sandbox clock), with the end user's id as its partnerUserRef.
+         */
+        post: operations["createEndUserApplePayOnrampOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/embedded-wallet-api/end-users/{userId}/mfa/enroll/{mfaMethod}/init": {
         parameters: {
             query?: never;
@@ -12754,6 +12814,199 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EvmUserOperation"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            403: components["responses"]["ForbiddenError"];
+            404: components["responses"]["NotFoundError"];
+            422: components["responses"]["IdempotencyError"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getEndUserEvmSwapPrice: {
+        parameters: {
+            query: {
+                /** @description The project the end user belongs to, when the token does not say. */
+                projectID?: components["parameters"]["ProjectIDOptional"];
+                taker: components["schemas"]["HexAddress"];
+                network: components["schemas"]["EvmSwapsNetwork"];
+                fromToken: components["schemas"]["HexAddress"];
+                toToken: components["schemas"]["HexAddress"];
+                fromAmount: components["schemas"]["DigitString"];
+                slippageBps?: components["schemas"]["SlippageBps"];
+            };
+            header?: never;
+            path: {
+                /** @description The end user's id. */
+                userId: components["parameters"]["EndUserUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The price, or that no liquidity is available. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetSwapPriceResponseWrapper"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            404: components["responses"]["NotFoundError"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    createEndUserEvmSwap: {
+        parameters: {
+            query?: {
+                /** @description The project the end user belongs to, when the token does not say. */
+                projectID?: components["parameters"]["ProjectIDOptional"];
+            };
+            header: {
+                /** @description ES256 JWT signed with the project's wallet secret, binding this method, path and (through `reqHash`) body. Single use. */
+                "X-Wallet-Auth": components["parameters"]["XWalletAuth"];
+                /**
+                 * @description Makes a retried write safe: the same key with the same body returns the first result; with another body it fails with `idempotency_error`. Remembered for 24 hours.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The end user's id. */
+                userId: components["parameters"]["EndUserUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    walletSecretId: components["schemas"]["WalletSecretId"];
+                    taker: components["schemas"]["HexAddress"];
+                    network: components["schemas"]["EvmSwapsNetwork"];
+                    fromToken: components["schemas"]["HexAddress"];
+                    toToken: components["schemas"]["HexAddress"];
+                    fromAmount: string;
+                    slippageBps?: components["schemas"]["SlippageBps"];
+                    useCdpPaymaster?: boolean;
+                    paymasterUrl?: components["schemas"]["Url"];
+                };
+            };
+        };
+        responses: {
+            /** @description The swap as executed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Set for an EVM account; null for a smart account. */
+                        transactionHash: string | null;
+                        /** @description Set for a smart account; null for an EVM account. */
+                        userOpHash: string | null;
+                        network: components["schemas"]["EvmSwapsNetwork"];
+                        fromToken: components["schemas"]["HexAddress"];
+                        fromAmount: string;
+                        toToken: components["schemas"]["HexAddress"];
+                        toAmount: string;
+                        minToAmount: string;
+                        totalNetworkFee?: string | null;
+                        fees?: {
+                            gasFee?: components["schemas"]["TokenFee"] | null;
+                            protocolFee?: components["schemas"]["TokenFee"] | null;
+                        } | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            403: components["responses"]["ForbiddenError"];
+            404: components["responses"]["NotFoundError"];
+            422: components["responses"]["IdempotencyError"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    createEndUserApplePayOnrampOrder: {
+        parameters: {
+            query?: {
+                /** @description The project the end user belongs to, when the token does not say. */
+                projectID?: components["parameters"]["ProjectIDOptional"];
+            };
+            header?: {
+                /**
+                 * @description Makes a retried write safe: the same key with the same body returns the first result; with another body it fails with `idempotency_error`. Remembered for 24 hours.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The end user's id. */
+                userId: components["parameters"]["EndUserUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: date-time */
+                    agreementAcceptedAt: string;
+                    destination: {
+                        address: string;
+                        network: string;
+                    };
+                    payment: {
+                        currency: string;
+                    };
+                    purchase: {
+                        amount: string;
+                        currency: string;
+                    };
+                    isSandbox?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The order and the Apple Pay link that pays it. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        order: {
+                            orderId: string;
+                            payment: {
+                                total: string;
+                                subtotal: string;
+                                currency: string;
+                            };
+                            purchase: {
+                                amount: string;
+                                currency: string;
+                            };
+                            fees: components["schemas"]["OnrampOrderFee"][];
+                            exchangeRate: string;
+                            destination: {
+                                address: string;
+                                network: string;
+                            };
+                            status: components["schemas"]["OnrampOrderStatus"];
+                            txHash?: string;
+                            createdAt: string;
+                            updatedAt: string;
+                            userId: components["schemas"]["EndUserId"];
+                            isSandbox?: boolean;
+                        };
+                        paymentLink: {
+                            url: string;
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestError"];

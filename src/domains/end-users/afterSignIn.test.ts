@@ -89,6 +89,12 @@ describe("key export", () => {
       wallet: false,
     });
     expect(unsigned.status).toBe(401);
+    // Signed with another user's Temporary Wallet Secret: refused too.
+    const foreignSecret = await call(sandbox, "POST", `${EW}/${u.userId}/evm/export`, {
+      body: { address: u.evm, exportEncryptionKey: rsa.spki },
+      endUser: { ...u.session, walletSecretId: other.session.walletSecretId, walletSecret: other.session.walletSecret },
+    });
+    expect([foreignSecret.status, foreignSecret.body.errorType]).toEqual([401, "unauthorized"]);
   });
 });
 
@@ -219,5 +225,67 @@ describe("spend permissions of an end user's smart account", () => {
     expect(unknown.status).toBe(404);
     const listed = await call(sandbox, "GET", `${EW}/${u.userId}/evm/smart-accounts/${u.smart}/spend-permissions/list`, { endUser: u.session, wallet: false });
     expect(listed.body.spendPermissions).toEqual([]);
+  });
+});
+
+describe("Apple Pay onramp orders for end users", () => {
+  it("buys USDC for the user with the email and phone they signed in with; the developer finds the order, and it delivers", async () => {
+    const userId = `as-${++n}`;
+    const phone = `+1415555${String(7000 + n).padStart(4, "0")}`;
+    const created = await call(sandbox, "POST", "/platform/v2/end-users", {
+      body: {
+        userId,
+        authenticationMethods: [
+          { type: "email", email: `${userId}@example.com` },
+          { type: "sms", phoneNumber: phone },
+        ],
+        evmAccount: {},
+      },
+      wallet: true,
+    });
+    expect(created.status, created.text).toBe(201);
+    const evm = created.body.evmAccounts[0] as string;
+    const session = await endUserSession(sandbox, userId);
+    const res = await call(sandbox, "POST", `${EW}/${userId}/onramp/orders`, {
+      body: {
+        agreementAcceptedAt: new Date(sandbox.clock.now()).toISOString(),
+        destination: { address: evm, network: "base" },
+        payment: { currency: "USD" },
+        purchase: { amount: "10", currency: "USDC" },
+      },
+      endUser: session,
+      wallet: false,
+    });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.order).toMatchObject({
+      userId,
+      purchase: { amount: "10.000000", currency: "USDC" },
+      destination: { address: evm, network: "base" },
+      isSandbox: true,
+    });
+    expect(res.body.paymentLink.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
+
+    sandbox.clock.advance(3_600_000);
+    const seen = await call(sandbox, "GET", `/platform/v2/onramp/orders/${res.body.order.orderId}`);
+    expect(seen.body.order).toMatchObject({ status: "ONRAMP_ORDER_STATUS_COMPLETED", partnerUserRef: userId });
+    const balances = await call(sandbox, "GET", `/platform/v2/evm/token-balances/base/${evm}`);
+    const usdc = balances.body.balances.find((b: { token: { symbol: string } }) => b.token.symbol === "USDC");
+    expect(usdc.amount.amount).toBe("10000000");
+  });
+
+  it("refuses a user without a phone number to pay with, creating no order", async () => {
+    const u = await newUser();
+    const res = await call(sandbox, "POST", `${EW}/${u.userId}/onramp/orders`, {
+      body: {
+        agreementAcceptedAt: new Date(sandbox.clock.now()).toISOString(),
+        destination: { address: u.evm, network: "base" },
+        payment: { currency: "USD" },
+        purchase: { amount: "10", currency: "USDC" },
+      },
+      endUser: u.session,
+      wallet: false,
+    });
+    expect([res.status, res.body.errorType]).toEqual([400, "invalid_request"]);
+    expect(res.body.errorMessage).toContain("SMS");
   });
 });

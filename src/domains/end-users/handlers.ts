@@ -38,11 +38,13 @@ import {
   submitMfaEnrollment,
   submitMfaVerification,
 } from "./mfa.js";
+import { createEndUserApplePayOnrampOrder } from "./onrampOrders.js";
 import {
   createSpendPermissionWithEndUserAccount,
   listSpendPermissionsWithEndUserAccount,
   revokeSpendPermissionWithEndUserAccount,
 } from "./spendPermissions.js";
+import { createEndUserEvmSwap, getEndUserEvmSwapPrice } from "./swaps.js";
 import { getUserOperationWithEndUserAccount, sendUserOperationWithEndUserAccount } from "./userOperations.js";
 import { signSolanaX402PaymentWithEndUserAccount } from "./x402.js";
 
@@ -82,6 +84,11 @@ export const handlers: Handlers = {
   createSpendPermissionWithEndUserAccount: afterMfa(createSpendPermissionWithEndUserAccount),
   listSpendPermissionsWithEndUserAccount,
   revokeSpendPermissionWithEndUserAccount: afterMfa(revokeSpendPermissionWithEndUserAccount),
+  // Swaps
+  getEndUserEvmSwapPrice,
+  createEndUserEvmSwap: afterMfa(createEndUserEvmSwap),
+  // Onramp
+  createEndUserApplePayOnrampOrder,
   // MFA
   initiateMfaEnrollment,
   initiateMfaEnrollment2,

@@ -12,6 +12,7 @@ import { apiError } from "../../errors/catalogue.js";
 import { counterfactualAddress, smartAccountOwners } from "../evm-smart-accounts/accounts.js";
 import { paginatePages } from "../shared/pagination.js";
 import type { Handler, HandlerContext } from "../types.js";
+import { withMfaMethods } from "./mfa.js";
 import { endUsers, endUserView, findEndUser, identityOf, type AuthenticationMethod, type EndUserRecord } from "./model.js";
 import { checkEndUserToken } from "./tokens.js";
 
@@ -84,14 +85,20 @@ export const importEndUser: Handler<"importEndUser"> = (req, ctx) => {
   return { status: 201, body: endUserView(user) };
 };
 
-export const getEndUser: Handler<"getEndUser"> = (req, ctx) => ({ status: 200, body: endUserView(findEndUser(ctx.store, req.pathParams.userId)) });
+export const getEndUser: Handler<"getEndUser"> = (req, ctx) => ({
+  status: 200,
+  body: withMfaMethods(ctx.store, endUserView(findEndUser(ctx.store, req.pathParams.userId))),
+});
 
 export const listEndUsers: Handler<"listEndUsers"> = (req, ctx) => {
   const sort = [req.query.sort ?? []].flat().flatMap((s) => s.split(","));
   const descending = sort.includes("createdAt=desc");
   // Oldest first (ties by userId), or newest first: the collection keeps that order, so only the page is read.
   const page = paginatePages((offset, size) => endUsers(ctx.store).page(offset, size, { descending }), req.query, `end-users:${descending ? "desc" : "asc"}`);
-  return { status: 200, body: { endUsers: page.items.map(endUserView), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
+  return {
+    status: 200,
+    body: { endUsers: page.items.map((u) => withMfaMethods(ctx.store, endUserView(u))), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) },
+  };
 };
 
 export const lookupEndUser: Handler<"lookupEndUser"> = (req, ctx) => {

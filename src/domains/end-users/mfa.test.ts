@@ -96,6 +96,10 @@ describe("TOTP", () => {
     expect(ok.body.endUser.userId).toBe(u.userId);
     expect(ok.body.endUser.mfaMethods.totp.enrolledAt).toBe(new Date(sandbox.clock.now()).toISOString());
 
+    // The developer's server sees the enrolment on the end user.
+    const seen = await call(sandbox, "GET", `/platform/v2/end-users/${u.userId}`);
+    expect(seen.body.mfaMethods).toEqual({ totp: { enrolledAt: ok.body.endUser.mfaMethods.totp.enrolledAt }, lastVerificationCompletedAt: expect.any(String) });
+
     const again = await call(sandbox, "POST", `${EW}/${u.userId}/mfa/enroll/totp/init`, as(u.session));
     expect([again.status, again.body.errorType]).toEqual([409, "mfa_already_enrolled"]);
   });
@@ -138,6 +142,26 @@ describe("TOTP", () => {
     expect([replay.status, replay.body.errorType]).toEqual([400, "mfa_invalid_code"]);
   });
 
+  it("takes the verification window from the project's embeddedWallets.mfa settings", async () => {
+    const project = sandbox.credentials.projectId;
+    const patch = (seconds: number | undefined) =>
+      call(sandbox, "PATCH", `/_sandbox/projects/${project}`, {
+        body: { settings: { embeddedWallets: { mfa: { verificationWindowSeconds: seconds } } } },
+        anonymous: true,
+      });
+    expect((await patch(60)).status).toBe(200);
+    try {
+      const u = await newUser();
+      await enrolTotp(u);
+      sandbox.clock.advance(59_000);
+      expect((await signMessage(u)).status).toBe(200);
+      sandbox.clock.advance(2_000);
+      expect((await signMessage(u)).body.errorType).toBe("mfa_required");
+    } finally {
+      await patch(undefined);
+    }
+  });
+
   it("needs no MFA from a user who never enrolled, and answers mfa_not_enrolled to a verification", async () => {
     const u = await newUser();
     expect((await signMessage(u)).status).toBe(200);
@@ -145,10 +169,14 @@ describe("TOTP", () => {
     expect([res.status, res.body.errorType]).toEqual([400, "mfa_not_enrolled"]);
   });
 
-  it("refuses another user's token on MFA operations", async () => {
+  it("refuses another user's token on MFA operations, and on a signing of an enrolled user with 401, not mfa_required", async () => {
     const u = await newUser();
     const other = await newUser();
     expect((await call(sandbox, "POST", `${EW}/${u.userId}/mfa/enroll/totp/init`, as(other.session))).status).toBe(401);
+    await enrolTotp(u);
+    sandbox.clock.advance(301_000);
+    const res = await call(sandbox, "POST", `${EW}/${u.userId}/evm/sign/message`, { body: { address: u.evm, message: "hi" }, endUser: other.session });
+    expect([res.status, res.body.errorType]).toEqual([401, "unauthorized"]);
   });
 });
 
@@ -177,6 +205,21 @@ describe("SMS", () => {
     // The code was used up.
     const again = await call(sandbox, "POST", `${EW}/${u.userId}/mfa/verify/sms/submit`, as(u.session, { mfaCode: latest.code }));
     expect([again.status, again.body.errorType]).toEqual([400, "mfa_flow_expired"]);
+  });
+
+  it("refuses a wrong SMS code and an enrolment past 5 minutes, and a verification by SMS for a user not enrolled in it", async () => {
+    const u = await newUser();
+    const started = await call(sandbox, "POST", `${EW}/${u.userId}/mfa/enroll/sms/initiate`, as(u.session, { type: "sms", phoneNumber: "+14155550199" }));
+    expect(started.status, started.text).toBe(200);
+    // The sandbox's seeded randomness never drew this code for this user (the inbox shows the real one).
+    const wrong = await call(sandbox, "POST", `${EW}/${u.userId}/mfa/enroll/sms/submit`, as(u.session, { mfaCode: "000000" }));
+    expect([wrong.status, wrong.body.errorType]).toEqual([400, "mfa_invalid_code"]);
+    sandbox.clock.advance(5 * 60_000 + 1000);
+    const late = await call(sandbox, "POST", `${EW}/${u.userId}/mfa/enroll/sms/submit`, as(u.session, { mfaCode: "000000" }));
+    expect([late.status, late.body.errorType]).toEqual([400, "mfa_flow_expired"]);
+    await enrolTotp(u);
+    const sms = await call(sandbox, "POST", `${EW}/${u.userId}/mfa/verify/sms/init`, as(u.session));
+    expect([sms.status, sms.body.errorType]).toEqual([400, "mfa_not_enrolled"]);
   });
 
   it("refuses SMS enrolment without a phone number, and records the enrolment prompt", async () => {

@@ -2,7 +2,7 @@
  * End users' second factors. A method is enrolled in two steps — initiate (a TOTP secret, or an SMS code sent to a
  * phone number), then submit the first code within 5 minutes — and from then on the operations that move funds or
  * keys need a recent verification: initiate (SMS sends a code), submit a code, and for the project's verification
- * window (`settings.mfaVerificationWindowSeconds`, 300 s by default) those operations are accepted; after it they
+ * window (`settings.embeddedWallets.mfa.verificationWindowSeconds`, 300 s by default) those operations are accepted; after it they
  * answer 403 mfa_required, which is what the client waits for to ask the user for a code. A wrong or expired code
  * changes nothing. SMS codes are never sent: they land in the sandbox's message inbox.
  *
@@ -50,7 +50,7 @@ const save = (store: ProjectTx, record: EndUserMfaRecord) => store.collection(EN
 const isEnrolled = (r: EndUserMfaRecord) => r.totp !== undefined || r.sms !== undefined;
 
 /** The end user's `mfaMethods`, as the platform shows them on the end user (undefined: nothing to show). */
-export function mfaMethodsView(store: ProjectTx, userId: string): Schema<"MFAMethods"> | undefined {
+function mfaMethodsView(store: ProjectTx, userId: string): Schema<"MFAMethods"> | undefined {
   const r = store.collection(END_USER_MFA).get(userId);
   if (!r) return undefined;
   const view: Schema<"MFAMethods"> = {
@@ -62,8 +62,16 @@ export function mfaMethodsView(store: ProjectTx, userId: string): Schema<"MFAMet
   return Object.keys(view).length === 0 ? undefined : view;
 }
 
+/** An end user's view with their `mfaMethods`, when they have any (what the developer's server and the client see). */
+export function withMfaMethods<T extends { userId: string }>(store: ProjectTx, view: T): T & { mfaMethods?: Schema<"MFAMethods"> } {
+  const mfaMethods = mfaMethodsView(store, view.userId);
+  return mfaMethods ? { ...view, mfaMethods } : view;
+}
+
+/** The project's `settings.embeddedWallets.mfa.verificationWindowSeconds` (what `auth/mfa` reports), 300 s by default. */
 function verificationWindowMs(ctx: HandlerContext): number {
-  const seconds = ctx.project.settings.mfaVerificationWindowSeconds;
+  const wallets = ctx.project.settings.embeddedWallets as { mfa?: { verificationWindowSeconds?: unknown } } | undefined;
+  const seconds = wallets?.mfa?.verificationWindowSeconds;
   return (typeof seconds === "number" && seconds > 0 ? seconds : DEFAULT_VERIFICATION_WINDOW_SECONDS) * 1000;
 }
 
@@ -72,7 +80,8 @@ function verificationWindowMs(ctx: HandlerContext): number {
  * Only the end user's own calls: a developer acting under a delegation grant has no second factor to give.
  */
 function requireRecentMfa(req: RequestFacts, ctx: HandlerContext, userId: string): void {
-  if (req.auth.kind !== "endUser") return;
+  // Another user's token is refused by the operation itself (401), without learning whether this user enrolled.
+  if (req.auth.kind !== "endUser" || req.auth.endUserId !== userId) return;
   const r = ctx.store.collection(END_USER_MFA).get(userId);
   if (!r || !isEnrolled(r)) return;
   const last = r.lastVerificationCompletedAtMs;
@@ -180,8 +189,7 @@ export const submitMfaEnrollment: Handler<"submitMfaEnrollment"> = (req, ctx) =>
     lastVerificationCompletedAtMs: now,
   };
   save(ctx.store, next);
-  const mfaMethods = mfaMethodsView(ctx.store, user.userId);
-  return { status: 200, body: { endUser: { ...endUserView(user), ...(mfaMethods ? { mfaMethods } : {}) } } };
+  return { status: 200, body: { endUser: withMfaMethods(ctx.store, endUserView(user)) } };
 };
 
 export const initiateMfaVerification: Handler<"initiateMfaVerification"> = (req, ctx) => {
