@@ -56,7 +56,7 @@ describe("a token signed for the production host on a redirected request", () =>
     expect(refused.status).toBe(401);
     const accepted = await request(sandbox.url).get(nodePath).set("Authorization", `Bearer ${token}`).set("X-Sandbox-Original-Host", PRODUCTION);
     expect(accepted.status).toBe(200);
-    expect(accepted.body).toEqual({ id: sandbox.credentials.projectId });
+    expect(accepted.body).toEqual({ id: sandbox.credentials.clientApiKey });
   });
 });
 

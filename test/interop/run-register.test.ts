@@ -87,7 +87,7 @@ describe.skipIf(!built)("node --import cdp-sandbox/register, alone", () => {
     const fetched = await call(sandbox, "GET", `/platform/v2/evm/accounts/${result.account}`);
     expect(fetched.status).toBe(200);
     expect(result.imported.address).toBe(result.imported.expected);
-    expect(result.nodeToken).toEqual({ id: sandbox.credentials.projectId });
+    expect(result.nodeToken).toEqual({ id: sandbox.credentials.clientApiKey });
 
     for (const url of rpcUrls) expect(result.rpc[url], url).toEqual({ fetch: expectedAnswer(url), https: expectedAnswer(url) });
     expect(result.analytics).toEqual({ fetch: 204, https: 204 });
