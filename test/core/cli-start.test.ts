@@ -69,7 +69,7 @@ describe.skipIf(!existsSync(cli))("the built cdp-sandbox command", () => {
     expect(importKey.publicKeyPem).toContain("-----BEGIN PUBLIC KEY-----");
     // Written in the same tick as the start line, anything more would have arrived during those two round trips.
     expect(output).toMatch(
-      /^cdp-sandbox ready basePath=http:\/\/127\.0\.0\.1:\d+\/platform projectId=\S+ apiKeyId=\S+ apiKeySecret=\S+ walletSecret=\S+ mining=auto dashboard=http:\/\/127\.0\.0\.1:\d+\/_sandbox\/ui\/\n$/,
+      /^cdp-sandbox ready basePath=http:\/\/127\.0\.0\.1:\d+\/platform projectId=\S+ apiKeyId=\S+ apiKeySecret=\S+ walletSecret=\S+ clientApiKey=[0-9a-f]{32} mining=auto dashboard=http:\/\/127\.0\.0\.1:\d+\/_sandbox\/ui\/\n$/,
     );
   });
 
@@ -140,7 +140,7 @@ describe.skipIf(!existsSync(cli))("the built cdp-sandbox command bound to every 
   it("makes up an admin token, prints it (and the mining mode from the environment) on its one start line and in a warning, writes it to the credentials file, and requires it", async () => {
     const startLine = output.split("\n")[0]!;
     expect(startLine).toMatch(
-      /^cdp-sandbox ready basePath=http:\/\/127\.0\.0\.1:\d+\/platform projectId=\S+ apiKeyId=\S+ apiKeySecret=\S+ walletSecret=\S+ mining=interval dashboard=http:\/\/127\.0\.0\.1:\d+\/_sandbox\/ui\/ adminToken=[0-9a-f]{48} optIns=none$/,
+      /^cdp-sandbox ready basePath=http:\/\/127\.0\.0\.1:\d+\/platform projectId=\S+ apiKeyId=\S+ apiKeySecret=\S+ walletSecret=\S+ clientApiKey=[0-9a-f]{32} mining=interval dashboard=http:\/\/127\.0\.0\.1:\d+\/_sandbox\/ui\/ adminToken=[0-9a-f]{48} optIns=none$/,
     );
     const token = startLine.match(/adminToken=(\S+)/)![1]!;
     const warnings = errors.split("\n").filter((line) => line.includes("X-Sandbox-Admin-Token"));
