@@ -12,7 +12,7 @@ import { erc20ByAddress, nativeTokenOf } from "../chain/tokens.js";
 import type { components } from "../contract/generated/admin-types.js";
 import { BUNDLED } from "../domains/evm-smart-accounts/entryPoint.js";
 import { USER_OPERATIONS } from "../domains/evm-smart-accounts/userOperations.js";
-import { COMMERCE_TRANSFERS_ADDRESS } from "../domains/charges/transfers.js";
+import { COMMERCE_TRANSFERS_ADDRESS } from "../domains/shared/charges/transfers.js";
 import { SWAP_SETTLER_ADDRESS } from "../domains/swaps/settler.js";
 import { settlements } from "../domains/x402/model.js";
 import type { ProjectTx } from "../store/store.js";

@@ -6,7 +6,6 @@
  */
 import { handlers as accounts } from "./accounts/handlers.js";
 import { handlers as borrowing } from "./borrowing/handlers.js";
-import { handlers as charges } from "./charges/handlers.js";
 import { handlers as customers } from "./customers/handlers.js";
 import { handlers as depositDestinations } from "./deposit-destinations/handlers.js";
 import { handlers as disbursements } from "./disbursements/handlers.js";
@@ -33,7 +32,6 @@ import { handlers as x402 } from "./x402/handlers.js";
 export const areas: Readonly<Record<string, Handlers>> = {
   accounts,
   borrowing,
-  charges,
   customers,
   "deposit-destinations": depositDestinations,
   disbursements,

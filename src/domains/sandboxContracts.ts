@@ -10,7 +10,7 @@ import { tokenContractsOf } from "../chain/evm/tokenModel.js";
 import type { SandboxContract } from "../chain/ledger.js";
 import { PERMIT2_ADDRESS } from "../chain/permit2.js";
 import { morphoBlue } from "./borrowing/morpho.js";
-import { commerceTransfers } from "./charges/transfers.js";
+import { commerceTransfers } from "./shared/charges/transfers.js";
 import { spendPermissionManager } from "./spend-permissions/manager.js";
 import { swapSettler } from "./swaps/settler.js";
 

@@ -24,7 +24,7 @@ import { apiError } from "../errors/catalogue.js";
 import type { ProjectRegistry } from "../projects/projects.js";
 import type { Random } from "../random.js";
 import type { ProjectRecord, SandboxState } from "../store/state.js";
-import { Store } from "../store/store.js";
+import type { Store } from "../store/store.js";
 import type { Balances, ProjectContent, ProjectEntry, StateFile } from "./model.js";
 import { StateFileError } from "./read.js";
 
@@ -257,10 +257,9 @@ export async function applyStateFile(file: string, content: StateFile, deps: App
   const extras: AppliedExtras = { scenarios: [] };
   if (content.clock?.now !== undefined) extras.clockMs = instant(file, "$.clock.now", content.clock.now);
   if (content.scenarios) extras.scenarios.push({ names: content.scenarios, at: "$.scenarios" });
-  const state = deps.store.copyState();
-  const placed = entriesOf(content).map(({ entry, path }) => ({ entry, path, project: placeProject(file, state, entry, path, deps) }));
-  const scratch = await Store.open();
-  await scratch.replaceState(state);
+  const { scratch, placed } = await deps.store.fork((state) =>
+    entriesOf(content).map(({ entry, path }) => ({ entry, path, project: placeProject(file, state, entry, path, deps) })),
+  );
   // Entries run with the file's clock, so what they create carries the times the file says.
   const clock: Clock =
     extras.clockMs === undefined ? deps.clock : { ...deps.clock, now: () => extras.clockMs!, iso: () => new Date(extras.clockMs!).toISOString() };
@@ -281,7 +280,7 @@ export async function applyStateFile(file: string, content: StateFile, deps: App
     await tx.commit();
     if (entry.scenarios) extras.scenarios.push({ names: entry.scenarios, projectId: project.id, at: `${path}.scenarios` });
   }
-  await deps.store.replaceState(scratch.copyState());
+  await deps.store.adopt(scratch);
   deps.projects.reindex();
   return extras;
 }

@@ -15,17 +15,13 @@ export function exportState(store: Store, clock: Clock, projectId?: string): Sta
   const ids = projectId ? [projectId] : store.projects().map((p) => p.id);
   const projects: ProjectEntry[] = [];
   for (const id of ids) {
-    const project = store.copyProject(id);
-    if (!project) continue;
+    const project = store.project(id);
+    // Sorted by collection, so two exports of the same state are the same text.
+    const records = store.recordsOf(id);
+    if (!project || !records) continue;
     const key = project.apiKeys.find((k) => k.verified && k.apiKeySecret);
     // Whatever else the project's identity holds (fields added later included) goes along as it is.
-    const { id: _id, name: _name, createdAt: _createdAt, settings: _settings, apiKeys: _keys, walletSecret: _wallet, data: _data, ...meta } = project;
-    const records: Record<string, Record<string, unknown>> = {};
-    // Sorted, so two exports of the same state are the same text.
-    for (const name of Object.keys(project.data).sort()) {
-      const collection = project.data[name]!;
-      if (Object.keys(collection).length > 0) records[name] = collection;
-    }
+    const { id: _id, name: _name, createdAt: _createdAt, settings: _settings, apiKeys: _keys, walletSecret: _wallet, ...meta } = project;
     projects.push({
       id: project.id,
       name: project.name,
@@ -34,8 +30,8 @@ export function exportState(store: Store, clock: Clock, projectId?: string): Sta
       ...(key
         ? { credentials: { apiKeyId: key.apiKeyId, apiKeySecret: key.apiKeySecret!, ...(project.walletSecret ? { walletSecret: project.walletSecret } : {}) } }
         : {}),
-      ...(Object.keys(project.settings).length > 0 ? { settings: project.settings } : {}),
-      ...(Object.keys(meta).length > 0 ? { meta } : {}),
+      ...(Object.keys(project.settings).length > 0 ? { settings: structuredClone(project.settings) } : {}),
+      ...(Object.keys(meta).length > 0 ? { meta: structuredClone(meta) } : {}),
       records,
     });
   }

@@ -170,6 +170,39 @@ export class Store {
     return structuredClone(this.db.data);
   }
 
+  /**
+   * A project's records, collection by collection (the non-empty ones, by name), as a deep copy: what an export
+   * writes without knowing which collections the areas declared.
+   */
+  recordsOf(id: string): Record<string, Record<string, unknown>> | undefined {
+    const project = this.project(id) && this.db.data.projects[id]!;
+    if (!project) return undefined;
+    const records: Record<string, Record<string, unknown>> = {};
+    for (const name of Object.keys(project.data).sort()) {
+      const collection = project.data[name]!;
+      if (Object.keys(collection).length > 0) records[name] = structuredClone(collection);
+    }
+    return records;
+  }
+
+  /**
+   * An in-memory store holding a copy of this whole state, for a batch that must land all at once or not at all
+   * (a state file): `place` may first set up projects in the copy (identities, keys); nothing reaches this store
+   * until `adopt` takes the scratch's state.
+   */
+  async fork<R>(place: (state: SandboxState) => R): Promise<{ scratch: Store; placed: R }> {
+    const state = this.copyState();
+    const placed = place(state);
+    const scratch = await Store.open();
+    await scratch.replaceState(state);
+    return { scratch, placed };
+  }
+
+  /** Replaces this store's state with a scratch's (see `fork`). */
+  async adopt(scratch: Store): Promise<void> {
+    await this.replaceState(scratch.copyState());
+  }
+
   /** The sandbox-wide import key, created once and kept with the data. */
   async ensureImportKey(create: () => Promise<{ publicKeyPem: string; privateKeyPem: string }>): Promise<{ publicKeyPem: string; privateKeyPem: string }> {
     if (!this.db.data.importKey) {

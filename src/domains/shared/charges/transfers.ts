@@ -18,10 +18,10 @@ import {
   setAllowance,
   setBalance,
   TRANSFER_TOPIC,
-} from "../../chain/ledger.js";
-import { evmTokenBySymbol } from "../../chain/tokens.js";
-import type { Clock } from "../../clock.js";
-import type { ProjectTx } from "../../store/store.js";
+} from "../../../chain/ledger.js";
+import { evmTokenBySymbol } from "../../../chain/tokens.js";
+import type { Clock } from "../../../clock.js";
+import type { ProjectTx } from "../../../store/store.js";
 import { type ChargeIntent, type ChargeRecord, chargeStatus, charges } from "./model.js";
 
 export const COMMERCE_TRANSFERS_ADDRESS = "0x4b66c771C1374B40D1e6285Ced9cE319e6E31e3f" as const;

@@ -7,10 +7,13 @@
  *
  * Hydrating again (another payer, or the same one later) replaces the payment intent; only the latest can pay.
  * A payment that fails (allowance, balance, wrong intent) reverts and leaves the charge as it was.
+ *
+ * Not an area of its own: the platform's v2 REST API has no charge operation; the admin API and the node's
+ * cdp_ methods share this model, hence its place under domains/shared.
  */
 import type { Hex } from "viem";
-import { declareCollection } from "../../store/collections.js";
-import type { Collection, ProjectTx } from "../../store/store.js";
+import { declareCollection } from "../../../store/collections.js";
+import type { Collection, ProjectTx } from "../../../store/store.js";
 
 /** A product a checkout names by id: each checkout of it creates a new charge for its price. */
 export interface CommerceProductRecord {

@@ -5,11 +5,11 @@
  * 99 % of it.
  */
 import type { Hex } from "viem";
-import { chainIdOf } from "../../chain/networks.js";
-import { evmTokenBySymbol } from "../../chain/tokens.js";
-import type { Clock } from "../../clock.js";
-import type { Random } from "../../random.js";
-import type { ProjectTx } from "../../store/store.js";
+import { chainIdOf } from "../../../chain/networks.js";
+import { evmTokenBySymbol } from "../../../chain/tokens.js";
+import type { Clock } from "../../../clock.js";
+import type { Random } from "../../../random.js";
+import type { ProjectTx } from "../../../store/store.js";
 import { type ChargeIntent, type ChargeRecord, chargeStatus, charges } from "./model.js";
 import { COMMERCE_OPERATOR_ADDRESS, COMMERCE_SIGNATURE_PREFIX, COMMERCE_TRANSFERS_ADDRESS, intentSignature } from "./transfers.js";
 
