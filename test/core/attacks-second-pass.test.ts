@@ -161,7 +161,16 @@ describe("a malformed x402 payment payload", () => {
   });
 });
 
-describe("lists the platform sets no bound on", () => {
+describe("lists and strings the platform sets no bound on", () => {
+  it("refuse a policy whose message expression is a megabyte long, before compiling it, storing nothing", async () => {
+    const before = (await call(sandbox, "GET", "/platform/v2/policy-engine/policies")).body.policies.length;
+    const rules = [{ action: "accept", operation: "signEvmMessage", criteria: [{ type: "evmMessage", match: "x".repeat(1_000_000) }] }];
+    const res = await call(sandbox, "POST", "/platform/v2/policy-engine/policies", { body: { scope: "account", rules } });
+    expectClientError(res, 400, "invalid_request");
+    expect(res.body.errorMessage).toMatch(/must NOT have more than 10000 characters/);
+    expect((await call(sandbox, "GET", "/platform/v2/policy-engine/policies")).body.policies.length).toBe(before);
+  });
+
   it("refuse a user operation of 100,000 calls at the sandbox's documented bound (100)", async () => {
     const owner = (await call(sandbox, "POST", "/platform/v2/evm/accounts", { body: {}, wallet: true })).body.address;
     const smart = (await call(sandbox, "POST", "/platform/v2/evm/smart-accounts", { body: { owners: [owner] } })).body.address;
