@@ -16,20 +16,25 @@ import {
   createAssociatedTokenAccountIdempotentInstruction,
   createAssociatedTokenAccountInstruction,
   createCloseAccountInstruction,
+  createInitializeMint2Instruction,
+  createMintToInstruction,
   createSyncNativeInstruction,
   createTransferCheckedInstruction,
   getAccount,
   getAssociatedTokenAddressSync,
   getMint,
+  MINT_SIZE,
   NATIVE_MINT,
+  TOKEN_2022_PROGRAM_ID,
 } from "@solana/spl-token";
-import { Connection, Keypair, PublicKey, SystemProgram, Transaction } from "@solana/web3.js";
+import { ComputeBudgetProgram, Connection, Keypair, PublicKey, SystemProgram, Transaction, TransactionInstruction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
 import { call, fund, withSandbox } from "#test/helpers/sandbox.js";
 
 const USDC = new PublicKey("4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU");
 const NETWORK = "solana-devnet";
+const MEMO_PROGRAM = new PublicKey("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr");
 const dataFile = join(mkdtempSync(join(tmpdir(), "solana-runtime-")), "state.json");
 
 let sandbox: Sandbox;
@@ -177,6 +182,46 @@ describe("Solana token accounts on the runtime", () => {
     expect(refused.error).toMatchObject({ code: -32002, message: "Transaction simulation failed: Blockhash not found", data: { err: "BlockhashNotFound" } });
     expect(await connection.getBalance(sender)).toBe(10_000_000);
     expect((await getAccount(connection, from)).amount).toBe(1_000_000n);
+  });
+
+  it("runs Token-2022, Memo and Compute Budget for real: a client's own mint, minted and transferred, parsed as spl-token-2022", async () => {
+    const payer = Keypair.generate();
+    const mint = Keypair.generate();
+    const friend = Keypair.generate().publicKey;
+    await fund(sandbox, { network: NETWORK, address: payer.publicKey.toBase58(), amount: "1000000000" });
+    const rent = await connection.getMinimumBalanceForRentExemption(MINT_SIZE);
+    const mine = getAssociatedTokenAddressSync(mint.publicKey, payer.publicKey, false, TOKEN_2022_PROGRAM_ID);
+    const theirs = getAssociatedTokenAddressSync(mint.publicKey, friend, false, TOKEN_2022_PROGRAM_ID);
+    const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash();
+    const tx = new Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight }).add(
+      ComputeBudgetProgram.setComputeUnitLimit({ units: 400_000 }),
+      SystemProgram.createAccount({
+        fromPubkey: payer.publicKey,
+        newAccountPubkey: mint.publicKey,
+        space: MINT_SIZE,
+        lamports: rent,
+        programId: TOKEN_2022_PROGRAM_ID,
+      }),
+      createInitializeMint2Instruction(mint.publicKey, 2, payer.publicKey, null, TOKEN_2022_PROGRAM_ID),
+      createAssociatedTokenAccountInstruction(payer.publicKey, mine, payer.publicKey, mint.publicKey, TOKEN_2022_PROGRAM_ID),
+      createAssociatedTokenAccountInstruction(payer.publicKey, theirs, friend, mint.publicKey, TOKEN_2022_PROGRAM_ID),
+      createMintToInstruction(mint.publicKey, mine, payer.publicKey, 10_000n, [], TOKEN_2022_PROGRAM_ID),
+      createTransferCheckedInstruction(mine, mint.publicKey, theirs, payer.publicKey, 2_500n, 2, [], TOKEN_2022_PROGRAM_ID),
+      new TransactionInstruction({ programId: MEMO_PROGRAM, keys: [], data: Buffer.from("thanks") }),
+    );
+    tx.sign(payer, mint);
+    const signature = await connection.sendRawTransaction(tx.serialize());
+    expect((await connection.confirmTransaction({ signature, blockhash, lastValidBlockHeight })).value.err).toBeNull();
+    expect((await getMint(connection, mint.publicKey, "confirmed", TOKEN_2022_PROGRAM_ID)).supply).toBe(10_000n);
+    expect((await getAccount(connection, theirs, "confirmed", TOKEN_2022_PROGRAM_ID)).amount).toBe(2_500n);
+    const parsed = await connection.getParsedTokenAccountsByOwner(friend, { programId: TOKEN_2022_PROGRAM_ID });
+    expect(parsed.value[0]!.account.data).toMatchObject({
+      program: "spl-token-2022",
+      parsed: { type: "account", info: { mint: mint.publicKey.toBase58(), tokenAmount: { amount: "2500", decimals: 2, uiAmountString: "25" } } },
+    });
+    const landed = await connection.getTransaction(signature, { maxSupportedTransactionVersion: 0 });
+    expect(landed?.meta?.logMessages).toContain("Program log: Memo (len 6)");
+    expect(landed?.meta?.logMessages).toContain("Program MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr success");
   });
 
   it("wraps SOL into a native token account and unwraps it by closing the account", async () => {

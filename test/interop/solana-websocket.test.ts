@@ -100,6 +100,69 @@ describe("Solana PubSub, automine", () => {
   });
 });
 
+describe("Solana PubSub of accounts, programs and logs", () => {
+  let sandbox: Sandbox;
+  let httpUrl: string;
+  beforeAll(async () => {
+    sandbox = await withSandbox({ seed: "solana-websocket-accounts" });
+    httpUrl = await nodeUrl(sandbox, "solana-devnet");
+  });
+  afterAll(() => sandbox.close());
+
+  it("notifies programSubscribe (with a dataSize filter) and logsSubscribe all when a transfer lands, and unsubscribes", async () => {
+    const connection = new Connection(httpUrl, "confirmed");
+    const client = await open(httpUrl.replace(/^http/, "ws"));
+    const payer = Keypair.generate();
+    await fund(sandbox, { network: "solana-devnet", address: payer.publicKey.toBase58(), amount: String(LAMPORTS_PER_SOL) });
+    client.send({
+      id: 1,
+      method: "programSubscribe",
+      params: ["11111111111111111111111111111111", { encoding: "base64", filters: [{ dataSize: 0 }] }],
+    });
+    const program = await client.next();
+    expect(program).toMatchObject({ id: 1, result: expect.any(Number) });
+    client.send({ id: 2, method: "logsSubscribe", params: ["all"] });
+    const logs = await client.next();
+    expect(logs).toMatchObject({ id: 2, result: expect.any(Number) });
+    client.send({ id: 3, method: "accountSubscribe", params: ["not-an-address"] });
+    expect(await client.next()).toMatchObject({ id: 3, error: { code: -32602 } });
+
+    const to = Keypair.generate().publicKey;
+    const { blockhash } = await connection.getLatestBlockhash();
+    const tx = new Transaction({ feePayer: payer.publicKey, recentBlockhash: blockhash }).add(
+      SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: to, lamports: LAMPORTS_PER_SOL / 100 }),
+    );
+    tx.sign(payer);
+    const signature = await connection.sendRawTransaction(tx.serialize());
+    const notes = [await client.next(), await client.next(), await client.next()];
+    const byMethod = (m: string) => notes.filter((n) => n.method === m);
+    expect(
+      byMethod("programNotification")
+        .map((n) => n.params.result.value.pubkey)
+        .sort(),
+    ).toEqual([payer.publicKey.toBase58(), to.toBase58()].sort());
+    expect(byMethod("programNotification")[0].params.subscription).toBe(program.result);
+    expect(byMethod("logsNotification")).toEqual([
+      {
+        jsonrpc: "2.0",
+        method: "logsNotification",
+        params: {
+          result: {
+            context: { slot: expect.any(Number) },
+            value: { signature, err: null, logs: expect.arrayContaining(["Program 11111111111111111111111111111111 success"]) },
+          },
+          subscription: logs.result,
+        },
+      },
+    ]);
+    client.send({ id: 4, method: "programUnsubscribe", params: [program.result] });
+    expect(await client.next()).toEqual({ jsonrpc: "2.0", id: 4, result: true });
+    client.send({ id: 5, method: "logsUnsubscribe", params: [program.result] });
+    expect(await client.next()).toMatchObject({ id: 5, error: { code: -32602 } }); // that id is no logs subscription
+    client.ws.close();
+  });
+});
+
 describe("Solana PubSub, interval mining", () => {
   let sandbox: Sandbox;
   let httpUrl: string;
