@@ -1,0 +1,93 @@
+/**
+ * The React kit's own key export against the sandbox: a small app using @coinbase/cdp-react (built with Vite in this
+ * file's setup, never committed) signs in by email with the code from the sandbox's inbox, then its
+ * CopyEvmKeyButton loads the secure iframe from `secureIframeBasePath` = <sandbox>/_sandbox/secure-iframe, posts the
+ * access token to it, and the key lands on the clipboard: its address is the user's. In Debian's Chromium.
+ */
+import { createReadStream, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { extname, join, normalize } from "node:path";
+import type { Sandbox } from "cdp-sandbox";
+import request from "supertest";
+import { privateKeyToAddress } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { withSandbox } from "#test/helpers/sandbox.js";
+import { type Browser, openBrowser } from "./browser.js";
+
+const APP_SOURCE = join(import.meta.dirname, "export-key-app");
+const TYPES: Record<string, string> = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml" };
+
+let sandbox: Sandbox;
+let browser: Browser;
+let app: Server;
+let appUrl: string;
+let outDir: string;
+/** Whether the sandbox runs the sign-in flows and their inbox (without them the kit cannot sign in). */
+let signInServed = false;
+
+async function buildApp(): Promise<string> {
+  const { build } = await import("vite");
+  const dir = mkdtempSync(join(tmpdir(), "cdp-sandbox-export-app-"));
+  await build({ root: APP_SOURCE, configFile: false, logLevel: "error", build: { outDir: dir, emptyOutDir: true } });
+  return dir;
+}
+
+function serve(dir: string): Promise<Server> {
+  const server = createServer((req, res) => {
+    const path = normalize(new URL(req.url ?? "/", "http://x").pathname).replace(/^(\.\.[/\\])+/, "");
+    const file = join(dir, path);
+    const target = file.startsWith(dir) && existsSync(file) && extname(file) ? file : join(dir, "index.html");
+    res.setHeader("content-type", TYPES[extname(target)] ?? "application/octet-stream");
+    createReadStream(target).pipe(res);
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+beforeAll(async () => {
+  sandbox = await withSandbox({ seed: "export-key-app" });
+  signInServed = (await request(sandbox.url).get("/_sandbox/messages?to=nobody%40example.com")).status === 200;
+  if (!signInServed) return;
+  [browser, outDir] = await Promise.all([openBrowser(), buildApp()]);
+  await browser.page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
+  app = await serve(outDir);
+  const { port } = app.address() as AddressInfo;
+  const query = new URLSearchParams({
+    projectId: sandbox.credentials.projectId,
+    basePath: sandbox.basePath,
+    secureIframeBasePath: `${sandbox.url}/_sandbox/secure-iframe`,
+  });
+  appUrl = `http://127.0.0.1:${port}/?${query}`;
+}, 180_000);
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((resolve) => (app ? app.close(resolve) : resolve(undefined)));
+  await sandbox?.close();
+  if (outDir) rmSync(outDir, { recursive: true, force: true });
+});
+
+describe("CopyEvmKeyButton of @coinbase/cdp-react with the sandbox's secure iframe", () => {
+  it("copies the signed-in user's EVM key: its address is the one the app shows", async (test) => {
+    if (!signInServed) test.skip();
+    const { page } = browser;
+    await page.goto(appUrl);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByLabel("Email address").fill("export@example.com");
+    const initiated = page.waitForResponse((r) => r.url().endsWith("/auth/init") && r.request().method() === "POST");
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    expect((await initiated).status()).toBe(200);
+    const inbox = await request(sandbox.url).get("/_sandbox/messages?to=export%40example.com");
+    const code = (inbox.body.messages as Array<{ code: string }>)[0]!.code;
+    await page.locator("input").first().focus();
+    await page.keyboard.type(code);
+    const address = (await page.getByTestId("address").innerText({ timeout: 20_000 })).trim();
+
+    await page.getByTestId("export-status").getByText("ready").waitFor({ timeout: 20_000 });
+    await page.frameLocator("iframe").getByRole("button", { name: "Copy key" }).click();
+    await page.getByTestId("export-status").getByText("copied").waitFor({ timeout: 20_000 });
+    await browser.screenshot("export-key-app-copied");
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    expect(privateKeyToAddress(copied as `0x${string}`)).toBe(address);
+  }, 90_000);
+});
