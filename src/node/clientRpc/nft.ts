@@ -33,12 +33,15 @@ const ERC1155_INTERFACE = "0xd9b67a26";
 type ContractType = "ERC721" | "ERC1155";
 type ViewName = "supportsInterface" | "name" | "symbol" | "tokenURI" | "uri" | "ownerOf" | "owner" | "totalSupply" | "mintPrice" | "maxMintsPerWallet";
 
-/** One view of the contract through the node's eth_call; undefined when it reverts or returns nothing (no such function). */
-function read(ctx: ClientRpcContext, to: `0x${string}`, functionName: ViewName, args: readonly unknown[] = []): unknown {
+/**
+ * One view of the contract through the node's eth_call; undefined when it reverts or returns nothing (no such
+ * function). Awaited: a deployed contract's view runs in the EVM, asynchronously.
+ */
+async function read(ctx: ClientRpcContext, to: `0x${string}`, functionName: ViewName, args: readonly unknown[] = []): Promise<unknown> {
   const data = encodeFunctionData({ abi: nftAbi, functionName, args } as never);
   let out: Hex;
   try {
-    out = eth_call([{ to, data }, "latest"], ctx) as Hex;
+    out = (await eth_call([{ to, data }, "latest"], ctx)) as Hex;
   } catch (error) {
     if (error instanceof RpcError) return undefined;
     throw error;
@@ -52,9 +55,9 @@ function read(ctx: ClientRpcContext, to: `0x${string}`, functionName: ViewName, 
 }
 
 /** The contract's standard, or the error the kit shows for an address that is not an NFT contract. */
-function contractTypeOf(ctx: ClientRpcContext, address: `0x${string}`): ContractType {
-  if (read(ctx, address, "supportsInterface", [ERC721_INTERFACE]) === true) return "ERC721";
-  if (read(ctx, address, "supportsInterface", [ERC1155_INTERFACE]) === true) return "ERC1155";
+async function contractTypeOf(ctx: ClientRpcContext, address: `0x${string}`): Promise<ContractType> {
+  if ((await read(ctx, address, "supportsInterface", [ERC721_INTERFACE])) === true) return "ERC721";
+  if ((await read(ctx, address, "supportsInterface", [ERC1155_INTERFACE])) === true) return "ERC1155";
   throw new RpcError(-32602, `invalid params: ${address} is not an ERC-721 or ERC-1155 contract on ${ctx.network}`);
 }
 
@@ -89,9 +92,9 @@ function metadataOf(uri: unknown): Metadata {
   }
 }
 
-function tokenMetadata(ctx: ClientRpcContext, address: `0x${string}`, type: ContractType, tokenId: bigint | undefined): Metadata {
+async function tokenMetadata(ctx: ClientRpcContext, address: `0x${string}`, type: ContractType, tokenId: bigint | undefined): Promise<Metadata> {
   if (tokenId === undefined) return {};
-  return metadataOf(read(ctx, address, type === "ERC721" ? "tokenURI" : "uri", [tokenId]));
+  return metadataOf(await read(ctx, address, type === "ERC721" ? "tokenURI" : "uri", [tokenId]));
 }
 
 const mimeTypeOf = (url: string) =>
@@ -106,19 +109,19 @@ const mimeTypeOf = (url: string) =>
           : "";
 
 /** The price of one token in wei (`mintPrice()`), 0 for a contract without that view. */
-const mintPriceOf = (ctx: ClientRpcContext, address: `0x${string}`) => (read(ctx, address, "mintPrice") as bigint | undefined) ?? 0n;
+const mintPriceOf = async (ctx: ClientRpcContext, address: `0x${string}`) => ((await read(ctx, address, "mintPrice")) as bigint | undefined) ?? 0n;
 
 /** params [{ contractAddress, tokenId? }]: name, media and owner of one token. */
-export function cdp_getTokenDetails(params: unknown[], ctx: ClientRpcContext) {
+export async function cdp_getTokenDetails(params: unknown[], ctx: ClientRpcContext) {
   const p = paramObject(params);
   const address = addressField(p, "contractAddress");
-  const type = contractTypeOf(ctx, address);
+  const type = await contractTypeOf(ctx, address);
   const tokenId = tokenIdParam(p, false);
-  const meta = tokenMetadata(ctx, address, type, tokenId);
-  const owner = type === "ERC721" && tokenId !== undefined ? (read(ctx, address, "ownerOf", [tokenId]) as string | undefined) : undefined;
+  const meta = await tokenMetadata(ctx, address, type, tokenId);
+  const owner = type === "ERC721" && tokenId !== undefined ? ((await read(ctx, address, "ownerOf", [tokenId])) as string | undefined) : undefined;
   const image = meta.image ?? "";
   return {
-    name: meta.name ?? (read(ctx, address, "name") as string | undefined) ?? "",
+    name: meta.name ?? ((await read(ctx, address, "name")) as string | undefined) ?? "",
     description: meta.description ?? "",
     imageUrl: image,
     animationUrl: meta.animation_url ?? "",
@@ -130,18 +133,18 @@ export function cdp_getTokenDetails(params: unknown[], ctx: ClientRpcContext) {
 }
 
 /** params [{ contractAddress, takerAddress?, tokenId? }]: what a mint costs and whether the taker may mint. */
-export function cdp_getMintDetails(params: unknown[], ctx: ClientRpcContext) {
+export async function cdp_getMintDetails(params: unknown[], ctx: ClientRpcContext) {
   const p = paramObject(params);
   const address = addressField(p, "contractAddress");
   if (p.takerAddress !== undefined) addressField(p, "takerAddress");
-  const type = contractTypeOf(ctx, address);
+  const type = await contractTypeOf(ctx, address);
   const tokenId = tokenIdParam(p, type === "ERC1155");
-  const meta = tokenMetadata(ctx, address, type, tokenId);
-  const price = mintPriceOf(ctx, address);
+  const meta = await tokenMetadata(ctx, address, type, tokenId);
+  const price = await mintPriceOf(ctx, address);
   const image = meta.image ?? "";
-  const max = read(ctx, address, "maxMintsPerWallet") as bigint | undefined;
+  const max = (await read(ctx, address, "maxMintsPerWallet")) as bigint | undefined;
   return {
-    name: meta.name ?? (read(ctx, address, "name") as string | undefined) ?? "",
+    name: meta.name ?? ((await read(ctx, address, "name")) as string | undefined) ?? "",
     description: meta.description ?? "",
     imageUrl: image,
     animationUrl: meta.animation_url ?? "",
@@ -151,25 +154,25 @@ export function cdp_getMintDetails(params: unknown[], ctx: ClientRpcContext) {
     mintFee: { amount: "0", currency: "ETH", amountUSD: "0" },
     maxMintsPerWallet: max === undefined ? 0 : Number(max),
     isEligibleToMint: true,
-    creatorAddress: (read(ctx, address, "owner") as string | undefined) ?? "0x0000000000000000000000000000000000000000",
-    totalTokens: String((read(ctx, address, "totalSupply") as bigint | undefined) ?? 0n),
+    creatorAddress: ((await read(ctx, address, "owner")) as string | undefined) ?? "0x0000000000000000000000000000000000000000",
+    totalTokens: String(((await read(ctx, address, "totalSupply")) as bigint | undefined) ?? 0n),
     totalOwners: "0",
     network: ctx.network,
   };
 }
 
 /** params [{ mintAddress, takerAddress, tokenId?, quantity, network? }]: the mint call for the taker to send. */
-export function cdp_mintToken(params: unknown[], ctx: ClientRpcContext) {
+export async function cdp_mintToken(params: unknown[], ctx: ClientRpcContext) {
   const p = paramObject(params);
   const address = addressField(p, "mintAddress");
   const taker = addressField(p, "takerAddress");
   const quantity = p.quantity;
   if (typeof quantity !== "number" || !Number.isSafeInteger(quantity) || quantity < 1) throw invalidParams("quantity must be a positive integer");
-  const type = contractTypeOf(ctx, address);
+  const type = await contractTypeOf(ctx, address);
   const tokenId = tokenIdParam(p, type === "ERC1155");
   const data =
     type === "ERC721"
       ? encodeFunctionData({ abi: nftAbi, functionName: "mint", args: [taker, BigInt(quantity)] })
       : encodeFunctionData({ abi: nftAbi, functionName: "mint", args: [taker, tokenId!, BigInt(quantity)] });
-  return { call_data: { data, to: address, from: taker, value: (mintPriceOf(ctx, address) * BigInt(quantity)).toString() } };
+  return { call_data: { data, to: address, from: taker, value: ((await mintPriceOf(ctx, address)) * BigInt(quantity)).toString() } };
 }
