@@ -83,7 +83,7 @@ function variants(op: Operation, generated: { path: string; headers: Record<stri
   }
   const segments = url.pathname.split("/");
   for (let i = 1; i < segments.length; i++) {
-    for (const value of ["x", "0x12", "", "a%20b", "A-._~", `0x${"ab".repeat(20)}`, "abc!"]) {
+    for (const value of ["x", "0x12", "", "a%20b", "a%2Fb", "%C3%A9", "%E2", "a%zz", "A-._~", `0x${"ab".repeat(20)}`, "abc!"]) {
       const path = [...segments.slice(0, i), value, ...segments.slice(i + 1)].join("/");
       out.push({ ...json(generated.body), path });
     }

@@ -9,7 +9,7 @@
  * It answers "valid" or "ask prism", and "too big" for a body over one of the
  * contract's size bounds (see SizeProblem). Any other failure, and any request
  * outside what it mirrors exactly (array or object parameters, other
- * parameter styles, form bodies, percent-encoded or unusual path segments,
+ * parameter styles, form bodies, malformed or unusual path segments,
  * unusual content types), goes to prism, which then writes the diagnostics
  * users see. So a request passes here only when prism would pass it too, and
  * every message still comes from prism.
@@ -160,12 +160,14 @@ function paramsValid(check: ParamsCheck, req: CheckedRequest, headers: Record<st
 
 // --- path segments --------------------------------------------------------
 
-const UNRESERVED_SEGMENT = /^[A-Za-z0-9._~-]+$/;
+/** Unreserved characters and percent-escapes: what prism's URI template match reads as decodeURIComponent does. */
+const PLAIN_SEGMENT = /^(?:[A-Za-z0-9._~-]|%[0-9A-Fa-f]{2})+$/;
 
 /**
- * Path parameters by lowercased name, when every segment is plain (prism
- * matches a URI template and decodes; on plain segments both agree), else
- * undefined.
+ * Path parameters by lowercased name, decoded, when every segment is plain
+ * (prism matches a URI template and decodes each value with
+ * decodeURIComponent; on such segments both agree), else undefined. A
+ * malformed escape (prism's match throws) is left to prism.
  */
 function pathParamsOf(template: string, path: string): Record<string, unknown> | undefined {
   const names = template.split("/");
@@ -175,8 +177,12 @@ function pathParamsOf(template: string, path: string): Record<string, unknown> |
   for (let i = 0; i < names.length; i++) {
     const name = names[i]!;
     if (name.startsWith("{") && name.endsWith("}")) {
-      if (!UNRESERVED_SEGMENT.test(parts[i]!)) return undefined;
-      out[name.slice(1, -1).toLowerCase()] = parts[i];
+      if (!PLAIN_SEGMENT.test(parts[i]!)) return undefined;
+      try {
+        out[name.slice(1, -1).toLowerCase()] = decodeURIComponent(parts[i]!);
+      } catch {
+        return undefined;
+      }
     } else if (name !== parts[i]) {
       return undefined; // not this template: prism finds no parameters at all
     }

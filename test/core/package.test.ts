@@ -8,8 +8,8 @@
  * `--offline` cannot resolve version ranges without the registry's metadata,
  * which a machine that installed with `npm ci` does not keep; the new folder
  * therefore gets a lockfile: the tarball plus the production entries of this
- * repository's package-lock.json, whose tarballs that `npm ci` left in npm's
- * cache. Bounded (a few minutes at most); skipped until `npm run build` has run.
+ * repository's package-lock.json (nested copies included), whose tarballs
+ * that `npm ci` left in npm's cache. Bounded (a few minutes at most); skipped until `npm run build` has run.
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -76,8 +76,15 @@ describe.skipIf(!built)("the packed package, installed offline with production d
         engines: pkg.engines,
       },
     };
-    for (const [path, entry] of Object.entries(lock.packages as Record<string, { dev?: boolean; link?: boolean }>)) {
-      if (path.startsWith("node_modules/") && !entry.dev && !entry.link) packages[path] = entry;
+    // The lock names no tarball URLs (`resolved`): npm would then ask the registry for each package's metadata,
+    // which `--offline` refuses. npm ci fetched every tarball from the registry's usual URL, the key npm's cache
+    // keeps it under, so that URL is written in; nested copies (a/node_modules/b) are named by their last segment.
+    const registry = (await exec("npm", ["config", "get", "registry"], packageRoot)).stdout.trim().replace(/\/?$/, "/");
+    type LockEntry = { dev?: boolean; link?: boolean; name?: string; version?: string; resolved?: string };
+    for (const [path, entry] of Object.entries(lock.packages as Record<string, LockEntry>)) {
+      if (!path.startsWith("node_modules/") || entry.dev || entry.link) continue;
+      const name = entry.name ?? path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length);
+      packages[path] = { ...entry, resolved: entry.resolved ?? `${registry}${name}/-/${name.split("/").pop()}-${entry.version}.tgz` };
     }
     writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", private: true }));
     writeFileSync(join(app, "package-lock.json"), JSON.stringify({ name: "app", lockfileVersion: 3, requires: true, packages }));

@@ -342,6 +342,15 @@ const rows: Row[] = [
     ),
   },
   {
+    rule: "signEndUserEvmHash",
+    served: "signEvmHashWithEndUserAccount",
+    request: post(
+      (w) => `${EW}/${w.user.userId}/evm/sign`,
+      (w) => ({ address: w.user.evm, hash: keccak256(toHex(next())) }),
+      asUser,
+    ),
+  },
+  {
     rule: "signEndUserEvmTypedData",
     served: "signEvmTypedDataWithEndUserAccount",
     criterion: CRITERIA.evmTypedData,
@@ -425,8 +434,8 @@ const rows: Row[] = [
   },
 ];
 
-/** Rule operations no operation of the contract performs: end users cannot sign raw hashes or swap here. */
-const NOT_SERVED: RuleOperation[] = ["signEndUserEvmHash", "createEndUserEvmSwap"];
+/** Rule operations no operation of the contract performs: end users cannot swap here. */
+const NOT_SERVED: RuleOperation[] = ["createEndUserEvmSwap"];
 
 // The contract document, read as plain YAML.
 const contract: any = parse(readFileSync(join(packageRoot, "openapi.yaml"), "utf8"));
@@ -441,7 +450,7 @@ describe("the table covers the contract", () => {
     );
     for (const row of rows) expect(operationIds.has(row.served), row.served).toBe(true);
     const endUserPaths = Object.keys(contract.paths).filter((p) => p.startsWith("/v2/embedded-wallet-api/end-users/"));
-    expect(endUserPaths.filter((p) => /\/evm\/sign$|swap/i.test(p))).toEqual([]);
+    expect(endUserPaths.filter((p) => /swap/i.test(p))).toEqual([]);
   });
 });
 

@@ -20,8 +20,9 @@ export function clientRpcView(shell: Shell): View {
     if (!projectId) return;
     try {
       const rotated = await api<"rotateSandboxClientApiKey">("POST", `/projects/${encodeURIComponent(projectId)}/client-api-key/rotate`);
-      shell.say(`New client API key ${rotated.clientApiKey}; the old URL now answers 401.`);
+      // Shown first, then said: whoever reads the message finds the new key on the page already.
       await load();
+      shell.say(`New client API key ${rotated.clientApiKey}; the old URL now answers 401.`);
     } catch (error) {
       shell.say((error as Error).message, "error");
     }
