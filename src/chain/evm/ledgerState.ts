@@ -18,12 +18,12 @@ import { balanceOf, evmNonces, setBalance } from "../ledger.js";
 import type { JournaledTx } from "./journaledTx.js";
 
 /** A contract's runtime code on one network, keyed `network|address` (lowercase), with its keccak256 (hashing it at every read cost more than running it). */
-const EVM_CODE = declareCollection<{ code: `0x${string}`; hash: `0x${string}` }>("evmCode");
+const EVM_CODE = declareCollection<{ code: `0x${string}`; hash?: `0x${string}` }>("evmCode");
 
 /** Decoded code by its hash (genesis code by the code itself): few distinct codes, read at every call. */
 const codeBytes = new Map<string, Uint8Array>();
 
-/** Hashes of genesis code, computed once per code. */
+/** Hashes of code without a stored one (genesis code, older records), computed once per code. */
 const genesisHashes = new Map<string, Uint8Array>();
 function genesisHash(code: `0x${string}`): Uint8Array {
   let hash = genesisHashes.get(code);
@@ -109,7 +109,8 @@ export class LedgerStateManager implements StateManagerInterface {
 
   private codeHashOf(address: string): Uint8Array {
     const deployed = this.store.collection(EVM_CODE).get(codeKey(this.network, address));
-    if (deployed) return hexToBytes(deployed.hash);
+    // A record written before code records kept their hash (a state file of an earlier version) has none.
+    if (deployed) return deployed.hash ? hexToBytes(deployed.hash) : genesisHash(deployed.code);
     const genesis = this.genesis(this.network, address);
     return genesis ? genesisHash(genesis) : KECCAK256_NULL;
   }
