@@ -7,18 +7,7 @@
  * by the facilitator's transaction with the token's Transfer and
  * AuthorizationUsed logs.
  */
-import {
-  encodeAbiParameters,
-  encodeEventTopics,
-  encodeFunctionData,
-  getAddress,
-  isAddress,
-  parseAbi,
-  hashTypedData,
-  parseSignature,
-  size,
-  type Hex,
-} from "viem";
+import { encodeEventTopics, encodeFunctionData, getAddress, isAddress, parseAbi, hashTypedData, parseSignature, size, type Hex } from "viem";
 import { settlementBlock } from "../../chain/mining.js";
 import { balanceOf, GAS_PRICE_WEI, type LedgerLog, ledgerTxs, moveToken, takeNonce, type LedgerTx } from "../../chain/ledger.js";
 import { evmTokenByAddress } from "../../chain/tokens.js";
