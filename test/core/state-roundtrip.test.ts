@@ -43,7 +43,10 @@ function generate(r: Random): StateFile {
   }));
   return {
     evmAccounts: evm,
-    solanaAccounts: Array.from({ length: r.int(3) }, (_, i) => ({ name: `Sol-${i}`, balances: r.int(2) ? { "solana-devnet": { SOL: amount(r) } } : undefined })),
+    solanaAccounts: Array.from({ length: r.int(3) }, (_, i) => ({
+      name: `Sol-${i}`,
+      balances: r.int(2) ? { "solana-devnet": { SOL: amount(r) } } : undefined,
+    })),
     evmSmartAccounts: r.int(2) ? [{ name: "Smart", owner: evm[0]!.name, balances: balances(r) }] : [],
     fund: Array.from({ length: r.int(3) }, () => ({ network: "base-sepolia", address: `0x${r.hex(20)}`, token: "USDC", amount: amount(r) })),
     projects: r.int(2) ? [{ name: `second-${r.hex(2)}`, evmAccounts: [{ name: "Elsewhere" }] }] : [],
