@@ -32,8 +32,8 @@ const accounts = (store: ProjectTx) => store.collection(SOLANA_CHAIN_ACCOUNTS);
 const ownerIndex = (store: ProjectTx) => store.collection(TOKEN_ACCOUNTS_BY_OWNER);
 const keyOf = (network: string, address: string) => `${network}|${address}`;
 
-const TOKEN_ACCOUNT_SIZE = 165;
-const MINT_SIZE = 82;
+export const TOKEN_ACCOUNT_SIZE = 165;
+export const MINT_SIZE = 82;
 const U64_MAX = 2n ** 64n - 1n;
 
 /** The rent-exempt minimum of an account of `size` bytes: (128 + size) bytes at 3,480 lamports a byte-year, for two years. */

@@ -8,7 +8,7 @@ import { fromBase58, toBase58 } from "../crypto/solana.js";
 import { ASSOCIATED_TOKEN_PROGRAM, TOKEN_PROGRAM } from "./solanaTokens.js";
 
 /** The address of `seeds` + `bump` under `program`, or undefined when it lies on the ed25519 curve (no program address). */
-function createProgramAddress(seeds: readonly Uint8Array[], bump: number, program: string): string | undefined {
+export function createProgramAddress(seeds: readonly Uint8Array[], bump: number, program: string): string | undefined {
   const hash = createHash("sha256");
   for (const seed of seeds) hash.update(seed);
   const digest = hash.update(Uint8Array.of(bump)).update(fromBase58(program)).update("ProgramDerivedAddress").digest();
@@ -21,7 +21,7 @@ function createProgramAddress(seeds: readonly Uint8Array[], bump: number, progra
 }
 
 /** The canonical program address of `seeds`: the first bump from 255 down that is off the curve. */
-function findProgramAddress(seeds: readonly Uint8Array[], program: string): string {
+export function findProgramAddress(seeds: readonly Uint8Array[], program: string): string {
   for (let bump = 255; bump >= 0; bump--) {
     const found = createProgramAddress(seeds, bump, program);
     if (found) return found;

@@ -10,7 +10,7 @@ import { blockhashAt } from "./solanaLedger.js";
 export const BLOCKHASH_VALID_SLOTS = 150;
 
 /** The slot of the sandbox clock on `network`: the one whose blockhash is the latest. */
-const clockSlot = (network: string, nowMs: number): number => blockNumberAt(network, nowMs);
+export const clockSlot = (network: string, nowMs: number): number => blockNumberAt(network, nowMs);
 
 /** The latest blockhash and the last block height it stays valid at. */
 export function latestBlockhash(network: string, nowMs: number): { blockhash: string; lastValidBlockHeight: number; slot: number } {

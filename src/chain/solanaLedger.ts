@@ -22,7 +22,7 @@ export const LAMPORTS_PER_SIGNATURE = 5000n;
 /** The blockhash of a network's slot: what the node hands out, and what a transaction's recent blockhash is checked against. */
 export const blockhashAt = (network: string, slot: number): Buffer => createHash("sha256").update(`cdp-sandbox:${network}:${slot}`).digest();
 
-export { SOL, SOLANA_TOKENS, solanaTokenByMint, solanaTokenBySymbol } from "./solanaTokens.js";
+export { SOL, SOLANA_TOKENS, solanaTokenByMint, solanaTokenBySymbol, type SolanaToken } from "./solanaTokens.js";
 
 export interface SolanaLedgerTx {
   signature: string;
@@ -45,7 +45,7 @@ export interface SolanaTokenBalance {
   decimals: number;
 }
 
-interface SolanaExecutionRecord {
+export interface SolanaExecutionRecord {
   /** The signed wire transaction, base64. */
   wire: string;
   accountKeys: string[];

@@ -49,7 +49,12 @@ export interface SolanaRuntime {
 const SLOTS_PER_EPOCH = 432_000n;
 const loadModule = createRequire(import.meta.url);
 let binding: NativeBinding | null | undefined;
-const forcedModel = process.env.CDP_SANDBOX_SOLANA_RUNTIME === "model";
+let forcedModel = process.env.CDP_SANDBOX_SOLANA_RUNTIME === "model";
+
+/** Makes the sandbox use its TypeScript model as where the runtime cannot load (tests of that path). */
+export function forceSolanaModel(forced: boolean): void {
+  forcedModel = forced;
+}
 
 function loadBinding(): NativeBinding | null {
   if (binding === undefined) {

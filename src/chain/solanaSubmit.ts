@@ -15,7 +15,7 @@ import { decodeMint, decodeTokenAccount, ensureMint, readSolanaAccount, tokenAcc
 import { recentBlockhashSlot } from "./solanaBlockhashes.js";
 import { applySolanaTransaction, LAMPORTS_PER_SIGNATURE, type SolanaLedgerTx, type SolanaTokenBalance, solanaTxs } from "./solanaLedger.js";
 import { indexSignature } from "./solanaSignatures.js";
-import { type SolanaExecution, solanaRuntime } from "./solanaRuntime.js";
+import { solanaRuntime } from "./solanaRuntime.js";
 import { solanaTxErrorMessage, type SolanaTxError } from "./solanaRuntimeErrors.js";
 import { SOL, solanaTokenByMint } from "./solanaTokens.js";
 
@@ -153,13 +153,7 @@ export function submitSolanaTransaction(
  * Runs a signed transaction without landing it (simulateTransaction): the runtime's verdict, logs and compute
  * units; undefined where only the model is available. The known mints it names are written as a send would.
  */
-export function simulateSolanaTransaction(
-  store: ProjectTx,
-  clock: Clock,
-  network: string,
-  tx: Transaction,
-  facts: SolanaTransactionFacts,
-): SolanaExecution | undefined {
+export function simulateSolanaTransaction(store: ProjectTx, clock: Clock, network: string, tx: Transaction, facts: SolanaTransactionFacts) {
   const runtime = solanaRuntime();
   if (!runtime) return undefined;
   for (const key of facts.accountKeys) if (key !== SOL.mint && solanaTokenByMint(network, key)) ensureMint(store, network, key);

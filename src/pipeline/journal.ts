@@ -143,7 +143,7 @@ function withoutSignature(value: string): string {
 }
 
 /** Headers as the journal shows them: credentials cut (a JWT keeps its header and claims, not its signature). */
-function redactedHeaders(headers: Record<string, string> | undefined): Record<string, string> {
+export function redactedHeaders(headers: Record<string, string> | undefined): Record<string, string> {
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers ?? {})) kept[name] = CREDENTIAL_HEADERS.has(name.toLowerCase()) ? withoutSignature(value) : value;
   return kept;

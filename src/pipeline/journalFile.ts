@@ -11,7 +11,7 @@ import { appendFileSync, closeSync, openSync } from "node:fs";
 import type { JournalDetail, JournalEntry, JournalSink } from "./journal.js";
 
 /** Characters of each body kept in the file. */
-const DEFAULT_FILE_BODY_LIMIT = 256 * 1024;
+export const DEFAULT_FILE_BODY_LIMIT = 256 * 1024;
 
 function cut<T extends { body?: string; truncated?: boolean }>(message: T, limit: number): T {
   if (message.body === undefined || message.body.length <= limit) return message;

@@ -12,7 +12,7 @@ import { parse } from "yaml";
 import { packageRoot } from "../paths.js";
 import type { StateFile } from "./model.js";
 
-const stateFileSchemaPath = join(packageRoot, "schemas", "state-file.schema.json");
+export const stateFileSchemaPath = join(packageRoot, "schemas", "state-file.schema.json");
 
 /** A state file that cannot be used: the message says which file, where, and what was expected. */
 export class StateFileError extends Error {
@@ -35,7 +35,7 @@ function validate(): ValidateFunction {
 }
 
 /** `/evmAccounts/0/name` → `$.evmAccounts[0].name`. */
-function jsonPath(pointer: string): string {
+export function jsonPath(pointer: string): string {
   return `$${pointer
     .split("/")
     .slice(1)

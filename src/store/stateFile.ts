@@ -9,8 +9,8 @@
  */
 import type { SandboxState } from "./state.js";
 
-const STATE_FORMAT = "cdp-sandbox-state";
-const STATE_VERSION = 1;
+export const STATE_FORMAT = "cdp-sandbox-state";
+export const STATE_VERSION = 1;
 
 /** The state's own top-level fields; an unmarked file with any other is not ours. */
 const STATE_FIELDS = new Set(["format", "version", "defaultProjectId", "importKey", "endUserTokenSecret", "starts", "projects"]);
@@ -18,7 +18,7 @@ const STATE_FIELDS = new Set(["format", "version", "defaultProjectId", "importKe
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** A state file the sandbox refuses to load: its message names the file and says what was expected. */
-class StateFileError extends Error {
+export class StateFileError extends Error {
   override name = "StateFileError";
 }
 

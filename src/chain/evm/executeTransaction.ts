@@ -28,7 +28,7 @@ export function runsBytecode(store: ProjectTx, network: string, to: string | nul
   return to === null || canonicalCodeAt(to) !== undefined || hasDeployedCode(store, network, to);
 }
 
-async function executeEvmTransaction(
+export async function executeEvmTransaction(
   store: ProjectTx,
   clock: Clock,
   tx: EvmTransactionInput,

@@ -43,7 +43,7 @@ export interface EvmRunRequest {
   internal?: boolean;
 }
 
-interface EvmLog {
+export interface EvmLog {
   address: `0x${string}`;
   topics: Hex[];
   data: Hex;
@@ -64,7 +64,7 @@ export interface EvmOutcome {
 const BLOCK_GAS_LIMIT = 30_000_000n;
 
 /** The gas a transaction pays before its first opcode: the base, its calldata, and a creation's surcharge. */
-function intrinsicGas(data: Uint8Array, creation: boolean): bigint {
+export function intrinsicGas(data: Uint8Array, creation: boolean): bigint {
   let gas = 21_000n;
   for (const byte of data) gas += byte === 0 ? 4n : 16n;
   if (creation) gas += 32_000n + 2n * BigInt(Math.ceil(data.length / 32));

@@ -50,7 +50,7 @@ const save = (store: ProjectTx, record: EndUserMfaRecord) => store.collection(EN
 const isEnrolled = (r: EndUserMfaRecord) => r.totp !== undefined || r.sms !== undefined;
 
 /** The end user's `mfaMethods`, as the platform shows them on the end user (undefined: nothing to show). */
-function mfaMethodsView(store: ProjectTx, userId: string): Schema<"MFAMethods"> | undefined {
+export function mfaMethodsView(store: ProjectTx, userId: string): Schema<"MFAMethods"> | undefined {
   const r = store.collection(END_USER_MFA).get(userId);
   if (!r) return undefined;
   const view: Schema<"MFAMethods"> = {

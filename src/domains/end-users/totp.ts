@@ -47,7 +47,7 @@ export function base32Decode(text: string): Uint8Array {
 const totpCounter = (nowMs: number): number => Math.floor(nowMs / 1000 / TOTP_STEP_SECONDS);
 
 /** The 6-digit code of `counter` for the secret (RFC 4226 dynamic truncation). */
-function hotp(secret: Uint8Array, counter: number): string {
+export function hotp(secret: Uint8Array, counter: number): string {
   const message = Buffer.alloc(8);
   message.writeBigUInt64BE(BigInt(counter));
   const mac = createHmac("sha1", secret).update(message).digest();

@@ -23,7 +23,7 @@ import type { ProjectTx } from "../../store/store.js";
 import { deployedWalletOwners, isWalletDeployed, recordDeployment, walletCreatedBy } from "../evm-smart-accounts/smartWalletFactory.js";
 
 /** A factory call an ERC-6492 signature carries: what deploys the signer before it is asked. */
-interface CounterfactualDeployment {
+export interface CounterfactualDeployment {
   factory: `0x${string}`;
   factoryData: Hex;
 }

@@ -27,7 +27,7 @@ import type { ProjectTx } from "../../store/store.js";
 import type { Clock } from "../../clock.js";
 
 /** The sandbox's fee sponsor: one fixed key (the platform's own wallet), topped up whenever it runs low. */
-const SOLANA_SPONSOR: SolanaKey = solanaKeyFromSeed(createHash("sha256").update("cdp-sandbox:solana-fee-sponsor").digest());
+export const SOLANA_SPONSOR: SolanaKey = solanaKeyFromSeed(createHash("sha256").update("cdp-sandbox:solana-fee-sponsor").digest());
 const SPONSOR_FLOAT = 1_000_000_000_000n; // 1,000 SOL
 
 /** Makes the sponsor the fee payer, and the payer of any associated token account the original payer would fund. */

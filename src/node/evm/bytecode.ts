@@ -54,7 +54,7 @@ export function callRequest(call: CallObject | undefined): EvmRunRequest {
 }
 
 /** The JSON-RPC error of a failed run, as geth words it: code 3 with the revert data, or the EVM's error. */
-function runFailure(outcome: EvmOutcome): RpcError {
+export function runFailure(outcome: EvmOutcome): RpcError {
   if (outcome.error !== "revert") return new RpcError(-32000, outcome.error ?? "execution failed");
   if (outcome.returnValue === "0x") return new RpcError(3, "execution reverted", "0x");
   let reason = "";

@@ -14,7 +14,7 @@ import { type ChargeIntent, type ChargeRecord, chargeStatus, charges } from "./m
 import { COMMERCE_OPERATOR_ADDRESS, COMMERCE_SIGNATURE_PREFIX, COMMERCE_TRANSFERS_ADDRESS, intentSignature } from "./transfers.js";
 
 /** How long a charge can be paid. */
-const CHARGE_LIFETIME_MS = 60 * 60 * 1000;
+export const CHARGE_LIFETIME_MS = 60 * 60 * 1000;
 const FEE_BPS = 100n;
 
 export interface NewCharge {

@@ -55,7 +55,7 @@ export interface ChargeRecord {
   payment?: { transactionHash: Hex; payer: `0x${string}`; paidAt: string };
 }
 
-const CHARGES = declareCollection<ChargeRecord>("commerceCharges", {
+export const CHARGES = declareCollection<ChargeRecord>("commerceCharges", {
   indexes: { intent: (c) => c.intent?.id.toLowerCase() },
   order: (a, b) => a.createdAt.localeCompare(b.createdAt),
 });

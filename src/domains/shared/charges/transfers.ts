@@ -31,7 +31,7 @@ export const COMMERCE_OPERATOR_ADDRESS = "0xA83FAEc1f047E8264D7C2649C3459b253A04
 export const COMMERCE_SIGNATURE_PREFIX = "0x" as const;
 const GAS_USED = 90_000n;
 
-const transfersAbi = parseAbi([
+export const transfersAbi = parseAbi([
   "struct TransferIntent { uint256 recipientAmount; uint256 deadline; address recipient; address recipientCurrency; address refundDestination; uint256 feeAmount; bytes16 id; address operator; bytes signature; bytes prefix; }",
   "function transferTokenPreApproved(TransferIntent _intent)",
 ]);
