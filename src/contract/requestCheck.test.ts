@@ -11,7 +11,7 @@ import { generateRequest } from "#test/helpers/requests.js";
 import { defaultSpecPath } from "../paths.js";
 import { loadCompiledOperations } from "./compile.js";
 import { OperationIndex, type Operation } from "./operations.js";
-import { certainlyValid, type CheckedRequest } from "./requestCheck.js";
+import { type CheckedRequest, certainlyValid, fastCheck, LARGE_BODY_BYTES } from "./requestCheck.js";
 
 interface PrismValidator {
   validateInput(opts: { resource: IHttpOperation; element: unknown }): { _tag: string; left?: Array<{ severity: number }> };
@@ -124,5 +124,30 @@ describe("the fast request check", () => {
     }
     // Operations with array or object parameters are left to prism on purpose; they are few.
     expect(missed.length).toBeLessThan(operations.length / 10);
+  });
+
+  it("answers a large invalid body with its first problem, as prism words it, without prism's walk of every item", () => {
+    const op = operations.find((o) => o.operationId === "prepareUserOperation")!;
+    const request = (calls: unknown[]): CheckedRequest => {
+      const body = { network: "base-sepolia", calls };
+      const length = String(JSON.stringify(body).length);
+      return {
+        path: op.pathTemplate.replace("{address}", `0x${"ab".repeat(20)}`),
+        query: {},
+        headers: { "content-type": "application/json", "content-length": length },
+        body,
+      };
+    };
+    const large = request(Array(100_000).fill("a"));
+    expect(Number(large.headers["content-length"])).toBeGreaterThan(LARGE_BODY_BYTES);
+    expect(fastCheck(op.http, large)).toEqual({ location: "body.calls.0", message: "Request body property calls.0 must be object" });
+    // prism says the same of the same item (it goes on to the others); a small invalid body is still left to it.
+    const small = request(["a"]);
+    const said = prism.validateInput({
+      resource: op.http,
+      element: { method: op.http.method, url: { path: small.path, query: {} }, headers: small.headers, body: small.body },
+    }) as { left?: Array<{ message: string; path?: string[] }> };
+    expect(said.left?.map((d) => d.message)).toContain("Request body property calls.0 must be object");
+    expect(fastCheck(op.http, small)).toBe(false);
   });
 });

@@ -7,7 +7,8 @@
  * prism's options and formats, and prism's reading of scalar parameters.
  *
  * It answers "valid" or "ask prism", and "too big" for a body over one of the
- * contract's size bounds (see SizeProblem). Any other failure, and any request
+ * contract's size bounds (see SizeProblem), or the first problem of an invalid
+ * body of LARGE_BODY_BYTES or more. Any other failure, and any request
  * outside what it mirrors exactly (array or object parameters, other
  * parameter styles, form bodies, malformed or unusual path segments,
  * unusual content types), goes to prism, which then writes the diagnostics
@@ -38,6 +39,7 @@ interface AjvError {
  * A body over one of the contract's size bounds (maxItems, maxLength, maxProperties). Found by the fast check,
  * which stops at the first failure, and answered without prism: prism collects every problem, so for a list of
  * 100,000 items it checks all of them (seconds, with the event loop held) before saying the list is too long.
+ * The first problem of any invalid body of LARGE_BODY_BYTES or more is answered the same way, for the same reason.
  */
 export interface SizeProblem {
   location: string;
@@ -246,21 +248,40 @@ function bodyValid(check: BodyCheck | null, req: CheckedRequest, headers: Record
   if (!content?.validate) return true;
   if (mediaType === "application/x-www-form-urlencoded" || mediaType?.startsWith("multipart/")) return false;
   if (content.validate(req.body)) return true;
-  return sizeProblemOf(content.validate.errors) ?? false;
+  const size = sizeProblemOf(content.validate.errors);
+  if (size) return size;
+  // A large invalid body (100,000 mistyped items) costs prism a walk of every error with the event loop held:
+  // its first problem is answered here, phrased as prism phrases it, and prism is left the small bodies.
+  return contentLength >= LARGE_BODY_BYTES ? (firstProblemOf(content.validate.errors) ?? false) : false;
+}
+
+/** From this size on, an invalid body is answered with its first problem rather than all of prism's. */
+export const LARGE_BODY_BYTES = 64 * 1024;
+
+const bodyPath = (error: AjvError) =>
+  error.instancePath
+    .split("/")
+    .slice(1)
+    .map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
+
+/** A body problem as prism words it: `Request body[ property a.b] <Ajv's message>`. */
+function bodyProblem(error: AjvError, fallback: string): SizeProblem {
+  const path = bodyPath(error);
+  return {
+    location: ["body", ...path].join("."),
+    message: `Request body${path.length > 0 ? ` property ${path.join(".")}` : ""} ${error.message ?? fallback}`,
+  };
+}
+
+function firstProblemOf(errors: AjvError[] | null | undefined): SizeProblem | undefined {
+  const error = errors?.[0];
+  return error && bodyProblem(error, `fails its ${error.keyword} check`);
 }
 
 /** The first size bound among a failed check's errors, phrased as prism phrases body problems. */
 function sizeProblemOf(errors: AjvError[] | null | undefined): SizeProblem | undefined {
   const error = errors?.find((e) => SIZE_KEYWORDS.has(e.keyword));
-  if (!error) return undefined;
-  const path = error.instancePath
-    .split("/")
-    .slice(1)
-    .map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
-  return {
-    location: ["body", ...path].join("."),
-    message: `Request body${path.length > 0 ? ` property ${path.join(".")}` : ""} ${error.message ?? `exceeds its ${error.keyword} of ${error.params.limit}`}`,
-  };
+  return error && bodyProblem(error, `exceeds its ${error.keyword} of ${error.params.limit}`);
 }
 
 // --- the check of one operation ---------------------------------------------
