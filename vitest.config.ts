@@ -2,13 +2,16 @@ import { configDefaults, defineConfig } from "vitest/config";
 import { fileURLToPath } from "node:url";
 
 /**
- * Test files that need a module graph of their own: they mock a module (vi.mock replaces it only where it is
+ * Test files that need a module graph of their own: they mock a module or define browser globals (vi.mock replaces it only where it is
  * imported after the mock, so a module another file loaded first would keep the real one), or they assert
  * what the process looks like before any sandbox starts (prism's Ajv classes are patched once per process).
  */
 const ISOLATED = [
   "src/contract/ajv.test.ts", // asserts the plain Ajv class, before preparePrismAjv patches it for the process
   "src/domains/webhooks/send.test.ts", // vi.mock("node:dns")
+  // defines browser globals (window, localStorage) for the embedded-wallet client: other clients (OnchainKit's
+  // Farcaster SDK) would then take the worker for a browser
+  "test/interop/cdp-core-sign-in.test.ts",
 ];
 
 export default defineConfig({

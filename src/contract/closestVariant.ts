@@ -62,6 +62,8 @@ interface Found {
   /** Where the unmatched oneOf is: the problems prism reported under it are replaced by `message`. */
   location: string;
   message: string;
+  /** The closest variant's own problems, each where it is: what a caller classifying problems by place reads. */
+  causes: Array<{ location: string; message: string }>;
 }
 
 /** Every oneOf/anyOf on the way through `data` that no variant matches, each with its closest variant; depth-bounded. */
@@ -86,7 +88,14 @@ function findUnmatched(schema: unknown, data: unknown, at: string, depth: number
   const inDeeper = (e: ErrorObject) => deeper.some((d) => isUnder(describeLocation(e, at), d.location));
   const own = closest.errors.filter((e) => !inDeeper(e)).map((e) => describeError(e, at));
   const parts = [...own.slice(0, 5), ...(own.length > 5 ? [`${own.length - 5} more`] : []), ...deeper.map((d) => d.message)];
-  return [{ location: at, message: `${at} matches none of its ${variants.length} variants; the closest is ${closest.name}, where ${parts.join(", and ")}` }];
+  const causes = closest.errors.filter((e) => !inDeeper(e)).map((e) => ({ location: describeLocation(e, at), message: e.message ?? `breaks ${e.keyword}` }));
+  return [
+    {
+      location: at,
+      message: `${at} matches none of its ${variants.length} variants; the closest is ${closest.name}, where ${parts.join(", and ")}`,
+      causes: [...causes, ...deeper.flatMap((d) => d.causes)],
+    },
+  ];
 }
 
 function findInside(schema: Schema, data: unknown, at: string, depth: number): Found[] {
@@ -126,5 +135,5 @@ export function summariseVariants(bodySchema: unknown, body: unknown, problems: 
   }
   if (found.length === 0) return problems;
   const kept = problems.filter((p) => !found.some((f) => isUnder(p.location, f.location)));
-  return [...kept, ...found.map((f) => ({ location: f.location, message: f.message, code: "oneOf" }))];
+  return [...kept, ...found.map((f) => ({ location: f.location, message: f.message, code: "oneOf", causes: f.causes }))];
 }

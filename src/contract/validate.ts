@@ -16,6 +16,8 @@ export interface Problem {
   location: string; // e.g. "body.name", "query.pageSize", "header.x-idempotency-key"
   message: string;
   code?: string | number;
+  /** For a summary of an unmatched oneOf: the closest variant's own problems, where they are. */
+  causes?: Problem[];
 }
 
 interface Diagnostic {

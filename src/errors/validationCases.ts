@@ -19,8 +19,10 @@ const SPECIFIC: Array<{ test: (p: Problem) => boolean; name: ErrorCase }> = [
 
 export function errorForProblems(problems: Problem[], operationId: string): ApiError {
   if (!MONEY.has(operationId)) return apiError("invalid_request", describeProblems(problems));
+  // A oneOf no variant matched is one summary problem: its closest variant's problems say which case it is.
+  const all = problems.flatMap((p) => [p, ...(p.causes ?? [])]);
   for (const { test, name } of SPECIFIC) {
-    const matching = problems.filter(test);
+    const matching = all.filter(test);
     if (matching.length === 0) continue;
     const unique = [...new Map(matching.map((p) => [`${p.location}\n${p.message}`, p])).values()];
     return apiError(name, describeProblems(unique));

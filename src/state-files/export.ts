@@ -21,7 +21,9 @@ export function exportState(store: Store, clock: Clock, projectId?: string): Sta
     if (!project || !records) continue;
     const key = project.apiKeys.find((k) => k.verified && k.apiKeySecret);
     // Whatever else the project's identity holds (fields added later included) goes along as it is.
-    const { id: _id, name: _name, createdAt: _createdAt, settings: _settings, apiKeys: _keys, walletSecret: _wallet, ...meta } = project;
+    // (The record as the store holds it also carries its collections, exported below as `records`.)
+    const whole = project as typeof project & { data?: unknown };
+    const { id: _id, name: _name, createdAt: _createdAt, settings: _settings, apiKeys: _keys, walletSecret: _wallet, data: _data, ...meta } = whole;
     projects.push({
       id: project.id,
       name: project.name,
