@@ -1,9 +1,9 @@
 /**
  * Swaps by an end user, in one call: the server API's firm quote (swaps/quotes.ts), signed and sent at once. From
  * an EVM account, the account signs the quote's Permit2 transfer and sends the settler transaction itself (gas from
- * its own balance, under sendEndUserEvmTransaction rules); from a smart account, a user operation whose owner signs
- * the Permit2 transfer as the wallet (ERC-1271) and which approves Permit2 first when the allowance is short (under
- * sendEndUserOperation rules). What would make the swap revert today (no liquidity, a short balance, an EVM
+ * its own balance); from a smart account, a user operation whose owner signs the Permit2 transfer as the wallet
+ * (ERC-1271) and which approves Permit2 first when the allowance is short. Either way the swap is what the project's
+ * createEndUserEvmSwap rules govern (network, the calls' data, the net USD change), checked once before sending. What would make the swap revert today (no liquidity, a short balance, an EVM
  * account's missing Permit2 allowance) is refused before anything is sent.
  */
 import { concat, encodeFunctionData, erc20Abi, type Hex, maxUint256, numberToHex, size } from "viem";
@@ -69,7 +69,7 @@ async function sendFromEoa(ctx: HandlerContext, user: EndUserRecord, req: Reques
     value: BigInt(quote.transaction.value),
     gas: BigInt(quote.transaction.gas),
   };
-  enforcePolicies(ctx.store, { operation: "sendEndUserEvmTransaction", accountPolicies: [], facts: transactionFacts(tx, network) });
+  enforcePolicies(ctx.store, { operation: "createEndUserEvmSwap", accountPolicies: [], facts: transactionFacts(tx, network) });
   return signAndSendEvmTransaction(ctx, eoa, network, tx, actor);
 }
 
@@ -88,7 +88,7 @@ async function sendFromSmart(ctx: HandlerContext, user: EndUserRecord, req: Requ
     data = withPermitSignature(data, wrapOwnerSignature(ownerIndex, ownerSignature));
   }
   calls.push({ to: quote.transaction.to, value: quote.transaction.value, data });
-  return sendFromSmartAccount(ctx, found, network as UserOperationNetwork, calls, "sendEndUserOperation", paymaster);
+  return sendFromSmartAccount(ctx, found, network as UserOperationNetwork, calls, "createEndUserEvmSwap", paymaster);
 }
 
 export const createEndUserEvmSwap: Handler<"createEndUserEvmSwap"> = async (req, ctx) => {

@@ -64,7 +64,7 @@ export async function sendFromSmartAccount(
   found: ReturnType<typeof authorizeSmartAccount>,
   network: UserOperationNetwork,
   calls: Call[],
-  operation: "sendEndUserOperation" | "sendEndUserEvmAsset",
+  operation: "sendEndUserOperation" | "sendEndUserEvmAsset" | "createEndUserEvmSwap",
   paymasterAsked = true,
   gasWithoutPaymaster = false,
 ) {
