@@ -75,6 +75,17 @@ describe("an end user delegates all their accounts to the developer", () => {
     expect((await grantOf(u)).status).toBe(404);
   });
 
+  it("replays the first answer to a retry with the same X-Idempotency-Key, as cdp-core's idempotencyKey sends it", async () => {
+    const u = await newUser();
+    const body = { expiresAt: inOneHour() };
+    const headers = { "X-Idempotency-Key": "grant-once" };
+    const first = await delegate(u, body, { headers });
+    expect(first.status, first.text).toBe(201);
+    const retry = await delegate(u, body, { headers });
+    expect([retry.status, retry.body]).toEqual([201, first.body]);
+    expect((await delegate(u, body)).status).toBe(409);
+  });
+
   it("can grant again once the user revoked the grant", async () => {
     const u = await newUser();
     expect((await delegate(u, { expiresAt: inOneHour() })).status).toBe(201);
