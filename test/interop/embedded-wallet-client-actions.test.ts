@@ -109,6 +109,10 @@ describe("the embedded-wallet client after sign-in", () => {
       projectID,
     });
     expect(price.liquidityAvailable).toBe(true);
+    // The fields the client's own type adds to the server API's price: the network, and the gas cost in wei.
+    expect(price.network).toBe("base");
+    expect(price.totalNetworkFee).toMatch(/^[1-9]\d*$/);
+    expect(price.totalNetworkFee).toBe(price.fees?.gasFee?.amount);
     const listed = await listSpendPermissionsWithEndUserAccount(user.userId, user.smart, { projectID });
     expect(listed.spendPermissions).toEqual([]);
   });

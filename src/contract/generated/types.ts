@@ -1845,7 +1845,11 @@ export interface paths {
          */
         get: operations["getDelegationForEndUser"];
         put?: never;
-        post?: never;
+        /**
+         * Delegate all the end user's accounts to the developer
+         * @description The end user lets the developer sign with any of their accounts until expiresAt (a project-wide grant). At most one grant is active per end user, whatever its scope. Needs MFA when the user enrolled in it.
+         */
+        post: operations["createDelegationForEndUser"];
         /**
          * Revoke the end user's project-wide delegation
          * @description Ends the grant; the end user or the developer may do it.
@@ -4313,6 +4317,13 @@ export interface components {
         };
         /** @description A price, or no liquidity. */
         GetSwapPriceResponseWrapper: components["schemas"]["GetSwapPriceResponse"] | components["schemas"]["SwapUnavailableResponse"];
+        /** @description An indicative price for an end user's account: the server API's price, with the network and the total network fee (the gas fee in wei) as the embedded-wallet client reads them. */
+        EndUserSwapPriceResponse: components["schemas"]["GetSwapPriceResponse"] & {
+            network: components["schemas"]["EvmSwapsNetwork"];
+            totalNetworkFee: components["schemas"]["DigitString"] | null;
+        };
+        /** @description An end user's price, or no liquidity. */
+        EndUserSwapPriceResponseWrapper: components["schemas"]["EndUserSwapPriceResponse"] | components["schemas"]["SwapUnavailableResponse"];
         /** @description Permit2 typed data the taker signs so the swap can pull the sell token. */
         SwapPermit2Approval: {
             hash: string;
@@ -12270,6 +12281,65 @@ export interface operations {
             503: components["responses"]["ServiceUnavailableError"];
         };
     };
+    createDelegationForEndUser: {
+        parameters: {
+            query?: {
+                /** @description The project the end user belongs to, when the token does not say. */
+                projectID?: components["parameters"]["ProjectIDOptional"];
+            };
+            header: {
+                /** @description ES256 JWT signed with the project's wallet secret, binding this method, path and (through `reqHash`) body. Single use. */
+                "X-Wallet-Auth": components["parameters"]["XWalletAuth"];
+                /**
+                 * @description Makes a retried write safe: the same key with the same body returns the first result; with another body it fails with `idempotency_error`. Remembered for 24 hours.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The end user's id. */
+                userId: components["parameters"]["EndUserUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "expiresAt": "2026-11-23T10:00:00Z",
+                 *       "walletSecretId": "secret-1"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: date-time */
+                    expiresAt: string;
+                    walletSecretId: components["schemas"]["WalletSecretId"];
+                };
+            };
+        };
+        responses: {
+            /** @description The grant. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DelegationExpiry"];
+                };
+            };
+            400: components["responses"]["BadRequestError"];
+            401: components["responses"]["UnauthorizedError"];
+            402: components["responses"]["PaymentMethodRequiredError"];
+            403: components["responses"]["ForbiddenError"];
+            404: components["responses"]["NotFoundError"];
+            409: components["responses"]["AlreadyExistsError"];
+            422: components["responses"]["IdempotencyError"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGatewayError"];
+            503: components["responses"]["ServiceUnavailableError"];
+        };
+    };
     revokeDelegationForEndUser: {
         parameters: {
             query?: {
@@ -12397,6 +12467,7 @@ export interface operations {
             400: components["responses"]["BadRequestError"];
             401: components["responses"]["UnauthorizedError"];
             402: components["responses"]["PaymentMethodRequiredError"];
+            403: components["responses"]["ForbiddenError"];
             404: components["responses"]["NotFoundError"];
             409: components["responses"]["AlreadyExistsError"];
             422: components["responses"]["IdempotencyError"];
@@ -12852,7 +12923,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GetSwapPriceResponseWrapper"];
+                    "application/json": components["schemas"]["EndUserSwapPriceResponseWrapper"];
                 };
             };
             400: components["responses"]["BadRequestError"];

@@ -24,7 +24,7 @@ import type { PolicyFacts } from "../policies/facts.js";
 import type { Handler, HandlerContext, RequestFacts } from "../types.js";
 import { emitWebhookEvent } from "../webhooks/emit.js";
 import { emitWalletSend, emitWalletSigned, type WalletActor } from "../webhooks/walletEvents.js";
-import { activeGrant, authorizeAccountUse, delegationIdOf, grants, grantsOf, grantState, type DelegationGrant } from "./delegation.js";
+import { activeGrant, assertDelegationEnabled, authorizeAccountUse, delegationIdOf, grants, grantsOf, grantState, type DelegationGrant } from "./delegation.js";
 import { findEndUser, type EndUserRecord } from "./model.js";
 
 function evmAccountOfUser(user: EndUserRecord, address: string) {
@@ -189,7 +189,17 @@ export function createGrant(
 export const createDelegationForEndUserAccount: Handler<"createDelegationForEndUserAccount"> = (req, ctx) => {
   const user = findEndUser(ctx.store, req.pathParams.userId);
   requireOwnToken(req, user.userId);
+  assertDelegationEnabled(ctx);
   const grant = createGrant(ctx, user, grantAddress(user, req.pathParams.address), req.body.expiresAt);
+  return { status: 201, body: { expiresAt: new Date(grant.expiresAtMs).toISOString() } };
+};
+
+/** The end user's project-wide grant: the developer may sign with any of their accounts, present or future, until expiresAt. */
+export const createDelegationForEndUser: Handler<"createDelegationForEndUser"> = (req, ctx) => {
+  const user = findEndUser(ctx.store, req.pathParams.userId);
+  requireOwnToken(req, user.userId);
+  assertDelegationEnabled(ctx);
+  const grant = createGrant(ctx, user, undefined, req.body.expiresAt);
   return { status: 201, body: { expiresAt: new Date(grant.expiresAtMs).toISOString() } };
 };
 

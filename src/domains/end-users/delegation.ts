@@ -13,6 +13,8 @@
  * (project setting `delegationEnabled: false`), delegation_not_found (no
  * grant), delegation_not_authorized (grants exist, none covers the address),
  * delegation_revoked / delegation_expired (the covering grant ended). All 403.
+ * An end user cannot grant a delegation the project would refuse to use: with
+ * delegated signing off, their grant answers delegation_not_enabled too.
  */
 import { apiError } from "../../errors/catalogue.js";
 import { declareCollection } from "../../store/collections.js";
@@ -63,16 +65,22 @@ export function activeGrant(ctx: Pick<HandlerContext, "store" | "clock">, userId
 /** How webhook payloads name a grant. */
 export const delegationIdOf = (g: DelegationGrant) => `delegation_${g.id}`;
 
-/** Throws the delegation error that applies, or returns the grant under which the developer may act for `address`. */
-export function assertDelegated(ctx: HandlerContext, userId: string, address: string): DelegationGrant {
+/** 403 delegation_not_enabled when the project switched delegated signing off (`settings.delegationEnabled: false`). */
+export function assertDelegationEnabled(ctx: Pick<HandlerContext, "project">): void {
   if (ctx.project.settings.delegationEnabled === false) {
     throw apiError("delegation_not_enabled", "Delegated signing is not enabled for this project (settings.delegationEnabled is false).");
   }
+}
+
+/** Throws the delegation error that applies, or returns the grant under which the developer may act for `address`. */
+export function assertDelegated(ctx: HandlerContext, userId: string, address: string): DelegationGrant {
+  assertDelegationEnabled(ctx);
   const all = grantsOf(ctx, userId);
   if (all.length === 0) throw apiError("delegation_not_found", `End user ${userId} has no delegation grant.`);
   const covering = all.filter((g) => g.address === undefined || sameAddress(g.address, address));
   if (covering.length === 0) throw apiError("delegation_not_authorized", `End user ${userId}'s delegation does not cover ${address}.`);
-  const latest = covering[0]!;
+  // An active grant wins over an ended one made in the same millisecond (a frozen clock, a revoke and grant again).
+  const latest = covering.find((g) => grantState(g, ctx.clock.now()) === "active") ?? covering[0]!;
   const state = grantState(latest, ctx.clock.now());
   if (state === "revoked") throw apiError("delegation_revoked", `End user ${userId} revoked the delegation for ${address}.`);
   if (state === "expired") {

@@ -1,6 +1,7 @@
 /** End users: every operation of the area, by operationId. */
 import type { Handlers } from "../types.js";
 import {
+  createDelegationForEndUser,
   createDelegationForEndUserAccount,
   getDelegationForEndUser,
   getDelegationForEndUserAccount,
@@ -97,6 +98,7 @@ export const handlers: Handlers = {
   submitMfaVerification,
   recordMfaEnrollmentPrompted,
   // Delegation grants
+  createDelegationForEndUser: afterMfa(createDelegationForEndUser),
   createDelegationForEndUserAccount: afterMfa(createDelegationForEndUserAccount),
   getDelegationForEndUserAccount,
   getDelegationForEndUser,

@@ -49,9 +49,24 @@ describe("end-user swaps", () => {
     const query = (taker: string) => `network=base&fromToken=${USDC}&toToken=${WETH}&fromAmount=3000000&taker=${taker}`;
     const price = await call(sandbox, "GET", `${EW}/${u.userId}/evm/swaps/price?${query(u.evm)}`, { endUser: u.session, wallet: false });
     expect(price.status, price.text).toBe(200);
-    expect(price.body).toMatchObject({ liquidityAvailable: true, fromToken: USDC, fromAmount: "3000000", toToken: WETH });
+    expect(price.body).toMatchObject({ liquidityAvailable: true, network: "base", fromToken: USDC, fromAmount: "3000000", toToken: WETH });
+    // The total network fee is the estimated gas cost in wei, the gas fee the price reports; the rest is the server API's price.
+    expect(price.body.totalNetworkFee).toBe((BigInt(price.body.gas) * BigInt(price.body.gasPrice)).toString());
+    expect(price.body.totalNetworkFee).toBe(price.body.fees.gasFee.amount);
+    const server = await call(sandbox, "GET", `/platform/v2/evm/swaps/quote?${query(u.evm)}`);
+    expect(server.status, server.text).toBe(200);
+    const { network, totalNetworkFee, ...rest } = price.body;
+    expect(rest).toEqual(server.body);
     const foreign = await call(sandbox, "GET", `${EW}/${u.userId}/evm/swaps/price?${query(other.evm)}`, { endUser: u.session, wallet: false });
     expect(foreign.status).toBe(404);
+  });
+
+  it("answers only liquidityAvailable: false, without network or fee, when no route fills the swap", async () => {
+    const u = await newUser();
+    const q = `network=base&fromToken=${USDC}&toToken=${WETH}&fromAmount=${"9".repeat(30)}&taker=${u.evm}`;
+    const price = await call(sandbox, "GET", `${EW}/${u.userId}/evm/swaps/price?${q}`, { endUser: u.session, wallet: false });
+    expect(price.status, price.text).toBe(200);
+    expect(price.body).toEqual({ liquidityAvailable: false });
   });
 
   it("sells native ETH from the user's EVM account: a transaction of the account, USDC arrives once mined", async () => {

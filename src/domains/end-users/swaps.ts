@@ -9,7 +9,7 @@
 import { concat, encodeFunctionData, erc20Abi, type Hex, maxUint256, numberToHex, size } from "viem";
 import { PERMIT2_ADDRESS } from "../../chain/permit2.js";
 import { chainIdOf } from "../../chain/networks.js";
-import type { ResponseBody } from "../../contract/types.js";
+import type { ResponseBody, Schema } from "../../contract/types.js";
 import { evmAccountOf } from "../../crypto/evm.js";
 import { replaySafeHash, wrapOwnerSignature } from "../../crypto/smartWallet.js";
 import { apiError } from "../../errors/catalogue.js";
@@ -44,7 +44,12 @@ const withPermitSignature = (data: Hex, signature: Hex) => concat([data, numberT
 export const getEndUserEvmSwapPrice: Handler<"getEndUserEvmSwapPrice"> = (req, ctx) => {
   const user = ownUser(req, ctx, req.pathParams.userId);
   takerKind(user, String(req.query.taker));
-  return { status: 200, body: indicativePrice(ctx, req.query) };
+  const price = indicativePrice(ctx, req.query);
+  if (!price.liquidityAvailable) return { status: 200, body: price };
+  // The embedded-wallet client also reads the network and the total network fee: the gas fee, as the swap itself reports it.
+  // The contract checked the query's network against EvmSwapsNetwork before the handler runs.
+  const network = String(req.query.network) as Schema<"EvmSwapsNetwork">;
+  return { status: 200, body: { ...price, network, totalNetworkFee: price.fees.gasFee?.amount ?? null } };
 };
 
 async function sendFromEoa(ctx: HandlerContext, user: EndUserRecord, req: RequestFacts, taker: string, network: string, quote: Quote) {
