@@ -78,6 +78,13 @@ describe("a React app using @coinbase/cdp-react, in Chromium", () => {
     expect((await initiated).status()).toBe(200);
     const code = await codeSentTo("browser@example.com");
     await browser.screenshot("embedded-wallet-email-code");
+    // The code's inputs replace the email field once the kit has read auth/init's answer: type only into them.
+    await page
+      .getByRole("paragraph")
+      .filter({ hasText: /Enter the \d digit code/ })
+      .first()
+      .waitFor();
+    await page.getByLabel("Email address").waitFor({ state: "detached" });
     await page.locator("input").first().focus();
     await page.keyboard.type(code);
     const address = page.getByTestId("address");

@@ -79,6 +79,13 @@ describe("CopyEvmKeyButton of @coinbase/cdp-react with the sandbox's secure ifra
     expect((await initiated).status()).toBe(200);
     const inbox = await request(sandbox.url).get("/_sandbox/messages?to=export%40example.com");
     const code = (inbox.body.messages as Array<{ code: string }>)[0]!.code;
+    // The code's inputs replace the email field once the kit has read auth/init's answer: type only into them.
+    await page
+      .getByRole("paragraph")
+      .filter({ hasText: /Enter the \d digit code/ })
+      .first()
+      .waitFor();
+    await page.getByLabel("Email address").waitFor({ state: "detached" });
     await page.locator("input").first().focus();
     await page.keyboard.type(code);
     const address = (await page.getByTestId("address").innerText({ timeout: 20_000 })).trim();
