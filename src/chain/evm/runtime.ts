@@ -41,6 +41,8 @@ export interface EvmRunRequest {
   nonce?: number;
   /** A contract's own call (a smart wallet's batch): the sender's nonce is neither set nor counted up. */
   internal?: boolean;
+  /** A static call (STATICCALL's rules: no state change, no log, no value): how ERC-1271 accounts are asked. */
+  isStatic?: boolean;
 }
 
 interface EvmLog {
@@ -232,6 +234,7 @@ async function execute(rt: Runtime, ctx: EvmRunContext, req: EvmRunRequest): Pro
     gasPrice: GAS_PRICE_WEI,
     block,
     ...(req.internal ? { skipNonceIncrement: true } : {}),
+    ...(req.isStatic ? { isStatic: true } : {}),
   });
   const exec = result.execResult;
   let gasUsed = intrinsic + exec.executionGasUsed;
