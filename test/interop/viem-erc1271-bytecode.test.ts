@@ -2,7 +2,8 @@
  * An ERC-1271 account that is bytecode (compiled with solc here, deployed through the node) signs like any
  * contract wallet: viem's `verifyHash` (ERC-6492's universal validator, run deployless on the node) accepts its
  * owner's signature, before deployment too (6492-wrapped with its CREATE2 factory call), and the x402
- * facilitator verifies and settles its EIP-3009 payment. A signature by anyone else is refused everywhere.
+ * facilitator verifies and settles its EIP-3009 payment, and it signs in with SIWE. A signature by anyone else
+ * is refused everywhere.
  */
 import type { Sandbox } from "cdp-sandbox";
 import request from "supertest";
@@ -13,6 +14,7 @@ import {
   encodeFunctionData,
   getAddress,
   getContractAddress,
+  hashMessage,
   hashTypedData,
   http,
   keccak256,
@@ -138,5 +140,28 @@ describe("a bytecode ERC-1271 wallet", () => {
       });
     expect(await usdc(wallet)).toBe(750000n);
     expect(await usdc(MERCHANT)).toBe(250000n);
+  });
+});
+
+describe("Sign-In with Ethereum by a bytecode ERC-1271 wallet", () => {
+  it("signs in with its owner's signature of the message on the wallet's chain, and is refused for another's", async () => {
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const wallet = await deploy("OwnedWallet", [owner.address]);
+    const auth = (p: string) => `/platform/v2/embedded-wallet-api/projects/${sandbox.credentials.projectId}/auth/${p}`;
+    const start = () =>
+      request(sandbox.url).post(auth("init")).send({ type: "siwe", address: wallet, chainId: 84532, domain: "localhost:3000", uri: "http://localhost:3000/" });
+    const forged = await start();
+    const stranger = privateKeyToAccount(generatePrivateKey());
+    const refused = await request(sandbox.url)
+      .post(auth("verify/siwe"))
+      .send({ flowId: forged.body.flowId, signature: await stranger.sign({ hash: hashMessage(forged.body.message) }) });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errorType).toBe("invalid_signature");
+    const flow = await start();
+    const ok = await request(sandbox.url)
+      .post(auth("verify/siwe"))
+      .send({ flowId: flow.body.flowId, signature: await owner.sign({ hash: hashMessage(flow.body.message) }) });
+    expect(ok.status).toBe(200);
+    expect(ok.body.endUser.authenticationMethods).toEqual([{ type: "siwe", address: wallet }]);
   });
 });
