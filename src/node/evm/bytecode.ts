@@ -5,6 +5,7 @@
 import { decodeErrorResult, type Hex } from "viem";
 import { type EvmOutcome, type EvmRunRequest, runEvm } from "../../chain/evm/runtime.js";
 import { storageAt } from "../../chain/evm/ledgerState.js";
+import { reportEvmRevert } from "../../chain/evm/revertTrace.js";
 import { EVM_MODELS } from "../../domains/sandboxContracts.js";
 import { RpcError } from "../jsonRpc.js";
 import { type EvmNodeContext, hex, latestBlock } from "./context.js";
@@ -60,6 +61,7 @@ export function callRequest(call: CallObject | undefined): EvmRunRequest {
 
 /** The JSON-RPC error of a failed run, as geth words it: code 3 with the revert data, or the EVM's error. */
 function runFailure(outcome: EvmOutcome): RpcError {
+  if (outcome.revert) reportEvmRevert(outcome.revert);
   if (outcome.error !== "revert") return new RpcError(-32000, outcome.error ?? "execution failed");
   if (outcome.returnValue === "0x") return new RpcError(3, "execution reverted", "0x");
   let reason = "";
