@@ -20,6 +20,7 @@ import { JournaledTx } from "./journaledTx.js";
 import { LedgerStateManager } from "./ledgerState.js";
 import { type ModelledContract, ModelledRevert } from "./modelled.js";
 import { type EvmRevertTrace, revertReason } from "./revertTrace.js";
+import { yieldingJumps } from "./yieldingJumps.js";
 
 /** What a run reads: the project (in the request's transaction), the clock, and the block it runs in. */
 export interface EvmRunContext {
@@ -131,7 +132,7 @@ async function createRuntime(network: string, chainId: number, models: (network:
     address: createAddressFromString(model.address),
     function: (input: PrecompileInput) => runModel(rt, model, input),
   }));
-  rt.evm = await createEVM({ common, stateManager: state, customPrecompiles });
+  rt.evm = await createEVM({ common, stateManager: state, customPrecompiles, customOpcodes: yieldingJumps(common) });
   rt.evm.events!.on("beforeMessage", (message: Message) => void rt.frames.push(message));
   rt.evm.events!.on("afterMessage", (result: EVMResult) => {
     const frame = rt.frames.pop();

@@ -12,9 +12,9 @@ import { type EvmNodeContext, hex, latestBlock } from "./context.js";
 
 const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000" as const;
 /**
- * The gas an `eth_call` / `eth_estimateGas` may use (its default, and its cap). The EVM runs on the event loop: a
- * loop that burns 30M gas held it ~3 s on this machine under load, 10M about a third of that, and a real contract
- * call (a token transfer ~50k, a large deployment ~5M) stays far below.
+ * The gas an `eth_call` / `eth_estimateGas` may use (its default, and its cap). A run lets the event loop go as it
+ * loops (yieldingJumps.ts), but it holds the process's one EVM queue: 10M gas of a loop is ~0.4 s of it, and a real
+ * contract call (a token transfer ~50k, a large deployment ~5M) stays far below.
  */
 const CALL_GAS_LIMIT = 10_000_000n;
 
