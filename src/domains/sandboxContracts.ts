@@ -3,6 +3,7 @@
  * runs them: whoever applies an EVM transaction (a send, a user operation,
  * the node) passes this table to `applyEvmTransaction`.
  */
+import { bytecodeAccounts } from "../chain/evm/contractAccounts.js";
 import type { ChainContracts } from "../chain/evm/executeTransaction.js";
 import { ledgerContractModel } from "../chain/evm/ledgerContract.js";
 import type { ModelledContract } from "../chain/evm/modelled.js";
@@ -40,3 +41,6 @@ const modelsByNetwork = new Map<string, readonly ModelledContract[]>();
 
 /** Both tables, for whoever applies a transaction that may run bytecode (`applyTransaction`). */
 export const CHAIN_CONTRACTS: ChainContracts = { ledger: SANDBOX_CONTRACTS, evm: EVM_MODELS };
+
+/** The bytecode accounts the EVM runtime holds, asked about signatures (ERC-1271, ERC-6492) with the models above reachable. */
+export const CONTRACT_ACCOUNTS = bytecodeAccounts(EVM_MODELS);

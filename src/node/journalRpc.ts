@@ -7,6 +7,7 @@
  * JSON-RPC error included), 404 for an unknown network or node token.
  */
 import type { Journal } from "../pipeline/journal.js";
+import { EVM_REVERTS, type EvmRevertTrace } from "../chain/evm/revertTrace.js";
 import { stringifyWithBigInts } from "./jsonRpc.js";
 
 interface RpcCall {
@@ -18,6 +19,8 @@ interface RpcCall {
 interface RpcReply {
   id?: unknown;
   error?: { code?: unknown; message?: unknown };
+  /** Where the EVM runs of this call failed (jsonRpc.ts's `answer` puts them there). */
+  [EVM_REVERTS]?: EvmRevertTrace[];
 }
 
 export interface NodeCallFacts {
@@ -67,6 +70,7 @@ export function recordNodeCall(journal: Journal, facts: NodeCallFacts): void {
       path: facts.path,
       ...(typeof rpc?.method === "string" ? { rpcMethod: rpc.method, operationId: `rpc:${rpc.method}` } : {}),
       ...(error ? { rpcError: { code: Number(error.code ?? 0), message: String(error.message ?? "") } } : {}),
+      ...(reply?.[EVM_REVERTS] ? { evmReverts: reply[EVM_REVERTS] } : {}),
       status: facts.status,
       durationMs,
       auth: "node token",

@@ -3,6 +3,7 @@
  * each out, method errors as `{ code, message, data? }`, and bigints written as the
  * plain JSON integers the Solana RPC uses for its u64 fields.
  */
+import { collectEvmReverts, EVM_REVERTS, type EvmRevertTrace } from "../chain/evm/revertTrace.js";
 
 /** A JSON-RPC error a method throws on purpose (codes as geth and the Solana RPC use them), with the error's `data` if any. */
 export class RpcError extends Error {
@@ -54,10 +55,17 @@ export async function answer<Ctx>(
       return reply(message.id, { error: { code: -32603, message: (error as Error).message } });
     }
   };
+  // Each reply carries the traces of the EVM runs that failed answering it, for its journal entry (never on the wire).
+  const traced = async (message: Message | null) => {
+    const reverts: EvmRevertTrace[] = [];
+    const value = await collectEvmReverts(reverts, () => one(message));
+    if (reverts.length > 0) Object.defineProperty(value, EVM_REVERTS, { value: reverts });
+    return value;
+  };
   // A batch is answered in order, one message after the other: they may write the same ledger.
-  if (!Array.isArray(payload)) return one(payload as Message | null);
+  if (!Array.isArray(payload)) return traced(payload as Message | null);
   const answers: unknown[] = [];
-  for (const message of payload) answers.push(await one(message as Message | null));
+  for (const message of payload) answers.push(await traced(message as Message | null));
   return answers;
 }
 

@@ -3,6 +3,7 @@
  * stages filled in and adds its own part; the writer turns `response` into bytes.
  */
 import type { IncomingMessage } from "node:http";
+import type { EvmRevertTrace } from "../chain/evm/revertTrace.js";
 import type { Operation } from "../contract/operations.js";
 import type { Problem } from "../contract/validate.js";
 import type { PolicyDecision } from "../domains/policies/decisions.js";
@@ -48,6 +49,8 @@ export interface Exchange {
   duplicateOf?: string;
   /** Which policy rules decided the request's policy checks (the journal shows them). */
   policyDecisions?: PolicyDecision[];
+  /** Where the EVM runs the operation caused failed (the journal shows them). */
+  evmReverts?: EvmRevertTrace[];
   response?: Outgoing;
   fault?: Fault;
 }

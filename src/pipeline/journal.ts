@@ -12,6 +12,7 @@
  * WebSocket subscriptions (`recordCall`). With `--journal FILE`, each entry
  * is also appended to the file with its bodies (journalFile.ts).
  */
+import type { EvmRevertTrace } from "../chain/evm/revertTrace.js";
 import type { PolicyDecision } from "../domains/policies/decisions.js";
 import type { Exchange } from "./exchange.js";
 
@@ -40,6 +41,8 @@ export interface JournalEntry {
   /** The JSON-RPC method of a node call, or the message of a WebSocket subscription. */
   rpcMethod?: string;
   rpcError?: { code: number; message: string };
+  /** Where the EVM runs the request caused failed: a reverted transaction, a reverting eth_call. */
+  evmReverts?: EvmRevertTrace[];
 }
 
 export type JournalKind = "platform" | "admin" | "node" | "websocket";
@@ -62,6 +65,7 @@ export interface CallRecord {
   operationId?: string;
   rpcMethod?: string;
   rpcError?: { code: number; message: string };
+  evmReverts?: EvmRevertTrace[];
   errorType?: string;
   status: number;
   durationMs: number;
@@ -231,6 +235,7 @@ export class Journal {
       idempotentReplay: ex.idempotentReplay,
       ...(ex.duplicateOf ? { duplicateOf: ex.duplicateOf } : {}),
       ...(ex.policyDecisions?.length ? { policyDecisions: ex.policyDecisions } : {}),
+      ...(ex.evmReverts?.length ? { evmReverts: ex.evmReverts } : {}),
       auth: ex.auth.kind === "none" ? "none" : `${ex.auth.kind}${ex.auth.verified ? "" : " (unverified)"}`,
       durationMs: wallNow - ex.receivedAt,
       ...(kind === "platform" ? {} : { kind }),
@@ -276,6 +281,7 @@ export class Journal {
       kind: call.kind,
       ...(call.rpcMethod ? { rpcMethod: call.rpcMethod } : {}),
       ...(call.rpcError ? { rpcError: call.rpcError } : {}),
+      ...(call.evmReverts ? { evmReverts: call.evmReverts } : {}),
     };
     const key = call.projectId ?? GLOBAL;
     this.push(key, entry);

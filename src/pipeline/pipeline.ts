@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AuthMode } from "../auth/bearer.js";
+import { collectEvmReverts } from "../chain/evm/revertTrace.js";
 import type { Clock } from "../clock.js";
 import { onPolicyDecision } from "../domains/policies/decisions.js";
 import { hasDueWork, settleProject } from "../domains/settle.js";
@@ -91,18 +92,21 @@ export function createPipeline(deps: PipelineDeps) {
         ex.policyDecisions ??= [];
         ex.policyDecisions.push(decision);
       });
-      const result = await handler(
-        { operationId: op.operationId, pathParams: ex.pathParams, query: ex.query, headers: ex.headers, body: ex.body, auth: ex.auth },
-        {
-          keys: deps.keys,
-          clock: deps.clock,
-          random: deps.random,
-          store: tx,
-          project: { id: tx.projectId, settings: tx.settings() },
-          log: deps.log,
-          listeningPorts: deps.listeningPorts,
-          privateWebhookTargets: deps.privateWebhookTargets ?? true,
-        },
+      ex.evmReverts = [];
+      const result = await collectEvmReverts(ex.evmReverts, () =>
+        handler(
+          { operationId: op.operationId, pathParams: ex.pathParams, query: ex.query, headers: ex.headers, body: ex.body, auth: ex.auth },
+          {
+            keys: deps.keys,
+            clock: deps.clock,
+            random: deps.random,
+            store: tx,
+            project: { id: tx.projectId, settings: tx.settings() },
+            log: deps.log,
+            listeningPorts: deps.listeningPorts,
+            privateWebhookTargets: deps.privateWebhookTargets ?? true,
+          },
+        ),
       );
       if (result.status < 300) recordEffect(tx, ex, deps.clock.now());
       else ex.duplicateOf = undefined; // a refusal answered by the handler (x402's 400 settle) did nothing either

@@ -21,6 +21,7 @@ import { NATIVE_TOKEN_ADDRESS } from "../tokens.js";
 import { hasDeployedCode } from "./ledgerState.js";
 import { canonicalCodeAt } from "./canonical.js";
 import type { ModelledContract } from "./modelled.js";
+import { reportEvmRevert } from "./revertTrace.js";
 import { runEvm } from "./runtime.js";
 
 /** Whether a transaction to `to` runs bytecode: a creation, or a call of deployed or canonical code. */
@@ -53,6 +54,7 @@ async function executeEvmTransaction(
     throw apiError("insufficient_balance", `${tx.from} has ${held} wei on ${tx.network}; this transaction needs ${tx.value} and gas ${fee}.`);
   }
   setBalance(store, tx.network, NATIVE_TOKEN_ADDRESS, tx.from, left - fee);
+  if (outcome.revert) reportEvmRevert({ ...outcome.revert, transactionHash: tx.hash as `0x${string}` });
   const record: LedgerTx = {
     hash: tx.hash,
     network: tx.network,

@@ -8,7 +8,7 @@
  * throws anything reverts its frame: the process never crashes on a model's mistake.
  */
 import { createCustomCommon, Hardfork, Mainnet } from "@ethereumjs/common";
-import { createEVM, type EVM, EVMError, type ExecResult, type Message, type PrecompileInput } from "@ethereumjs/evm";
+import { createEVM, type EVM, EVMError, type EVMResult, type ExecResult, type Message, type PrecompileInput } from "@ethereumjs/evm";
 import { type Address, bytesToHex, createAddressFromString, createZeroAddress, hexToBytes } from "@ethereumjs/util";
 import type { Hex } from "viem";
 import type { Clock } from "../../clock.js";
@@ -19,6 +19,8 @@ import { canonicalCodeAt } from "./canonical.js";
 import { JournaledTx } from "./journaledTx.js";
 import { LedgerStateManager } from "./ledgerState.js";
 import { type ModelledContract, ModelledRevert } from "./modelled.js";
+import { type EvmRevertTrace, revertReason } from "./revertTrace.js";
+import { yieldingJumps } from "./yieldingJumps.js";
 
 /** What a run reads: the project (in the request's transaction), the clock, and the block it runs in. */
 export interface EvmRunContext {
@@ -41,6 +43,8 @@ export interface EvmRunRequest {
   nonce?: number;
   /** A contract's own call (a smart wallet's batch): the sender's nonce is neither set nor counted up. */
   internal?: boolean;
+  /** A static call (STATICCALL's rules: no state change, no log, no value): how ERC-1271 accounts are asked. */
+  isStatic?: boolean;
 }
 
 interface EvmLog {
@@ -59,6 +63,8 @@ export interface EvmOutcome {
   createdAddress?: `0x${string}`;
   /** Why it failed, in the EVM's words ("revert", "out of gas", …). */
   error?: string;
+  /** Where a failed run failed: the frame its failure started in. */
+  revert?: Omit<EvmRevertTrace, "transactionHash">;
 }
 
 const BLOCK_GAS_LIMIT = 30_000_000n;
@@ -77,7 +83,13 @@ interface Runtime {
   /** The frames in progress, outermost first: what a modelled contract's caller is. */
   frames: Message[];
   /** The context of the run in progress (set inside the queue only). */
-  run?: { ctx: EvmRunContext; store: JournaledTx; logs: ExecLog[] };
+  run?: { ctx: EvmRunContext; store: JournaledTx; logs: ExecLog[]; failure?: FrameFailure };
+}
+
+/** The frame a failure started in, and the shallowest frame that has passed its revert data up so far. */
+interface FrameFailure {
+  origin: Omit<EvmRevertTrace, "transactionHash">;
+  atDepth: number;
 }
 
 type ExecLog = [Uint8Array, Uint8Array[], Uint8Array];
@@ -120,10 +132,28 @@ async function createRuntime(network: string, chainId: number, models: (network:
     address: createAddressFromString(model.address),
     function: (input: PrecompileInput) => runModel(rt, model, input),
   }));
-  rt.evm = await createEVM({ common, stateManager: state, customPrecompiles });
+  rt.evm = await createEVM({ common, stateManager: state, customPrecompiles, customOpcodes: yieldingJumps(common) });
   rt.evm.events!.on("beforeMessage", (message: Message) => void rt.frames.push(message));
-  rt.evm.events!.on("afterMessage", () => void rt.frames.pop());
+  rt.evm.events!.on("afterMessage", (result: EVMResult) => {
+    const frame = rt.frames.pop();
+    if (frame && rt.run) rt.run.failure = followFailure(rt.run.failure, frame, result);
+  });
   return rt;
+}
+
+/**
+ * The failure after one more frame ended. A frame that fails with the revert data of the frame it called (Solidity
+ * passes a failed call's data up) keeps that frame as the origin; a frame that succeeds after a deeper failure
+ * caught it; any other failure starts here.
+ */
+function followFailure(prior: FrameFailure | undefined, frame: Message, result: EVMResult): FrameFailure | undefined {
+  const failed = result.execResult.exceptionError;
+  if (!failed) return prior && prior.atDepth > frame.depth ? undefined : prior;
+  const data = asHex(result.execResult.returnValue);
+  if (prior && prior.atDepth === frame.depth + 1 && prior.origin.data === data) return { origin: prior.origin, atDepth: frame.depth };
+  const address = (frame.to ?? result.createdAddress)?.toString() ?? "0x0000000000000000000000000000000000000000";
+  const reason = failed.error === EVMError.errorMessages.REVERT ? revertReason(data) : undefined;
+  return { origin: { depth: frame.depth, address: address as `0x${string}`, error: failed.error, data, ...(reason ? { reason } : {}) }, atDepth: frame.depth };
 }
 
 const revert = (gasUsed: bigint, data: Hex): ExecResult => ({
@@ -232,6 +262,7 @@ async function execute(rt: Runtime, ctx: EvmRunContext, req: EvmRunRequest): Pro
     gasPrice: GAS_PRICE_WEI,
     block,
     ...(req.internal ? { skipNonceIncrement: true } : {}),
+    ...(req.isStatic ? { isStatic: true } : {}),
   });
   const exec = result.execResult;
   let gasUsed = intrinsic + exec.executionGasUsed;
@@ -248,5 +279,6 @@ async function execute(rt: Runtime, ctx: EvmRunContext, req: EvmRunRequest): Pro
       : [],
     ...(success && result.createdAddress ? { createdAddress: result.createdAddress.toString() as `0x${string}` } : {}),
     ...(success ? {} : { error: exec.exceptionError!.error }),
+    ...(!success && rt.run?.failure ? { revert: rt.run.failure.origin } : {}),
   };
 }

@@ -1393,6 +1393,21 @@ export interface components {
                 code?: number;
                 message?: string;
             };
+            /** @description Where the EVM runs the request caused failed (a mined transaction that reverted, a reverting eth_call): the frame each failure started in */
+            evmReverts?: {
+                /** @description 0 for the transaction's or call's own frame, 1 for a call it made, and so on */
+                depth: number;
+                /** @description The contract the failing frame ran */
+                address: string;
+                /** @description The EVM's error: revert, out of gas, invalid opcode, ... */
+                error: string;
+                /** @description The revert data (0x for none) */
+                data: string;
+                /** @description The revert reason when the data is Error(string) or Panic(uint256) */
+                reason?: string;
+                /** @description The reverted transaction; absent for a call */
+                transactionHash?: string;
+            }[];
         };
     };
     responses: {

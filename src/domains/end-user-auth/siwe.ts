@@ -4,15 +4,15 @@
  * the signature is checked against the message's address with viem.
  * The domain must be the page's own (the request's Origin), as the platform
  * asks, so a message made for another site is refused. Smart wallets sign too
- * (ERC-1271, ERC-6492 before deployment), for the wallets the sandbox knows.
+ * (ERC-1271, ERC-6492 before deployment): the sandbox's own and bytecode accounts on the message's chain.
  */
-import { type Hex, getAddress, hashMessage, isErc6492Signature, isHex, parseErc6492Signature, recoverMessageAddress } from "viem";
+import { type Hex, getAddress, hashMessage, isErc6492Signature, isHex } from "viem";
 import { createSiweMessage } from "viem/siwe";
+import { networkOfChainId } from "../../chain/networks.js";
 import { isValidSmartWalletSignature } from "../../crypto/smartWallet.js";
 import { apiError } from "../../errors/catalogue.js";
-import type { ProjectTx } from "../../store/store.js";
 import { smartWalletOwners } from "../evm-smart-accounts/owners.js";
-import { walletCreatedBy } from "../evm-smart-accounts/smartWalletFactory.js";
+import { checkEvmSignature, type SignatureChain, signatureChain } from "../shared/evmSignatures.js";
 import type { HandlerContext, RequestFacts } from "../types.js";
 import { FLOW_TTL_MS, openFlow, signInFlows } from "./flows.js";
 import { assertMethodEnabled, projectSettings, signedInUser } from "./project.js";
@@ -77,45 +77,32 @@ export function startSiweFlow(req: RequestFacts, ctx: HandlerContext, projectId:
   return { flowId, message, nonce, expirationTime: new Date(expiresAtMs).toISOString() };
 }
 
-/**
- * Whether `signature` is the address's signature of `message`. An ECDSA signature (65 bytes) is recovered with
- * viem; a smart wallet's goes through `smartWalletSignatureValid`, the seam for the sandbox's shared
- * contract-signature verification.
- */
-async function siweSignatureValid(tx: ProjectTx, chainId: number, address: string, message: string, signature: Hex): Promise<boolean> {
-  if (signature.length === 132 && !isErc6492Signature(signature)) {
-    try {
-      return (await recoverMessageAddress({ message, signature })) === getAddress(address);
-    } catch {
-      return false;
-    }
-  }
-  return smartWalletSignatureValid(tx, chainId, getAddress(address), hashMessage(message), signature);
+/** The chain a SIWE message names: a sandbox network (with its bytecode accounts), else that chain id with nothing deployed. */
+function siweChain(ctx: HandlerContext, chainId: number): SignatureChain {
+  const network = networkOfChainId(chainId);
+  return network ? signatureChain(ctx, network) : { store: ctx.store, clock: ctx.clock, network: `eip155:${chainId}`, chainId };
 }
 
 /**
- * ERC-1271 / ERC-6492 for the wallets the sandbox knows (Coinbase Smart Wallets: the project's smart accounts, its
- * end users', those its bundler deployed, and undeployed ones whose ERC-6492 wrapper names the factory call), checked
- * as their code checks an owner's replay-safe signature. A contract the sandbox does not know is refused.
+ * Whether `signature` is the address's EIP-191 signature of `message`, by the platform's one check
+ * (`checkEvmSignature`): ECDSA, ERC-1271 (the sandbox's smart wallets and any bytecode account on the message's
+ * chain) or ERC-6492 before deployment.
+ *
+ * One leniency: a Coinbase Smart Wallet the project knows (its own or an end user's) that is not deployed on the
+ * message's chain is still asked as if it were, with its known owners — the platform's smart accounts sign in before
+ * their first user operation deploys them.
  */
-function smartWalletSignatureValid(tx: ProjectTx, chainId: number, wallet: `0x${string}`, hash: Hex, signature: Hex): boolean {
-  let owners = smartWalletOwners(tx, wallet);
-  let inner = signature;
-  if (isErc6492Signature(signature)) {
-    const { address: factory, data, signature: wrapped } = parseErc6492Signature(signature);
-    inner = wrapped;
-    if (!owners && factory && data) {
-      const created = walletCreatedBy(factory, data);
-      if (!("error" in created) && created.address.toLowerCase() === wallet.toLowerCase()) owners = created.owners;
-    }
-  }
-  return owners !== undefined && isValidSmartWalletSignature({ owners, chainId, wallet, hash, signature: inner });
+async function siweSignatureValid(ctx: HandlerContext, chainId: number, address: string, message: string, signature: Hex): Promise<boolean> {
+  const wallet = getAddress(address);
+  if ((await checkEvmSignature(siweChain(ctx, chainId), wallet, { message }, signature)).valid) return true;
+  const owners = isErc6492Signature(signature) ? undefined : smartWalletOwners(ctx.store, wallet);
+  return owners !== undefined && isValidSmartWalletSignature({ owners, chainId, wallet, hash: hashMessage(message), signature });
 }
 
 export async function verifySiwe(req: RequestFacts, ctx: HandlerContext, projectId: string, body: { flowId: string; signature: string }) {
   projectSettings(projectId, ctx);
   const flow = openFlow(ctx.store, body.flowId, "siwe", ctx.clock.now());
-  if (!isHex(body.signature) || !(await siweSignatureValid(ctx.store, flow.chainId, flow.address, flow.message, body.signature))) {
+  if (!isHex(body.signature) || !(await siweSignatureValid(ctx, flow.chainId, flow.address, flow.message, body.signature))) {
     throw apiError("invalid_signature", `The signature is not ${flow.address}'s signature of the flow's Sign-In with Ethereum message.`);
   }
   const { user, isNew } = endUserFor(ctx.store, ctx, { type: "siwe", address: flow.address }, flow.linkToUserId ?? signedInUser(req.auth));

@@ -20,6 +20,7 @@ import type { Clock } from "../../clock.js";
 import { recoverEvmSigner } from "../../crypto/evm.js";
 import { isValidSmartWalletSignature } from "../../crypto/smartWallet.js";
 import type { ProjectTx } from "../../store/store.js";
+import { CONTRACT_ACCOUNTS } from "../sandboxContracts.js";
 import { deployedWalletOwners, isWalletDeployed, recordDeployment, walletCreatedBy } from "../evm-smart-accounts/smartWalletFactory.js";
 
 /** A factory call an ERC-6492 signature carries: what deploys the signer before it is asked. */
@@ -73,7 +74,7 @@ export type EvmSignatureCheck =
 export function signatureChain(ctx: { store: ProjectTx; clock: Clock }, network: string): SignatureChain {
   const chainId = chainIdOf(network);
   if (chainId === undefined) throw new Error(`${network} is not an EVM network of the sandbox`);
-  return { store: ctx.store, clock: ctx.clock, network, chainId };
+  return { store: ctx.store, clock: ctx.clock, network, chainId, contracts: CONTRACT_ACCOUNTS };
 }
 
 const hashOf = (hashOrMessage: Hex | { message: SignableMessage }): Hex =>

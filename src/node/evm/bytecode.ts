@@ -5,15 +5,16 @@
 import { decodeErrorResult, type Hex } from "viem";
 import { type EvmOutcome, type EvmRunRequest, runEvm } from "../../chain/evm/runtime.js";
 import { storageAt } from "../../chain/evm/ledgerState.js";
+import { reportEvmRevert } from "../../chain/evm/revertTrace.js";
 import { EVM_MODELS } from "../../domains/sandboxContracts.js";
 import { RpcError } from "../jsonRpc.js";
 import { type EvmNodeContext, hex, latestBlock } from "./context.js";
 
 const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000" as const;
 /**
- * The gas an `eth_call` / `eth_estimateGas` may use (its default, and its cap). The EVM runs on the event loop: a
- * loop that burns 30M gas held it ~3 s on this machine under load, 10M about a third of that, and a real contract
- * call (a token transfer ~50k, a large deployment ~5M) stays far below.
+ * The gas an `eth_call` / `eth_estimateGas` may use (its default, and its cap). A run lets the event loop go as it
+ * loops (yieldingJumps.ts), but it holds the process's one EVM queue: 10M gas of a loop is ~0.4 s of it, and a real
+ * contract call (a token transfer ~50k, a large deployment ~5M) stays far below.
  */
 const CALL_GAS_LIMIT = 10_000_000n;
 
@@ -60,6 +61,7 @@ export function callRequest(call: CallObject | undefined): EvmRunRequest {
 
 /** The JSON-RPC error of a failed run, as geth words it: code 3 with the revert data, or the EVM's error. */
 function runFailure(outcome: EvmOutcome): RpcError {
+  if (outcome.revert) reportEvmRevert(outcome.revert);
   if (outcome.error !== "revert") return new RpcError(-32000, outcome.error ?? "execution failed");
   if (outcome.returnValue === "0x") return new RpcError(3, "execution reverted", "0x");
   let reason = "";

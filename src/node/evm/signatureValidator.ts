@@ -8,7 +8,7 @@
  * platform's facilitator never disagree about a signature.
  */
 import { decodeAbiParameters, erc6492SignatureValidatorByteCode, type Hex } from "viem";
-import { checkEvmSignature } from "../../domains/shared/evmSignatures.js";
+import { checkEvmSignature, signatureChain } from "../../domains/shared/evmSignatures.js";
 import { RpcError } from "../jsonRpc.js";
 import type { EvmNodeContext } from "./context.js";
 
@@ -17,7 +17,7 @@ const CONSTRUCTOR_ARGS = [{ type: "address" }, { type: "bytes32" }, { type: "byt
 
 /** The platform's one signature check (domains/shared/evmSignatures.ts), with the validator's reverts. */
 async function validate(ctx: EvmNodeContext, signer: `0x${string}`, hash: Hex, signature: Hex): Promise<Hex> {
-  const check = await checkEvmSignature(ctx, signer, hash, signature);
+  const check = await checkEvmSignature(signatureChain(ctx, ctx.network), signer, hash, signature);
   if (!check.valid && check.reverts) throw new RpcError(-32000, `execution reverted: SignatureValidator: ${check.reason}`);
   return check.valid ? "0x01" : "0x00";
 }

@@ -1,0 +1,59 @@
+/**
+ * A run that loops for long lets the event loop go: while an endless loop burns 10M gas, callbacks queued with
+ * setImmediate keep running, and the run still ends out of gas with the gas it burnt. A short run never pauses.
+ * Counted, not timed: the test asserts how often the loop ran meanwhile, never how long anything took.
+ */
+import { createClock } from "../../clock.js";
+import { describe, expect, it } from "vitest";
+import { Store } from "../../store/store.js";
+import { runEvm } from "./runtime.js";
+
+// JUMPDEST; PUSH1 0; JUMP — forever, run as the init code of a deployless call.
+const ENDLESS = "0x5b600056";
+// PUSH1 1; PUSH1 0; MSTORE; PUSH1 32; PUSH1 0; RETURN — returns at once, no jump.
+const QUICK = "0x600160005260206000f3";
+
+async function project() {
+  const store = await Store.open();
+  await store.putProject({ id: "p", name: "p", createdAt: new Date(0).toISOString(), settings: {}, apiKeys: [], data: {} });
+  return store.begin("p");
+}
+
+/** Runs `data` deployless and counts the turns of the event loop that happened before it ended. */
+async function turnsDuring(data: `0x${string}`, gasLimit: bigint) {
+  const store = await project();
+  let turns = 0;
+  let running = true;
+  const tick = () => {
+    if (!running) return;
+    turns++;
+    setImmediate(tick);
+  };
+  setImmediate(tick);
+  const outcome = await runEvm(
+    // A network of its own: the runtime of a network is made once per process, with the models of its first run.
+    { store, clock: createClock(() => 0), network: "yielding-jumps-test", chainId: 84532, block: 1 },
+    { from: "0x0000000000000000000000000000000000000001", to: null, value: 0n, data, gasLimit },
+    () => [],
+    { commit: false },
+  );
+  running = false;
+  return { outcome, turns };
+}
+
+describe("yielding jumps", () => {
+  it("lets the event loop run during an endless loop, which still ends out of gas", async () => {
+    const { outcome, turns } = await turnsDuring(ENDLESS, 10_000_000n);
+    expect(outcome.success).toBe(false);
+    expect(outcome.error).toBe("out of gas");
+    expect(outcome.gasUsed).toBe(10_000_000n);
+    // 10M gas of 12-gas iterations is ~830k jumps: one pause every 16,384 of them.
+    expect(turns).toBeGreaterThanOrEqual(40);
+  });
+
+  it("does not pause a run without loops", async () => {
+    const { outcome, turns } = await turnsDuring(QUICK, 100_000n);
+    expect(outcome.success).toBe(true);
+    expect(turns).toBeLessThanOrEqual(1);
+  });
+});
