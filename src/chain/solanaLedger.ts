@@ -31,7 +31,7 @@ export interface SolanaLedgerTx {
   feePayer: string;
   status: "success" | "failed";
   submittedAtMs: number;
-  /** What a transaction the runtime executed left behind (payouts the platform records have none of it). */
+  /** What a transaction the runtime executed left behind (movements the platform records itself have none of it). */
   execution?: SolanaExecutionRecord;
 }
 
