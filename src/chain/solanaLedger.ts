@@ -16,6 +16,7 @@ import { inclusionBlock } from "./mining.js";
 import { declareCollection } from "../store/collections.js";
 import { applyLookupTableInstructions } from "./solanaLookupTables.js";
 import type { SolanaTxError } from "./solanaRuntimeErrors.js";
+import type { SolanaInnerInstructions } from "./solanaRuntime.js";
 
 export const LAMPORTS_PER_SIGNATURE = 5000n;
 
@@ -53,6 +54,8 @@ interface SolanaExecutionRecord {
   logs: string[];
   fee: string;
   unitsConsumed: number;
+  /** Absent on records written before the sandbox kept them: read as none. */
+  innerInstructions?: SolanaInnerInstructions[];
   preBalances: string[];
   postBalances: string[];
   preTokenBalances: SolanaTokenBalance[];

@@ -140,6 +140,7 @@ export function submitSolanaTransaction(
       logs: run.logs,
       fee: fee.toString(),
       unitsConsumed: run.unitsConsumed,
+      innerInstructions: run.innerInstructions,
       preBalances: pre.map((p) => p?.lamports ?? "0"),
       postBalances: keys.map(balance),
       preTokenBalances,

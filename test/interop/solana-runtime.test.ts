@@ -137,6 +137,16 @@ describe("Solana token accounts on the runtime", () => {
     expect(second.signature).not.toBe(first.signature);
     const firstTx = await connection.getTransaction(first.signature, { maxSupportedTransactionVersion: 0 });
     expect(firstTx?.meta?.logMessages).toContain("Program ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL success");
+    // Creating the ATA invokes the System and Token programs: the runtime's inner instructions, under instruction 0.
+    const keys = firstTx!.transaction.message.staticAccountKeys.map((k) => k.toBase58());
+    const inner = firstTx!.meta!.innerInstructions!;
+    expect(inner.map((group) => group.index)).toEqual([0]);
+    const invoked = inner[0]!.instructions.map((ix) => keys[ix.programIdIndex]);
+    expect(invoked).toContain("11111111111111111111111111111111");
+    expect(invoked).toContain("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
+    expect(inner[0]!.instructions.every((ix) => (ix as { stackHeight?: number }).stackHeight === 2)).toBe(true);
+    const secondTxInner = await rpcCall("getTransaction", [second.signature, { encoding: "json" }]);
+    expect(secondTxInner.result.meta.innerInstructions).toEqual([]); // the ATA exists: CreateIdempotent invokes nothing
     const secondTx = await connection.getTransaction(second.signature, { maxSupportedTransactionVersion: 0 });
     const held = (rows: readonly { owner?: string; mint: string; uiTokenAmount: { amount: string } }[] | null | undefined) =>
       rows?.find((row) => row.owner === address && row.mint === USDC.toBase58())?.uiTokenAmount.amount;
@@ -145,6 +155,28 @@ describe("Solana token accounts on the runtime", () => {
     expect((await getAccount(connection, getAssociatedTokenAddressSync(USDC, owner))).amount).toBe(2_000_000n);
     const history = (await connection.getSignaturesForAddress(owner)).map((s) => s.signature);
     expect(history).toEqual(expect.arrayContaining([sol.signature, first.signature, second.signature]));
+  });
+
+  it("simulates with the runtime's inner instructions when asked, as the node does", async () => {
+    const payer = Keypair.generate();
+    await fund(sandbox, { network: NETWORK, address: payer.publicKey.toBase58(), amount: "10000000" });
+    const ata = getAssociatedTokenAddressSync(USDC, payer.publicKey);
+    const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash();
+    const tx = new Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight }).add(
+      createAssociatedTokenAccountInstruction(payer.publicKey, ata, payer.publicKey, USDC),
+    );
+    tx.sign(payer);
+    const wire = tx.serialize().toString("base64");
+    const asked = await rpcCall("simulateTransaction", [wire, { encoding: "base64", innerInstructions: true }]);
+    expect(asked.result.value.err).toBeNull();
+    const keys = tx.compileMessage().accountKeys.map((k) => k.toBase58());
+    expect(asked.result.value.innerInstructions).toHaveLength(1);
+    expect(asked.result.value.innerInstructions[0].index).toBe(0);
+    const programs = (asked.result.value.innerInstructions[0].instructions as Array<{ programIdIndex: number }>).map((ix) => keys[ix.programIdIndex]);
+    expect(programs).toEqual(expect.arrayContaining(["11111111111111111111111111111111", "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"]));
+    const plain = await rpcCall("simulateTransaction", [wire, { encoding: "base64" }]);
+    expect(plain.result.value.innerInstructions).toBeNull();
+    expect(await connection.getAccountInfo(ata)).toBeNull(); // a simulation lands nothing
   });
 
   it("sends a client-built transferChecked to a new ATA, signed by the platform, through the node; WebSocket confirms and notifies", async () => {
