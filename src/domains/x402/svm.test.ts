@@ -87,6 +87,7 @@ interface Build {
   without?: "limit";
   authority?: TransactionSigner;
   blockhash?: Blockhash;
+  decimals?: number;
 }
 
 /** A funded payer's transferChecked, partially signed as an x402 client signs it. */
@@ -99,7 +100,7 @@ async function buildPayment(payTo: string, amount: string, b: Build = {}) {
   const instructions: Instruction[] = [
     ...(b.without === "limit" ? [] : [getSetComputeUnitLimitInstruction({ units: 20_000 })]),
     getSetComputeUnitPriceInstruction({ microLamports: b.price ?? 1n }),
-    getTransferCheckedInstruction({ source, mint, destination, authority: payer, amount: b.amount ?? BigInt(amount), decimals: 6 }),
+    getTransferCheckedInstruction({ source, mint, destination, authority: payer, amount: b.amount ?? BigInt(amount), decimals: b.decimals ?? 6 }),
     { programAddress: MEMO, data: new TextEncoder().encode(randomBytes(16).toString("hex")) },
     ...(b.extra ?? []),
   ];
@@ -249,6 +250,18 @@ describe("verify refuses Solana payments the exact scheme does not allow", () =>
     sandbox.clock.advance(61_000);
     await expectInvalid(body, "invalid_exact_solana_transaction_simulation_failed");
     await expectInvalid((await buildPayment(payTo, "2000000")).body, "insufficient_funds");
+  });
+
+  it("simulation fails on a transferChecked whose decimals are not the mint's, and settle changes nothing", async () => {
+    const payTo = await merchant();
+    const { payer, body } = await buildPayment(payTo, "1000", { decimals: 9 });
+    await expectInvalid(body, "invalid_exact_solana_transaction_simulation_failed");
+    const settled = await settle(body);
+    expect(settled.status).toBe(400);
+    expect(settled.body).toMatchObject({ success: false, errorReason: "invalid_exact_solana_transaction_simulation_failed" });
+    expect(settled.body.errorMessage).toContain("MintDecimalsMismatch");
+    expect(await usdcOf(payer.address)).toBe("1000000");
+    expect(await usdcOf(payTo)).toBe("0");
   });
 });
 

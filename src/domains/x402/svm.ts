@@ -12,7 +12,7 @@ import { ed25519 } from "@noble/curves/ed25519.js";
 import { getCompiledTransactionMessageDecoder, type Transaction } from "@solana/kit";
 import { blockNumberAt } from "../../chain/blocks.js";
 import { balanceOf } from "../../chain/ledger.js";
-import { openAssociatedTokenAccount } from "../../chain/solanaAccounts.js";
+import { decodeMint, openAssociatedTokenAccount, viewSolanaAccount } from "../../chain/solanaAccounts.js";
 import { blockhashAt } from "../../chain/solanaLedger.js";
 import { readSolanaTransactionOn } from "../../chain/solanaLookupTables.js";
 import { refusalAsApiError, SolanaTransactionRefused, submitSolanaTransaction } from "../../chain/solanaSubmit.js";
@@ -184,6 +184,23 @@ export async function verifyExactSvm(ctx: HandlerContext, p: Payment): Promise<{
     return no(
       "invalid_exact_solana_transaction_simulation_failed",
       `Simulation failed: blockhash ${String(message.lifetimeToken)} is not one of the last ${BLOCKHASH_VALID_SLOTS} slots of ${p.network.ledger} (get a fresh one from the node).`,
+      payer,
+    );
+  }
+  // What executing the transfer would fail on besides the balance (settle runs it in the runtime).
+  const mintAccount = viewSolanaAccount(ctx.store, p.network.ledger, mint);
+  if (!mintAccount || mintAccount.owner !== transfer.program) {
+    return no(
+      "invalid_exact_solana_transaction_simulation_failed",
+      `Simulation failed: ${mint} is not a mint of ${transfer.program} on ${p.network.ledger} (IncorrectProgramId).`,
+      payer,
+    );
+  }
+  const decimals = decodeMint(Buffer.from(mintAccount.data, "base64")).decimals;
+  if (transfer.data[9] !== decimals) {
+    return no(
+      "invalid_exact_solana_transaction_simulation_failed",
+      `Simulation failed: transferChecked names ${transfer.data[9]} decimals but mint ${mint} has ${decimals} (MintDecimalsMismatch).`,
       payer,
     );
   }
