@@ -30,9 +30,6 @@ const SOLANA_FAUCET: SolanaKey = solanaKeyFromSeed(createHash("sha256").update("
 const SOL_FLOAT = 1_000_000_000_000n;
 const PAYOUTS_FLOAT = 1000n;
 
-/** The faucet wallet's address (its payouts name it as fee payer and sender). */
-export const solanaFaucetAddress = (): string => SOLANA_FAUCET.address;
-
 // Account roles as @solana/kit numbers them: 1 writable, 3 writable signer.
 const WRITABLE = 1;
 const WRITABLE_SIGNER = 3;
