@@ -52,4 +52,14 @@ describe("Solana without the runtime (the TypeScript model)", () => {
     expect(await connection.getBalance(to)).toBe(2_000_000);
     expect(await connection.getBalance(payer.publicKey)).toBe(10_000_000 - 2_000_000 - 5000);
   });
+
+  it("pays faucet claims with the model too: SOL and USDC reach the wallet", async () => {
+    const wallet = Keypair.generate().publicKey;
+    for (const token of ["sol", "usdc"]) {
+      const paid = await call(sandbox, "POST", "/platform/v2/solana/faucet", { body: { address: wallet.toBase58(), token } });
+      expect(paid.status).toBe(200);
+    }
+    expect(await connection.getBalance(wallet)).toBe(1_250_000);
+    expect((await getAccount(connection, getAssociatedTokenAddressSync(USDC, wallet))).amount).toBe(1_000_000n);
+  });
 });
