@@ -13,6 +13,7 @@ import type { ProjectTx } from "../store/store.js";
 import type { SolanaTransactionFacts } from "../crypto/solanaInstructions.js";
 import { balanceOf, credit, setBalance } from "./ledger.js";
 import { inclusionBlock } from "./mining.js";
+import { readSolanaAccount, tokenAccountOwner } from "./solanaAccounts.js";
 import { declareCollection } from "../store/collections.js";
 import { applyLookupTableInstructions } from "./solanaLookupTables.js";
 import type { SolanaTxError } from "./solanaRuntimeErrors.js";
@@ -66,6 +67,12 @@ const SOLANA_LEDGER_TXS = declareCollection<SolanaLedgerTx>("solanaLedgerTxs");
 
 export const solanaTxs = (store: ProjectTx) => store.collection(SOLANA_LEDGER_TXS);
 
+/** Whom a token transfer's destination belongs to: the owner an existing token account names, else the address itself. */
+function destinationOwner(store: ProjectTx, network: string, destination: string): string {
+  const state = readSolanaAccount(store, network, destination);
+  return (state && tokenAccountOwner(state)) ?? destination;
+}
+
 /**
  * Applies a sent transaction: refused (nothing changes) when it was already processed (a signature is its
  * id: the same signed transaction sent twice lands once, as on Solana) or when the fee payer cannot pay
@@ -101,7 +108,7 @@ export function applySolanaTransaction(
       );
     }
     setBalance(store, network, asset, from, held - t.amount);
-    credit(store, network, asset, t.kind === "sol" ? t.to : (t.toOwner ?? t.to), t.amount);
+    credit(store, network, asset, t.kind === "sol" ? t.to : (t.toOwner ?? destinationOwner(store, network, t.to)), t.amount);
   }
   applyLookupTableInstructions(store, network, facts);
   const record: SolanaLedgerTx = { signature, network, slot: inclusionBlock(store, clock, network), feePayer, status: "success", submittedAtMs: clock.now() };
