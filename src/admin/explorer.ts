@@ -58,7 +58,13 @@ function tokenTransfers(t: LedgerTx): NonNullable<ChainTransaction["tokenTransfe
 
 /** Whether the transaction concerns `address`: sent it, received it, or moved its tokens. */
 export function involves(t: AnyTx, address: string): boolean {
-  if ("solana" in t) return t.solana.feePayer === address;
+  if ("solana" in t) {
+    // A transaction the runtime ran names its accounts (a faucet payout's recipient is not its fee payer).
+    const run = t.solana.execution;
+    return (
+      t.solana.feePayer === address || (run !== undefined && (run.accountKeys.includes(address) || run.postTokenBalances.some((b) => b.owner === address)))
+    );
+  }
   const a = address.toLowerCase();
   if (t.evm.from.toLowerCase() === a || t.evm.to?.toLowerCase() === a) return true;
   return t.evm.logs.some(

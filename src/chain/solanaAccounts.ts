@@ -195,6 +195,25 @@ export function setLamports(store: ProjectTx, network: string, address: string, 
   writeSolanaAccount(store, { ...state, lamports: lamports.toString() });
 }
 
+/**
+ * Opens `owner`'s associated token account for a known `mint` (empty, rent-exempt) when it does not exist yet, as
+ * a wallet that receives the token has one; answers its address.
+ */
+export function openAssociatedTokenAccount(store: ProjectTx, network: string, owner: string, mint: string): string {
+  const mintState = ensureMint(store, network, mint);
+  const ata = associatedTokenAddress(owner, mint, mintState.owner);
+  if (!readSolanaAccount(store, network, ata)) {
+    writeSolanaAccount(store, {
+      network,
+      address: ata,
+      lamports: rentExemptMinimum(TOKEN_ACCOUNT_SIZE).toString(),
+      owner: mintState.owner,
+      data: encodeTokenAccount(mint, owner, 0n).toString("base64"),
+    });
+  }
+  return ata;
+}
+
 /** The token accounts `owner` holds of `mint`, decoded. */
 function ownerTokenAccounts(store: ProjectTx, network: string, owner: string, mint: string): Array<[SolanaAccountState, TokenAccountFields]> {
   const found: Array<[SolanaAccountState, TokenAccountFields]> = [];

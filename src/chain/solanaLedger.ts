@@ -13,9 +13,11 @@ import type { ProjectTx } from "../store/store.js";
 import type { SolanaTransactionFacts } from "../crypto/solanaInstructions.js";
 import { balanceOf, credit, setBalance } from "./ledger.js";
 import { inclusionBlock } from "./mining.js";
+import { readSolanaAccount, tokenAccountOwner } from "./solanaAccounts.js";
 import { declareCollection } from "../store/collections.js";
 import { applyLookupTableInstructions } from "./solanaLookupTables.js";
 import type { SolanaTxError } from "./solanaRuntimeErrors.js";
+import type { SolanaInnerInstructions } from "./solanaRuntime.js";
 
 export const LAMPORTS_PER_SIGNATURE = 5000n;
 
@@ -31,7 +33,7 @@ export interface SolanaLedgerTx {
   feePayer: string;
   status: "success" | "failed";
   submittedAtMs: number;
-  /** What a transaction the runtime executed left behind (payouts the platform records have none of it). */
+  /** What a transaction the runtime executed left behind (movements the platform records itself have none of it). */
   execution?: SolanaExecutionRecord;
 }
 
@@ -53,6 +55,8 @@ interface SolanaExecutionRecord {
   logs: string[];
   fee: string;
   unitsConsumed: number;
+  /** Absent on records written before the sandbox kept them: read as none. */
+  innerInstructions?: SolanaInnerInstructions[];
   preBalances: string[];
   postBalances: string[];
   preTokenBalances: SolanaTokenBalance[];
@@ -62,6 +66,12 @@ interface SolanaExecutionRecord {
 const SOLANA_LEDGER_TXS = declareCollection<SolanaLedgerTx>("solanaLedgerTxs");
 
 export const solanaTxs = (store: ProjectTx) => store.collection(SOLANA_LEDGER_TXS);
+
+/** Whom a token transfer's destination belongs to: the owner an existing token account names, else the address itself. */
+function destinationOwner(store: ProjectTx, network: string, destination: string): string {
+  const state = readSolanaAccount(store, network, destination);
+  return (state && tokenAccountOwner(state)) ?? destination;
+}
 
 /**
  * Applies a sent transaction: refused (nothing changes) when it was already processed (a signature is its
@@ -98,7 +108,7 @@ export function applySolanaTransaction(
       );
     }
     setBalance(store, network, asset, from, held - t.amount);
-    credit(store, network, asset, t.kind === "sol" ? t.to : (t.toOwner ?? t.to), t.amount);
+    credit(store, network, asset, t.kind === "sol" ? t.to : (t.toOwner ?? destinationOwner(store, network, t.to)), t.amount);
   }
   applyLookupTableInstructions(store, network, facts);
   const record: SolanaLedgerTx = { signature, network, slot: inclusionBlock(store, clock, network), feePayer, status: "success", submittedAtMs: clock.now() };

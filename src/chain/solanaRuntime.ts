@@ -13,7 +13,7 @@
  * (solanaModel.ts), over the same accounts.
  */
 import { createRequire } from "node:module";
-import type { Account as NativeAccount, Clock as NativeClock, LiteSvm } from "litesvm/dist/internal.js";
+import type { Account as NativeAccount, Clock as NativeClock, InnerInstruction, LiteSvm } from "litesvm/dist/internal.js";
 import { fromBase58, toBase58 } from "../crypto/solana.js";
 import type { SolanaAccountState } from "./solanaAccounts.js";
 import { solanaTxErrorJson, type SolanaTxError } from "./solanaRuntimeErrors.js";
@@ -24,11 +24,20 @@ interface NativeBinding {
   Clock: new (slot: bigint, epochStartTimestamp: bigint, epoch: bigint, leaderScheduleEpoch: bigint, unixTimestamp: bigint) => NativeClock;
 }
 
+/** The instructions programs invoked (CPI) under one top-level instruction, in the RPC's `json` form. */
+export interface SolanaInnerInstructions {
+  /** The top-level instruction's index. */
+  index: number;
+  instructions: Array<{ programIdIndex: number; accounts: number[]; data: string; stackHeight: number }>;
+}
+
 export interface SolanaExecution {
   /** null when every instruction succeeded. */
   err: SolanaTxError | null;
   logs: string[];
   unitsConsumed: number;
+  /** Only the top-level instructions that invoked others, as the node lists them. */
+  innerInstructions: SolanaInnerInstructions[];
   /** The writable accounts as the transaction leaves them (fee taken), to write back when it lands. */
   post: SolanaAccountState[];
 }
@@ -110,7 +119,13 @@ class LiteSvmRuntime implements SolanaRuntime {
       const result = version === "legacy" ? svm.simulateLegacyTransaction(wire) : svm.simulateVersionedTransaction(wire);
       if ("err" in result) {
         const meta = result.meta();
-        return { err: solanaTxErrorJson(result.err()), logs: meta.logs(), unitsConsumed: Number(meta.computeUnitsConsumed()), post: [] };
+        return {
+          err: solanaTxErrorJson(result.err()),
+          logs: meta.logs(),
+          unitsConsumed: Number(meta.computeUnitsConsumed()),
+          innerInstructions: innerInstructionsJson(meta.innerInstructions()),
+          post: [],
+        };
       }
       const meta = result.meta();
       const post = result.postAccounts().map((entry) => {
@@ -124,12 +139,35 @@ class LiteSvmRuntime implements SolanaRuntime {
           ...(account.executable() ? { executable: true } : {}),
         };
       });
-      return { err: null, logs: meta.logs(), unitsConsumed: Number(meta.computeUnitsConsumed()), post };
+      return {
+        err: null,
+        logs: meta.logs(),
+        unitsConsumed: Number(meta.computeUnitsConsumed()),
+        innerInstructions: innerInstructionsJson(meta.innerInstructions()),
+        post,
+      };
     } finally {
       const empty = new Account(0n, new Uint8Array(), new Uint8Array(32), false, 0n);
       for (const key of written) svm.setAccount(key, empty);
     }
   }
+}
+
+/** The runtime's inner instructions (one list per top-level instruction) in the node's shape: empty lists left out. */
+function innerInstructionsJson(lists: InnerInstruction[][]): SolanaInnerInstructions[] {
+  return lists.flatMap((list, index) =>
+    list.length === 0
+      ? []
+      : [
+          {
+            index,
+            instructions: list.map((inner) => {
+              const ix = inner.instruction();
+              return { programIdIndex: ix.programIdIndex(), accounts: [...ix.accounts()], data: toBase58(ix.data()), stackHeight: inner.stackHeight() };
+            }),
+          },
+        ],
+  );
 }
 
 let runtime: LiteSvmRuntime | undefined;

@@ -10,7 +10,7 @@ import { encodeSolanaTransaction, toBase58 } from "../crypto/solana.js";
 import type { SolanaTransactionFacts } from "../crypto/solanaInstructions.js";
 import { apiError } from "../errors/catalogue.js";
 import type { ProjectTx } from "../store/store.js";
-import { inclusionBlock } from "./mining.js";
+import { inclusionBlock, settlementBlock } from "./mining.js";
 import { decodeMint, decodeTokenAccount, ensureMint, readSolanaAccount, tokenAccountOwner, writeSolanaAccount } from "./solanaAccounts.js";
 import { recentBlockhashSlot } from "./solanaBlockhashes.js";
 import { applySolanaTransaction, LAMPORTS_PER_SIGNATURE, type SolanaLedgerTx, type SolanaTokenBalance, solanaTxs } from "./solanaLedger.js";
@@ -69,6 +69,8 @@ function tokenBalances(store: ProjectTx, network: string, keys: readonly string[
 export interface SubmitOptions {
   /** Land a failing transaction (fee paid, nothing else changes) instead of refusing it. */
   skipPreflight?: boolean;
+  /** The sender answers only once the transaction is confirmed (an x402 settlement): it lands in a slot already mined. */
+  confirmed?: boolean;
 }
 
 /**
@@ -103,7 +105,7 @@ export function submitSolanaTransaction(
   const keys = facts.accountKeys;
   const pre = keys.map((key) => readSolanaAccount(store, network, key));
   const preTokenBalances = tokenBalances(store, network, keys);
-  const slot = inclusionBlock(store, clock, network);
+  const slot = options.confirmed ? settlementBlock(store, clock, network) : inclusionBlock(store, clock, network);
   const version = tx.messageBytes[0]! & 0x80 ? tx.messageBytes[0]! & 0x7f : "legacy";
   const wire = encodeSolanaTransaction(tx);
   const run = runtime.execute(
@@ -138,6 +140,7 @@ export function submitSolanaTransaction(
       logs: run.logs,
       fee: fee.toString(),
       unitsConsumed: run.unitsConsumed,
+      innerInstructions: run.innerInstructions,
       preBalances: pre.map((p) => p?.lamports ?? "0"),
       postBalances: keys.map(balance),
       preTokenBalances,

@@ -3,7 +3,7 @@
  * TypeScript model over the same accounts. Forced here as it is there: balances, token accounts and sends still
  * work; what only the runtime can do (simulateTransaction) says so.
  */
-import { getAccount, getAssociatedTokenAddressSync } from "@solana/spl-token";
+import { createTransferCheckedInstruction, getAccount, getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { Connection, Keypair, PublicKey, SystemProgram, Transaction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
@@ -51,5 +51,32 @@ describe("Solana without the runtime (the TypeScript model)", () => {
     await connection.sendRawTransaction(tx.serialize());
     expect(await connection.getBalance(to)).toBe(2_000_000);
     expect(await connection.getBalance(payer.publicKey)).toBe(10_000_000 - 2_000_000 - 5000);
+  });
+
+  it("credits a transferChecked to an existing token account to that account's owner", async () => {
+    const payer = Keypair.generate();
+    const to = Keypair.generate().publicKey;
+    await fund(sandbox, { network: "solana-devnet", address: payer.publicKey.toBase58(), amount: "10000000" });
+    await fund(sandbox, { network: "solana-devnet", address: payer.publicKey.toBase58(), token: "USDC", amount: "3000000" });
+    await fund(sandbox, { network: "solana-devnet", address: to.toBase58(), token: "USDC", amount: "1" });
+    const [source, destination] = [getAssociatedTokenAddressSync(USDC, payer.publicKey), getAssociatedTokenAddressSync(USDC, to)];
+    const { blockhash } = await connection.getLatestBlockhash();
+    const tx = new Transaction({ feePayer: payer.publicKey, recentBlockhash: blockhash }).add(
+      createTransferCheckedInstruction(source, USDC, destination, payer.publicKey, 1_000_000, 6),
+    );
+    tx.sign(payer);
+    await connection.sendRawTransaction(tx.serialize());
+    expect((await getAccount(connection, destination)).amount).toBe(1_000_001n);
+    expect((await getAccount(connection, source)).amount).toBe(2_000_000n);
+  });
+
+  it("pays faucet claims with the model too: SOL and USDC reach the wallet", async () => {
+    const wallet = Keypair.generate().publicKey;
+    for (const token of ["sol", "usdc"]) {
+      const paid = await call(sandbox, "POST", "/platform/v2/solana/faucet", { body: { address: wallet.toBase58(), token } });
+      expect(paid.status).toBe(200);
+    }
+    expect(await connection.getBalance(wallet)).toBe(1_250_000);
+    expect((await getAccount(connection, getAssociatedTokenAddressSync(USDC, wallet))).amount).toBe(1_000_000n);
   });
 });

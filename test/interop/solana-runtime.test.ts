@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { CdpClient } from "@coinbase/cdp-sdk";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { fetchMint as kitFetchMint, fetchToken } from "@solana-program/token";
-import { address as kitAddress, createSolanaRpc } from "@solana/kit";
+import { getBase58Encoder, address as kitAddress, createSolanaRpc } from "@solana/kit";
 import {
   AccountLayout,
   createAssociatedTokenAccountIdempotentInstruction,
@@ -111,6 +111,72 @@ describe("Solana token accounts on the runtime", () => {
     // The platform's balance API reads the same account.
     const { balances } = await cdp.solana.listTokenBalances({ address: owner.toBase58(), network: NETWORK });
     expect(balances.find((b) => b.token.symbol === "USDC")?.amount.amount).toBe(2_000_000n);
+  });
+
+  it("records faucet payouts as transactions the runtime ran: web3.js reads SOL and USDC payouts with getTransaction", async () => {
+    const { address } = await cdp.solana.createAccount();
+    const owner = new PublicKey(address);
+    const sol = await cdp.solana.requestFaucet({ address, token: "sol" });
+    const solTx = await connection.getTransaction(sol.signature, { maxSupportedTransactionVersion: 0 });
+    expect(solTx?.meta?.err).toBeNull();
+    const solKeys = solTx!.transaction.message.staticAccountKeys.map((k) => k.toBase58());
+    const at = solKeys.indexOf(address);
+    expect(at).toBeGreaterThan(0); // the faucet's wallet pays the fee and sends
+    expect(solTx!.meta!.preBalances[at]).toBe(0);
+    expect(solTx!.meta!.postBalances[at]).toBe(1_250_000);
+    expect(solTx!.meta!.logMessages).toContain("Program 11111111111111111111111111111111 success");
+    // The id is the faucet wallet's signature over the message: checked with noble.
+    const message = solTx!.transaction.message.serialize();
+    expect(solTx!.transaction.signatures[0]).toBe(sol.signature);
+    const signatureBytes = new Uint8Array(getBase58Encoder().encode(sol.signature));
+    expect(ed25519.verify(signatureBytes, message, solTx!.transaction.message.staticAccountKeys[0]!.toBytes())).toBe(true);
+
+    // Two USDC claims at the same sandbox time: two transactions, the first creating the ATA.
+    const first = await cdp.solana.requestFaucet({ address, token: "usdc" });
+    const second = await cdp.solana.requestFaucet({ address, token: "usdc" });
+    expect(second.signature).not.toBe(first.signature);
+    const firstTx = await connection.getTransaction(first.signature, { maxSupportedTransactionVersion: 0 });
+    expect(firstTx?.meta?.logMessages).toContain("Program ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL success");
+    // Creating the ATA invokes the System and Token programs: the runtime's inner instructions, under instruction 0.
+    const keys = firstTx!.transaction.message.staticAccountKeys.map((k) => k.toBase58());
+    const inner = firstTx!.meta!.innerInstructions!;
+    expect(inner.map((group) => group.index)).toEqual([0]);
+    const invoked = inner[0]!.instructions.map((ix) => keys[ix.programIdIndex]);
+    expect(invoked).toContain("11111111111111111111111111111111");
+    expect(invoked).toContain("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
+    expect(inner[0]!.instructions.every((ix) => (ix as { stackHeight?: number }).stackHeight === 2)).toBe(true);
+    const secondTxInner = await rpcCall("getTransaction", [second.signature, { encoding: "json" }]);
+    expect(secondTxInner.result.meta.innerInstructions).toEqual([]); // the ATA exists: CreateIdempotent invokes nothing
+    const secondTx = await connection.getTransaction(second.signature, { maxSupportedTransactionVersion: 0 });
+    const held = (rows: readonly { owner?: string; mint: string; uiTokenAmount: { amount: string } }[] | null | undefined) =>
+      rows?.find((row) => row.owner === address && row.mint === USDC.toBase58())?.uiTokenAmount.amount;
+    expect(held(secondTx!.meta!.preTokenBalances)).toBe("1000000");
+    expect(held(secondTx!.meta!.postTokenBalances)).toBe("2000000");
+    expect((await getAccount(connection, getAssociatedTokenAddressSync(USDC, owner))).amount).toBe(2_000_000n);
+    const history = (await connection.getSignaturesForAddress(owner)).map((s) => s.signature);
+    expect(history).toEqual(expect.arrayContaining([sol.signature, first.signature, second.signature]));
+  });
+
+  it("simulates with the runtime's inner instructions when asked, as the node does", async () => {
+    const payer = Keypair.generate();
+    await fund(sandbox, { network: NETWORK, address: payer.publicKey.toBase58(), amount: "10000000" });
+    const ata = getAssociatedTokenAddressSync(USDC, payer.publicKey);
+    const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash();
+    const tx = new Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight }).add(
+      createAssociatedTokenAccountInstruction(payer.publicKey, ata, payer.publicKey, USDC),
+    );
+    tx.sign(payer);
+    const wire = tx.serialize().toString("base64");
+    const asked = await rpcCall("simulateTransaction", [wire, { encoding: "base64", innerInstructions: true }]);
+    expect(asked.result.value.err).toBeNull();
+    const keys = tx.compileMessage().accountKeys.map((k) => k.toBase58());
+    expect(asked.result.value.innerInstructions).toHaveLength(1);
+    expect(asked.result.value.innerInstructions[0].index).toBe(0);
+    const programs = (asked.result.value.innerInstructions[0].instructions as Array<{ programIdIndex: number }>).map((ix) => keys[ix.programIdIndex]);
+    expect(programs).toEqual(expect.arrayContaining(["11111111111111111111111111111111", "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"]));
+    const plain = await rpcCall("simulateTransaction", [wire, { encoding: "base64" }]);
+    expect(plain.result.value.innerInstructions).toBeNull();
+    expect(await connection.getAccountInfo(ata)).toBeNull(); // a simulation lands nothing
   });
 
   it("sends a client-built transferChecked to a new ATA, signed by the platform, through the node; WebSocket confirms and notifies", async () => {

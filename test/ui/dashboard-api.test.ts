@@ -235,6 +235,14 @@ describe("the explorer", () => {
     expect(token.body.labels).toContain("USDC on base-sepolia");
   });
 
+  it("lists a Solana faucet payout under the wallet it paid, though the faucet's wallet paid the fee", async () => {
+    const wallet = (await call(sandbox, "POST", `${P}/solana/accounts`, { body: {}, wallet: true })).body.address as string;
+    const paid = await call(sandbox, "POST", `${P}/solana/faucet`, { body: { address: wallet, token: "usdc" } });
+    expect(paid.status).toBe(200);
+    const page = await admin("get", `/chain/transactions?address=${wallet}&limit=10`);
+    expect(page.body.items.map((t: { hash: string }) => t.hash)).toEqual([paid.body.transactionSignature]);
+  });
+
   it("decodes a user operation: the smart account, its calls, and what it moved", async () => {
     const owner = await newEvmAccount("uo-owner");
     const smart = (await call(sandbox, "POST", `${P}/evm/smart-accounts`, { body: { owners: [owner] } })).body.address as string;

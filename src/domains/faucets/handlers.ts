@@ -1,19 +1,19 @@
 /**
  * Faucets: testnet funds credited to the project's ledger, with a
- * transaction that the node (`/rpc/v1/...`) and the balance APIs see.
+ * transaction that the node (`/rpc/v1/...`) and the balance APIs see (on
+ * Solana a real one the runtime executes: solanaPayout.ts).
  * Limits per address and per project over a rolling 24 h of sandbox time
  * (table below, also in docs/chain.md) → 429 faucet_limit_exceeded.
  */
-import { inclusionBlock } from "../../chain/mining.js";
-import { credit, faucetPayout } from "../../chain/ledger.js";
-import { SOL, solanaTokenBySymbol, solanaTxs } from "../../chain/solanaLedger.js";
-import { toBase58 } from "../../crypto/solana.js";
+import { faucetPayout } from "../../chain/ledger.js";
+import { solanaTokenBySymbol } from "../../chain/solanaLedger.js";
 import { evmTokenBySymbol } from "../../chain/tokens.js";
 import { apiError } from "../../errors/catalogue.js";
 import type { RequestBody } from "../../contract/types.js";
 import { declareCollection } from "../../store/collections.js";
 import { chainIdOf } from "../../chain/networks.js";
 import type { Handler, Handlers } from "../types.js";
+import { payOutOnSolana } from "./solanaPayout.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -87,16 +87,7 @@ const requestSolanaFaucet: Handler<"requestSolanaFaucet"> = (req, ctx) => {
   }
   if (recent.length >= limits.perProject)
     throw apiError("faucet_limit_exceeded", `This project has had ${limits.perProject} ${token} claims in the last 24 hours.`);
-  credit(ctx.store, "solana-devnet", asset === SOL ? "native" : asset.mint, address, limits.amount);
-  const signature = toBase58(ctx.random.bytes(64));
-  solanaTxs(ctx.store).put(signature, {
-    signature,
-    network: "solana-devnet",
-    slot: inclusionBlock(ctx.store, ctx.clock, "solana-devnet"),
-    feePayer: address,
-    status: "success",
-    submittedAtMs: ctx.clock.now(),
-  });
+  const signature = payOutOnSolana(ctx, "solana-devnet", asset, address, limits.amount);
   claims.put(signature, { id: signature, kind, address, atMs: ctx.clock.now() });
   return { status: 200, body: { transactionSignature: signature } };
 };

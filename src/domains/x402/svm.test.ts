@@ -12,12 +12,14 @@ import {
   address,
   appendTransactionMessageInstructions,
   createKeyPairSignerFromPrivateKeyBytes,
+  createSolanaRpc,
   createNoopSigner,
   createTransactionMessage,
   getBase58Encoder,
   getBase64EncodedWireTransaction,
   getTransactionDecoder,
   partiallySignTransactionMessageWithSigners,
+  signature as kitSignature,
   pipe,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
@@ -85,6 +87,7 @@ interface Build {
   without?: "limit";
   authority?: TransactionSigner;
   blockhash?: Blockhash;
+  decimals?: number;
 }
 
 /** A funded payer's transferChecked, partially signed as an x402 client signs it. */
@@ -97,7 +100,7 @@ async function buildPayment(payTo: string, amount: string, b: Build = {}) {
   const instructions: Instruction[] = [
     ...(b.without === "limit" ? [] : [getSetComputeUnitLimitInstruction({ units: 20_000 })]),
     getSetComputeUnitPriceInstruction({ microLamports: b.price ?? 1n }),
-    getTransferCheckedInstruction({ source, mint, destination, authority: payer, amount: b.amount ?? BigInt(amount), decimals: 6 }),
+    getTransferCheckedInstruction({ source, mint, destination, authority: payer, amount: b.amount ?? BigInt(amount), decimals: b.decimals ?? 6 }),
     { programAddress: MEMO, data: new TextEncoder().encode(randomBytes(16).toString("hex")) },
     ...(b.extra ?? []),
   ];
@@ -146,6 +149,36 @@ describe("verify and settle an SPL payment end to end", () => {
     const again = await settle(body);
     expect(again.status).toBe(400);
     expect(again.body).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
+  });
+});
+
+describe("a settlement is a transaction the chain ran", () => {
+  it("answers getTransaction (read with @solana/kit) with the co-signed message, the runtime's logs and the USDC it moved", async () => {
+    const payTo = await merchant();
+    const { payer, body } = await buildPayment(payTo, "250000");
+    const settled = await settle(body);
+    expect(settled.status).toBe(200);
+    const rpc = createSolanaRpc(`${sandbox.url}${rpcUrl}`);
+    const landed = await rpc
+      .getTransaction(kitSignature(settled.body.transaction), { maxSupportedTransactionVersion: 0, encoding: "json", commitment: "confirmed" })
+      .send();
+    expect(landed).not.toBeNull();
+    const { meta, transaction } = landed!;
+    // Both signatures are there: the facilitator's as fee payer (the transaction id) and the payer's.
+    expect(transaction.signatures).toEqual([settled.body.transaction, expect.any(String)]);
+    expect(transaction.message.accountKeys[0]).toBe(feePayer);
+    expect(meta?.err).toBeNull();
+    expect(meta?.fee).toBe(10_000n); // two signatures at 5,000 lamports: the facilitator pays, the payer needs no SOL
+    expect(meta?.logMessages).toEqual(
+      expect.arrayContaining(["Program TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA invoke [1]", "Program TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA success"]),
+    );
+    const amountOf = (rows: readonly { owner?: string; uiTokenAmount: { amount: string } }[] | undefined, owner: string) =>
+      rows?.find((row) => row.owner === owner)?.uiTokenAmount.amount;
+    expect(amountOf(meta?.preTokenBalances, payer.address)).toBe("1000000");
+    expect(amountOf(meta?.postTokenBalances, payer.address)).toBe("750000");
+    expect(amountOf(meta?.preTokenBalances, payTo)).toBe("0");
+    expect(amountOf(meta?.postTokenBalances, payTo)).toBe("250000");
+    expect(await usdcOf(payTo)).toBe("250000");
   });
 });
 
@@ -217,6 +250,18 @@ describe("verify refuses Solana payments the exact scheme does not allow", () =>
     sandbox.clock.advance(61_000);
     await expectInvalid(body, "invalid_exact_solana_transaction_simulation_failed");
     await expectInvalid((await buildPayment(payTo, "2000000")).body, "insufficient_funds");
+  });
+
+  it("simulation fails on a transferChecked whose decimals are not the mint's, and settle changes nothing", async () => {
+    const payTo = await merchant();
+    const { payer, body } = await buildPayment(payTo, "1000", { decimals: 9 });
+    await expectInvalid(body, "invalid_exact_solana_transaction_simulation_failed");
+    const settled = await settle(body);
+    expect(settled.status).toBe(400);
+    expect(settled.body).toMatchObject({ success: false, errorReason: "invalid_exact_solana_transaction_simulation_failed" });
+    expect(settled.body.errorMessage).toContain("MintDecimalsMismatch");
+    expect(await usdcOf(payer.address)).toBe("1000000");
+    expect(await usdcOf(payTo)).toBe("0");
   });
 });
 

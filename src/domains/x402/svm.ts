@@ -4,23 +4,25 @@
  * it — compute unit limit, compute unit price, one SPL `transferChecked` to
  * the payTo's associated token account, then optional Memo or Lighthouse
  * instructions. Verified against the ledger (balance, recent blockhash,
- * duplicates); settled by adding the fee payer's signature and applying the
- * transfer.
+ * duplicates); settled by adding the fee payer's signature and sending the
+ * transaction to the chain, whose runtime executes it.
  */
 import { createHash } from "node:crypto";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { getCompiledTransactionMessageDecoder, type Transaction } from "@solana/kit";
 import { blockNumberAt } from "../../chain/blocks.js";
-import { settlementBlock } from "../../chain/mining.js";
-import { balanceOf, credit, setBalance } from "../../chain/ledger.js";
-import { blockhashAt, solanaTxs } from "../../chain/solanaLedger.js";
+import { balanceOf } from "../../chain/ledger.js";
+import { decodeMint, openAssociatedTokenAccount, viewSolanaAccount } from "../../chain/solanaAccounts.js";
+import { blockhashAt } from "../../chain/solanaLedger.js";
+import { readSolanaTransactionOn } from "../../chain/solanaLookupTables.js";
+import { refusalAsApiError, SolanaTransactionRefused, submitSolanaTransaction } from "../../chain/solanaSubmit.js";
 import { decodeSolanaTransaction, fromBase58, signSolanaTransaction, toBase58 } from "../../crypto/solana.js";
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from "../../crypto/solanaInstructions.js";
 import type { HandlerContext } from "../types.js";
 import { settlements } from "./model.js";
 import { FACILITATOR_FEE_PAYER } from "./networks.js";
 import type { Payment, Rejection } from "./payment.js";
-import { associatedTokenAddress, COMPUTE_BUDGET_PROGRAM, LIGHTHOUSE_PROGRAM, MEMO_PROGRAM } from "./svmAccounts.js";
+import { associatedTokenAddress, COMPUTE_BUDGET_PROGRAM, fundFacilitatorFeePayer, LIGHTHOUSE_PROGRAM, MEMO_PROGRAM } from "./svmAccounts.js";
 
 /** Highest compute unit price a payment may set (micro-lamports), as facilitators cap it. */
 const MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS = 5_000_000n;
@@ -185,28 +187,47 @@ export async function verifyExactSvm(ctx: HandlerContext, p: Payment): Promise<{
       payer,
     );
   }
+  // What executing the transfer would fail on besides the balance (settle runs it in the runtime).
+  const mintAccount = viewSolanaAccount(ctx.store, p.network.ledger, mint);
+  if (!mintAccount || mintAccount.owner !== transfer.program) {
+    return no(
+      "invalid_exact_solana_transaction_simulation_failed",
+      `Simulation failed: ${mint} is not a mint of ${transfer.program} on ${p.network.ledger} (IncorrectProgramId).`,
+      payer,
+    );
+  }
+  const decimals = decodeMint(Buffer.from(mintAccount.data, "base64")).decimals;
+  if (transfer.data[9] !== decimals) {
+    return no(
+      "invalid_exact_solana_transaction_simulation_failed",
+      `Simulation failed: transferChecked names ${transfer.data[9]} decimals but mint ${mint} has ${decimals} (MintDecimalsMismatch).`,
+      payer,
+    );
+  }
   const held = balanceOf(ctx.store, p.network.ledger, mint, payer);
   if (held < amount)
     return no("insufficient_funds", `${payer} holds ${held} of mint ${mint} (smallest unit) on ${p.network.ledger}; the payment needs ${amount}.`, payer);
   return { plan: { payer, mint, amount, tx, messageHash } };
 }
 
-/** Signs as fee payer and applies the transfer; the platform answers once confirmed, so its slot is already mined. */
+/**
+ * Co-signs the payer's transaction as fee payer and sends it to the project's chain, where the runtime executes
+ * its transferChecked for real (getTransaction then answers it with meta and logs). The payTo's associated token
+ * account is opened first when missing. The platform answers once confirmed, so its slot is already mined. A
+ * transaction the runtime refuses throws the catalogue error, and the request changes nothing.
+ */
 export function settleExactSvm(ctx: HandlerContext, p: Payment, plan: SvmPlan): string {
   const signed = signSolanaTransaction(plan.tx, FACILITATOR_FEE_PAYER);
-  const signature = toBase58(new Uint8Array(signed.signatures[FACILITATOR_FEE_PAYER.address as keyof typeof signed.signatures]!));
   const ledger = p.network.ledger;
-  setBalance(ctx.store, ledger, plan.mint, plan.payer, balanceOf(ctx.store, ledger, plan.mint, plan.payer) - plan.amount);
-  credit(ctx.store, ledger, plan.mint, p.payTo, plan.amount);
-  solanaTxs(ctx.store).put(signature, {
-    signature,
-    network: ledger,
-    slot: settlementBlock(ctx.store, ctx.clock, ledger),
-    feePayer: FACILITATOR_FEE_PAYER.address,
-    status: "success",
-    submittedAtMs: ctx.clock.now(),
-  });
-  return signature;
+  fundFacilitatorFeePayer(ctx.store, ledger);
+  openAssociatedTokenAccount(ctx.store, ledger, p.payTo, plan.mint);
+  try {
+    const facts = readSolanaTransactionOn(ctx.store, signed, ledger);
+    return submitSolanaTransaction(ctx.store, ctx.clock, ledger, signed, facts, { confirmed: true }).signature;
+  } catch (error) {
+    if (error instanceof SolanaTransactionRefused) throw refusalAsApiError(error);
+    throw error;
+  }
 }
 
 /** The node's current blockhash for `network`, as a client would fetch it. */

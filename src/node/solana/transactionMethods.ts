@@ -18,7 +18,9 @@ import { checkAddress, uiTokenAmount } from "./accounts.js";
 import { contextOf, slotOf, type SolanaNodeContext } from "./context.js";
 import { latestBlockhash } from "../../chain/solanaBlockhashes.js";
 
-type SendOptions = { encoding?: string; skipPreflight?: boolean; sigVerify?: boolean; replaceRecentBlockhash?: boolean } | undefined;
+type SendOptions =
+  | { encoding?: string; skipPreflight?: boolean; sigVerify?: boolean; replaceRecentBlockhash?: boolean; innerInstructions?: boolean }
+  | undefined;
 
 function readWire(params: unknown[]): [Transaction, SendOptions] {
   const [wire, options] = params as [unknown, SendOptions];
@@ -77,6 +79,8 @@ export function simulateTransaction(params: unknown[], ctx: SolanaNodeContext) {
       accounts: null,
       unitsConsumed: run.unitsConsumed,
       returnData: null,
+      // The node lists them only when asked, with the index of the instruction that made them.
+      innerInstructions: options?.innerInstructions === true ? run.innerInstructions : null,
       ...(replacement ? { replacementBlockhash: { blockhash: replacement.blockhash, lastValidBlockHeight: replacement.lastValidBlockHeight } } : {}),
     },
   };
@@ -174,7 +178,7 @@ export function getTransaction(params: unknown[], ctx: SolanaNodeContext) {
       fee: Number(exec.fee),
       preBalances: exec.preBalances.map(BigInt),
       postBalances: exec.postBalances.map(BigInt),
-      innerInstructions: [],
+      innerInstructions: exec.innerInstructions ?? [],
       logMessages: exec.logs,
       preTokenBalances: exec.preTokenBalances.map(tokenRow),
       postTokenBalances: exec.postTokenBalances.map(tokenRow),
