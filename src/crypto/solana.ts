@@ -38,6 +38,16 @@ export function signSolanaBytes(key: SolanaKey, bytes: Uint8Array): Uint8Array {
 export const toBase58 = (bytes: Uint8Array): string => getBase58Decoder().decode(bytes);
 export const fromBase58 = (text: string): Uint8Array => new Uint8Array(getBase58Encoder().encode(text));
 
+/** A base-58 public key of 32 bytes: the pattern alone lets through texts of 32 to 44 characters that decode to more or fewer. */
+export function isSolanaAddress(address: string): boolean {
+  if (!/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(address)) return false;
+  try {
+    return fromBase58(address).length === 32;
+  } catch {
+    return false;
+  }
+}
+
 /** Reads Solana's compact-u16 length prefix: [value, bytes used]. */
 function readCompactU16(bytes: Uint8Array, at: number): [number, number] {
   let value = 0;

@@ -8,6 +8,7 @@
 import { faucetPayout } from "../../chain/ledger.js";
 import { solanaTokenBySymbol } from "../../chain/solanaLedger.js";
 import { evmTokenBySymbol } from "../../chain/tokens.js";
+import { isSolanaAddress } from "../../crypto/solana.js";
 import { apiError } from "../../errors/catalogue.js";
 import type { RequestBody } from "../../contract/types.js";
 import { declareCollection } from "../../store/collections.js";
@@ -78,6 +79,7 @@ const requestSolanaFaucet: Handler<"requestSolanaFaucet"> = (req, ctx) => {
   const asset = solanaTokenBySymbol("solana-devnet", token);
   if (!limits || !asset)
     throw apiError("invalid_request", `The sandbox's Solana faucet pays ${Object.keys(SOLANA_FAUCET).join(" and ")}; ${token} is not simulated.`);
+  if (!isSolanaAddress(address)) throw apiError("invalid_request", `address ${address} is not a Solana address: a base-58 encoded 32-byte public key.`);
   const claims = ctx.store.collection(FAUCET_CLAIMS);
   const since = ctx.clock.now() - DAY_MS;
   const kind = `solana:solana-devnet:${token}`;

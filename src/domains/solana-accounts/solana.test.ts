@@ -140,6 +140,15 @@ describe("Solana accounts", () => {
     ]);
   });
 
+  it("refuses a faucet claim for a text the address pattern lets through but that is no 32-byte key, and records no claim", async () => {
+    // 27 and 33 bytes once decoded: the contract's pattern (32 to 44 base-58 characters) accepts both.
+    for (const address of ["5wKendAMY5xq7Mt6788yJcFfoA9oBWYT1LqEs", "z".repeat(44)]) {
+      const res = await call(sandbox, "POST", "/platform/v2/solana/faucet", { body: { address, token: "sol" } });
+      expect(res.status, res.text).toBe(400);
+      expect(res.body.errorType).toBe("invalid_request");
+    }
+  });
+
   it("refuses a send whose fee payer cannot pay, and keeps nothing", async () => {
     const { address } = (await create()).body;
     const res = await call(sandbox, "POST", `${ACCOUNTS}/send/transaction`, {

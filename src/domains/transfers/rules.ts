@@ -12,10 +12,10 @@
  *   setting `blockedAddresses`) → "The recipient address failed security validation checks."
  * - an email at a `.invalid` domain (RFC 2606) → "Unable to send to this recipient."
  */
-import { getBase58Encoder } from "@solana/kit";
 import { isAddress } from "viem";
 import { SOLANA_TOKENS } from "../../chain/solanaLedger.js";
 import { EVM_TOKENS } from "../../chain/tokens.js";
+import { isSolanaAddress } from "../../crypto/solana.js";
 import { apiError } from "../../errors/catalogue.js";
 import type { ProjectTx } from "../../store/store.js";
 import { addressFamilyOf } from "../shared/custodialAssets.js";
@@ -47,15 +47,6 @@ export function checkOnchainAddress(network: string, address: string, field = "t
         ? "a 0x-prefixed 32-byte hex address"
         : "a base-58 encoded 32-byte public key";
   throw apiError("target_onchain_address_invalid", `${field} ${address} is not an address on ${network}; ${network} addresses are ${shape}.`);
-}
-
-function isSolanaAddress(address: string): boolean {
-  if (!/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(address)) return false;
-  try {
-    return getBase58Encoder().encode(address).length === 32;
-  } catch {
-    return false;
-  }
 }
 
 const tokenContracts = (network: string) => [
