@@ -12699,7 +12699,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description 32 bytes in base58. */
+                    /** @description 32 bytes in base58 (at most 44 characters). */
                     hash: string;
                     address: components["schemas"]["SolanaAddress"];
                     walletSecretId: components["schemas"]["WalletSecretId"];

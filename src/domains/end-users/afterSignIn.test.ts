@@ -135,6 +135,10 @@ describe("hash signing", () => {
       ...asUser(u.session),
     });
     expect([sol.status, sol.body.errorType]).toEqual([400, "invalid_request"]);
+    // A 100,000-character "hash" is refused by the contract's bound before any base58 decoding (which is quadratic).
+    const huge = await call(sandbox, "POST", `${EW}/${u.userId}/solana/sign`, { body: { hash: "x".repeat(100_000), address: u.sol }, ...asUser(u.session) });
+    expect([huge.status, huge.body.errorType]).toEqual([400, "invalid_request"]);
+    expect(huge.body.errorMessage).toMatch(/more than 44 characters/);
   });
 
   it("applies the project's signEndUserEvmHash rules", async () => {
