@@ -12,6 +12,7 @@ const ISOLATED = [
   // defines browser globals (window, localStorage) for the embedded-wallet client: other clients (OnchainKit's
   // Farcaster SDK) would then take the worker for a browser
   "test/interop/cdp-core-sign-in.test.ts",
+  "test/interop/cdp-core-delegation.test.ts",
 ];
 
 export default defineConfig({

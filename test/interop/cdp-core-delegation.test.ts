@@ -9,23 +9,9 @@ import request from "supertest";
 import { type Hex, recoverMessageAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
+import { installBrowserGlobals } from "#test/helpers/browserGlobals.js";
 
-// The client keeps its refresh token in localStorage and reaches Web Crypto through `window`; Node has neither.
-const storage = new Map<string, string>();
-const localStorage = {
-  getItem: (k: string) => storage.get(k) ?? null,
-  setItem: (k: string, v: string) => void storage.set(k, String(v)),
-  removeItem: (k: string) => void storage.delete(k),
-  clear: () => storage.clear(),
-  key: (i: number) => [...storage.keys()][i] ?? null,
-  get length() {
-    return storage.size;
-  },
-};
-Object.assign(globalThis, {
-  localStorage,
-  window: { crypto: globalThis.crypto, localStorage, location: new URL("http://localhost:3000/"), history: { state: null, replaceState: () => undefined } },
-});
+installBrowserGlobals();
 
 type Core = typeof import("@coinbase/cdp-core");
 let core: Core;

@@ -12,25 +12,9 @@ import { type Hex, verifyMessage } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
+import { installBrowserGlobals } from "#test/helpers/browserGlobals.js";
 
-// The client keeps its refresh token under the storage key cdp_refresh_token; Node has no localStorage of its own.
-// Its web build also reaches Web Crypto and the page's URL through `window` (no `document`: the API client then
-// treats it as a non-browser, so the refresh token travels in the body).
-const storage = new Map<string, string>();
-const localStorage = {
-  getItem: (k: string) => storage.get(k) ?? null,
-  setItem: (k: string, v: string) => void storage.set(k, String(v)),
-  removeItem: (k: string) => void storage.delete(k),
-  clear: () => storage.clear(),
-  key: (i: number) => [...storage.keys()][i] ?? null,
-  get length() {
-    return storage.size;
-  },
-};
-Object.assign(globalThis, {
-  localStorage,
-  window: { crypto: globalThis.crypto, localStorage, location: new URL("http://localhost:3000/"), history: { state: null, replaceState: () => undefined } },
-});
+installBrowserGlobals();
 
 type Core = typeof import("@coinbase/cdp-core");
 let core: Core;
@@ -98,7 +82,7 @@ describe("@coinbase/cdp-core signs users in", () => {
     expect(token).toBeTruthy();
     await core.signOut();
     expect(await core.isSignedIn()).toBe(false);
-    expect(storage.get("cdp_refresh_token")).toBeUndefined();
+    expect(localStorage.getItem("cdp_refresh_token")).toBeNull();
   });
 
   it("by SMS, and again by email as the same user with the same accounts", async () => {
