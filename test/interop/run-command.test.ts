@@ -79,7 +79,8 @@ describe.skipIf(!built)("cdp-sandbox run", () => {
 
   describe("forwards signals and ends with 128+n", () => {
     const waiting =
-      "console.log('pid', process.pid); process.on('SIGTERM', () => { console.log('child got SIGTERM'); process.exit(0); }); setInterval(() => {}, 1000);";
+      // The handler goes first: until a process has one, SIGTERM kills it outright, so it says its pid only once ready.
+      "process.on('SIGTERM', () => { console.log('child got SIGTERM'); process.exit(0); }); console.log('pid', process.pid); setInterval(() => {}, 1000);";
 
     it("hands SIGTERM to the command, which may exit as it likes, and stops its sandbox", async () => {
       const running = run(["--", node, "-e", waiting]);
