@@ -5,19 +5,18 @@
  * address created on login; it signs in with Google through the sandbox's consent page. Screenshots go to
  * test-results/ui/.
  */
-import { createReadStream, existsSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import { rmSync } from "node:fs";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { extname, join, normalize } from "node:path";
+import { join } from "node:path";
 import type { Sandbox } from "cdp-sandbox";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, withSandbox } from "#test/helpers/sandbox.js";
+import { buildApp, serveApp } from "./viteApp.js";
 import { type Browser, openBrowser, openDashboard } from "./browser.js";
 
 const APP_SOURCE = join(import.meta.dirname, "embedded-wallet-app");
-const TYPES: Record<string, string> = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml" };
 
 let sandbox: Sandbox;
 let browser: Browser;
@@ -25,29 +24,9 @@ let app: Server;
 let appUrl: string;
 let outDir: string;
 
-/** Builds the app with Vite (its own JSX transform, no plugin) into a temporary folder. */
-async function buildApp(): Promise<string> {
-  const { build } = await import("vite");
-  const dir = mkdtempSync(join(tmpdir(), "cdp-sandbox-embedded-app-"));
-  await build({ root: APP_SOURCE, configFile: false, logLevel: "error", build: { outDir: dir, emptyOutDir: true } });
-  return dir;
-}
-
-/** Serves the built files on 127.0.0.1 (every unknown path is the app's page, as a single-page app's host does). */
-function serve(dir: string): Promise<Server> {
-  const server = createServer((req, res) => {
-    const path = normalize(new URL(req.url ?? "/", "http://x").pathname).replace(/^(\.\.[/\\])+/, "");
-    const file = join(dir, path);
-    const target = file.startsWith(dir) && existsSync(file) && extname(file) ? file : join(dir, "index.html");
-    res.setHeader("content-type", TYPES[extname(target)] ?? "application/octet-stream");
-    createReadStream(target).pipe(res);
-  });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
-}
-
 beforeAll(async () => {
-  [sandbox, browser, outDir] = await Promise.all([withSandbox({ seed: "embedded-wallet-app" }), openBrowser(), buildApp()]);
-  app = await serve(outDir);
+  [sandbox, browser, outDir] = await Promise.all([withSandbox({ seed: "embedded-wallet-app" }), openBrowser(), buildApp(APP_SOURCE)]);
+  app = await serveApp(outDir);
   const { port } = app.address() as AddressInfo;
   const query = new URLSearchParams({ projectId: sandbox.credentials.projectId, basePath: sandbox.basePath });
   appUrl = `http://127.0.0.1:${port}/?${query}`;

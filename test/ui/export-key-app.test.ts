@@ -4,51 +4,31 @@
  * CopyEvmKeyButton loads the secure iframe from `secureIframeBasePath` = <sandbox>/_sandbox/secure-iframe, posts the
  * access token to it, and the key lands on the clipboard: its address is the user's. In Debian's Chromium.
  */
-import { createReadStream, existsSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import { rmSync } from "node:fs";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { extname, join, normalize } from "node:path";
+import { join } from "node:path";
 import type { Sandbox } from "cdp-sandbox";
 import request from "supertest";
 import { privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withSandbox } from "#test/helpers/sandbox.js";
+import { buildApp, serveApp } from "./viteApp.js";
 import { type Browser, openBrowser } from "./browser.js";
 
 const APP_SOURCE = join(import.meta.dirname, "export-key-app");
-const TYPES: Record<string, string> = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml" };
 
 let sandbox: Sandbox;
 let browser: Browser;
 let app: Server;
 let appUrl: string;
 let outDir: string;
-/** Whether the sandbox runs the sign-in flows and their inbox (without them the kit cannot sign in). */
-
-async function buildApp(): Promise<string> {
-  const { build } = await import("vite");
-  const dir = mkdtempSync(join(tmpdir(), "cdp-sandbox-export-app-"));
-  await build({ root: APP_SOURCE, configFile: false, logLevel: "error", build: { outDir: dir, emptyOutDir: true } });
-  return dir;
-}
-
-function serve(dir: string): Promise<Server> {
-  const server = createServer((req, res) => {
-    const path = normalize(new URL(req.url ?? "/", "http://x").pathname).replace(/^(\.\.[/\\])+/, "");
-    const file = join(dir, path);
-    const target = file.startsWith(dir) && existsSync(file) && extname(file) ? file : join(dir, "index.html");
-    res.setHeader("content-type", TYPES[extname(target)] ?? "application/octet-stream");
-    createReadStream(target).pipe(res);
-  });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
-}
 
 beforeAll(async () => {
   sandbox = await withSandbox({ seed: "export-key-app" });
-  [browser, outDir] = await Promise.all([openBrowser(), buildApp()]);
+  [browser, outDir] = await Promise.all([openBrowser(), buildApp(APP_SOURCE)]);
   await browser.page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
-  app = await serve(outDir);
+  app = await serveApp(outDir);
   const { port } = app.address() as AddressInfo;
   const query = new URLSearchParams({
     projectId: sandbox.credentials.projectId,
