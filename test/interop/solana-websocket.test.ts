@@ -5,7 +5,7 @@
  */
 import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
+import { openWebSocket, refusedWith } from "#test/helpers/webSocket.js";
 import type { Sandbox } from "cdp-sandbox";
 import { pathToFileURL } from "node:url";
 import { built, registerPath, startNode } from "#test/helpers/cli.js";
@@ -27,36 +27,6 @@ async function signedTransfer(sandbox: Sandbox, connection: Connection) {
   tx.sign(payer);
   return { raw: tx.serialize(), blockhash, lastValidBlockHeight };
 }
-
-/** A connected raw client that queues what it receives. */
-async function open(url: string) {
-  const ws = new WebSocket(url);
-  const inbox: unknown[] = [];
-  const waiters: (() => void)[] = [];
-  ws.on("message", (data) => {
-    inbox.push(JSON.parse(data.toString()));
-    for (const wake of waiters.splice(0)) wake();
-  });
-  await new Promise<void>((resolve, reject) => ws.once("open", resolve).once("error", reject));
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON-RPC messages are checked field by field
-  const next = async (): Promise<any> => {
-    while (inbox.length === 0) await new Promise<void>((wake) => waiters.push(wake));
-    return inbox.shift();
-  };
-  return { ws, inbox, next, send: (message: object) => ws.send(JSON.stringify({ jsonrpc: "2.0", ...message })) };
-}
-
-/** The status a refused upgrade answers with. */
-const refusedWith = (url: string) =>
-  new Promise<number>((resolve, reject) => {
-    const ws = new WebSocket(url);
-    ws.on("unexpected-response", (_req, res) => {
-      resolve(res.statusCode ?? 0);
-      ws.terminate();
-    });
-    ws.on("open", () => reject(new Error("the upgrade was accepted")));
-    ws.on("error", () => undefined);
-  });
 
 describe("Solana PubSub, automine", () => {
   let sandbox: Sandbox;
@@ -80,7 +50,7 @@ describe("Solana PubSub, automine", () => {
   });
 
   it("answers slotSubscribe, refuses unknown methods, and refuses an unknown token or network before the upgrade", async () => {
-    const client = await open(httpUrl.replace(/^http/, "ws"));
+    const client = await openWebSocket(httpUrl.replace(/^http/, "ws"));
     client.send({ id: 1, method: "rootSubscribe", params: [] });
     expect(await client.next()).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32601, message: "Method not found" } });
     client.send({ id: 2, method: "slotSubscribe" });
@@ -111,7 +81,7 @@ describe("Solana PubSub of accounts, programs and logs", () => {
 
   it("notifies programSubscribe (with a dataSize filter) and logsSubscribe all when a transfer lands, and unsubscribes", async () => {
     const connection = new Connection(httpUrl, "confirmed");
-    const client = await open(httpUrl.replace(/^http/, "ws"));
+    const client = await openWebSocket(httpUrl.replace(/^http/, "ws"));
     const payer = Keypair.generate();
     await fund(sandbox, { network: "solana-devnet", address: payer.publicKey.toBase58(), amount: String(LAMPORTS_PER_SOL) });
     client.send({
@@ -177,7 +147,7 @@ describe("Solana PubSub, interval mining", () => {
     const { raw } = await signedTransfer(sandbox, connection);
     sandbox.clock.freeze(true);
     const signature = await connection.sendRawTransaction(raw);
-    const client = await open(httpUrl.replace(/^http/, "ws"));
+    const client = await openWebSocket(httpUrl.replace(/^http/, "ws"));
     client.send({ id: 1, method: "signatureSubscribe", params: [signature, { commitment: "confirmed" }] });
     const subscribed = await client.next();
     expect(subscribed).toMatchObject({ id: 1, result: expect.any(Number) });

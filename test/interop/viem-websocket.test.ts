@@ -9,7 +9,7 @@ import { createPublicClient, createWalletClient, erc20Abi, http, parseEther, typ
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { baseSepolia } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
+import { openWebSocket, refusedWith } from "#test/helpers/webSocket.js";
 import type { Sandbox } from "cdp-sandbox";
 import { call, fund, withSandbox } from "#test/helpers/sandbox.js";
 import { USDC_BASE_SEPOLIA } from "#test/helpers/x402.js";
@@ -30,35 +30,6 @@ function first<T>(watch: (emit: (value: T) => void) => () => void): Promise<T> {
     });
   });
 }
-
-/** A connected raw client that queues what it receives. */
-async function open(url: string) {
-  const ws = new WebSocket(url);
-  const inbox: unknown[] = [];
-  const waiters: (() => void)[] = [];
-  ws.on("message", (data) => {
-    inbox.push(JSON.parse(data.toString()));
-    for (const wake of waiters.splice(0)) wake();
-  });
-  await new Promise<void>((resolve, reject) => ws.once("open", resolve).once("error", reject));
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON-RPC messages are checked field by field
-  const next = async (): Promise<any> => {
-    while (inbox.length === 0) await new Promise<void>((wake) => waiters.push(wake));
-    return inbox.shift();
-  };
-  return { ws, inbox, next, send: (message: object) => ws.send(JSON.stringify({ jsonrpc: "2.0", ...message })) };
-}
-
-const refusedWith = (url: string) =>
-  new Promise<number>((resolve, reject) => {
-    const ws = new WebSocket(url);
-    ws.on("unexpected-response", (_req, res) => {
-      resolve(res.statusCode ?? 0);
-      ws.terminate();
-    });
-    ws.on("open", () => reject(new Error("the upgrade was accepted")));
-    ws.on("error", () => undefined);
-  });
 
 describe("viem's webSocket transport on the EVM node", () => {
   let sandbox: Sandbox;
@@ -154,7 +125,7 @@ describe("eth_subscribe over a raw WebSocket", () => {
   });
 
   it("refuses unknown subscriptions and malformed filters with -32602, and unsubscribes once", async () => {
-    const c = await open(wsUrl);
+    const c = await openWebSocket(wsUrl);
     c.send({ id: 1, method: "eth_subscribe", params: ["syncing"] });
     expect(await c.next()).toMatchObject({ id: 1, error: { code: -32602 } });
     c.send({ id: 2, method: "eth_subscribe", params: ["logs", { address: "0x12" }] });
@@ -174,7 +145,7 @@ describe("eth_subscribe over a raw WebSocket", () => {
   });
 
   it("under interval mining, announces a transfer's hash at once and its log only when the clock reaches its block", async () => {
-    const c = await open(wsUrl);
+    const c = await openWebSocket(wsUrl);
     const recipient = privateKeyToAccount(generatePrivateKey()).address;
     c.send({ id: 1, method: "eth_subscribe", params: ["logs", { address: USDC_BASE_SEPOLIA, topics: [TRANSFER_TOPIC] }] });
     const { result: logs } = await c.next();
