@@ -39,12 +39,14 @@ export interface FuzzOptions {
   allow?: AllowedFinding[];
   /** Says why the sandbox is gone (process exit), or undefined while it runs. */
   alive?: () => string | undefined;
+  /** Event-loop stalls seen since the last call, each with the requests ("METHOD target") in flight then. */
+  takeStalls?: () => Array<{ ms: number; requests: string[] }>;
   log?: (line: string) => void;
   progressEvery?: number;
 }
 
 export interface Finding {
-  kind: "5xx" | "crash" | "error-body" | "slow" | "accepted" | "leak";
+  kind: "5xx" | "crash" | "error-body" | "slow" | "stall" | "accepted" | "leak";
   operationId: string;
   label: string;
   status: number;

@@ -12,6 +12,8 @@
  *   error-body   a 4xx/5xx whose body is not the platform's error body
  *                (errorType, errorMessage, correlationId, errorLink)
  *   slow         an answer slower than `slowMs` (1 s)
+ *   stall        the sandbox's event loop held over 100 ms (reported by the
+ *                caller's `takeStalls`), under the request in flight then
  *   accepted     a forged or misdirected token, or a replayed wallet token, answered 2xx
  *   leak         another project's key reads a record this project created
  *
@@ -174,7 +176,7 @@ const normalize = (message) =>
 function findingScope(kind, d, wire) {
   if (kind === "error-body" || kind === "crash") return [];
   if (kind === "accepted") return [d.label];
-  if (kind === "slow") return [d.operationId, d.label];
+  if (kind === "slow" || kind === "stall") return [d.operationId, d.label];
   return [d.operationId, d.operationId === "(odd target)" ? `${wire.method} ${wire.target}` : ""];
 }
 
@@ -249,6 +251,9 @@ export async function runFuzz(o) {
   const findings = new Map();
   let sent = 0;
   let stopped;
+  /** The last exchanges, newest last: a stall reported a little later is matched to its request here. */
+  const recent = [];
+  const RECENT_KEPT = 64;
 
   /** The draft as bytes on the wire, signed; `notes` name the tokens for the reproduction. */
   async function toWire(d, op) {
@@ -427,6 +432,8 @@ export async function runFuzz(o) {
     const wire = await toWire(d, op);
     const res = await sendRaw(agent, origin, wire);
     sent++;
+    recent.push({ d, wire, index, name: `${wire.method} ${wire.target}`.slice(0, 600) });
+    if (recent.length > RECENT_KEPT) recent.shift();
     count(d, res);
     if (res.clientError) return { wire, res };
     if (res.error) {
@@ -480,6 +487,21 @@ export async function runFuzz(o) {
     if (res.status < 300 && body) pool.harvest(op, body);
   }
 
+  /** Stalls the caller has seen since the last call, each a finding under the request it names. */
+  function takeStalls() {
+    for (const stall of o.takeStalls?.() ?? []) {
+      const message = `held the sandbox's event loop ${stall.ms} ms`;
+      const held = recent.findLast((r) => stall.requests.includes(r.name));
+      if (held) record("stall", held.d, held.wire, { status: 0, ms: stall.ms }, message, held.index);
+      else {
+        // No request of the fuzzer in flight: the sandbox's own work (a delivery, a timer) held the loop.
+        const own = { operationId: "(no request)", label: stall.requests.length ? stall.requests.join(", ") : "-" };
+        const wire = { method: "-", target: "-", headers: {}, notes: {} };
+        record("stall", own, wire, { status: 0, ms: stall.ms }, message, sent);
+      }
+    }
+  }
+
   const operations = o.operations;
   const firstPass = [...operations].sort((a, b) => firstPassRank(a) - firstPassRank(b));
   try {
@@ -490,8 +512,12 @@ export async function runFuzz(o) {
       const d = i >= firstPass.length && rng.chance(0.6) ? mutate(op, valid) : valid;
       const { wire, res, body } = await exchange(d, op, i);
       if (d.label === "valid" && res.status && res.status < 300) await followUps(op, d, wire, res, body, i);
+      takeStalls();
       if (o.progressEvery && sent % o.progressEvery === 0) o.log?.(`… ${sent} requests, ${findings.size} distinct findings`);
     }
+    // The monitor's line about the last request may still be on its way through the pipe.
+    if (o.takeStalls) await new Promise((resolve) => setTimeout(resolve, 200));
+    takeStalls();
   } finally {
     agent.destroy();
     await sink.close();

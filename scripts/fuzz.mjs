@@ -5,8 +5,8 @@
  * fuzzes it (fuzz-core.mjs says what is sent and checked). Prints counts by
  * status and by operation and every finding with a curl-like reproduction;
  * exits 1 on any finding, 0 on none. The sandbox's event loop is watched from inside
- * (scripts/fuzz-loop-monitor.mjs): its longest stall, and how many passed 100 ms, close the report. Run `npm run
- * build` first.
+ * (scripts/fuzz-loop-monitor.mjs): a stall over 100 ms is a finding naming the request that held it, and the longest
+ * stall, with how many passed 100 ms, closes the report. Run `npm run build` first.
  *
  *   npm run fuzz -- [--seed S] [--requests N] [--seconds S] [--slow-ms MS] [--brief] [--out findings.json]
  *
@@ -86,6 +86,8 @@ child.once("exit", (code, signal) => {
 const gone = new Promise((resolve) => child.once("close", resolve));
 /** The sandbox's event loop, from scripts/fuzz-loop-monitor.mjs: its longest stall and the stalls over 100 ms. */
 let loop;
+/** Stalls over 100 ms reported as they happen, with the requests in flight; the fuzzer takes them as findings. */
+const stalls = [];
 /** The sandbox's log lines about unexpected errors: their stacks say where a 5xx came from. */
 const sandboxErrors = [];
 let stderrTail = "";
@@ -95,8 +97,10 @@ child.stderr.on("data", (chunk) => {
   const lines = stderrTail.split("\n");
   stderrTail = lines.pop() ?? "";
   for (const line of lines) {
-    const stall = /^fuzz-loop max=(\d+) over100=(\d+)$/.exec(line);
-    if (stall) loop = { maxMs: Number(stall[1]), over100: Number(stall[2]) };
+    const summary = /^fuzz-loop max=(\d+) over100=(\d+)$/.exec(line);
+    if (summary) loop = { maxMs: Number(summary[1]), over100: Number(summary[2]) };
+    const stall = /^fuzz-loop-stall ms=(\d+) requests=(.*)$/.exec(line);
+    if (stall) stalls.push({ ms: Number(stall[1]), requests: JSON.parse(stall[2]) });
     if (/unexpected error|does not match the contract|could not send/.test(line)) capturing = sandboxErrors.length < 100;
     else if (!/^\s+at /.test(line)) capturing = false;
     if (capturing) sandboxErrors.push(line);
@@ -127,6 +131,7 @@ try {
     seconds,
     slowMs,
     alive: () => exited,
+    takeStalls: () => stalls.splice(0),
     log: (line) => process.stderr.write(`fuzz: ${line}\n`),
     progressEvery: 10_000,
   });
