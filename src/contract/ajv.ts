@@ -69,6 +69,19 @@ export function recordCompiles(): { stop(): Array<{ build: string; flavour: stri
   };
 }
 
+/**
+ * `schema`'s validator: the build's code for it when there is some, else `compile()` (noted while recording). `build`
+ * is the Ajv module the code needs, `flavour` the options it was generated with.
+ */
+export function compileKnown<F>(build: string, flavour: string, schema: unknown, compile: () => F): F {
+  const key = schemaKey(flavour, schema);
+  const ready = precompiledValidators.get(key);
+  if (ready) return ready() as F;
+  const fn = compile();
+  recording?.set(key, { build, flavour, schema }); // only what compiles: what does not is reported as it is
+  return fn;
+}
+
 type AjvClass = new (options?: Record<string, unknown>) => { compile(schema: object): ValidateFn; opts: Record<string, unknown> };
 
 function prepare(ajvModule: { default: AjvClass & { prepared?: boolean } }, build: string): void {
@@ -82,11 +95,7 @@ function prepare(ajvModule: { default: AjvClass & { prepared?: boolean } }, buil
 
     override compile(schema: object): ValidateFn {
       const flavour = flavourOf(build, this.opts as { allErrors?: boolean; coerceTypes?: unknown });
-      const key = schemaKey(flavour, schema);
-      const ready = precompiledValidators.get(key);
-      if (ready) return ready();
-      recording?.set(key, { build, flavour, schema });
-      return super.compile(schema);
+      return compileKnown(build, flavour, schema, () => super.compile(schema));
     }
   }
   ajvModule.default = PreparedAjv;

@@ -80,7 +80,7 @@ function compactOperation(op: IHttpOperation): IHttpOperation {
 }
 
 /** Part of the cache key: bump it when the compiled form changes. */
-const COMPILER_VERSION = "5"; // 3 and 4 each landed twice from parallel branches: bump past both
+const COMPILER_VERSION = "6"; // 6: response validators and body variants are precompiled too, and the index says which wait for first use
 
 /** How often one $ref may repeat on a path before the expansion stops (accepting anything below). */
 const RECURSION_LIMIT = 3;
@@ -260,6 +260,8 @@ export async function loadCompiledOperations(specPath: string, options: { withVa
   if (dirOfCache !== undefined && !loadValidators(join(dirOfCache, validatorsDir)) && options.withValidators) {
     // Generated from the operations as the cache holds them, which is what every later start reads.
     const cached = JSON.parse(readFileSync(join(dirOfCache, operationsFile), "utf8")) as IHttpOperation[];
+    const responses = JSON.parse(readFileSync(join(dirOfCache, responsesFile), "utf8")) as Array<IHttpOperation["responses"]>;
+    for (const [i, op] of cached.entries()) op.responses = responses[i]!;
     writeValidators(join(dirOfCache, validatorsDir), generateValidators(cached), writeAtomically);
     loadValidators(join(dirOfCache, validatorsDir));
   }

@@ -19,7 +19,9 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { IHttpOperation } from "@stoplight/types";
 import { linearRegExp, precompiledValidators, preparePrismAjv, recordCompiles, schemaKey } from "./ajv.js";
+import { compileVariantsOf, VARIANT_AJV_OPTIONS, VARIANT_FLAVOUR } from "./closestVariant.js";
 import { certainlyValid } from "./requestCheck.js";
+import { bodySchemaOf } from "./validate.js";
 
 const PRISM_VALIDATOR = "@stoplight/prism-http/dist/validator/index.js";
 const prismRequire = createRequire(createRequire(import.meta.url).resolve(PRISM_VALIDATOR));
@@ -112,6 +114,11 @@ interface AjvForCode {
 function standalone(build: string, flavour: string, schema: Schema): string {
   const ajvModule = prismRequire(build) as { default: new (o: object) => AjvForCode; _: (s: TemplateStringsArray) => unknown };
   const standaloneCode = (prismRequire("ajv/dist/standalone") as { default: (ajv: AjvForCode, fn: unknown) => string }).default;
+  if (flavour === VARIANT_FLAVOUR) {
+    // A oneOf's variant checked alone to phrase a refusal (closestVariant.ts): its own options, no formats.
+    const ajv = new ajvModule.default({ ...VARIANT_AJV_OPTIONS, logger: false, inlineRefs: false, code: { source: true, regExp: linearRegExp } });
+    return standaloneCode(ajv, ajv.compile(hoistRepeats(schema)));
+  }
   const [, errors, coerce] = flavour.split(":");
   const ajv = new ajvModule.default({
     allowUnionTypes: true,
@@ -128,13 +135,31 @@ function standalone(build: string, flavour: string, schema: Schema): string {
   return standaloneCode(ajv, ajv.compile(hoistRepeats(schema)));
 }
 
-/** A request per operation that makes both checks compile what the operation has: its body and its parameters. */
-function exercise(operations: IHttpOperation[]): void {
-  const prism = createRequire(import.meta.url)(PRISM_VALIDATOR) as { validateInput(o: object): unknown };
+/** A status that falls under a declared response code (`201`, `4XX`); undefined for `default`. */
+function statusOf(code: string): number | undefined {
+  if (/^\d{3}$/.test(code)) return Number(code);
+  if (/^[1-5]XX$/i.test(code)) return Number(code[0]) * 100;
+  return undefined;
+}
+
+/**
+ * A request per operation that makes both checks compile what the operation has (its body and its parameters), and
+ * an answer per declared response that makes the response check (`--validate-responses`) compile its schemas: a
+ * policy's took ~0.2 s on its first answer of each of the four operations that return one.
+ */
+function exercise(operations: IHttpOperation[], side: "requests" | "responses"): void {
+  const prism = createRequire(import.meta.url)(PRISM_VALIDATOR) as { validateInput(o: object): unknown; validateOutput(o: object): unknown };
   for (const op of operations) {
     const headers = { "content-type": "application/json", "content-length": "2" };
-    certainlyValid(op, { path: op.path, query: {}, headers, body: {} });
-    prism.validateInput({ resource: op, element: { method: op.method, url: { path: op.path, query: {} }, headers, body: {} } });
+    if (side === "requests") {
+      certainlyValid(op, { path: op.path, query: {}, headers, body: {} });
+      prism.validateInput({ resource: op, element: { method: op.method, url: { path: op.path, query: {} }, headers, body: {} } });
+      continue;
+    }
+    for (const response of op.responses ?? []) {
+      const statusCode = statusOf(response.code);
+      if (statusCode !== undefined) prism.validateOutput({ resource: op, element: { statusCode, headers: { "content-type": "application/json" }, body: {} } });
+    }
   }
 }
 
@@ -145,38 +170,62 @@ function exercise(operations: IHttpOperation[]): void {
  * validator. One module per schema, so a start reads none of them and the
  * first request of an operation reads only its own.
  */
-export function generateValidators(operations: IHttpOperation[]): Map<string, string> {
+export function generateValidators(operations: IHttpOperation[]): Generated {
   preparePrismAjv(prismRequire);
-  const recorder = recordCompiles();
-  exercise(operations);
+  const forRequests = recordCompiles();
+  exercise(operations, "requests");
+  const requestSide = forRequests.stop();
+  const forResponses = recordCompiles();
+  exercise(operations, "responses");
+  for (const op of operations) compileVariantsOf(bodySchemaOf(op));
+  const lateSide = forResponses.stop();
   const modules = new Map<string, string>();
-  for (const { build, flavour, schema } of recorder.stop()) {
+  const requestKeys = new Set(requestSide.map(({ flavour, schema }) => schemaKey(flavour, schema)));
+  const lazy = new Set(lateSide.map(({ flavour, schema }) => schemaKey(flavour, schema)).filter((key) => !requestKeys.has(key)));
+  for (const { build, flavour, schema } of [...requestSide, ...lateSide]) {
     const code = standalone(build, flavour, schema as Schema);
     modules.set(
       schemaKey(flavour, schema),
       `"use strict";\nmodule.exports = function load(require) {\n  const module = { exports: {} };\n  const exports = module.exports;\n${code}\n  return module.exports;\n};\n`,
     );
   }
-  return modules;
-}
-
-/** Writes generated validators into `dir`: one file per key and an index of the keys. */
-export function writeValidators(dir: string, modules: Map<string, string>, write: (file: string, text: string) => void): void {
-  for (const [key, text] of modules) write(join(dir, `${key}.cjs`), text);
-  write(join(dir, "index.json"), JSON.stringify([...modules.keys()])); // last: whoever reads the index finds every file
+  return { modules, lazy };
 }
 
 /**
- * The largest validators (the policy and x402 bodies, 60–270 KB of code each) are read and run once at
+ * Generated validators: module text by key, and the keys no valid request needs (response checks under
+ * `--validate-responses`, a refused body's variants), left to their first use.
+ */
+export interface Generated {
+  modules: Map<string, string>;
+  lazy: Set<string>;
+}
+
+interface ValidatorIndex {
+  keys: string[];
+  lazy: string[];
+}
+
+/** Writes generated validators into `dir`: one file per key and an index of the keys. */
+export function writeValidators(dir: string, { modules, lazy }: Generated, write: (file: string, text: string) => void): void {
+  for (const [key, text] of modules) write(join(dir, `${key}.cjs`), text);
+  const index: ValidatorIndex = { keys: [...modules.keys()], lazy: [...lazy] };
+  write(join(dir, "index.json"), JSON.stringify(index)); // last: whoever reads the index finds every file
+}
+
+/**
+ * The largest request validators (the policy and x402 bodies, 60–270 KB of code each) are read and run once at
  * start-up: reading one and V8's first compile of it took up to ~100 ms on its first request. Together ~0.1 s.
+ * Response validators and a refusal's variants are left to their first use (20–45 ms for a policy's): most runs never
+ * check responses, and a valid request needs no variant alone.
  */
 const PRELOAD_ABOVE_BYTES = 60_000;
 
 /** Makes the validators written in `dir` available to `compile`, each read on first use; false when there are none. */
 export function loadValidators(dir: string): boolean {
-  let keys: string[];
+  let index: ValidatorIndex;
   try {
-    keys = JSON.parse(readFileSync(join(dir, "index.json"), "utf8")) as string[];
+    index = JSON.parse(readFileSync(join(dir, "index.json"), "utf8")) as ValidatorIndex;
   } catch {
     return false; // not generated for this contract: schemas are compiled on first use
   }
@@ -188,14 +237,15 @@ export function loadValidators(dir: string): boolean {
     return formats;
   };
   const load = createRequire(import.meta.url);
-  for (const key of keys) {
+  const lazy = new Set(index.lazy);
+  for (const key of index.keys) {
     let validator: ReturnType<NonNullable<ReturnType<typeof precompiledValidators.get>>> | undefined;
     const get = () => {
       validator ??= (load(join(dir, `${key}.cjs`)) as (r: typeof requireFor) => typeof validator)(requireFor);
       return validator!;
     };
     precompiledValidators.set(key, get);
-    if (statSync(join(dir, `${key}.cjs`)).size > PRELOAD_ABOVE_BYTES) get()({}); // the first call compiles its code
+    if (!lazy.has(key) && statSync(join(dir, `${key}.cjs`)).size > PRELOAD_ABOVE_BYTES) get()({}); // the first call compiles its code
   }
   return true;
 }

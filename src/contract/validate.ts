@@ -113,7 +113,7 @@ export function validateRequest(op: IHttpOperation, req: RequestShape): Problem[
 }
 
 /** The body schema as the validator reads it (compiled at build), for the first JSON content. */
-function bodySchemaOf(op: IHttpOperation): unknown {
+export function bodySchemaOf(op: IHttpOperation): unknown {
   const content = op.request?.body?.contents?.[0] as { inputSchema?: unknown; schema?: unknown } | undefined;
   return content?.inputSchema ?? content?.schema;
 }
