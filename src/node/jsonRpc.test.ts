@@ -13,17 +13,19 @@ const methods = {
   },
 };
 const unknown = (m: string) => `no ${m}`;
+/** What a node answers under: its request's store transaction (here a stand-in: no EVM runs). */
+const ctx = { store: {} };
 
 describe("the node's JSON-RPC framing", () => {
   it("answers one message, and a batch in order", async () => {
-    expect(await answer({ jsonrpc: "2.0", id: 7, method: "echo", params: ["hi"] }, methods, {}, unknown)).toEqual({ jsonrpc: "2.0", id: 7, result: "hi" });
+    expect(await answer({ jsonrpc: "2.0", id: 7, method: "echo", params: ["hi"] }, methods, ctx, unknown)).toEqual({ jsonrpc: "2.0", id: 7, result: "hi" });
     const batch = await answer(
       [
         { id: 1, method: "later", params: [1, 2] },
         { id: 2, method: "echo", params: [3] },
       ],
       methods,
-      {},
+      ctx,
       unknown,
     );
     expect(batch).toEqual([
@@ -34,15 +36,15 @@ describe("the node's JSON-RPC framing", () => {
 
   it("knows only the table's own methods: an inherited member is no method", async () => {
     for (const method of ["constructor", "toString", "hasOwnProperty", "nope"]) {
-      expect(await answer({ id: 1, method }, methods, {}, unknown)).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32601, message: `no ${method}` } });
+      expect(await answer({ id: 1, method }, methods, ctx, unknown)).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32601, message: `no ${method}` } });
     }
   });
 
   it("turns a method's RpcError into its code, anything else into -32603, and a message without a method into -32600", async () => {
-    expect(await answer({ id: 1, method: "refuse" }, methods, {}, unknown)).toMatchObject({ error: { code: -32602, message: "no" } });
-    expect(await answer({ id: 2, method: "crash" }, methods, {}, unknown)).toMatchObject({ error: { code: -32603, message: "boom" } });
-    expect(await answer({ id: 3 }, methods, {}, unknown)).toMatchObject({ id: 3, error: { code: -32600 } });
-    expect(await answer(null, methods, {}, unknown)).toMatchObject({ id: null, error: { code: -32600 } });
+    expect(await answer({ id: 1, method: "refuse" }, methods, ctx, unknown)).toMatchObject({ error: { code: -32602, message: "no" } });
+    expect(await answer({ id: 2, method: "crash" }, methods, ctx, unknown)).toMatchObject({ error: { code: -32603, message: "boom" } });
+    expect(await answer({ id: 3 }, methods, ctx, unknown)).toMatchObject({ id: 3, error: { code: -32600 } });
+    expect(await answer(null, methods, ctx, unknown)).toMatchObject({ id: null, error: { code: -32600 } });
   });
 
   it("writes bigints as plain JSON integers, exactly", () => {

@@ -34,7 +34,7 @@ export const rpcFailure = (code: number, message: string) => reply(null, { error
  * Answers a parsed payload from a method table. Methods are looked up among
  * the table's own keys only (a method named `constructor` is unknown).
  */
-export async function answer<Ctx>(
+export async function answer<Ctx extends { store: object }>(
   payload: unknown,
   methods: Readonly<Record<string, RpcMethod<Ctx>>>,
   ctx: Ctx,
@@ -58,7 +58,7 @@ export async function answer<Ctx>(
   // Each reply carries the traces of the EVM runs that failed answering it, for its journal entry (never on the wire).
   const traced = async (message: Message | null) => {
     const reverts: EvmRevertTrace[] = [];
-    const value = await collectEvmReverts(reverts, () => one(message));
+    const value = await collectEvmReverts(ctx.store, reverts, () => one(message));
     if (reverts.length > 0) Object.defineProperty(value, EVM_REVERTS, { value: reverts });
     return value;
   };

@@ -93,7 +93,7 @@ export function createPipeline(deps: PipelineDeps) {
         ex.policyDecisions.push(decision);
       });
       ex.evmReverts = [];
-      const result = await collectEvmReverts(ex.evmReverts, () =>
+      const result = await collectEvmReverts(tx, ex.evmReverts, () =>
         handler(
           { operationId: op.operationId, pathParams: ex.pathParams, query: ex.query, headers: ex.headers, body: ex.body, auth: ex.auth },
           {

@@ -54,7 +54,7 @@ async function executeEvmTransaction(
     throw apiError("insufficient_balance", `${tx.from} has ${held} wei on ${tx.network}; this transaction needs ${tx.value} and gas ${fee}.`);
   }
   setBalance(store, tx.network, NATIVE_TOKEN_ADDRESS, tx.from, left - fee);
-  if (outcome.revert) reportEvmRevert({ ...outcome.revert, transactionHash: tx.hash as `0x${string}` });
+  if (outcome.revert) reportEvmRevert(store, { ...outcome.revert, transactionHash: tx.hash as `0x${string}` });
   const record: LedgerTx = {
     hash: tx.hash,
     network: tx.network,

@@ -60,8 +60,8 @@ export function callRequest(call: CallObject | undefined): EvmRunRequest {
 }
 
 /** The JSON-RPC error of a failed run, as geth words it: code 3 with the revert data, or the EVM's error. */
-function runFailure(outcome: EvmOutcome): RpcError {
-  if (outcome.revert) reportEvmRevert(outcome.revert);
+function runFailure(ctx: EvmNodeContext, outcome: EvmOutcome): RpcError {
+  if (outcome.revert) reportEvmRevert(ctx.store, outcome.revert);
   if (outcome.error !== "revert") return new RpcError(-32000, outcome.error ?? "execution failed");
   if (outcome.returnValue === "0x") return new RpcError(3, "execution reverted", "0x");
   let reason = "";
@@ -82,7 +82,7 @@ const run = (ctx: EvmNodeContext, req: EvmRunRequest) =>
 /** `eth_call` run in the EVM: the return data, or the revert as an error. */
 export async function callBytecode(ctx: EvmNodeContext, req: EvmRunRequest): Promise<Hex> {
   const outcome = await run(ctx, req);
-  if (!outcome.success) throw runFailure(outcome);
+  if (!outcome.success) throw runFailure(ctx, outcome);
   return outcome.returnValue;
 }
 
@@ -92,7 +92,7 @@ export async function callBytecode(ctx: EvmNodeContext, req: EvmRunRequest): Pro
  */
 export async function estimateBytecode(ctx: EvmNodeContext, req: EvmRunRequest): Promise<string> {
   const first = await run(ctx, req);
-  if (!first.success) throw runFailure(first);
+  if (!first.success) throw runFailure(ctx, first);
   let gas = first.gasUsed;
   for (let tries = 0; tries < 20 && gas < req.gasLimit; tries++) {
     if ((await run(ctx, { ...req, gasLimit: gas })).success) return hex(gas);
