@@ -143,6 +143,29 @@ describe("what the build compiles beside the request bodies", () => {
   });
 });
 
+describe("prism's all-errors Ajv", () => {
+  it("decides with a first-error check and still reports every error of a value that has some", async () => {
+    const { createRequire } = await import("node:module");
+    const { preparePrismAjv } = await import("./ajv.js");
+    const prismRequire = createRequire(createRequire(import.meta.url).resolve("@stoplight/prism-http/dist/validator/index.js"));
+    preparePrismAjv(prismRequire);
+    const Ajv = (prismRequire("ajv") as { default: new (o: object) => { compile(s: object): ((d: unknown) => boolean) & { errors?: unknown[] | null } } })
+      .default;
+    const validate = new Ajv({ allErrors: true, strict: false }).compile({
+      type: "object",
+      required: ["a", "b"],
+      properties: { a: { type: "string" }, b: { type: "integer" }, c: { oneOf: [{ const: 1 }, { const: 2 }] } },
+    });
+    expect(validate({ a: "x", b: 1, c: 2 })).toBe(true);
+    expect(validate.errors).toBeNull();
+    expect(validate({ a: 1, c: 3 })).toBe(false);
+    const errors = (validate.errors ?? []) as Array<{ instancePath: string; keyword: string }>;
+    expect(errors.map((e) => `${e.instancePath} ${e.keyword}`).sort()).toEqual(["/a type", "/c const", "/c const", "/c oneOf", " required"].sort());
+    expect(validate({ a: "y", b: 2 })).toBe(true);
+    expect(validate.errors).toBeNull();
+  });
+});
+
 /** A small seeded generator, so the samples are the same on every run. */
 function seededRandom(seed: number): () => number {
   let s = seed >>> 0;

@@ -82,20 +82,61 @@ export function compileKnown<F>(build: string, flavour: string, schema: unknown,
   return fn;
 }
 
-type AjvClass = new (options?: Record<string, unknown>) => { compile(schema: object): ValidateFn; opts: Record<string, unknown> };
+interface AjvLike {
+  compile(schema: object): ValidateFn;
+  addFormat(name: string, format: unknown): unknown;
+  opts: Record<string, unknown>;
+  formats: Record<string, unknown>;
+}
+type AjvClass = new (options?: Record<string, unknown>) => AjvLike;
 
 function prepare(ajvModule: { default: AjvClass & { prepared?: boolean } }, build: string): void {
   const Base = ajvModule.default;
   if (Base.prepared) return;
   class PreparedAjv extends Base {
     static prepared = true;
+    readonly #options: Record<string, unknown>;
+    #firstErrorOnly: AjvLike | undefined;
+
     constructor(options: Record<string, unknown> = {}) {
       super({ ...options, code: { ...(options.code as object | undefined), regExp: linearRegExp } });
+      this.#options = options;
     }
 
     override compile(schema: object): ValidateFn {
+      if ((this.opts.code as { source?: boolean } | undefined)?.source) return super.compile(schema); // the build, writing code
       const flavour = flavourOf(build, this.opts as { allErrors?: boolean; coerceTypes?: unknown });
-      return compileKnown(build, flavour, schema, () => super.compile(schema));
+      // (Not where types are coerced, parameters: the first check would coerce what the second then reads.)
+      if (!this.opts.allErrors || this.opts.coerceTypes) return compileKnown(build, flavour, schema, () => super.compile(schema));
+      return this.#firstErrorThenAll(schema, flavour);
+    }
+
+    /**
+     * A validator that gathers every error (prism's) as one that first stops at the first error, and gathers them
+     * all only for a value that has some. allErrors changes what is reported, never the verdict, and gathering
+     * costs: a policy of 100 rules (a oneOf of ~30 variants each) took 12 ms to check with it and 1.5 ms without,
+     * on every answer checked under --validate-responses. The build writes both; without them, the gathering code is compiled on first failure.
+     */
+    #firstErrorThenAll(schema: object, flavour: string): ValidateFn {
+      if (!this.#firstErrorOnly) {
+        const sibling = new PreparedAjv({ ...this.#options, allErrors: false });
+        for (const [name, format] of Object.entries(this.formats)) sibling.addFormat(name, format); // prism adds its formats after construction
+        this.#firstErrorOnly = sibling;
+      }
+      const first = this.#firstErrorOnly.compile(schema);
+      const gathering = () => compileKnown(build, flavour, schema, () => super.compile(schema));
+      let all = recording ? gathering() : undefined; // the build writes both
+      const validate = ((data: unknown) => {
+        if (first(data)) {
+          validate.errors = null;
+          return true;
+        }
+        all ??= gathering();
+        const valid = all(data);
+        validate.errors = all.errors;
+        return valid;
+      }) as ValidateFn;
+      return validate;
     }
   }
   ajvModule.default = PreparedAjv;
