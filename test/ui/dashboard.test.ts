@@ -6,7 +6,7 @@
  */
 import type { Sandbox } from "cdp-sandbox";
 import type { Locator } from "playwright-core";
-import { serializeTransaction } from "viem";
+import { encodeErrorResult, serializeTransaction, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fundAccount, openAccount, P } from "#test/helpers/money.js";
 import { type Receiver, startReceiver } from "#test/helpers/receiver.js";
@@ -148,6 +148,37 @@ describe("the dashboard", () => {
     // The node row shows under every door too: wait for the filter to have dropped the platform's rows.
     await expect.poll(() => page.getByRole("table", { name: "Requests" }).getByRole("row").filter({ hasText: "createEvmAccount" }).count(), WAIT).toBe(0);
     await browser.screenshot("journal-node");
+  });
+
+  it("shows where a node call's EVM run reverted on its journal entry: the contract, the error and the reason", async () => {
+    // Init code that reverts with Error("nope"): it copies the revert data that follows it in the code, and returns it.
+    const reason = encodeErrorResult({
+      abi: [{ type: "error", name: "Error", inputs: [{ name: "message", type: "string" }] }],
+      errorName: "Error",
+      args: ["nope"],
+    });
+    const size = toHex((reason.length - 2) / 2, { size: 1 }).slice(2);
+    const copy = `60${size}600c600039`; // CODECOPY(0, 12, size): the data after these 12 bytes of code
+    const revert = `60${size}6000fd`; // REVERT(0, size)
+    const initCode = `0x${copy}${revert}${reason.slice(2)}`;
+    const token = (await call(sandbox, "GET", "/apikeys/v1/tokens/active")).body.id as string;
+    const rpc = await fetch(`${sandbox.url}/rpc/v1/base-sepolia/${token}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_call", params: [{ data: initCode }, "latest"] }),
+    });
+    expect((await rpc.json()).error).toMatchObject({ code: 3, message: "execution reverted: nope" });
+    const { page } = browser;
+    await openDashboard(page, sandbox.url, "journal");
+    await page.getByLabel("Door").selectOption("node");
+    const row = page.getByRole("table", { name: "Requests" }).getByRole("row").filter({ hasText: "eth_call" }).first();
+    await expect.poll(() => text(row), WAIT).toContain("execution reverted");
+    await row.getByRole("link").click();
+    const reverts = page.getByRole("table", { name: "Where the EVM runs of this request failed" });
+    await expect.poll(() => text(reverts), WAIT).toContain("nope");
+    expect(await text(reverts)).toMatch(/0\s+0x[0-9a-f]{8}…[0-9a-f]{6}\s+revert\s+nope\s+0x08c379a0… \(100 bytes\)/i);
+    expect(await text(reverts)).toContain("a call");
+    await browser.screenshot("journal-evm-revert");
   });
 
   it("shows new requests in the journal as they happen, without reloading", async () => {

@@ -3,16 +3,21 @@
  * The request journal, live: the newest requests first, filtered by door
  * (platform API, admin API, JSON-RPC node, WebSocket), status, operation and
  * text; new ones are read with `after=` the newest sequence number seen.
- * Opening a request shows its request and response. The whole journal
+ * Opening a request shows its request and response, with what the sandbox
+ * decided on the way (validation problems, policy decisions, where its EVM
+ * runs reverted). The whole journal
  * downloads as a HAR file for Chrome DevTools.
  */
 import { type Answer, api, query } from "../api.js";
-import { badge, field, fill, h, pre, table, time } from "../dom.js";
+import { addressLink, badge, field, fill, h, pre, table, time, txLink } from "../dom.js";
 import type { Shell, View } from "../view.js";
 
 type Entry = Answer<"listSandboxRequests">["requests"][number];
 const LIMIT = 100;
 const SHOWN = 500;
+
+/** Revert data in a table cell: its selector and its size (the whole value is the cell's title). */
+const revertData = (data: string) => (data.length <= 10 ? data : `${data.slice(0, 10)}… (${(data.length - 2) / 2} bytes)`);
 
 const statusKind = (s: number) => (s === 0 ? "fault" : s >= 500 ? "5xx" : s >= 400 ? "4xx" : "2xx");
 
@@ -131,6 +136,25 @@ export function journalView(shell: Shell): View {
             )
           : null,
         e.policyDecisions?.length ? h("div", {}, h("h4", {}, "Policy decisions"), pre(e.policyDecisions)) : null,
+        e.evmReverts?.length
+          ? h(
+              "div",
+              {},
+              h("h4", {}, "EVM reverts"),
+              table(
+                "Where the EVM runs of this request failed",
+                [
+                  ["Depth", (r) => String(r.depth)],
+                  ["Contract", (r) => addressLink(r.address)],
+                  ["Error", (r) => r.error],
+                  ["Reason", (r) => r.reason ?? "—"],
+                  ["Revert data", (r) => h("code", { class: "mono", title: r.data }, revertData(r.data))],
+                  ["Tx", (r) => (r.transactionHash ? txLink(r.transactionHash) : "a call")],
+                ],
+                e.evmReverts,
+              ),
+            )
+          : null,
         h("h4", {}, "Request"),
         found.request ? pre({ query: found.request.query, headers: found.request.headers }) : h("p", { class: "muted" }, "No longer kept."),
         found.request?.body ? pre(prettyJson(found.request.body)) : null,
