@@ -43,3 +43,12 @@ export function blockTimestampOf(network: string, block: number): number {
 
 /** The sandbox's hash of block `n` of a network: stable, and distinct per network (what the node reports). */
 export const blockHashOf = (network: string, n: number) => keccak256(toHex(`cdp-sandbox:${network}:${n}`));
+
+/**
+ * Block `n`'s randomness (`block.prevrandao`, the block's `mixHash`): stable, distinct per block and network, and
+ * never zero, as on a chain after the merge.
+ */
+export const prevRandaoOf = (network: string, n: number) => keccak256(toHex(`cdp-sandbox:${network}:${n}:prevrandao`));
+
+/** Every block's fee recipient (`block.coinbase`, the block's `miner`): the OP Stack's sequencer fee vault, as on Base. */
+export const BLOCK_COINBASE = "0x4200000000000000000000000000000000000011";

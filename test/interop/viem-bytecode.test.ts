@@ -14,13 +14,17 @@ import {
   encodeFunctionData,
   encodePacked,
   erc20Abi,
+  getAddress,
   getContractAddress,
+  type Hex,
   http,
   keccak256,
   parseEther,
   serializeTransaction,
   type PublicClient,
+  toHex,
   type WalletClient,
+  zeroHash,
 } from "viem";
 import { createBundlerClient, toCoinbaseSmartAccount } from "viem/account-abstraction";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
@@ -313,6 +317,35 @@ describe("bytecode on the simulated EVM", () => {
     expect(await restUsdc(friend)).toBe("0");
     expect(await restUsdc(smart.address)).toBe("300");
     expect(await restUsdc(vault)).toBe("500");
+  });
+});
+
+describe("what a block tells bytecode", () => {
+  it("gives BLOCKHASH, prevrandao, coinbase and timestamp as the node reports the block", async () => {
+    const { abi, bytecode } = compileSolidity(new URL("../fixtures/contracts/BlockInfo.sol", import.meta.url).pathname).BlockInfo!;
+    const { wallet } = await fundedWallet();
+    const hash = await wallet.deployContract({ abi, bytecode, account: wallet.account!, chain: baseSepolia });
+    const address = (await node.waitForTransactionReceipt({ hash })).contractAddress!;
+    const [number, parentHash, ownHash, tooOld, randao, feeRecipient, time] = (await node.readContract({ address, abi, functionName: "info" })) as [
+      bigint,
+      Hex,
+      Hex,
+      Hex,
+      bigint,
+      Hex,
+      bigint,
+    ];
+    const block = await node.getBlock({ blockNumber: number });
+    const parent = await node.getBlock({ blockNumber: number - 1n });
+    expect(parentHash).toBe(parent.hash);
+    expect(parentHash).not.toBe(zeroHash);
+    expect(ownHash).toBe(zeroHash); // a block's own hash is not known while it runs
+    expect(number).toBeGreaterThan(257n);
+    expect(tooOld).toBe(zeroHash); // only the last 256 blocks
+    expect(randao).not.toBe(0n);
+    expect(toHex(randao, { size: 32 })).toBe(block.mixHash);
+    expect(getAddress(feeRecipient)).toBe(getAddress(block.miner));
+    expect(time).toBe(block.timestamp);
   });
 });
 

@@ -9,11 +9,11 @@
  */
 import { createCustomCommon, Hardfork, Mainnet } from "@ethereumjs/common";
 import { createEVM, type EVM, EVMError, type EVMResult, type ExecResult, type Message, type PrecompileInput } from "@ethereumjs/evm";
-import { type Address, bytesToHex, createAddressFromString, createZeroAddress, hexToBytes } from "@ethereumjs/util";
+import { type Address, bytesToHex, createAddressFromString, hexToBytes } from "@ethereumjs/util";
 import type { Hex } from "viem";
 import type { Clock } from "../../clock.js";
 import type { ProjectTx } from "../../store/store.js";
-import { blockTimestampOf } from "../blocks.js";
+import { BLOCK_COINBASE, blockHashOf, blockTimestampOf, prevRandaoOf } from "../blocks.js";
 import { GAS_PRICE_WEI } from "../ledger.js";
 import { canonicalCodeAt } from "./canonical.js";
 import { JournaledTx } from "./journaledTx.js";
@@ -132,7 +132,15 @@ async function createRuntime(network: string, chainId: number, models: (network:
     address: createAddressFromString(model.address),
     function: (input: PrecompileInput) => runModel(rt, model, input),
   }));
-  rt.evm = await createEVM({ common, stateManager: state, customPrecompiles, customOpcodes: yieldingJumps(common) });
+  // BLOCKHASH reads the sandbox's block hashes (the opcode itself answers zero outside the last 256 blocks).
+  const blockchain = {
+    getBlock: async (n: number) => ({ hash: () => hexToBytes(blockHashOf(network, n)) }),
+    putBlock: async () => {},
+    shallowCopy() {
+      return blockchain;
+    },
+  };
+  rt.evm = await createEVM({ common, stateManager: state, blockchain, customPrecompiles, customOpcodes: yieldingJumps(common) });
   rt.evm.events!.on("beforeMessage", (message: Message) => void rt.frames.push(message));
   rt.evm.events!.on("afterMessage", (result: EVMResult) => {
     const frame = rt.frames.pop();
@@ -243,10 +251,10 @@ async function execute(rt: Runtime, ctx: EvmRunContext, req: EvmRunRequest): Pro
   const block = {
     header: {
       number: BigInt(ctx.block),
-      coinbase: createZeroAddress(),
+      coinbase: createAddressFromString(BLOCK_COINBASE),
       timestamp: BigInt(Math.floor(blockTimestampOf(ctx.network, ctx.block) / 1000)),
       difficulty: 0n,
-      prevRandao: new Uint8Array(32),
+      prevRandao: hexToBytes(prevRandaoOf(ctx.network, ctx.block)),
       gasLimit: BLOCK_GAS_LIMIT,
       baseFeePerGas: GAS_PRICE_WEI,
       getBlobGasPrice: () => 1n,

@@ -1,6 +1,6 @@
 /** The chain itself: its id, its blocks on the sandbox clock, and a fixed gas price. */
 import { keccak256 } from "viem";
-import { blockTimestampOf } from "../../chain/blocks.js";
+import { BLOCK_COINBASE, blockTimestampOf, prevRandaoOf } from "../../chain/blocks.js";
 import { GAS_PRICE_WEI, ledgerTxs } from "../../chain/ledger.js";
 import { type EvmNodeContext, hex, latestBlock } from "./context.js";
 import { blockHash, txView, ZERO_BLOOM } from "./views.js";
@@ -41,7 +41,8 @@ function block(ctx: EvmNodeContext, n: number, full: boolean) {
     gasLimit: hex(30_000_000),
     gasUsed: hex(txs.reduce((s, t) => s + Number(t.gasUsed), 0)),
     baseFeePerGas: hex(GAS_PRICE_WEI),
-    miner: "0x4200000000000000000000000000000000000011",
+    miner: BLOCK_COINBASE,
+    mixHash: prevRandaoOf(network, n),
     extraData: "0x",
     logsBloom: ZERO_BLOOM,
     sha3Uncles: keccak256("0x"),
