@@ -30,3 +30,14 @@ export const refusedWith = (url: string) =>
     ws.on("open", () => reject(new Error("the upgrade was accepted")));
     ws.on("error", () => undefined);
   });
+
+/**
+ * Closes the subscription socket of a @solana/web3.js Connection for good. web3.js keeps the socket private and
+ * reconnects it without end once the server drops it (every second, each failure printed as `ws error: …`), so a
+ * Connection left open when its sandbox closes keeps trying for the rest of the test worker's life.
+ */
+export function closeSolanaSocket(connection: object): void {
+  const socket = (connection as { _rpcWebSocket?: { setAutoReconnect(on: boolean): void; close(): void } })._rpcWebSocket;
+  socket?.setAutoReconnect(false);
+  socket?.close();
+}

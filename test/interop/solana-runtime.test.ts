@@ -31,6 +31,7 @@ import { ComputeBudgetProgram, Connection, Keypair, PublicKey, SystemProgram, Tr
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
 import { call, fund, withSandbox } from "#test/helpers/sandbox.js";
+import { closeSolanaSocket } from "#test/helpers/webSocket.js";
 
 const USDC = new PublicKey("4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU");
 const NETWORK = "solana-devnet";
@@ -51,12 +52,11 @@ async function open(): Promise<void> {
   connection = new Connection(httpUrl, { wsEndpoint: httpUrl.replace(/^http/, "ws"), commitment: "confirmed" });
 }
 
-function closeSocket(c: Connection): void {
-  (c as unknown as { _rpcWebSocket: { close(): void } })._rpcWebSocket.close(); // web3.js keeps its socket private
-}
-
 beforeAll(open);
-afterAll(() => sandbox.close());
+afterAll(async () => {
+  closeSolanaSocket(connection);
+  await sandbox.close();
+});
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON-RPC answers are checked field by field below
 const rpcCall = (method: string, params: unknown[]): Promise<any> =>
@@ -205,7 +205,7 @@ describe("Solana token accounts on the runtime", () => {
     expect(confirmed.value.err).toBeNull();
     expect(AccountLayout.decode(await changed).amount).toBe(400_000n);
     expect(await logs).toContain("Program TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA success");
-    closeSocket(watcher);
+    closeSolanaSocket(watcher);
 
     expect((await getAccount(connection, to)).amount).toBe(400_000n);
     expect((await getAccount(connection, from)).amount).toBe(600_000n);
@@ -389,6 +389,7 @@ describe("Solana token accounts on the runtime", () => {
     const tx = await unsigned(owner, createTransferCheckedInstruction(ata, USDC, ata, owner, 1n, 6));
     const { signature } = await cdp.solana.sendTransaction({ network: NETWORK, transaction: tx.base64 });
     const before = await connection.getAccountInfo(ata);
+    closeSolanaSocket(connection);
     await sandbox.close();
     await open();
     expect(await connection.getAccountInfo(ata)).toEqual(before);

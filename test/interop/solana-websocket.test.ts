@@ -5,7 +5,7 @@
  */
 import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openWebSocket, refusedWith } from "#test/helpers/webSocket.js";
+import { closeSolanaSocket, openWebSocket, refusedWith } from "#test/helpers/webSocket.js";
 import type { Sandbox } from "cdp-sandbox";
 import { pathToFileURL } from "node:url";
 import { built, registerPath, startNode } from "#test/helpers/cli.js";
@@ -46,7 +46,7 @@ describe("Solana PubSub, automine", () => {
       new Promise((_, reject) => setTimeout(() => reject(new Error("confirmTransaction did not resolve")), 10_000)),
     ]);
     expect(confirmed).toMatchObject({ value: { err: null } });
-    (connection as unknown as { _rpcWebSocket: { close(): void } })._rpcWebSocket.close(); // web3.js keeps its socket private
+    closeSolanaSocket(connection);
   });
 
   it("answers slotSubscribe, refuses unknown methods, and refuses an unknown token or network before the upgrade", async () => {
