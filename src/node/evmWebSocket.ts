@@ -19,7 +19,6 @@ import { type Hex, isAddress } from "viem";
 import { type LedgerTx, ledgerTxs } from "../chain/ledger.js";
 import { chainIdOf } from "../chain/networks.js";
 import type { Clock } from "../clock.js";
-import { settleProject } from "../domains/settle.js";
 import type { ProjectLocks } from "../pipeline/locks.js";
 import type { Random } from "../random.js";
 import type { Store } from "../store/store.js";
@@ -29,7 +28,7 @@ import { type EvmNodeContext, hex, latestBlock } from "./evm/context.js";
 import { evmMethods } from "./evm/methods.js";
 import { receiptView } from "./evm/views.js";
 import { recordWebSocketMessage, type WebSocketJournal } from "./journalRpc.js";
-import { answer } from "./jsonRpc.js";
+import { answerOnLedger } from "./answerOnLedger.js";
 import { refuseUpgrade, type WebSocketEndpoint, type WebSocketTarget } from "./webSocketEndpoint.js";
 
 export interface EvmWebSocketDeps {
@@ -223,20 +222,16 @@ function serve(ws: WebSocket, { network, projectId }: WebSocketTarget, deps: Evm
     return id;
   };
 
-  /** Any other method, as the HTTP node answers it: under the project's lock, due work settled, one commit. */
+  /** Any other method, as the HTTP node answers it. */
   const call = (message: unknown) =>
-    deps.locks.run(projectId, true, async () => {
-      const tx = deps.store.begin(projectId);
-      settleProject(tx, { clock: deps.clock, random: deps.random });
-      const out = await answer(
-        message,
-        evmMethods,
-        { network, chainId, store: tx, clock: deps.clock },
-        (m) => `the method ${m} does not exist/is not available`,
-      );
-      await tx.commit();
-      return out;
-    });
+    answerOnLedger(
+      deps,
+      projectId,
+      message,
+      evmMethods,
+      (tx) => ({ network, chainId, store: tx, clock: deps.clock }),
+      (m) => `the method ${m} does not exist/is not available`,
+    );
 
   const handle = async (message: unknown): Promise<unknown> => {
     if (!message || typeof message !== "object" || Array.isArray(message))

@@ -16,7 +16,6 @@ import express, { type Request, type Response } from "express";
 import type { AuthMode } from "../auth/bearer.js";
 import type { Clock } from "../clock.js";
 import { chainIdOf } from "../chain/networks.js";
-import { settleProject } from "../domains/settle.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../pipeline/body.js";
 import { errorResponse } from "../pipeline/errors.js";
 import { redirectedFrom } from "../pipeline/exchange.js";
@@ -28,7 +27,8 @@ import type { Store } from "../store/store.js";
 import { clientRpcMethods, nodeEthCall } from "./clientRpc/methods.js";
 import { nodeCors } from "./cors.js";
 import { evmMethods } from "./evm/methods.js";
-import { answer, rpcFailure, stringifyWithBigInts } from "./jsonRpc.js";
+import { answerOnLedger } from "./answerOnLedger.js";
+import { rpcFailure, stringifyWithBigInts } from "./jsonRpc.js";
 import { nodeCaller, UNKNOWN_NODE_TOKEN } from "./nodeToken.js";
 import { createOnrampV1Router } from "./onrampV1.js";
 import { isSolanaNetwork, solanaMethods } from "./solana/methods.js";
@@ -119,20 +119,23 @@ export function createNodeRouter(deps: NodeDeps): express.Router {
       send(200, JSON.stringify(rpcFailure(-32700, "parse error")));
       return;
     }
-    const out = await deps.locks.run(projectId, true, async () => {
-      const tx = deps.store.begin(projectId);
-      settleProject(tx, { clock: deps.clock, random: deps.random }); // deliveries and payouts that are due show in what the node reports
-      const out = solana
-        ? await answer(payload, solanaMethods, { network, store: tx, clock: deps.clock }, () => "Method not found")
-        : await answer(
-            payload,
-            evmNodeMethods,
-            { network, chainId: chainId!, store: tx, clock: deps.clock, random: clientRpcRandom, ethCall: nodeEthCall },
-            (m) => `the method ${m} does not exist/is not available`,
-          );
-      await tx.commit();
-      return out;
-    });
+    const out = solana
+      ? await answerOnLedger(
+          deps,
+          projectId,
+          payload,
+          solanaMethods,
+          (tx) => ({ network, store: tx, clock: deps.clock }),
+          () => "Method not found",
+        )
+      : await answerOnLedger(
+          deps,
+          projectId,
+          payload,
+          evmNodeMethods,
+          (tx) => ({ network, chainId: chainId!, store: tx, clock: deps.clock, random: clientRpcRandom, ethCall: nodeEthCall }),
+          (m) => `the method ${m} does not exist/is not available`,
+        );
     send(200, stringifyWithBigInts(out), out);
   });
   return router;
