@@ -146,6 +146,27 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   if (!MINING_MODES.includes(mining)) throw new Error(`mining must be ${MINING_MODES.join(" or ")}, got '${String(mining)}'`);
   bindMiningMode(clock, mining);
   const store = await Store.open(options.data);
+  // A start that fails part-way stops what it had started (the data file's log, above all, which a commit opens).
+  const started: Array<() => unknown> = [() => store.close()];
+  try {
+    return await startOn(options, { store, started, startedAt, log, clock, mining });
+  } catch (error) {
+    for (const stop of started.reverse()) await Promise.resolve(stop()).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function startOn(
+  options: SandboxOptions,
+  {
+    store,
+    started,
+    startedAt,
+    log,
+    clock,
+    mining,
+  }: { store: Store; started: Array<() => unknown>; startedAt: number; log: (line: string) => void; clock: Clock; mining: MiningMode },
+): Promise<Sandbox> {
   // Each start on a kept state draws from a seeded stream of its own (the first from the seed as is): no id repeats.
   const earlierStarts = await store.countStart();
   const random = createRandomForStart(options.seed, earlierStarts);
@@ -179,6 +200,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const journal = new Journal();
   const journalFile = options.journal ? new JournalFile(options.journal, options.journalBodyLimit) : undefined;
   journal.attach(journalFile);
+  if (journalFile) started.push(() => journalFile.close());
 
   let basePath = "";
   const host = options.host ?? "127.0.0.1";
@@ -193,6 +215,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let listening: { host: string; port: number } | undefined;
   const listeningPorts = () => (listening ? [listening.port] : []);
   const webhooks = startWebhookDispatcher({ store, clock, wallNow: Date.now, log, listeningPorts, privateWebhookTargets });
+  started.push(() => webhooks.stop());
   const locks = new ProjectLocks(); // the app's stages and the node's WebSockets write the same ledgers
   const app = createApp({
     locks,
@@ -245,6 +268,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     clientKeys: projects,
     journal: { journal, correlationId: () => `${webSocketIds.hex(8)}-SBX` },
   });
+  started.push(stopWebSocket);
   const clientErrorIds = random.fork("correlation-client-error");
   server.on(
     "clientError",

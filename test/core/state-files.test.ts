@@ -3,7 +3,7 @@
  * (and the rest of a project) before the first request; a bad file is refused naming the file, the place and what
  * was expected, with nothing applied; an export, given back as an init file, reproduces the same state.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -208,6 +208,22 @@ describe("a bad init file", () => {
     expect((error as Error).message).toMatch(/\$\.evmAccounts\[1\]: .*already exists/);
     const sandbox = await start({ data: join(dir, "state.json") });
     expect((await call(sandbox, "GET", "/platform/v2/evm/accounts")).body.accounts).toEqual([]);
+  });
+
+  it("leaves no file of the data open when a start fails part-way", async () => {
+    // Linux names each open descriptor's file under /proc/self/fd (CI runs on Linux).
+    const openFiles = () =>
+      readdirSync("/proc/self/fd").flatMap((fd) => {
+        try {
+          return [readlinkSync(`/proc/self/fd/${fd}`)];
+        } catch {
+          return []; // closed since the listing
+        }
+      });
+    const data = join(dir, "failing.json");
+    const error = await startSandbox({ init: { scenarios: ["no-such-scenario"] }, data }).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/no-such-scenario/);
+    expect(openFiles().filter((f) => f.startsWith(data))).toEqual([]);
   });
 });
 
