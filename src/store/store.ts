@@ -289,12 +289,13 @@ export class Store {
       await this.save(() => {
         this.db.data.projects[project.id] = project;
       });
-      return;
+    } else {
+      const { data: _records, ...meta } = project;
+      await this.logEntry({ project: structuredClone(meta) }, () => {
+        this.db.data.projects[project.id] = project;
+      });
     }
-    const { data: _records, ...meta } = project;
-    await this.logEntry({ project: structuredClone(meta) }, () => {
-      this.db.data.projects[project.id] = project;
-    });
+    this.committed(project.id); // what watches a project's data (the nodes' WebSockets) reads it again
   }
 
   /**
@@ -320,6 +321,7 @@ export class Store {
     await this.save(() => {
       this.db.data = state;
     });
+    for (const id of Object.keys(state.projects)) this.committed(id); // as putProject
   }
 
   /**

@@ -131,6 +131,21 @@ describe("Solana PubSub of accounts, programs and logs", () => {
     expect(await client.next()).toMatchObject({ id: 5, error: { code: -32602 } }); // that id is no logs subscription
     client.ws.close();
   });
+
+  it("notifies accountSubscribe of a change a snapshot's restore makes, as of one a transaction makes", async () => {
+    const account = Keypair.generate().publicKey.toBase58();
+    await fund(sandbox, { network: "solana-devnet", address: account, amount: "1000000" });
+    const snapshot = (await call(sandbox, "POST", "/_sandbox/snapshots")).body.snapshotId as string;
+    const client = await openWebSocket(httpUrl.replace(/^http/, "ws"));
+    client.send({ id: 1, method: "accountSubscribe", params: [account, { encoding: "base64" }] });
+    expect(await client.next()).toMatchObject({ id: 1, result: expect.any(Number) });
+    await fund(sandbox, { network: "solana-devnet", address: account, amount: "2000000" });
+    expect((await client.next()).params.result.value.lamports).toBe(3_000_000);
+    // A restore replaces the project's data without a transaction of its own: subscriptions read it again all the same.
+    expect((await call(sandbox, "POST", `/_sandbox/snapshots/${snapshot}/restore`)).status).toBe(200);
+    expect((await client.next()).params.result.value.lamports).toBe(1_000_000);
+    client.ws.close();
+  });
 });
 
 describe("Solana PubSub, interval mining", () => {
