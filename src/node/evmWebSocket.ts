@@ -13,8 +13,6 @@
  * faucet, a settlement), when the clock is set or advanced, and on a short interval while any is open (wall-clock
  * blocks). Connections and subscriptions are bounded; a connection's broken frame ends that connection only.
  */
-import type { IncomingMessage } from "node:http";
-import type { Duplex } from "node:stream";
 import { type Hex, isAddress } from "viem";
 import { type LedgerTx, ledgerTxs } from "../chain/ledger.js";
 import { chainIdOf } from "../chain/networks.js";
@@ -22,14 +20,14 @@ import type { Clock } from "../clock.js";
 import type { ProjectLocks } from "../pipeline/locks.js";
 import type { Random } from "../random.js";
 import type { Store } from "../store/store.js";
-import { type WebSocket, WebSocketServer } from "ws";
+import type { WebSocket } from "ws";
 import { eth_getBlockByNumber } from "./evm/chain.js";
 import { type EvmNodeContext, hex, latestBlock } from "./evm/context.js";
 import { evmMethods } from "./evm/methods.js";
 import { receiptView } from "./evm/views.js";
 import { recordWebSocketMessage, type WebSocketJournal } from "./journalRpc.js";
 import { answerOnLedger } from "./answerOnLedger.js";
-import { refuseUpgrade, type WebSocketEndpoint, type WebSocketTarget } from "./webSocketEndpoint.js";
+import { subscriptionEndpoint, type WebSocketEndpoint, type WebSocketTarget } from "./webSocketEndpoint.js";
 
 export interface EvmWebSocketDeps {
   store: Store;
@@ -97,42 +95,16 @@ function matches(log: { address: string; topics: readonly Hex[] }, sub: { addres
 
 /** Serves `eth_subscribe` and the node's methods on the upgrades `webSockets.ts` hands it (an EVM network, a known token). */
 export function evmSubscriptions(deps: EvmWebSocketDeps): WebSocketEndpoint {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD });
-  const connections = new Map<() => void, string>();
-  const checkAll = () => {
-    for (const check of connections.keys()) check();
-  };
-  const stopClock = deps.clock.onChange(checkAll);
-  const stopCommits = deps.store.onCommit((projectId) => {
-    for (const [check, project] of connections) if (project === projectId) check();
+  return subscriptionEndpoint({
+    name: "EVM",
+    store: deps.store,
+    clock: deps.clock,
+    maxPayload: MAX_PAYLOAD,
+    maxConnections: MAX_CONNECTIONS,
+    checkEveryMs: CHECK_INTERVAL_MS,
+    checkOnCommit: true,
+    serve: (ws, target) => serve(ws, target, deps),
   });
-  let timer: NodeJS.Timeout | undefined;
-
-  return {
-    accept(req: IncomingMessage, socket: Duplex, head: Buffer, target: WebSocketTarget) {
-      if (connections.size >= MAX_CONNECTIONS)
-        return refuseUpgrade(socket, 503, "Service Unavailable", `the node serves at most ${MAX_CONNECTIONS} EVM WebSockets at once`);
-      wss.handleUpgrade(req, socket, head, (ws) => {
-        const check = serve(ws, target, deps);
-        connections.set(check, target.projectId);
-        timer ??= setInterval(checkAll, CHECK_INTERVAL_MS).unref();
-        ws.on("close", () => {
-          connections.delete(check);
-          if (connections.size === 0) {
-            clearInterval(timer);
-            timer = undefined;
-          }
-        });
-      });
-    },
-    close() {
-      stopClock();
-      stopCommits();
-      clearInterval(timer);
-      for (const ws of wss.clients) ws.terminate();
-      wss.close();
-    },
-  };
 }
 
 /** One connection: answers its messages and returns the check of its subscriptions. */

@@ -17,16 +17,14 @@
  * Landing follows getSignatureStatuses on the project's ledger and the sandbox clock: subscriptions are checked when
  * the clock is set or advanced, and on a short interval while any is open (automine and wall-clock slots).
  */
-import type { IncomingMessage } from "node:http";
-import type { Duplex } from "node:stream";
-import { type WebSocket, WebSocketServer } from "ws";
+import type { WebSocket } from "ws";
 import type { Clock } from "../clock.js";
 import type { Store } from "../store/store.js";
 import { RpcError } from "./jsonRpc.js";
 import { recordWebSocketMessage, type WebSocketJournal } from "./journalRpc.js";
 import { solanaMethods, type SolanaNodeContext } from "./solana/methods.js";
 import { accountChanges, accountSnapshot, newLogs, programSnapshot } from "./solana/subscriptions.js";
-import type { WebSocketEndpoint, WebSocketTarget } from "./webSocketEndpoint.js";
+import { type ChangeCount, type SubscriptionCheck, subscriptionEndpoint, type WebSocketEndpoint } from "./webSocketEndpoint.js";
 
 export interface SolanaWebSocketDeps {
   store: Store;
@@ -63,52 +61,24 @@ interface SignatureStatus {
 
 /** Serves Solana PubSub on the upgrades `webSockets.ts` hands it (a Solana network, a known node token). */
 export function solanaPubSub(deps: SolanaWebSocketDeps): WebSocketEndpoint {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD });
-  const connections = new Set<() => void>();
-  const checkAll = () => {
-    for (const check of connections) check();
-  };
-  // Accounts change only when their project commits (or the whole state is replaced, or the clock is set): account
-  // and program subscriptions, whose checks cost more the more accounts a program owns (~60 ms for 10,000 token
-  // accounts, every 100 ms, before), compare again only then.
-  const changes = new Map<string, number>();
-  let clockChanges = 0;
-  const changeOf = (projectId: string) => clockChanges + (changes.get(projectId) ?? 0);
-  const stopCommits = deps.store.onCommit((projectId) => changes.set(projectId, (changes.get(projectId) ?? 0) + 1));
-  const stopClock = deps.clock.onChange(() => {
-    clockChanges++;
-    checkAll();
+  return subscriptionEndpoint({
+    name: "Solana",
+    store: deps.store,
+    clock: deps.clock,
+    maxPayload: MAX_PAYLOAD,
+    maxConnections: Number.POSITIVE_INFINITY,
+    checkEveryMs: CHECK_INTERVAL_MS,
+    checkOnCommit: false,
+    serve: (ws, { network, projectId }, changeOf) => serve(ws, { network, projectId, deps, changeOf }),
   });
-  // The interval runs only while a connection is open: with none there is nothing to check.
-  let timer: NodeJS.Timeout | undefined;
-
-  return {
-    accept(req: IncomingMessage, socket: Duplex, head: Buffer, { network, projectId }: WebSocketTarget) {
-      wss.handleUpgrade(req, socket, head, (ws) => {
-        const check = serve(ws, { network, projectId, deps, changeOf });
-        connections.add(check);
-        timer ??= setInterval(checkAll, CHECK_INTERVAL_MS).unref();
-        ws.on("close", () => {
-          connections.delete(check);
-          if (connections.size === 0) {
-            clearInterval(timer);
-            timer = undefined;
-          }
-        });
-      });
-    },
-    close() {
-      stopClock();
-      stopCommits();
-      clearInterval(timer);
-      for (const ws of wss.clients) ws.terminate();
-      wss.close();
-    },
-  };
 }
 
-/** One connection: answers its messages and returns the check of its subscriptions. */
-function serve(ws: WebSocket, o: { network: string; projectId: string; deps: SolanaWebSocketDeps; changeOf: (projectId: string) => number }): () => void {
+/**
+ * One connection: answers its messages and returns the check of its subscriptions. Account and program
+ * subscriptions, whose checks cost more the more accounts a program owns (~60 ms for 10,000 token accounts), compare
+ * again only when `changeOf` says the project changed since their last look.
+ */
+function serve(ws: WebSocket, o: { network: string; projectId: string; deps: SolanaWebSocketDeps; changeOf: ChangeCount }): SubscriptionCheck {
   const subscriptions = new Map<number, Subscription>();
   let nextId = 0;
   // A read of the committed ledger: a transaction never committed changes nothing.
