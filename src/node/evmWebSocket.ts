@@ -27,7 +27,7 @@ import { evmMethods } from "./evm/methods.js";
 import { receiptView } from "./evm/views.js";
 import { recordWebSocketMessage, type WebSocketJournal } from "./journalRpc.js";
 import { answerOnLedger } from "./answerOnLedger.js";
-import { subscriptionEndpoint, type WebSocketEndpoint, type WebSocketTarget } from "./webSocketEndpoint.js";
+import { MAX_SUBSCRIPTIONS, subscriptionEndpoint, type WebSocketEndpoint, type WebSocketTarget } from "./webSocketEndpoint.js";
 
 export interface EvmWebSocketDeps {
   store: Store;
@@ -42,10 +42,6 @@ export interface EvmWebSocketDeps {
 const CHECK_INTERVAL_MS = 100;
 /** The largest message a client may send. */
 const MAX_PAYLOAD = 1024 * 1024;
-/** Open EVM WebSockets per sandbox; one more is refused with 503 before the upgrade. */
-const MAX_CONNECTIONS = 256;
-/** Subscriptions per connection. */
-const MAX_SUBSCRIPTIONS = 128;
 /** At most this many block headers per check: a clock jump of a day on Base is 43,200 blocks; the newest are sent. */
 const MAX_HEADS_PER_CHECK = 64;
 
@@ -100,7 +96,6 @@ export function evmSubscriptions(deps: EvmWebSocketDeps): WebSocketEndpoint {
     store: deps.store,
     clock: deps.clock,
     maxPayload: MAX_PAYLOAD,
-    maxConnections: MAX_CONNECTIONS,
     checkEveryMs: CHECK_INTERVAL_MS,
     checkOnCommit: true,
     serve: (ws, target) => serve(ws, target, deps),

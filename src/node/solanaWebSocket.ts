@@ -24,7 +24,7 @@ import { RpcError } from "./jsonRpc.js";
 import { recordWebSocketMessage, type WebSocketJournal } from "./journalRpc.js";
 import { solanaMethods, type SolanaNodeContext } from "./solana/methods.js";
 import { accountChanges, accountSnapshot, newLogs, programSnapshot } from "./solana/subscriptions.js";
-import { type ChangeCount, type SubscriptionCheck, subscriptionEndpoint, type WebSocketEndpoint } from "./webSocketEndpoint.js";
+import { type ChangeCount, MAX_SUBSCRIPTIONS, type SubscriptionCheck, subscriptionEndpoint, type WebSocketEndpoint } from "./webSocketEndpoint.js";
 
 export interface SolanaWebSocketDeps {
   store: Store;
@@ -44,6 +44,8 @@ type Subscription =
   | { kind: "account"; address: string; encoding: unknown; last: string; seen: number }
   | { kind: "program"; program: string; options: { encoding?: unknown; filters?: unknown }; last: Map<string, string>; seen: number }
   | { kind: "logs"; mentions: string; seen: Set<string> };
+
+const SUBSCRIBE = new Set(["signatureSubscribe", "slotSubscribe", "accountSubscribe", "programSubscribe", "logsSubscribe"]);
 
 const UNSUBSCRIBE: Record<string, Subscription["kind"]> = {
   signatureUnsubscribe: "signature",
@@ -66,7 +68,6 @@ export function solanaPubSub(deps: SolanaWebSocketDeps): WebSocketEndpoint {
     store: deps.store,
     clock: deps.clock,
     maxPayload: MAX_PAYLOAD,
-    maxConnections: Number.POSITIVE_INFINITY,
     checkEveryMs: CHECK_INTERVAL_MS,
     checkOnCommit: false,
     serve: (ws, { network, projectId }, changeOf) => serve(ws, { network, projectId, deps, changeOf }),
@@ -153,6 +154,7 @@ function serve(ws: WebSocket, o: { network: string; projectId: string; deps: Sol
     if (id === undefined || id === null) return; // a notification (web3.js pings this way): no answer
     const args = Array.isArray(params) ? params : [];
     const invalid = (text: string) => reply(id, { error: { code: -32602, message: `Invalid params: ${text}` } });
+    if (SUBSCRIBE.has(method as string) && subscriptions.size >= MAX_SUBSCRIPTIONS) return invalid(`at most ${MAX_SUBSCRIPTIONS} subscriptions per connection`);
     switch (method) {
       case "signatureSubscribe": {
         const [signature, options] = args as [unknown, { commitment?: unknown } | undefined];

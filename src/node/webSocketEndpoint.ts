@@ -35,8 +35,13 @@ export type SubscriptionCheck = () => void;
  */
 export type ChangeCount = (projectId: string) => number;
 
+/** Open WebSockets of one kind per sandbox; one more is refused with 503 before the upgrade. */
+const MAX_CONNECTIONS = 256;
+/** Subscriptions per connection: a subscription is checked again and again, so each one costs the node. */
+export const MAX_SUBSCRIPTIONS = 128;
+
 /**
- * The connection bookkeeping of a subscription endpoint: it takes upgrades up to `maxConnections` (503 beyond),
+ * The connection bookkeeping of a subscription endpoint: it takes upgrades up to MAX_CONNECTIONS (503 beyond),
  * serves each with `serve`, and runs every open connection's check when the clock changes and every
  * `checkEveryMs` while any connection is open; with `checkOnCommit`, a project's connections are also checked as
  * soon as it commits.
@@ -47,7 +52,6 @@ export function subscriptionEndpoint(o: {
   store: Store;
   clock: Clock;
   maxPayload: number;
-  maxConnections: number;
   checkEveryMs: number;
   checkOnCommit: boolean;
   serve: (ws: WebSocket, target: WebSocketTarget, changeOf: ChangeCount) => SubscriptionCheck;
@@ -73,8 +77,8 @@ export function subscriptionEndpoint(o: {
 
   return {
     accept(req, socket, head, target) {
-      if (connections.size >= o.maxConnections)
-        return refuseUpgrade(socket, 503, "Service Unavailable", `the node serves at most ${o.maxConnections} ${o.name} WebSockets at once`);
+      if (connections.size >= MAX_CONNECTIONS)
+        return refuseUpgrade(socket, 503, "Service Unavailable", `the node serves at most ${MAX_CONNECTIONS} ${o.name} WebSockets at once`);
       wss.handleUpgrade(req, socket, head, (ws) => {
         const check = o.serve(ws, target, changeOf);
         connections.set(check, target.projectId);

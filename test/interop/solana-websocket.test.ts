@@ -4,7 +4,7 @@
  * under interval mining. Transactions are signed by web3.js itself.
  */
 import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction } from "@solana/web3.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { closeSolanaSocket, openWebSocket, refusedWith } from "#test/helpers/webSocket.js";
 import type { Sandbox } from "cdp-sandbox";
 import { pathToFileURL } from "node:url";
@@ -64,9 +64,20 @@ describe("Solana PubSub, automine", () => {
 
     expect(await refusedWith(`${sandbox.url.replace(/^http/, "ws")}/rpc/v1/solana-devnet/not-a-token`)).toBe(401);
     expect(await refusedWith(httpUrl.replace(/^http/, "ws").replace("/solana-devnet/", "/not-a-network/"))).toBe(404);
+
     // A path segment that does not decode is refused, and the sandbox goes on serving.
     expect(await refusedWith(`${sandbox.url.replace(/^http/, "ws")}/rpc/v1/solana-devnet/%ZZ`)).toBe(400);
     expect(await refusedWith(`${sandbox.url.replace(/^http/, "ws")}/rpc/v1/solana-devnet/not-a-token`)).toBe(401);
+  });
+
+  it("serves at most 256 WebSockets at once, refusing one more with 503 until one closes", async () => {
+    const url = httpUrl.replace(/^http/, "ws");
+    const open = await Promise.all(Array.from({ length: 256 }, () => openWebSocket(url)));
+    expect(await refusedWith(url)).toBe(503);
+    open[0]!.ws.close();
+    // Taken again once the server has seen that socket close.
+    const again = await vi.waitFor(() => openWebSocket(url), { timeout: 5000, interval: 20 });
+    for (const client of [...open.slice(1), again]) client.ws.close();
   });
 });
 
@@ -78,6 +89,20 @@ describe("Solana PubSub of accounts, programs and logs", () => {
     httpUrl = await nodeUrl(sandbox, "solana-devnet");
   });
   afterAll(() => sandbox.close());
+
+  it("takes at most 128 subscriptions on one socket", async () => {
+    const client = await openWebSocket(httpUrl.replace(/^http/, "ws"));
+    for (let id = 1; id <= 128; id++) client.send({ id, method: "slotSubscribe" });
+    client.send({ id: 129, method: "logsSubscribe", params: ["all"] });
+    const answers = [];
+    while (answers.length < 129) {
+      const message = await client.next();
+      if (message.id !== undefined) answers.push(message); // slot notifications come in between
+    }
+    expect(answers.slice(0, 128).every((a) => typeof a.result === "number")).toBe(true);
+    expect(answers[128]).toMatchObject({ id: 129, error: { code: -32602, message: "Invalid params: at most 128 subscriptions per connection" } });
+    client.ws.close();
+  });
 
   it("notifies programSubscribe (with a dataSize filter) and logsSubscribe all when a transfer lands, and unsubscribes", async () => {
     const connection = new Connection(httpUrl, "confirmed");
