@@ -265,7 +265,23 @@ export function applyEvmTransaction(store: ProjectTx, clock: Clock, tx: EvmTrans
     if (tx.to) credit(store, tx.network, NATIVE, tx.to, tx.value);
   }
   if (isTokenCall) status = applyTokenCall(store, tx, token!.address, logs) ? "success" : "reverted";
-  const record: LedgerTx = {
+  const record = ledgerRecord(clock, tx, tx.block ?? inclusionBlock(store, clock, tx.network), {
+    gasUsed,
+    status,
+    ...(revertReason ? { revertReason } : {}),
+    logs,
+  });
+  ledgerTxs(store).put(record.hash, record);
+  return record;
+}
+
+/** What a transaction's record holds besides the transaction itself: how its run went. */
+export type LedgerOutcome = Pick<LedgerTx, "status" | "revertReason" | "revertData" | "contractAddress" | "logs"> & { gasUsed: bigint };
+
+/** The ledger's record of `tx`, included in `block`, with how it ran; submitted now. */
+export function ledgerRecord(clock: Clock, tx: EvmTransactionInput, block: number, outcome: LedgerOutcome): LedgerTx {
+  const { gasUsed, logs, ...how } = outcome;
+  return {
     hash: tx.hash,
     network: tx.network,
     chainId: tx.chainId,
@@ -278,14 +294,11 @@ export function applyEvmTransaction(store: ProjectTx, clock: Clock, tx: EvmTrans
     gasUsed: gasUsed.toString(),
     gasPrice: GAS_PRICE_WEI.toString(),
     type: tx.type,
-    block: tx.block ?? inclusionBlock(store, clock, tx.network),
-    status,
-    ...(revertReason ? { revertReason } : {}),
+    block,
+    ...how,
     logs,
     submittedAtMs: clock.now(),
   };
-  ledgerTxs(store).put(record.hash, record);
-  return record;
 }
 
 function applyTokenCall(store: ProjectTx, tx: EvmTransactionInput, contract: `0x${string}`, logs: LedgerLog[]): boolean {

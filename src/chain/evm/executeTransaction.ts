@@ -12,6 +12,7 @@ import {
   type EvmTransactionInput,
   GAS_PRICE_WEI,
   type LedgerTx,
+  ledgerRecord,
   ledgerTxs,
   type SandboxContract,
   setBalance,
@@ -55,26 +56,13 @@ async function executeEvmTransaction(
   }
   setBalance(store, tx.network, NATIVE_TOKEN_ADDRESS, tx.from, left - fee);
   if (outcome.revert) reportEvmRevert(store, { ...outcome.revert, transactionHash: tx.hash as `0x${string}` });
-  const record: LedgerTx = {
-    hash: tx.hash,
-    network: tx.network,
-    chainId: tx.chainId,
-    from: tx.from,
-    to: tx.to,
-    value: tx.value.toString(),
-    input: tx.input,
-    nonce: tx.nonce,
-    gas: tx.gas.toString(),
-    gasUsed: outcome.gasUsed.toString(),
-    gasPrice: GAS_PRICE_WEI.toString(),
-    type: tx.type,
-    block,
+  const record = ledgerRecord(clock, tx, block, {
+    gasUsed: outcome.gasUsed,
     status: outcome.success ? "success" : "reverted",
     ...(outcome.success ? {} : { revertData: outcome.returnValue }),
     ...(outcome.createdAddress ? { contractAddress: outcome.createdAddress } : {}),
     logs: outcome.logs.map((log, logIndex) => ({ ...log, logIndex })),
-    submittedAtMs: clock.now(),
-  };
+  });
   ledgerTxs(store).put(record.hash, record);
   return record;
 }

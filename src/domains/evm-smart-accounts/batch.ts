@@ -11,7 +11,7 @@
 import { encodeAbiParameters, type Hex, keccak256 } from "viem";
 import { chainIdOf } from "../../chain/networks.js";
 import { applyTransaction } from "../../chain/evm/executeTransaction.js";
-import { balanceOf, type EvmTransactionInput, GAS_PRICE_WEI, type LedgerLog, type LedgerTx, ledgerTxs, setBalance } from "../../chain/ledger.js";
+import { balanceOf, type EvmTransactionInput, GAS_PRICE_WEI, type LedgerLog, type LedgerTx, ledgerRecord, ledgerTxs, setBalance } from "../../chain/ledger.js";
 import { inclusionBlock } from "../../chain/mining.js";
 import { NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
 import type { Clock } from "../../clock.js";
@@ -113,23 +113,5 @@ export async function executeBatch(
 
 /** The record of a call that could not move its value: it reverts, burning a plain transfer's gas. */
 function shortfall(clock: Clock, tx: EvmTransactionInput & { block: number }, message: string): LedgerTx {
-  return {
-    hash: tx.hash,
-    network: tx.network,
-    chainId: tx.chainId,
-    from: tx.from,
-    to: tx.to,
-    value: tx.value.toString(),
-    input: tx.input,
-    nonce: tx.nonce,
-    gas: tx.gas.toString(),
-    gasUsed: "21000",
-    gasPrice: GAS_PRICE_WEI.toString(),
-    type: tx.type,
-    block: tx.block,
-    status: "reverted",
-    revertReason: message,
-    logs: [],
-    submittedAtMs: clock.now(),
-  };
+  return ledgerRecord(clock, tx, tx.block, { gasUsed: 21_000n, status: "reverted", revertReason: message, logs: [] });
 }
