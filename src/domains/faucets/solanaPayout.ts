@@ -5,22 +5,12 @@
  * runtime executes it and clients look it up with getTransaction, as they do a devnet faucet's.
  */
 import { createHash } from "node:crypto";
-import {
-  address,
-  appendTransactionMessageInstructions,
-  type Blockhash,
-  compileTransaction,
-  createTransactionMessage,
-  pipe,
-  setTransactionMessageFeePayer,
-  setTransactionMessageLifetimeUsingBlockhash,
-  type Transaction,
-} from "@solana/kit";
+import { address, type Transaction } from "@solana/kit";
 import { lamportsOf, setLamports, setTokenBalance, tokenBalanceOf } from "../../chain/solanaAccounts.js";
-import { latestBlockhash } from "../../chain/solanaBlockhashes.js";
 import { SOL, SYSTEM_PROGRAM, type SolanaToken } from "../../chain/solanaTokens.js";
 import { type SolanaKey, solanaKeyFromSeed } from "../../crypto/solana.js";
 import { platformSendSolana } from "../solana-accounts/platformSend.js";
+import { legacyTransaction, WRITABLE, WRITABLE_SIGNER } from "../solana-accounts/legacyTransaction.js";
 import { buildTokenTransfer } from "../solana-accounts/tokenTransfer.js";
 import type { HandlerContext } from "../types.js";
 
@@ -29,10 +19,6 @@ const SOLANA_FAUCET: SolanaKey = solanaKeyFromSeed(createHash("sha256").update("
 /** What the wallet is topped up to when it falls under half: 1,000 SOL, and 1,000 payouts of a token. */
 const SOL_FLOAT = 1_000_000_000_000n;
 const PAYOUTS_FLOAT = 1000n;
-
-// Account roles as @solana/kit numbers them: 1 writable, 3 writable signer.
-const WRITABLE = 1;
-const WRITABLE_SIGNER = 3;
 
 function solTransfer(network: string, nowMs: number, to: string, lamports: bigint): Transaction {
   const data = new Uint8Array(12);
@@ -47,16 +33,7 @@ function solTransfer(network: string, nowMs: number, to: string, lamports: bigin
     ],
     data,
   } as const;
-  const latest = latestBlockhash(network, nowMs);
-  return compileTransaction(
-    pipe(
-      createTransactionMessage({ version: "legacy" }),
-      (m) => setTransactionMessageFeePayer(address(SOLANA_FAUCET.address), m),
-      (m) =>
-        setTransactionMessageLifetimeUsingBlockhash({ blockhash: latest.blockhash as Blockhash, lastValidBlockHeight: BigInt(latest.lastValidBlockHeight) }, m),
-      (m) => appendTransactionMessageInstructions([transfer], m),
-    ),
-  );
+  return legacyTransaction(network, nowMs, SOLANA_FAUCET.address, [transfer]);
 }
 
 /**

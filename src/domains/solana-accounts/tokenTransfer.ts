@@ -3,25 +3,10 @@
  * associated token account created if missing (idempotently), then `transferChecked` from the sender's, on a
  * recent blockhash. The runtime executes it like any client's transaction.
  */
-import {
-  address,
-  appendTransactionMessageInstructions,
-  type Blockhash,
-  compileTransaction,
-  createTransactionMessage,
-  pipe,
-  setTransactionMessageFeePayer,
-  setTransactionMessageLifetimeUsingBlockhash,
-  type Transaction,
-} from "@solana/kit";
+import { address, type Transaction } from "@solana/kit";
 import { associatedTokenAddress } from "../../chain/solanaAddresses.js";
-import { latestBlockhash } from "../../chain/solanaBlockhashes.js";
 import { ASSOCIATED_TOKEN_PROGRAM, SYSTEM_PROGRAM, TOKEN_PROGRAM } from "../../chain/solanaTokens.js";
-
-// Account roles as @solana/kit numbers them: 0 read-only, 1 writable, 2 read-only signer, 3 writable signer.
-const READONLY = 0;
-const WRITABLE = 1;
-const WRITABLE_SIGNER = 3;
+import { legacyTransaction, READONLY, WRITABLE, WRITABLE_SIGNER } from "./legacyTransaction.js";
 
 export interface TokenTransferInput {
   network: string;
@@ -64,13 +49,5 @@ export function buildTokenTransfer(input: TokenTransferInput): Transaction {
     ],
     data: new Uint8Array([1]), // CreateIdempotent
   } as const;
-  const latest = latestBlockhash(input.network, input.nowMs);
-  const message = pipe(
-    createTransactionMessage({ version: "legacy" }),
-    (m) => setTransactionMessageFeePayer(address(input.owner), m),
-    (m) =>
-      setTransactionMessageLifetimeUsingBlockhash({ blockhash: latest.blockhash as Blockhash, lastValidBlockHeight: BigInt(latest.lastValidBlockHeight) }, m),
-    (m) => appendTransactionMessageInstructions(input.createRecipientAta ? [createAta, transfer] : [transfer], m),
-  );
-  return compileTransaction(message);
+  return legacyTransaction(input.network, input.nowMs, input.owner, input.createRecipientAta ? [createAta, transfer] : [transfer]);
 }
