@@ -35,7 +35,8 @@ const tokenAbi = parseAbi([
   "function permit(address owner, address spender, uint256 value, uint256 deadline, uint8 v, bytes32 r, bytes32 s)",
 ]);
 
-const PERMIT_TYPES = {
+/** EIP-2612's `Permit`, as the token's `permit` checks it (x402's gas-sponsoring extension signs the same). */
+export const PERMIT_TYPES = {
   Permit: [
     { name: "owner", type: "address" },
     { name: "spender", type: "address" },

@@ -12,22 +12,13 @@ import { executePermit, permitNonceOf } from "../../chain/ledger.js";
 import { chainIdOf } from "../../chain/networks.js";
 import { PERMIT2_ADDRESS } from "../../chain/permit2.js";
 import type { EvmToken } from "../../chain/tokens.js";
+import { PERMIT_TYPES } from "../../chain/evm/tokenModel.js";
 import { checkEvmSignature, signatureChain } from "../shared/evmSignatures.js";
 import type { HandlerContext } from "../types.js";
 import type { Rejection } from "./payment.js";
 
 const EXTENSION = "eip2612GasSponsoring";
 const DEADLINE_MARGIN_SECONDS = 6n;
-
-const PERMIT_TYPES = {
-  Permit: [
-    { name: "owner", type: "address" },
-    { name: "spender", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "nonce", type: "uint256" },
-    { name: "deadline", type: "uint256" },
-  ],
-} as const;
 
 export interface Eip2612Permit {
   owner: `0x${string}`;
