@@ -110,14 +110,9 @@ const mimeTypeOf = (url: string) =>
 /** The price of one token in wei (`mintPrice()`), 0 for a contract without that view. */
 const mintPriceOf = async (ctx: ClientRpcContext, address: `0x${string}`) => ((await read(ctx, address, "mintPrice")) as bigint | undefined) ?? 0n;
 
-/** params [{ contractAddress, tokenId? }]: name, media and owner of one token. */
-export async function cdp_getTokenDetails(params: unknown[], ctx: ClientRpcContext) {
-  const p = paramObject(params);
-  const address = addressField(p, "contractAddress");
-  const type = await contractTypeOf(ctx, address);
-  const tokenId = tokenIdParam(p, false);
+/** A token's name, description and media, from its metadata (the contract's name when the metadata has none). */
+async function describeToken(ctx: ClientRpcContext, address: `0x${string}`, type: ContractType, tokenId: bigint | undefined) {
   const meta = await tokenMetadata(ctx, address, type, tokenId);
-  const owner = type === "ERC721" && tokenId !== undefined ? ((await read(ctx, address, "ownerOf", [tokenId])) as string | undefined) : undefined;
   const image = meta.image ?? "";
   return {
     name: meta.name ?? ((await read(ctx, address, "name")) as string | undefined) ?? "",
@@ -125,6 +120,18 @@ export async function cdp_getTokenDetails(params: unknown[], ctx: ClientRpcConte
     imageUrl: image,
     animationUrl: meta.animation_url ?? "",
     mimeType: mimeTypeOf(image),
+  };
+}
+
+/** params [{ contractAddress, tokenId? }]: name, media and owner of one token. */
+export async function cdp_getTokenDetails(params: unknown[], ctx: ClientRpcContext) {
+  const p = paramObject(params);
+  const address = addressField(p, "contractAddress");
+  const type = await contractTypeOf(ctx, address);
+  const tokenId = tokenIdParam(p, false);
+  const owner = type === "ERC721" && tokenId !== undefined ? ((await read(ctx, address, "ownerOf", [tokenId])) as string | undefined) : undefined;
+  return {
+    ...(await describeToken(ctx, address, type, tokenId)),
     ownerAddress: owner ?? "0x0000000000000000000000000000000000000000",
     lastSoldPrice: { amount: "0", currency: "ETH", amountUSD: "0" },
     contractType: type,
@@ -138,16 +145,10 @@ export async function cdp_getMintDetails(params: unknown[], ctx: ClientRpcContex
   if (p.takerAddress !== undefined) addressField(p, "takerAddress");
   const type = await contractTypeOf(ctx, address);
   const tokenId = tokenIdParam(p, type === "ERC1155");
-  const meta = await tokenMetadata(ctx, address, type, tokenId);
   const price = await mintPriceOf(ctx, address);
-  const image = meta.image ?? "";
   const max = (await read(ctx, address, "maxMintsPerWallet")) as bigint | undefined;
   return {
-    name: meta.name ?? ((await read(ctx, address, "name")) as string | undefined) ?? "",
-    description: meta.description ?? "",
-    imageUrl: image,
-    animationUrl: meta.animation_url ?? "",
-    mimeType: mimeTypeOf(image),
+    ...(await describeToken(ctx, address, type, tokenId)),
     contractType: type,
     price: { amount: formatEther(price), currency: "ETH", amountUSD: "0" },
     mintFee: { amount: "0", currency: "ETH", amountUSD: "0" },
