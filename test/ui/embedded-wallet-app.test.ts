@@ -13,7 +13,7 @@ import type { Sandbox } from "cdp-sandbox";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, withSandbox } from "#test/helpers/sandbox.js";
-import { buildApp, serveApp } from "./viteApp.js";
+import { buildApp, codeSentTo, serveApp, signInByEmail } from "./viteApp.js";
 import { type Browser, openBrowser, openDashboard } from "./browser.js";
 
 const APP_SOURCE = join(import.meta.dirname, "embedded-wallet-app");
@@ -38,34 +38,11 @@ afterAll(async () => {
   if (outDir) rmSync(outDir, { recursive: true, force: true });
 });
 
-async function codeSentTo(to: string): Promise<string> {
-  const res = await request(sandbox.url).get(`/_sandbox/messages?to=${encodeURIComponent(to)}`);
-  const [message] = res.body.messages as Array<{ code: string }>;
-  if (!message) throw new Error(`no code in ${to}'s inbox`);
-  return message.code;
-}
-
 describe("a React app using @coinbase/cdp-react, in Chromium", () => {
   it("signs in by email with the code from the inbox and shows the address created on login", async () => {
     const { page } = browser;
     await page.goto(appUrl);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByLabel("Email address").fill("browser@example.com");
-    // The code is in the inbox once the page's auth/init has been answered.
-    const initiated = page.waitForResponse((r) => r.url().endsWith("/auth/init") && r.request().method() === "POST");
-    await page.getByRole("button", { name: "Continue", exact: true }).click();
-    expect((await initiated).status()).toBe(200);
-    const code = await codeSentTo("browser@example.com");
-    await browser.screenshot("embedded-wallet-email-code");
-    // The code's inputs replace the email field once the kit has read auth/init's answer: type only into them.
-    await page
-      .getByRole("paragraph")
-      .filter({ hasText: /Enter the \d digit code/ })
-      .first()
-      .waitFor();
-    await page.getByLabel("Email address").waitFor({ state: "detached" });
-    await page.locator("input").first().focus();
-    await page.keyboard.type(code);
+    await signInByEmail(page, sandbox.url, "browser@example.com", () => browser.screenshot("embedded-wallet-email-code"));
     const address = page.getByTestId("address");
     await address.waitFor({ timeout: 20_000 });
     await browser.screenshot("embedded-wallet-signed-in");
@@ -116,7 +93,7 @@ describe("a React app using @coinbase/cdp-react, in Chromium", () => {
     await openDashboard(page, sandbox.url, "inbox");
     await page.getByLabel("Sent to").fill("browser@example.com");
     await page.getByLabel("Sent to").press("Enter");
-    const code = await codeSentTo("browser@example.com");
+    const code = await codeSentTo(sandbox.url, "browser@example.com");
     await page.getByRole("table", { name: "Inbox" }).getByText(code).waitFor();
     await browser.screenshot("dashboard-inbox");
 

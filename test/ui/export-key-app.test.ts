@@ -9,11 +9,10 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { Sandbox } from "cdp-sandbox";
-import request from "supertest";
 import { privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withSandbox } from "#test/helpers/sandbox.js";
-import { buildApp, serveApp } from "./viteApp.js";
+import { buildApp, serveApp, signInByEmail } from "./viteApp.js";
 import { type Browser, openBrowser } from "./browser.js";
 
 const APP_SOURCE = join(import.meta.dirname, "export-key-app");
@@ -48,22 +47,7 @@ describe("CopyEvmKeyButton of @coinbase/cdp-react with the sandbox's secure ifra
   it("copies the signed-in user's EVM key: its address is the one the app shows", async () => {
     const { page } = browser;
     await page.goto(appUrl);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByLabel("Email address").fill("export@example.com");
-    const initiated = page.waitForResponse((r) => r.url().endsWith("/auth/init") && r.request().method() === "POST");
-    await page.getByRole("button", { name: "Continue", exact: true }).click();
-    expect((await initiated).status()).toBe(200);
-    const inbox = await request(sandbox.url).get("/_sandbox/messages?to=export%40example.com");
-    const code = (inbox.body.messages as Array<{ code: string }>)[0]!.code;
-    // The code's inputs replace the email field once the kit has read auth/init's answer: type only into them.
-    await page
-      .getByRole("paragraph")
-      .filter({ hasText: /Enter the \d digit code/ })
-      .first()
-      .waitFor();
-    await page.getByLabel("Email address").waitFor({ state: "detached" });
-    await page.locator("input").first().focus();
-    await page.keyboard.type(code);
+    await signInByEmail(page, sandbox.url, "export@example.com");
     const address = (await page.getByTestId("address").innerText({ timeout: 20_000 })).trim();
 
     await page.getByTestId("export-status").getByText("ready").waitFor({ timeout: 20_000 });

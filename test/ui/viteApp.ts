@@ -7,6 +7,9 @@ import { createReadStream, existsSync, mkdtempSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { extname, join, normalize } from "node:path";
+import type { Page } from "playwright-core";
+import request from "supertest";
+import { expect } from "vitest";
 
 const TYPES: Record<string, string> = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml" };
 
@@ -28,4 +31,36 @@ export function serveApp(dir: string): Promise<Server> {
     createReadStream(target).pipe(res);
   });
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+/**
+ * Signs in through the kit's email flow on `page`: the address typed, the code read from the sandbox's inbox once
+ * auth/init is answered, then typed into the code inputs. `codeSent` runs while the code screen shows.
+ */
+export async function signInByEmail(page: Page, sandboxUrl: string, email: string, codeSent?: () => Promise<void>): Promise<void> {
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByLabel("Email address").fill(email);
+  // The code is in the inbox once the page's auth/init has been answered.
+  const initiated = page.waitForResponse((r) => r.url().endsWith("/auth/init") && r.request().method() === "POST");
+  await page.getByRole("button", { name: "Continue", exact: true }).click();
+  expect((await initiated).status()).toBe(200);
+  const code = await codeSentTo(sandboxUrl, email);
+  await codeSent?.();
+  // The code's inputs replace the email field once the kit has read auth/init's answer: type only into them.
+  await page
+    .getByRole("paragraph")
+    .filter({ hasText: /Enter the \d digit code/ })
+    .first()
+    .waitFor();
+  await page.getByLabel("Email address").waitFor({ state: "detached" });
+  await page.locator("input").first().focus();
+  await page.keyboard.type(code);
+}
+
+/** The newest one-time code the sandbox's inbox holds for `to`. */
+export async function codeSentTo(sandboxUrl: string, to: string): Promise<string> {
+  const res = await request(sandboxUrl).get(`/_sandbox/messages?to=${encodeURIComponent(to)}`);
+  const [message] = res.body.messages as Array<{ code: string }>;
+  if (!message) throw new Error(`no code in ${to}'s inbox`);
+  return message.code;
 }
