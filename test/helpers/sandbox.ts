@@ -83,6 +83,12 @@ export async function call(sandbox: Sandbox, method: string, path: string, o: Ca
   return req;
 }
 
+/** The node's URL for `network` (`/rpc/v1/{network}/{token}`), with the project's active client token. */
+export async function nodeUrlFor(sandbox: Sandbox, network: string, credentials?: Credentials): Promise<string> {
+  const token = (await call(sandbox, "GET", "/apikeys/v1/tokens/active", credentials ? { credentials } : {})).body.id as string;
+  return `${sandbox.url}/rpc/v1/${network}/${token}`;
+}
+
 export async function withSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   // Every test response is checked against the contract: a mismatch becomes a 500 the test sees.
   return startSandbox({ port: 0, validateResponses: true, ...options });

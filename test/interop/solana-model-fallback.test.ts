@@ -8,7 +8,7 @@ import { Connection, Keypair, PublicKey, SystemProgram, Transaction } from "@sol
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
 import { forceSolanaModel } from "../../src/chain/solanaRuntime.js";
-import { call, fund, withSandbox } from "#test/helpers/sandbox.js";
+import { call, fund, withSandbox, nodeUrlFor } from "#test/helpers/sandbox.js";
 
 const USDC = new PublicKey("4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU");
 let sandbox: Sandbox;
@@ -18,8 +18,7 @@ let httpUrl: string;
 beforeAll(async () => {
   forceSolanaModel(true);
   sandbox = await withSandbox({ seed: "solana-model" });
-  const token = (await call(sandbox, "GET", "/apikeys/v1/tokens/active")).body.id as string;
-  httpUrl = `${sandbox.url}/rpc/v1/solana-devnet/${token}`;
+  httpUrl = await nodeUrlFor(sandbox, "solana-devnet");
   connection = new Connection(httpUrl, "confirmed");
 });
 afterAll(async () => {

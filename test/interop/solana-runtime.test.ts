@@ -30,7 +30,7 @@ import {
 import { ComputeBudgetProgram, Connection, Keypair, PublicKey, SystemProgram, Transaction, TransactionInstruction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { call, fund, withSandbox } from "#test/helpers/sandbox.js";
+import { call, fund, withSandbox, nodeUrlFor } from "#test/helpers/sandbox.js";
 import { closeSolanaSocket } from "#test/helpers/webSocket.js";
 
 const USDC = new PublicKey("4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU");
@@ -47,8 +47,7 @@ async function open(): Promise<void> {
   sandbox = await withSandbox({ seed: "solana-runtime", data: dataFile });
   const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
   cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
-  const token = (await call(sandbox, "GET", "/apikeys/v1/tokens/active")).body.id as string;
-  httpUrl = `${sandbox.url}/rpc/v1/${NETWORK}/${token}`;
+  httpUrl = await nodeUrlFor(sandbox, NETWORK);
   connection = new Connection(httpUrl, { wsEndpoint: httpUrl.replace(/^http/, "ws"), commitment: "confirmed" });
 }
 
@@ -345,8 +344,7 @@ describe("Solana token accounts on the runtime", () => {
     const to = Keypair.generate().publicKey;
     await fund(sandbox, { network: NETWORK, address: owner.publicKey.toBase58(), amount: "100000000" });
     const other = await sandbox.createProject("solana-other");
-    const otherToken = (await call(sandbox, "GET", "/apikeys/v1/tokens/active", { credentials: other })).body.id as string;
-    const otherNode = new Connection(`${sandbox.url}/rpc/v1/${NETWORK}/${otherToken}`, "confirmed");
+    const otherNode = new Connection(await nodeUrlFor(sandbox, NETWORK, other), "confirmed");
     const send = async (c: Connection) => {
       const { blockhash } = await c.getLatestBlockhash();
       const tx = new Transaction({ feePayer: owner.publicKey, recentBlockhash: blockhash }).add(

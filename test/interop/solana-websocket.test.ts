@@ -9,12 +9,7 @@ import { closeSolanaSocket, openWebSocket, refusedWith } from "#test/helpers/web
 import type { Sandbox } from "cdp-sandbox";
 import { pathToFileURL } from "node:url";
 import { built, registerPath, startNode } from "#test/helpers/cli.js";
-import { call, fund, withSandbox } from "#test/helpers/sandbox.js";
-
-async function nodeUrl(sandbox: Sandbox, network: string): Promise<string> {
-  const token = (await call(sandbox, "GET", "/apikeys/v1/tokens/active")).body.id as string;
-  return `${sandbox.url}/rpc/v1/${network}/${token}`;
-}
+import { call, fund, withSandbox, nodeUrlFor } from "#test/helpers/sandbox.js";
 
 /** A funded payer's signed 0.01 SOL transfer (a new account must be rent-exempt), with the blockhash it names. */
 async function signedTransfer(sandbox: Sandbox, connection: Connection) {
@@ -33,7 +28,7 @@ describe("Solana PubSub, automine", () => {
   let httpUrl: string;
   beforeAll(async () => {
     sandbox = await withSandbox({ seed: "solana-websocket" });
-    httpUrl = await nodeUrl(sandbox, "solana-devnet");
+    httpUrl = await nodeUrlFor(sandbox, "solana-devnet");
   });
   afterAll(() => sandbox.close());
 
@@ -86,7 +81,7 @@ describe("Solana PubSub of accounts, programs and logs", () => {
   let httpUrl: string;
   beforeAll(async () => {
     sandbox = await withSandbox({ seed: "solana-websocket-accounts" });
-    httpUrl = await nodeUrl(sandbox, "solana-devnet");
+    httpUrl = await nodeUrlFor(sandbox, "solana-devnet");
   });
   afterAll(() => sandbox.close());
 
@@ -178,7 +173,7 @@ describe("Solana PubSub, interval mining", () => {
   let httpUrl: string;
   beforeAll(async () => {
     sandbox = await withSandbox({ seed: "solana-websocket-interval", mining: "interval" });
-    httpUrl = await nodeUrl(sandbox, "solana-devnet");
+    httpUrl = await nodeUrlFor(sandbox, "solana-devnet");
   });
   afterAll(() => sandbox.close());
 

@@ -7,7 +7,6 @@
  * errors. Hashes and signatures are checked with viem.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import request from "supertest";
 import {
   BaseError,
   createPublicClient,
@@ -36,8 +35,7 @@ import {
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import { baseSepolia } from "viem/chains";
 import type { Sandbox } from "cdp-sandbox";
-import { call, fund, hostOf, withSandbox } from "#test/helpers/sandbox.js";
-import { mintBearer } from "#test/helpers/tokens.js";
+import { call, fund, withSandbox, nodeUrlFor } from "#test/helpers/sandbox.js";
 
 let sandbox: Sandbox;
 let rpcUrl: string;
@@ -45,10 +43,7 @@ let client: PublicClient;
 
 beforeAll(async () => {
   sandbox = await withSandbox({ seed: "viem-bundler" });
-  const path = "/apikeys/v1/tokens/active";
-  const token = await mintBearer(sandbox.credentials.apiKeyId, sandbox.credentials.apiKeySecret, { method: "GET", host: `http://${hostOf(sandbox)}`, path });
-  const active = await request(sandbox.url).get(path).set("Authorization", `Bearer ${token}`);
-  rpcUrl = `${sandbox.url}/rpc/v1/base-sepolia/${active.body.id}`;
+  rpcUrl = await nodeUrlFor(sandbox, "base-sepolia");
   client = createPublicClient({ chain: baseSepolia, transport: http(rpcUrl) }) as PublicClient;
 });
 afterAll(() => sandbox.close());

@@ -4,7 +4,6 @@
  * Multicall3 and the CREATE2 deployer are at their canonical addresses; a revert anywhere undoes everything.
  */
 import type { Sandbox } from "cdp-sandbox";
-import request from "supertest";
 import {
   BaseError,
   ContractFunctionRevertedError,
@@ -33,9 +32,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, fund, hostOf, withSandbox } from "#test/helpers/sandbox.js";
+import { call, fund, withSandbox, nodeUrlFor } from "#test/helpers/sandbox.js";
 import { type Compiled, compileSolidity } from "#test/helpers/solidity.js";
-import { mintBearer } from "#test/helpers/tokens.js";
 
 const USDC = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
 const CREATE2_DEPLOYER = "0x4e59b44847b379578588920cA78FbF26c0B4956C";
@@ -48,9 +46,7 @@ let contracts: Record<string, Compiled>;
 beforeAll(async () => {
   contracts = compileSolidity(new URL("../fixtures/contracts/Vault.sol", import.meta.url).pathname);
   sandbox = await withSandbox({ seed: "viem-bytecode" });
-  const path = "/apikeys/v1/tokens/active";
-  const token = await mintBearer(sandbox.credentials.apiKeyId, sandbox.credentials.apiKeySecret, { method: "GET", host: `http://${hostOf(sandbox)}`, path });
-  nodeUrl = `${sandbox.url}/rpc/v1/base-sepolia/${(await request(sandbox.url).get(path).set("Authorization", `Bearer ${token}`)).body.id}`;
+  nodeUrl = await nodeUrlFor(sandbox, "base-sepolia");
   node = createPublicClient({ chain: baseSepolia, transport: http(nodeUrl) }) as PublicClient;
 });
 afterAll(() => sandbox?.close());
@@ -355,11 +351,7 @@ describe("bytecode state with --data", () => {
     try {
       const file = join(dir, "state.json");
       const first = await withSandbox({ seed: "bytecode-data", data: file });
-      const url = async (s: Sandbox) => {
-        const path = "/apikeys/v1/tokens/active";
-        const token = await mintBearer(s.credentials.apiKeyId, s.credentials.apiKeySecret, { method: "GET", host: `http://${hostOf(s)}`, path });
-        return `${s.url}/rpc/v1/base-sepolia/${(await request(s.url).get(path).set("Authorization", `Bearer ${token}`)).body.id}`;
-      };
+      const url = (s: Sandbox) => nodeUrlFor(s, "base-sepolia");
       const account = privateKeyToAccount(generatePrivateKey());
       await fund(first, { network: "base-sepolia", address: account.address, amount: parseEther("1").toString() });
       const wallet = createWalletClient({ account, chain: baseSepolia, transport: http(await url(first)) });

@@ -27,9 +27,8 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { baseSepolia } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, fund, hostOf, withSandbox } from "#test/helpers/sandbox.js";
+import { call, fund, withSandbox, nodeUrlFor } from "#test/helpers/sandbox.js";
 import { type Compiled, compileSolidity } from "#test/helpers/solidity.js";
-import { mintBearer } from "#test/helpers/tokens.js";
 import { USDC_BASE_SEPOLIA, v2Body, v2Requirements } from "#test/helpers/x402.js";
 
 const MERCHANT = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
@@ -42,9 +41,7 @@ let contracts: Record<string, Compiled>;
 beforeAll(async () => {
   contracts = compileSolidity(new URL("../fixtures/contracts/OwnedWallet.sol", import.meta.url).pathname);
   sandbox = await withSandbox({ seed: "viem-erc1271-bytecode", validateResponses: true });
-  const path = "/apikeys/v1/tokens/active";
-  const token = await mintBearer(sandbox.credentials.apiKeyId, sandbox.credentials.apiKeySecret, { method: "GET", host: `http://${hostOf(sandbox)}`, path });
-  const nodeUrl = `${sandbox.url}/rpc/v1/base-sepolia/${(await request(sandbox.url).get(path).set("Authorization", `Bearer ${token}`)).body.id}`;
+  const nodeUrl = await nodeUrlFor(sandbox, "base-sepolia");
   node = createPublicClient({ chain: baseSepolia, transport: http(nodeUrl) }) as PublicClient;
   const account = privateKeyToAccount(generatePrivateKey());
   await fund(sandbox, { network: "base-sepolia", address: account.address, amount: parseEther("1").toString() });

@@ -4,7 +4,6 @@
  * smartAccount.signTypedData.eip6492 does with publicClient.verifyTypedData).
  */
 import { CdpClient } from "@coinbase/cdp-sdk";
-import request from "supertest";
 import {
   createPublicClient,
   encodeAbiParameters,
@@ -21,8 +20,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { baseSepolia } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
-import { hostOf } from "#test/helpers/sandbox.js";
-import { mintBearer } from "#test/helpers/tokens.js";
+import { nodeUrlFor } from "#test/helpers/sandbox.js";
 
 let sandbox: Sandbox;
 let cdp: CdpClient;
@@ -31,10 +29,7 @@ beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, seed: "viem-erc6492" });
   const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
   cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
-  const path = "/apikeys/v1/tokens/active";
-  const token = await mintBearer(apiKeyId, apiKeySecret, { method: "GET", host: `http://${hostOf(sandbox)}`, path });
-  const active = await request(sandbox.url).get(path).set("Authorization", `Bearer ${token}`);
-  client = createPublicClient({ chain: baseSepolia, transport: http(`${sandbox.url}/rpc/v1/base-sepolia/${active.body.id}`) }) as PublicClient;
+  client = createPublicClient({ chain: baseSepolia, transport: http(await nodeUrlFor(sandbox, "base-sepolia")) }) as PublicClient;
 });
 afterAll(() => sandbox.close());
 

@@ -6,13 +6,11 @@
  * liquidation LTV is included and reverts, changing no balance.
  */
 import type { Sandbox } from "cdp-sandbox";
-import request from "supertest";
 import { createPublicClient, createWalletClient, erc20Abi, http, parseAbi, type PublicClient } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { base } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, fund, hostOf, withSandbox } from "#test/helpers/sandbox.js";
-import { mintBearer } from "#test/helpers/tokens.js";
+import { call, fund, withSandbox, nodeUrlFor } from "#test/helpers/sandbox.js";
 
 const MORPHO = "0xBBBBBbbBBb9cC5e90e3b3Af64bdAF62C37EEFFCb";
 const morphoAbi = parseAbi([
@@ -29,9 +27,7 @@ let nodeUrl: string;
 beforeAll(async () => {
   sandbox = await withSandbox({ seed: "viem-morpho" });
   sandbox.clock.freeze(true); // no interest between the calls: repaying 500 repays everything
-  const path = "/apikeys/v1/tokens/active";
-  const token = await mintBearer(sandbox.credentials.apiKeyId, sandbox.credentials.apiKeySecret, { method: "GET", host: `http://${hostOf(sandbox)}`, path });
-  nodeUrl = `${sandbox.url}/rpc/v1/base/${(await request(sandbox.url).get(path).set("Authorization", `Bearer ${token}`)).body.id}`;
+  nodeUrl = await nodeUrlFor(sandbox, "base");
   node = createPublicClient({ chain: base, transport: http(nodeUrl) }) as PublicClient;
 });
 afterAll(() => sandbox.close());

@@ -4,7 +4,6 @@
  * started in — its call depth, the contract, the revert data and its reason — even when a caller passed it up.
  */
 import type { Sandbox } from "cdp-sandbox";
-import request from "supertest";
 import {
   BaseError,
   createPublicClient,
@@ -20,9 +19,8 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { baseSepolia } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, fund, hostOf, withSandbox } from "#test/helpers/sandbox.js";
+import { call, fund, withSandbox, nodeUrlFor } from "#test/helpers/sandbox.js";
 import { type Compiled, compileSolidity } from "#test/helpers/solidity.js";
-import { mintBearer } from "#test/helpers/tokens.js";
 
 interface Entry {
   sequence: number;
@@ -47,9 +45,7 @@ async function deploy(name: string, args: unknown[]): Promise<`0x${string}`> {
 beforeAll(async () => {
   contracts = compileSolidity(new URL("../fixtures/contracts/Vault.sol", import.meta.url).pathname);
   sandbox = await withSandbox({ seed: "viem-revert-journal", validateResponses: true });
-  const path = "/apikeys/v1/tokens/active";
-  const token = await mintBearer(sandbox.credentials.apiKeyId, sandbox.credentials.apiKeySecret, { method: "GET", host: `http://${hostOf(sandbox)}`, path });
-  const nodeUrl = `${sandbox.url}/rpc/v1/base-sepolia/${(await request(sandbox.url).get(path).set("Authorization", `Bearer ${token}`)).body.id}`;
+  const nodeUrl = await nodeUrlFor(sandbox, "base-sepolia");
   node = createPublicClient({ chain: baseSepolia, transport: http(nodeUrl) }) as PublicClient;
   const account = privateKeyToAccount(generatePrivateKey());
   await fund(sandbox, { network: "base-sepolia", address: account.address, amount: parseEther("1").toString() });

@@ -11,15 +11,10 @@ import { baseSepolia } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openWebSocket, refusedWith } from "#test/helpers/webSocket.js";
 import type { Sandbox } from "cdp-sandbox";
-import { call, fund, withSandbox } from "#test/helpers/sandbox.js";
+import { call, fund, withSandbox, nodeUrlFor } from "#test/helpers/sandbox.js";
 import { USDC_BASE_SEPOLIA } from "#test/helpers/x402.js";
 
 const TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
-
-async function nodeUrl(sandbox: Sandbox, network: string): Promise<string> {
-  const token = (await call(sandbox, "GET", "/apikeys/v1/tokens/active")).body.id as string;
-  return `${sandbox.url}/rpc/v1/${network}/${token}`;
-}
 
 /** Resolves with the first value `watch` hands its callback (the watcher is stopped then). */
 function first<T>(watch: (emit: (value: T) => void) => () => void): Promise<T> {
@@ -39,7 +34,7 @@ describe("viem's webSocket transport on the EVM node", () => {
   beforeAll(async () => {
     sandbox = await withSandbox({ seed: "viem-websocket" });
     sandbox.clock.freeze(true);
-    httpUrl = await nodeUrl(sandbox, "base-sepolia");
+    httpUrl = await nodeUrlFor(sandbox, "base-sepolia");
     wsUrl = httpUrl.replace(/^http/, "ws");
     client = createPublicClient({ chain: baseSepolia, transport: webSocket(wsUrl) }) as PublicClient;
   });
@@ -114,7 +109,7 @@ describe("eth_subscribe over a raw WebSocket", () => {
   beforeAll(async () => {
     sandbox = await withSandbox({ seed: "evm-websocket-raw", mining: "interval" });
     sandbox.clock.freeze(true);
-    wsUrl = (await nodeUrl(sandbox, "base-sepolia")).replace(/^http/, "ws");
+    wsUrl = (await nodeUrlFor(sandbox, "base-sepolia")).replace(/^http/, "ws");
   });
   afterAll(() => sandbox.close());
 
