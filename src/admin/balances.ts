@@ -11,7 +11,7 @@ import { apiError } from "../errors/catalogue.js";
 import type { ProjectTx } from "../store/store.js";
 import { type AdminHandler, callerProject, locking } from "./types.js";
 import { EVM_NETWORKS } from "../chain/networks.js";
-import { SOL, SOLANA_TOKENS, solanaTokenByMint, solanaTokenBySymbol } from "../chain/solanaLedger.js";
+import { SOL, SOLANA_TOKENS, solanaTokenByMint, solanaTokenBySymbol } from "../chain/solana/ledger.js";
 
 export interface CreditRequest {
   network?: unknown;

@@ -9,7 +9,7 @@ import { blockTimestampOf } from "../chain/blocks.js";
 import { forEachBalance, ledgerTxs } from "../chain/ledger.js";
 import { headBlock } from "../chain/mining.js";
 import { EVM_NETWORKS } from "../chain/networks.js";
-import { SOLANA_TOKENS, solanaTxs } from "../chain/solanaLedger.js";
+import { SOLANA_TOKENS, solanaTxs } from "../chain/solana/ledger.js";
 import { EVM_TOKENS } from "../chain/tokens.js";
 import { endUsers } from "../domains/end-users/model.js";
 import { evmAccounts } from "../domains/evm-accounts/model.js";

@@ -7,7 +7,7 @@
  */
 import { formatUnits, getAddress, type Hex } from "viem";
 import { ledgerTxs, type LedgerTx, TRANSFER_TOPIC } from "../chain/ledger.js";
-import { solanaTxs, type SolanaLedgerTx } from "../chain/solanaLedger.js";
+import { solanaTxs, type SolanaLedgerTx } from "../chain/solana/ledger.js";
 import { erc20ByAddress, nativeTokenOf } from "../chain/tokens.js";
 import type { components } from "../contract/generated/admin-types.js";
 import { BUNDLED } from "../domains/evm-smart-accounts/entryPoint.js";

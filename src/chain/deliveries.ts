@@ -17,7 +17,7 @@ import type { ProjectTx, Store } from "../store/store.js";
 import { declareCollection } from "../store/collections.js";
 import { settlementBlock } from "./mining.js";
 import { credit, recordPayout } from "./ledger.js";
-import { SOLANA_TOKENS, solanaTxs } from "./solanaLedger.js";
+import { SOLANA_TOKENS, solanaTxs } from "./solana/ledger.js";
 import { NATIVE_TOKEN_ADDRESS } from "./tokens.js";
 
 export interface ScheduledDelivery {

@@ -13,7 +13,7 @@ import { createRandom } from "../random.js";
 import { toBase58 } from "../crypto/solana.js";
 import { Store, type PendingTx } from "../store/store.js";
 import { applyEvmTransaction, balanceOf, credit, ledgerTxs } from "./ledger.js";
-import { applySolanaTransaction, LAMPORTS_PER_SIGNATURE, solanaTokenBySymbol } from "./solanaLedger.js";
+import { applySolanaTransaction, LAMPORTS_PER_SIGNATURE, solanaTokenBySymbol } from "./solana/ledger.js";
 import { evmTokenBySymbol } from "./tokens.js";
 
 const NETWORK = "base-sepolia";

@@ -14,8 +14,8 @@ import type { ProjectTx } from "../store/store.js";
 import { inclusionBlock } from "./mining.js";
 import { erc20ByAddress, NATIVE_TOKEN_ADDRESS } from "./tokens.js";
 import { declareCollection } from "../store/collections.js";
-import { forEachSolanaBalance, lamportsOf, setLamports, setTokenBalance, solanaHoldings, solanaTotalHeld, tokenBalanceOf } from "./solanaAccounts.js";
-import { isSolanaNetwork } from "./solanaTokens.js";
+import { forEachSolanaBalance, lamportsOf, setLamports, setTokenBalance, solanaHoldings, solanaTotalHeld, tokenBalanceOf } from "./solana/accounts.js";
+import { isSolanaNetwork } from "./solana/tokens.js";
 
 export const GAS_PRICE_WEI = 1_000_000n;
 const NATIVE = "native";
@@ -121,7 +121,7 @@ const addressKey = (a: string) => (a.startsWith("0x") ? a.toLowerCase() : a);
 const assetKey = (asset: string) => (asset === NATIVE || asset.toLowerCase() === NATIVE_TOKEN_ADDRESS.toLowerCase() ? NATIVE : addressKey(asset));
 const balanceId = (network: string, asset: string, holder: string) => `${network}|${assetKey(asset)}|${addressKey(holder)}`;
 
-// On a Solana network the balances are the project's Solana accounts (solanaAccounts.ts), which the runtime
+// On a Solana network the balances are the project's Solana accounts (chain/solana/accounts.ts), which the runtime
 // executes against: these functions read and write them there, so callers need not know the difference.
 
 export function balanceOf(store: ProjectTx, network: string, asset: string, holder: string): bigint {

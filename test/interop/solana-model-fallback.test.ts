@@ -7,7 +7,7 @@ import { createTransferCheckedInstruction, getAccount, getAssociatedTokenAddress
 import { Connection, Keypair, PublicKey, SystemProgram, Transaction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { forceSolanaModel } from "../../src/chain/solanaRuntime.js";
+import { forceSolanaModel } from "../../src/chain/solana/runtime.js";
 import { call, fund, withSandbox, nodeUrlFor } from "#test/helpers/sandbox.js";
 
 const USDC = new PublicKey("4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU");

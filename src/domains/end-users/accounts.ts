@@ -7,7 +7,7 @@
 
 import { decodeSolanaTransaction, encodeSolanaTransaction, signSolanaBytes, signSolanaTransaction, toBase58 } from "../../crypto/solana.js";
 import { evmAccountOf } from "../../crypto/evm.js";
-import { readSolanaTransactionOn } from "../../chain/solanaLookupTables.js";
+import { readSolanaTransactionOn } from "../../chain/solana/lookupTables.js";
 import { platformSendSolana } from "../solana-accounts/platformSend.js";
 import { apiError } from "../../errors/catalogue.js";
 import {

@@ -10,7 +10,7 @@
 import { encodeFunctionData, erc20Abi, parseUnits, type TransactionSerializable } from "viem";
 import { chainIdOf } from "../../chain/networks.js";
 import { balanceOf } from "../../chain/ledger.js";
-import { solanaTokenBySymbol } from "../../chain/solanaLedger.js";
+import { solanaTokenBySymbol } from "../../chain/solana/ledger.js";
 import { evmTokenBySymbol } from "../../chain/tokens.js";
 import { apiError } from "../../errors/catalogue.js";
 import { startEip7702Delegation } from "../evm-accounts/eip7702.js";

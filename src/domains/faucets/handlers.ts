@@ -6,7 +6,7 @@
  * (table below, also in docs/chain.md) → 429 faucet_limit_exceeded.
  */
 import { faucetPayout } from "../../chain/ledger.js";
-import { solanaTokenBySymbol } from "../../chain/solanaLedger.js";
+import { solanaTokenBySymbol } from "../../chain/solana/ledger.js";
 import { evmTokenBySymbol } from "../../chain/tokens.js";
 import { isSolanaAddress } from "../../crypto/solana.js";
 import { apiError } from "../../errors/catalogue.js";

@@ -6,8 +6,8 @@
  */
 import { createHash } from "node:crypto";
 import { address, type Transaction } from "@solana/kit";
-import { lamportsOf, setLamports, setTokenBalance, tokenBalanceOf } from "../../chain/solanaAccounts.js";
-import { SOL, SYSTEM_PROGRAM, type SolanaToken } from "../../chain/solanaTokens.js";
+import { lamportsOf, setLamports, setTokenBalance, tokenBalanceOf } from "../../chain/solana/accounts.js";
+import { SOL, SYSTEM_PROGRAM, type SolanaToken } from "../../chain/solana/tokens.js";
 import { type SolanaKey, solanaKeyFromSeed } from "../../crypto/solana.js";
 import { platformSendSolana } from "../solana-accounts/platformSend.js";
 import { legacyTransaction, WRITABLE, WRITABLE_SIGNER } from "../solana-accounts/legacyTransaction.js";

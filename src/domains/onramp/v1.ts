@@ -6,7 +6,7 @@
  */
 import { chainIdOf } from "../../chain/networks.js";
 import { evmTokenBySymbol, NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
-import { SOL, solanaTokenBySymbol } from "../../chain/solanaLedger.js";
+import { SOL, solanaTokenBySymbol } from "../../chain/solana/ledger.js";
 import { ApiError, apiError } from "../../errors/catalogue.js";
 import type { ProjectTx } from "../../store/store.js";
 import { formatUnits } from "./amounts.js";

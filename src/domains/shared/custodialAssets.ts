@@ -7,7 +7,7 @@
  */
 import { lookupTable } from "../../lookup.js";
 import { evmTokenBySymbol } from "../../chain/tokens.js";
-import { solanaTokenBySymbol } from "../../chain/solanaLedger.js";
+import { solanaTokenBySymbol } from "../../chain/solana/ledger.js";
 
 /** The three kinds the customer capabilities name (custodyCrypto, tradeStablecoin, transferFiat, ...). */
 export type AssetClass = "fiat" | "stablecoin" | "crypto";

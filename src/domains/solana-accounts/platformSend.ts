@@ -15,12 +15,12 @@ import {
   type Instruction,
   type Transaction,
 } from "@solana/kit";
-import { lamportsOf, setLamports } from "../../chain/solanaAccounts.js";
-import { BLOCKHASH_VALID_SLOTS, recentBlockhash, recentBlockhashSlot } from "../../chain/solanaBlockhashes.js";
-import { solanaTxs } from "../../chain/solanaLedger.js";
-import { readSolanaTransactionOn } from "../../chain/solanaLookupTables.js";
-import { blockhashOf, refusalAsApiError, SolanaTransactionRefused, submitSolanaTransaction } from "../../chain/solanaSubmit.js";
-import { ASSOCIATED_TOKEN_PROGRAM } from "../../chain/solanaTokens.js";
+import { lamportsOf, setLamports } from "../../chain/solana/accounts.js";
+import { BLOCKHASH_VALID_SLOTS, recentBlockhash, recentBlockhashSlot } from "../../chain/solana/blockhashes.js";
+import { solanaTxs } from "../../chain/solana/ledger.js";
+import { readSolanaTransactionOn } from "../../chain/solana/lookupTables.js";
+import { blockhashOf, refusalAsApiError, SolanaTransactionRefused, submitSolanaTransaction } from "../../chain/solana/submit.js";
+import { ASSOCIATED_TOKEN_PROGRAM } from "../../chain/solana/tokens.js";
 import { fromBase58, type SolanaKey, signSolanaTransaction, solanaKeyFromSeed, toBase58 } from "../../crypto/solana.js";
 import { apiError } from "../../errors/catalogue.js";
 import type { ProjectTx } from "../../store/store.js";

@@ -13,7 +13,7 @@
  * - an email at a `.invalid` domain (RFC 2606) → "Unable to send to this recipient."
  */
 import { isAddress } from "viem";
-import { SOLANA_TOKENS } from "../../chain/solanaLedger.js";
+import { SOLANA_TOKENS } from "../../chain/solana/ledger.js";
 import { EVM_TOKENS } from "../../chain/tokens.js";
 import { isSolanaAddress } from "../../crypto/solana.js";
 import { apiError } from "../../errors/catalogue.js";

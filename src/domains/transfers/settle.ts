@@ -18,7 +18,7 @@ import { keccak256, toHex, type Hex } from "viem";
 import { sha512 } from "@noble/hashes/sha2.js";
 import { blockNumberAt } from "../../chain/blocks.js";
 import { credit, recordPayout } from "../../chain/ledger.js";
-import { solanaTxs } from "../../chain/solanaLedger.js";
+import { solanaTxs } from "../../chain/solana/ledger.js";
 import { toBase58 } from "../../crypto/solana.js";
 import type { ProjectTx, Store } from "../../store/store.js";
 import type { EmitContext } from "../webhooks/emit.js";

@@ -15,7 +15,7 @@ import { headBlock } from "../../chain/mining.js";
 import { ledgerTxs, type LedgerLog, type LedgerTx } from "../../chain/ledger.js";
 import type { Clock } from "../../clock.js";
 import type { ProjectTx } from "../../store/store.js";
-import { solanaTxs } from "../../chain/solanaLedger.js";
+import { solanaTxs } from "../../chain/solana/ledger.js";
 import { derivedUuid } from "../shared/derivedId.js";
 import { labelsMatch, queueDelivery, subscriptionWants } from "./emit.js";
 import { deliveries, deliveryId, scanCursors, subscriptions, usesLabels, type EventType, type SubscriptionRecord } from "./model.js";

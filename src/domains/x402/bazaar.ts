@@ -4,7 +4,7 @@
  * the last 30 days of sandbox time, bundle membership and curation), and the
  * filters of search.
  */
-import { solanaTokenByMint } from "../../chain/solanaLedger.js";
+import { solanaTokenByMint } from "../../chain/solana/ledger.js";
 import { evmTokenByAddress } from "../../chain/tokens.js";
 import type { Schema } from "../../contract/types.js";
 import type { HandlerContext } from "../types.js";

@@ -16,7 +16,7 @@ import type { Transaction } from "@solana/kit";
 import { blockNumberAt } from "../../chain/blocks.js";
 import { balanceOf, credit, setBalance } from "../../chain/ledger.js";
 import { headBlock, settlementBlock } from "../../chain/mining.js";
-import { blockhashAt, solanaTokenByMint, solanaTxs } from "../../chain/solanaLedger.js";
+import { blockhashAt, solanaTokenByMint, solanaTxs } from "../../chain/solana/ledger.js";
 import {
   decodeSolanaTransaction,
   fromBase58,

@@ -15,7 +15,7 @@ import { bazaarResources, type BazaarResource } from "./model.js";
 import { FACILITATOR_EVM_ADDRESS, FACILITATOR_FEE_PAYER, x402Network } from "./networks.js";
 import { paymentFlowProblem } from "./payment.js";
 import { isLoopbackUrl, parseAbsoluteUrl, probe, type ProbeAnswer } from "./probe.js";
-import { solanaTokenBySymbol } from "../../chain/solanaLedger.js";
+import { solanaTokenBySymbol } from "../../chain/solana/ledger.js";
 import { evmTokenByAddress } from "../../chain/tokens.js";
 
 type Obj = Record<string, unknown>;

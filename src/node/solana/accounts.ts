@@ -1,10 +1,10 @@
 /**
- * Solana accounts as the RPC describes them, from the project's accounts (chain/solanaAccounts.ts): `base64`,
+ * Solana accounts as the RPC describes them, from the project's accounts (chain/solana/accounts.ts): `base64`,
  * `base58` and `jsonParsed` (mints and token accounts parsed as the real node parses them; other accounts fall
  * back to base64, as there). An address the project holds nothing at does not exist, as an unfunded one does not.
  */
-import { decodeMint, decodeTokenAccount, type SolanaAccountState, tokenAccountOwner, viewSolanaAccount } from "../../chain/solanaAccounts.js";
-import { TOKEN_2022_PROGRAM } from "../../chain/solanaTokens.js";
+import { decodeMint, decodeTokenAccount, type SolanaAccountState, tokenAccountOwner, viewSolanaAccount } from "../../chain/solana/accounts.js";
+import { TOKEN_2022_PROGRAM } from "../../chain/solana/tokens.js";
 import { toBase58 } from "../../crypto/solana.js";
 import type { ProjectTx } from "../../store/store.js";
 import { RpcError } from "../jsonRpc.js";

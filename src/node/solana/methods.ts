@@ -3,10 +3,10 @@
  * accounts: method name → function. Token methods are in tokenMethods.ts, transactions and their history in
  * transactionMethods.ts.
  */
-import { isSolanaNetwork as isSolanaChain } from "../../chain/solanaTokens.js";
-import { latestBlockhash, recentBlockhashSlot } from "../../chain/solanaBlockhashes.js";
-import { rentExemptMinimum } from "../../chain/solanaAccounts.js";
-import { lamportsOf } from "../../chain/solanaAccounts.js";
+import { isSolanaNetwork as isSolanaChain } from "../../chain/solana/tokens.js";
+import { latestBlockhash, recentBlockhashSlot } from "../../chain/solana/blockhashes.js";
+import { rentExemptMinimum } from "../../chain/solana/accounts.js";
+import { lamportsOf } from "../../chain/solana/accounts.js";
 import { lookupTable } from "../../lookup.js";
 import { RpcError, type RpcMethod } from "../jsonRpc.js";
 import { accountInfo, checkAddress } from "./accounts.js";

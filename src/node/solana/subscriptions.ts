@@ -3,8 +3,8 @@
  * accounts (programSubscribe) and the transactions that landed (logsSubscribe), read from the committed state.
  * Answers are kept as their JSON text, so a change is a different text.
  */
-import { solanaTxs } from "../../chain/solanaLedger.js";
-import { signaturesFor } from "../../chain/solanaSignatures.js";
+import { solanaTxs } from "../../chain/solana/ledger.js";
+import { signaturesFor } from "../../chain/solana/signatures.js";
 import { stringifyWithBigInts } from "../jsonRpc.js";
 import { accountInfo } from "./accounts.js";
 import type { SolanaNodeContext } from "./context.js";

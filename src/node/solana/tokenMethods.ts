@@ -10,8 +10,8 @@ import {
   tokenAccountOwner,
   tokenAccountsOf,
   viewSolanaAccount,
-} from "../../chain/solanaAccounts.js";
-import { isTokenProgram } from "../../chain/solanaTokens.js";
+} from "../../chain/solana/accounts.js";
+import { isTokenProgram } from "../../chain/solana/tokens.js";
 import { fromBase58 } from "../../crypto/solana.js";
 import { RpcError } from "../jsonRpc.js";
 import { accountJson, checkAddress, checkEncoding, uiTokenAmount } from "./accounts.js";

@@ -7,16 +7,16 @@
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { getBase58Encoder, getCompiledTransactionMessageDecoder, type Transaction } from "@solana/kit";
 import { blockTimestampOf } from "../../chain/blocks.js";
-import { solanaTxs, type SolanaLedgerTx } from "../../chain/solanaLedger.js";
-import { readSolanaTransactionOn } from "../../chain/solanaLookupTables.js";
-import { signaturesFor } from "../../chain/solanaSignatures.js";
-import { simulateSolanaTransaction, SolanaTransactionRefused, submitSolanaTransaction } from "../../chain/solanaSubmit.js";
+import { solanaTxs, type SolanaLedgerTx } from "../../chain/solana/ledger.js";
+import { readSolanaTransactionOn } from "../../chain/solana/lookupTables.js";
+import { signaturesFor } from "../../chain/solana/signatures.js";
+import { simulateSolanaTransaction, SolanaTransactionRefused, submitSolanaTransaction } from "../../chain/solana/submit.js";
 import { decodeSolanaTransaction, toBase58 } from "../../crypto/solana.js";
 import { ApiError } from "../../errors/catalogue.js";
 import { RpcError } from "../jsonRpc.js";
 import { checkAddress, uiTokenAmount } from "./accounts.js";
 import { contextOf, slotOf, type SolanaNodeContext } from "./context.js";
-import { latestBlockhash } from "../../chain/solanaBlockhashes.js";
+import { latestBlockhash } from "../../chain/solana/blockhashes.js";
 
 type SendOptions =
   | { encoding?: string; skipPreflight?: boolean; sigVerify?: boolean; replaceRecentBlockhash?: boolean; innerInstructions?: boolean }

@@ -2,16 +2,16 @@
  * The project's Solana accounts, per network: the one place SOL and token balances live. A wallet's SOL is its
  * system account's lamports; its tokens are the `amount` of the token accounts it owns (an SPL Token or
  * Token-2022 account: 165 bytes, owner at 32, amount at 64); a mint is an 82-byte account. The runtime
- * (solanaRuntime.ts) executes transactions against these accounts and writes back what they changed, so a
+ * (chain/solana/runtime.ts) executes transactions against these accounts and writes back what they changed, so a
  * balance read here and an account a client reads over JSON-RPC are the same bytes. Records hold the account
  * data as base64, which is what `--data` and snapshots keep. An owner → token accounts index saves scans.
  */
 import { createHash } from "node:crypto";
-import { declareCollection } from "../store/collections.js";
-import type { ProjectTx } from "../store/store.js";
-import { fromBase58, toBase58 } from "../crypto/solana.js";
-import { associatedTokenAddress } from "./solanaAddresses.js";
-import { isTokenProgram, SYSTEM_PROGRAM, TOKEN_PROGRAM, solanaTokenByMint } from "./solanaTokens.js";
+import { declareCollection } from "../../store/collections.js";
+import type { ProjectTx } from "../../store/store.js";
+import { fromBase58, toBase58 } from "../../crypto/solana.js";
+import { associatedTokenAddress } from "./addresses.js";
+import { isTokenProgram, SYSTEM_PROGRAM, TOKEN_PROGRAM, solanaTokenByMint } from "./tokens.js";
 
 export interface SolanaAccountState {
   network: string;

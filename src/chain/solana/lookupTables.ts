@@ -5,12 +5,12 @@
  * deactivation and the one-slot warm-up of new addresses are not modelled.
  */
 import type { Transaction } from "@solana/kit";
-import { fromBase58, toBase58 } from "../crypto/solana.js";
-import { createProgramAddress } from "./solanaAddresses.js";
-import { lookupTablesOf, readSolanaTransaction, type SolanaInstruction, type SolanaTransactionFacts } from "../crypto/solanaInstructions.js";
-import { apiError } from "../errors/catalogue.js";
-import { declareCollection } from "../store/collections.js";
-import type { ProjectTx } from "../store/store.js";
+import { fromBase58, toBase58 } from "../../crypto/solana.js";
+import { createProgramAddress } from "./addresses.js";
+import { lookupTablesOf, readSolanaTransaction, type SolanaInstruction, type SolanaTransactionFacts } from "../../crypto/solanaInstructions.js";
+import { apiError } from "../../errors/catalogue.js";
+import { declareCollection } from "../../store/collections.js";
+import type { ProjectTx } from "../../store/store.js";
 
 const ADDRESS_LOOKUP_TABLE_PROGRAM = "AddressLookupTab1e1111111111111111111111111";
 

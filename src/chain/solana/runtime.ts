@@ -2,7 +2,7 @@
  * Solana programs executed for real, by LiteSVM (the Solana runtime as a library, a native addon): System,
  * SPL Token, Token-2022, Associated Token Account, Memo and Compute Budget run as on a cluster. The runtime
  * holds no project state between transactions: before each one the accounts it names are written into it from
- * the project's store (solanaAccounts.ts), the transaction is simulated (nothing is committed inside), the
+ * the project's store (chain/solana/accounts.ts), the transaction is simulated (nothing is committed inside), the
  * accounts it leaves are handed back for the caller to write to the store, and the accounts written in are
  * emptied again. So projects never mix, a refused request changes nothing, and memory does not grow with the
  * number of accounts ever used. The sandbox keeps its own blockhashes (the runtime's check is off), sets the runtime's clock from
@@ -14,9 +14,9 @@
  */
 import { createRequire } from "node:module";
 import type { Account as NativeAccount, Clock as NativeClock, InnerInstruction, LiteSvm } from "litesvm/dist/internal.js";
-import { fromBase58, toBase58 } from "../crypto/solana.js";
-import type { SolanaAccountState } from "./solanaAccounts.js";
-import { solanaTxErrorJson, type SolanaTxError } from "./solanaRuntimeErrors.js";
+import { fromBase58, toBase58 } from "../../crypto/solana.js";
+import type { SolanaAccountState } from "./accounts.js";
+import { solanaTxErrorJson, type SolanaTxError } from "./runtimeErrors.js";
 
 interface NativeBinding {
   LiteSvm: new () => LiteSvm;

@@ -2,7 +2,7 @@
  * The Solana networks the sandbox simulates and the tokens it knows on each (SOL and USDC), with the program
  * ids that own token state. Everything else on the Solana side builds on this table.
  */
-import { lookupTable } from "../lookup.js";
+import { lookupTable } from "../../lookup.js";
 
 export interface SolanaToken {
   symbol: string;

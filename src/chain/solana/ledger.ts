@@ -1,30 +1,30 @@
 /**
- * Solana transactions on the project's accounts (solanaAccounts.ts): a sent transaction runs in the runtime
- * (solanaRuntime.ts) against those accounts, and lands (the accounts it changed written back, its signature,
+ * Solana transactions on the project's accounts (chain/solana/accounts.ts): a sent transaction runs in the runtime
+ * (chain/solana/runtime.ts) against those accounts, and lands (the accounts it changed written back, its signature,
  * status, logs and balances kept in the history) or is refused and changes nothing. Where the runtime cannot
- * load, and for transactions using address lookup tables (solanaLookupTables.ts), `applySolanaTransaction`,
+ * load, and for transactions using address lookup tables (chain/solana/lookupTables.ts), `applySolanaTransaction`,
  * the sandbox's TypeScript model, applies their SOL and SPL transfers instead. Fee: 5,000 lamports per
  * signature, burnt.
  */
 import { createHash } from "node:crypto";
-import { apiError } from "../errors/catalogue.js";
-import type { Clock } from "../clock.js";
-import type { ProjectTx } from "../store/store.js";
-import type { SolanaTransactionFacts } from "../crypto/solanaInstructions.js";
-import { balanceOf, credit, setBalance } from "./ledger.js";
-import { inclusionBlock } from "./mining.js";
-import { readSolanaAccount, tokenAccountOwner } from "./solanaAccounts.js";
-import { declareCollection } from "../store/collections.js";
-import { applyLookupTableInstructions } from "./solanaLookupTables.js";
-import type { SolanaTxError } from "./solanaRuntimeErrors.js";
-import type { SolanaInnerInstructions } from "./solanaRuntime.js";
+import { apiError } from "../../errors/catalogue.js";
+import type { Clock } from "../../clock.js";
+import type { ProjectTx } from "../../store/store.js";
+import type { SolanaTransactionFacts } from "../../crypto/solanaInstructions.js";
+import { balanceOf, credit, setBalance } from "../ledger.js";
+import { inclusionBlock } from "../mining.js";
+import { readSolanaAccount, tokenAccountOwner } from "./accounts.js";
+import { declareCollection } from "../../store/collections.js";
+import { applyLookupTableInstructions } from "./lookupTables.js";
+import type { SolanaTxError } from "./runtimeErrors.js";
+import type { SolanaInnerInstructions } from "./runtime.js";
 
 export const LAMPORTS_PER_SIGNATURE = 5000n;
 
 /** The blockhash of a network's slot: what the node hands out, and what a transaction's recent blockhash is checked against. */
 export const blockhashAt = (network: string, slot: number): Buffer => createHash("sha256").update(`cdp-sandbox:${network}:${slot}`).digest();
 
-export { SOL, SOLANA_TOKENS, solanaTokenByMint, solanaTokenBySymbol } from "./solanaTokens.js";
+export { SOL, SOLANA_TOKENS, solanaTokenByMint, solanaTokenBySymbol } from "./tokens.js";
 
 export interface SolanaLedgerTx {
   signature: string;

@@ -2,9 +2,9 @@
  * The recent blockhashes of a Solana network: one per slot of the sandbox clock, derived from the slot (so
  * nothing needs storing), valid for 150 slots as on a cluster. The runtime's own check is off; this is the check.
  */
-import { fromBase58, toBase58 } from "../crypto/solana.js";
-import { blockNumberAt } from "./blocks.js";
-import { blockhashAt } from "./solanaLedger.js";
+import { fromBase58, toBase58 } from "../../crypto/solana.js";
+import { blockNumberAt } from "../blocks.js";
+import { blockhashAt } from "./ledger.js";
 
 /** Slots a blockhash stays valid for after its own. */
 export const BLOCKHASH_VALID_SLOTS = 150;

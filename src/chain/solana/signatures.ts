@@ -4,8 +4,8 @@
  * signature (`network|address|n`), so a transaction writes the same few bytes however long an address's history
  * is; the newest 1,000 per address are kept (the RPC's largest page), older entries are deleted as new ones come.
  */
-import { declareCollection } from "../store/collections.js";
-import type { ProjectTx } from "../store/store.js";
+import { declareCollection } from "../../store/collections.js";
+import type { ProjectTx } from "../../store/store.js";
 
 const SIGNATURE_COUNTS = declareCollection<{ count: number }>("solanaSignatureCounts");
 const SIGNATURES_BY_ADDRESS = declareCollection<{ signature: string }>("solanaSignaturesByAddress");

@@ -4,8 +4,8 @@
  */
 import { createHash } from "node:crypto";
 import { ed25519 } from "@noble/curves/ed25519.js";
-import { fromBase58, toBase58 } from "../crypto/solana.js";
-import { ASSOCIATED_TOKEN_PROGRAM, TOKEN_PROGRAM } from "./solanaTokens.js";
+import { fromBase58, toBase58 } from "../../crypto/solana.js";
+import { ASSOCIATED_TOKEN_PROGRAM, TOKEN_PROGRAM } from "./tokens.js";
 
 /** The address of `seeds` + `bump` under `program`, or undefined when it lies on the ed25519 curve (no program address). */
 export function createProgramAddress(seeds: readonly Uint8Array[], bump: number, program: string): string | undefined {

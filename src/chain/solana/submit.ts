@@ -5,19 +5,19 @@
  * or, with `skipPreflight`, lands failed and pays its fee, as on a cluster.
  */
 import { getCompiledTransactionMessageDecoder, type Transaction } from "@solana/kit";
-import type { Clock } from "../clock.js";
-import { encodeSolanaTransaction, toBase58 } from "../crypto/solana.js";
-import type { SolanaTransactionFacts } from "../crypto/solanaInstructions.js";
-import { apiError } from "../errors/catalogue.js";
-import type { ProjectTx } from "../store/store.js";
-import { inclusionBlock, settlementBlock } from "./mining.js";
-import { decodeMint, decodeTokenAccount, ensureMint, readSolanaAccount, tokenAccountOwner, writeSolanaAccount } from "./solanaAccounts.js";
-import { recentBlockhashSlot } from "./solanaBlockhashes.js";
-import { applySolanaTransaction, LAMPORTS_PER_SIGNATURE, type SolanaLedgerTx, type SolanaTokenBalance, solanaTxs } from "./solanaLedger.js";
-import { indexSignature } from "./solanaSignatures.js";
-import { type SolanaExecution, solanaRuntime } from "./solanaRuntime.js";
-import { solanaTxErrorMessage, type SolanaTxError } from "./solanaRuntimeErrors.js";
-import { SOL, solanaTokenByMint } from "./solanaTokens.js";
+import type { Clock } from "../../clock.js";
+import { encodeSolanaTransaction, toBase58 } from "../../crypto/solana.js";
+import type { SolanaTransactionFacts } from "../../crypto/solanaInstructions.js";
+import { apiError } from "../../errors/catalogue.js";
+import type { ProjectTx } from "../../store/store.js";
+import { inclusionBlock, settlementBlock } from "../mining.js";
+import { decodeMint, decodeTokenAccount, ensureMint, readSolanaAccount, tokenAccountOwner, writeSolanaAccount } from "./accounts.js";
+import { recentBlockhashSlot } from "./blockhashes.js";
+import { applySolanaTransaction, LAMPORTS_PER_SIGNATURE, type SolanaLedgerTx, type SolanaTokenBalance, solanaTxs } from "./ledger.js";
+import { indexSignature } from "./signatures.js";
+import { type SolanaExecution, solanaRuntime } from "./runtime.js";
+import { solanaTxErrorMessage, type SolanaTxError } from "./runtimeErrors.js";
+import { SOL, solanaTokenByMint } from "./tokens.js";
 
 const ADDRESS_LOOKUP_TABLE_PROGRAM = "AddressLookupTab1e1111111111111111111111111";
 
@@ -92,7 +92,7 @@ export function submitSolanaTransaction(
   if (solanaTxs(store).get(signature)) throw new SolanaTransactionRefused("AlreadyProcessed");
   if (recentBlockhashSlot(network, clock.now(), blockhashOf(tx)) === undefined) throw new SolanaTransactionRefused("BlockhashNotFound");
   const runtime = solanaRuntime();
-  // Lookup tables are the model's (solanaLookupTables.ts): a transaction that manages or reads them is applied there.
+  // Lookup tables are the model's (chain/solana/lookupTables.ts): a transaction that manages or reads them is applied there.
   const usesTables = facts.instructions.some((ix) => ix.programId === ADDRESS_LOOKUP_TABLE_PROGRAM);
   const loadsFromTables = (tx.messageBytes[0]! & 0x80) !== 0 && facts.accountKeys.length > staticKeyCount(tx);
   if (!runtime || usesTables || loadsFromTables) {
