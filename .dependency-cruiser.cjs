@@ -18,13 +18,13 @@ module.exports = {
       severity: "error",
       comment: "The simulated chain knows nothing of the platform's areas, the request pipeline or HTTP.",
       from: { path: "^src/chain/", pathNot: "\\.test\\.ts$" },
-      to: { path: [layer(["domains", "projects", "auth", ...ABOVE_DOMAINS]), "^node_modules/express/"] },
+      to: { path: [layer(["wallet", "products", "projects", "auth", ...ABOVE_DOMAINS]), "^node_modules/express/"] },
     },
     {
       name: "domains-point-down",
       severity: "error",
       comment: "Handlers never see Express objects, the pipeline, the admin API or the node.",
-      from: { path: "^src/domains/", pathNot: "\\.test\\.ts$" },
+      from: { path: "^src/(wallet|products)/", pathNot: "\\.test\\.ts$" },
       to: { path: [layer(ABOVE_DOMAINS), "^node_modules/express/"] },
     },
     {
@@ -32,14 +32,14 @@ module.exports = {
       severity: "error",
       comment: "Store, clock, randomness, cryptography, errors and the contract are the ground floor.",
       from: { path: layer(BASE), pathNot: "\\.test\\.ts$" },
-      to: { path: layer(["chain", "domains", "projects", "auth", ...ABOVE_DOMAINS]) },
+      to: { path: layer(["chain", "wallet", "products", "projects", "auth", ...ABOVE_DOMAINS]) },
     },
     {
       name: "auth-and-projects-point-down",
       severity: "error",
       comment: "Credentials and token checks serve the pipeline, the node and the admin API alike.",
       from: { path: layer(["auth", "projects"]), pathNot: "\\.test\\.ts$" },
-      to: { path: layer(["chain", "domains", ...ABOVE_DOMAINS]) },
+      to: { path: layer(["chain", "wallet", "products", ...ABOVE_DOMAINS]) },
     },
     {
       name: "register-hook-stands-alone",

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
  */
 const ISOLATED = [
   "src/contract/ajv.test.ts", // asserts the plain Ajv class, before preparePrismAjv patches it for the process
-  "src/domains/webhooks/send.test.ts", // vi.mock("node:dns")
+  "src/products/webhooks/send.test.ts", // vi.mock("node:dns")
   // defines browser globals (window, localStorage) for the embedded-wallet client: other clients (OnchainKit's
   // Farcaster SDK) would then take the worker for a browser
   "test/interop/cdp-core-sign-in.test.ts",

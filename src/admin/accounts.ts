@@ -4,10 +4,10 @@
  * token, for the dashboard.
  */
 import type { components } from "../contract/generated/admin-types.js";
-import { endUsers, type EndUserRecord } from "../domains/end-users/model.js";
-import { evmAccounts } from "../domains/evm-accounts/model.js";
-import { smartAccounts } from "../domains/evm-smart-accounts/accounts.js";
-import { solanaAccounts } from "../domains/solana-accounts/model.js";
+import { endUsers, type EndUserRecord } from "../wallet/records/endUsers.js";
+import { evmAccounts } from "../wallet/records/evmAccounts.js";
+import { smartAccounts } from "../wallet/evm-smart-accounts/accounts.js";
+import { solanaAccounts } from "../wallet/records/solanaAccounts.js";
 import { balancesByHolder, holderKey } from "./holdings.js";
 import { pageMatching, pageOf, textOf } from "./paging.js";
 import { type AdminHandler, callerProject } from "./types.js";

@@ -1,5 +1,5 @@
 /** x402 Bazaar curation: bundles of resources (CDP-curated on the platform, the developer's here). */
-import { deleteBundle, putBundle } from "../domains/x402/curation.js";
+import { deleteBundle, putBundle } from "../products/x402/curation.js";
 import { type AdminHandler, callerProject, locking } from "./types.js";
 
 export const putSandboxX402Bundle: AdminHandler<"putSandboxX402Bundle"> = locking("project", async (call, ctx) => {

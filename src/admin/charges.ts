@@ -1,10 +1,10 @@
 /**
- * Commerce charges and products for OnchainKit's checkout (domains/shared/charges): the developer creates a charge (or
+ * Commerce charges and products for OnchainKit's checkout (products/shared/charges): the developer creates a charge (or
  * a product each checkout charges for) here, the kit hydrates and pays it through the node, and the list shows
  * where each one stands on the sandbox clock.
  */
-import { chargeableNetwork, chargeView, createCharge } from "../domains/shared/charges/charges.js";
-import { charges, commerceProducts } from "../domains/shared/charges/model.js";
+import { chargeableNetwork, chargeView, createCharge } from "../products/shared/charges/charges.js";
+import { charges, commerceProducts } from "../products/shared/charges/model.js";
 import { apiError } from "../errors/catalogue.js";
 import { pageOf } from "./paging.js";
 import { type AdminHandler, callerProject, locking } from "./types.js";

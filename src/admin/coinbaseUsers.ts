@@ -5,7 +5,7 @@
  * MFA challenges it passes. Scoped to the bearer token's project, else the
  * default project; each call is one all-or-nothing store transaction.
  */
-import { settleProject } from "../domains/settle.js";
+import { settleProject } from "../products/settle.js";
 import {
   coinbaseBalancesView,
   createCoinbaseUser,
@@ -13,7 +13,7 @@ import {
   issueAccessToken,
   passChallenge,
   type CoinbaseUserRecord,
-} from "../domains/payment-sessions/coinbaseUsers.js";
+} from "../products/payment-sessions/coinbaseUsers.js";
 import { type AdminHandler, callerProject, locking } from "./types.js";
 
 const userView = (u: CoinbaseUserRecord) => ({

@@ -5,8 +5,8 @@
  *   GET /oauth/authorize?…     the consent page an OAuth flow's authUrl opens
  *   GET /oauth/consent?…       its form's answer: 302 back to the app with the code
  */
-import { consentFlow, grantConsent } from "../domains/end-user-auth/oauth.js";
-import { listInboxMessages } from "../domains/shared/inbox.js";
+import { consentFlow, grantConsent } from "../wallet/identity/oauth.js";
+import { listInboxMessages } from "../wallet/shared/inbox.js";
 import { apiError } from "../errors/catalogue.js";
 import { type AdminHandler, callerProject, locking, served } from "./types.js";
 

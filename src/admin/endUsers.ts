@@ -4,10 +4,10 @@
  * Secret), a project-wide delegation grant, and an account-scoped one
  * without the end user's token and wallet JWT.
  */
-import { accountScopeOf, createGrant } from "../domains/end-users/accounts.js";
-import { endUsers, findEndUser } from "../domains/end-users/model.js";
-import { issueEndUserToken } from "../domains/end-users/tokens.js";
-import { issueTemporaryWalletSecret } from "../domains/end-users/walletSecrets.js";
+import { accountScopeOf, createGrant } from "../wallet/end-users/accounts.js";
+import { endUsers, findEndUser } from "../wallet/records/endUsers.js";
+import { issueEndUserToken } from "../wallet/identity/tokens.js";
+import { issueTemporaryWalletSecret } from "../wallet/end-users/walletSecrets.js";
 import { apiError } from "../errors/catalogue.js";
 import { type AdminContext, type AdminHandler, callerProject, locking } from "./types.js";
 

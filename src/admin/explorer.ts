@@ -10,11 +10,11 @@ import { ledgerTxs, type LedgerTx, TRANSFER_TOPIC } from "../chain/ledger.js";
 import { solanaTxs, type SolanaLedgerTx } from "../chain/solana/ledger.js";
 import { erc20ByAddress, nativeTokenOf } from "../chain/tokens.js";
 import type { components } from "../contract/generated/admin-types.js";
-import { BUNDLED } from "../domains/evm-smart-accounts/entryPoint.js";
-import { USER_OPERATIONS } from "../domains/evm-smart-accounts/userOperations.js";
-import { COMMERCE_TRANSFERS_ADDRESS } from "../domains/shared/charges/transfers.js";
-import { SWAP_SETTLER_ADDRESS } from "../domains/swaps/settler.js";
-import { settlements } from "../domains/x402/model.js";
+import { BUNDLED } from "../wallet/evm-smart-accounts/entryPoint.js";
+import { USER_OPERATIONS } from "../wallet/evm-smart-accounts/userOperations.js";
+import { COMMERCE_TRANSFERS_ADDRESS } from "../products/shared/charges/transfers.js";
+import { SWAP_SETTLER_ADDRESS } from "../products/swaps/settler.js";
+import { settlements } from "../products/x402/model.js";
 import type { ProjectTx } from "../store/store.js";
 
 export type ChainTransaction = components["schemas"]["ChainTransaction"];

@@ -5,9 +5,9 @@
  * platform read, so advancing the clock and reloading shows the new state.
  */
 import type { components } from "../contract/generated/admin-types.js";
-import { onrampOrders, orderView, TIMELINES } from "../domains/onramp/model.js";
-import { settleProject } from "../domains/settle.js";
-import { transfers, transferView, type TransferRecord } from "../domains/transfers/model.js";
+import { onrampOrders, orderView, TIMELINES } from "../products/onramp/model.js";
+import { settleProject } from "../products/settle.js";
+import { transfers, transferView, type TransferRecord } from "../products/transfers/model.js";
 import { pageOf } from "./paging.js";
 import { type AdminContext, type AdminHandler, callerProject, locking } from "./types.js";
 

@@ -6,8 +6,8 @@
  * store transaction, like a platform request.
  */
 import type { Clock } from "../clock.js";
-import { fundAccount } from "../domains/accounts/funding.js";
-import { simulateDeposit, type DepositInput } from "../domains/deposit-destinations/deposit.js";
+import { fundAccount } from "../products/accounts/funding.js";
+import { simulateDeposit, type DepositInput } from "../products/deposit-destinations/deposit.js";
 import type { Random } from "../random.js";
 import type { Store } from "../store/store.js";
 import { type AdminHandler, callerProject, locking } from "./types.js";

@@ -20,7 +20,7 @@ import {
   submitUpgradePage,
   verificationOutbox,
   type PageKind,
-} from "../domains/onramp/hostedPages.js";
+} from "../products/onramp/hostedPages.js";
 import { apiError } from "../errors/catalogue.js";
 import type { PendingTx } from "../store/store.js";
 import { type AdminContext, type AdminHandler, page } from "./types.js";

@@ -3,14 +3,14 @@
  * to read. The dashboard polls it: a number that moved says which view to
  * reload.
  */
-import { endUsers } from "../domains/end-users/model.js";
-import { evmAccounts } from "../domains/evm-accounts/model.js";
-import { smartAccounts } from "../domains/evm-smart-accounts/accounts.js";
-import { onrampOrders } from "../domains/onramp/model.js";
-import { policies } from "../domains/policies/model.js";
-import { solanaAccounts } from "../domains/solana-accounts/model.js";
-import { transfers } from "../domains/transfers/model.js";
-import { deliveries, subscriptions } from "../domains/webhooks/model.js";
+import { endUsers } from "../wallet/records/endUsers.js";
+import { evmAccounts } from "../wallet/records/evmAccounts.js";
+import { smartAccounts } from "../wallet/evm-smart-accounts/accounts.js";
+import { onrampOrders } from "../products/onramp/model.js";
+import { policies } from "../wallet/policies/model.js";
+import { solanaAccounts } from "../wallet/records/solanaAccounts.js";
+import { transfers } from "../products/transfers/model.js";
+import { deliveries, subscriptions } from "../wallet/events/model.js";
 import { apiError } from "../errors/catalogue.js";
 import { chainsOf } from "./chain.js";
 import { countOf } from "./paging.js";

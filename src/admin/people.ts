@@ -4,12 +4,12 @@
  * the sandbox clock), and policies with their rules, the accounts they are
  * attached to and which rule decided each recent signing (from the journal).
  */
-import { type DelegationGrant, grants, grantState } from "../domains/end-users/delegation.js";
-import { endUsers } from "../domains/end-users/model.js";
-import { evmAccounts } from "../domains/evm-accounts/model.js";
-import { smartAccounts } from "../domains/evm-smart-accounts/accounts.js";
-import { policies } from "../domains/policies/model.js";
-import { solanaAccounts } from "../domains/solana-accounts/model.js";
+import { type DelegationGrant, grants, grantState } from "../wallet/end-users/delegation.js";
+import { endUsers } from "../wallet/records/endUsers.js";
+import { evmAccounts } from "../wallet/records/evmAccounts.js";
+import { smartAccounts } from "../wallet/evm-smart-accounts/accounts.js";
+import { policies } from "../wallet/policies/model.js";
+import { solanaAccounts } from "../wallet/records/solanaAccounts.js";
 import { endUserText } from "./accounts.js";
 import { pageMatching, pageOf, textOf } from "./paging.js";
 import { type AdminHandler, callerProject } from "./types.js";

@@ -2,7 +2,7 @@
  * POST /_sandbox/terms-of-service: publish a Terms of Service version for the caller's project (bearer token's
  * project, else the default one), in one all-or-nothing store transaction like a platform request.
  */
-import { publishTermsOfService } from "../domains/customers/publishTerms.js";
+import { publishTermsOfService } from "../products/customers/publishTerms.js";
 import { type AdminHandler, callerProject, locking } from "./types.js";
 
 export const publishSandboxTermsOfService: AdminHandler<"publishSandboxTermsOfService"> = locking("project", async (call, ctx) => {

@@ -16,8 +16,8 @@ import { evmTokenBySymbol } from "../chain/tokens.js";
 import type { Clock } from "../clock.js";
 import { apiError } from "../errors/catalogue.js";
 import type { Random } from "../random.js";
-import type { WebhookDispatcher } from "../domains/webhooks/dispatcher.js";
-import { queueDelivery } from "../domains/webhooks/emit.js";
+import type { WebhookDispatcher } from "../products/webhooks/dispatcher.js";
+import { queueDelivery } from "../wallet/events/emit.js";
 import {
   deliveries,
   deliveryId,
@@ -28,9 +28,9 @@ import {
   usesLabels,
   type DeliveryRecord,
   type EventType,
-} from "../domains/webhooks/model.js";
-import { activityPayload, type ActivityFacts } from "../domains/webhooks/onchain.js";
-import { ACTIVITY_NETWORKS } from "../domains/webhooks/rules.js";
+} from "../wallet/events/model.js";
+import { activityPayload, type ActivityFacts } from "../products/webhooks/onchain.js";
+import { ACTIVITY_NETWORKS } from "../products/webhooks/rules.js";
 import { integerOf } from "./paging.js";
 import { type AdminContext, type AdminHandler, callerProject } from "./types.js";
 

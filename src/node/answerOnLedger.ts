@@ -4,7 +4,7 @@
  * payouts show in what the node reports), and one commit once every message is answered.
  */
 import type { Clock } from "../clock.js";
-import { settleProject } from "../domains/settle.js";
+import { settleProject } from "../products/settle.js";
 import type { ProjectLocks } from "../pipeline/locks.js";
 import type { Random } from "../random.js";
 import type { ProjectTx, Store } from "../store/store.js";

@@ -1,12 +1,12 @@
 /**
  * Onramp v1 on the node's host: the paths OnchainKit's Fund components call with the client API key as a
- * bearer (`Authorization: Bearer <client key>`; the project id, the node's other token, works too), served by the onramp area (domains/onramp/v1.ts). Public by
+ * bearer (`Authorization: Bearer <client key>`; the project id, the node's other token, works too), served by the onramp area (products/onramp/v1.ts). Public by
  * design like the JSON-RPC URL, so browsers on any origin may call them (CORS); a missing, unknown or rotated
  * key is 401 in the platform's error body.
  */
 import express, { type Request, type Response } from "express";
 import type { Clock } from "../clock.js";
-import { buyConfig, buyOptions, buyQuote, userTransactions } from "../domains/onramp/v1.js";
+import { buyConfig, buyOptions, buyQuote, userTransactions } from "../products/onramp/v1.js";
 import { apiError } from "../errors/catalogue.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../pipeline/body.js";
 import { errorResponse } from "../pipeline/errors.js";

@@ -9,7 +9,7 @@
 import { type AuthMode, verifyBearer } from "../auth/bearer.js";
 import type { RequestTarget } from "../auth/jwt.js";
 import { apiError } from "../errors/catalogue.js";
-import type { RequestAuth } from "../domains/types.js";
+import type { RequestAuth } from "../wallet/types.js";
 import type { ProjectRegistry } from "../projects/projects.js";
 import type { Exchange } from "./exchange.js";
 

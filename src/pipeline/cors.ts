@@ -8,7 +8,7 @@
  * The exact origin is echoed, with credentials allowed.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { embeddedWalletSettings, originAllowed } from "../domains/end-user-auth/settings.js";
+import { embeddedWalletSettings, originAllowed } from "../wallet/identity/settings.js";
 import type { Store } from "../store/store.js";
 
 const EMBEDDED_WALLET_PATH = /^\/platform\/v2\/embedded-wallet-api\//;

@@ -6,8 +6,8 @@ import type { IncomingMessage } from "node:http";
 import type { EvmRevertTrace } from "../chain/evm/revertTrace.js";
 import type { Operation } from "../contract/operations.js";
 import type { Problem } from "../contract/validate.js";
-import type { PolicyDecision } from "../domains/policies/decisions.js";
-import type { RequestAuth } from "../domains/types.js";
+import type { PolicyDecision } from "../wallet/policies/decisions.js";
+import type { RequestAuth } from "../wallet/types.js";
 
 export interface Outgoing {
   status: number;

@@ -13,7 +13,7 @@
  * is also appended to the file with its bodies (journalFile.ts).
  */
 import type { EvmRevertTrace } from "../chain/evm/revertTrace.js";
-import type { PolicyDecision } from "../domains/policies/decisions.js";
+import type { PolicyDecision } from "../wallet/policies/decisions.js";
 import type { Exchange } from "./exchange.js";
 
 export interface JournalEntry {

@@ -1,7 +1,7 @@
 /**
  * One step from an operationId to its handler: every operation of
  * openapi.yaml is served by exactly one area, from that area's
- * `handlers.ts`, and nothing else in src/domains builds a map of handlers;
+ * `handlers.ts`, and nothing else in src/wallet or src/products builds a map of handlers;
  * the admin API's handlers and admin-openapi.yaml name the same operations.
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -9,10 +9,12 @@ import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { adminHandlers } from "../../src/admin/handlers.js";
 import { loadCompiledOperations } from "../../src/contract/compile.js";
-import { areas } from "../../src/domains/index.js";
+import { areas } from "../../src/products/index.js";
 import { adminSpecPath, defaultSpecPath, packageRoot } from "../../src/paths.js";
 
-const domainsDir = join(packageRoot, "src", "domains");
+/** The two floors of the platform's areas; their folders that hold no operations. */
+const layerDirs = [join(packageRoot, "src", "wallet"), join(packageRoot, "src", "products")];
+const notAreas = new Set(["shared", "records", "events"]);
 
 function sourcesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -43,15 +45,19 @@ describe("the platform's handlers", () => {
     ).toEqual([]);
   });
 
-  it("are listed by one handlers.ts per area, the only map of handlers in src/domains", () => {
-    const folders = readdirSync(domainsDir, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory() && entry.name !== "shared")
-      .map((entry) => entry.name);
-    expect(Object.keys(areas).sort(), "src/domains/index.ts lists every area folder").toEqual(folders.sort());
-    const index = readFileSync(join(domainsDir, "index.ts"), "utf8");
-    for (const area of folders) expect(index).toContain(`from "./${area}/handlers.js"`);
-    const mapsElsewhere = sourcesUnder(domainsDir)
-      .filter((file) => !/\/domains\/[^/]+\/handlers\.ts$/.test(file) && !file.endsWith("/domains/types.ts") && !file.endsWith("/domains/index.ts"))
+  it("are listed by one handlers.ts per area, the only map of handlers in src/wallet and src/products", () => {
+    const folders = layerDirs.flatMap((dir) =>
+      readdirSync(dir, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory() && !notAreas.has(entry.name))
+        .map((entry) => relative(join(packageRoot, "src"), join(dir, entry.name))),
+    );
+    expect(Object.keys(areas).sort(), "src/products/index.ts lists every area folder").toEqual(folders.map((f) => f.split("/")[1]).sort());
+    const index = readFileSync(join(packageRoot, "src", "products", "index.ts"), "utf8");
+    for (const folder of folders)
+      expect(index).toContain(`from "${folder.startsWith("wallet/") ? `../${folder}` : `./${folder.slice("products/".length)}`}/handlers.js"`);
+    const mapsElsewhere = layerDirs
+      .flatMap(sourcesUnder)
+      .filter((file) => !/\/(wallet|products)\/[^/]+\/handlers\.ts$/.test(file) && !file.endsWith("/wallet/types.ts") && !file.endsWith("/products/index.ts"))
       .filter((file) => /:\s*Handlers\b|\bHandlers\s*=|satisfies\s+Handlers\b/.test(readFileSync(file, "utf8")))
       .map((file) => relative(packageRoot, file));
     expect(mapsElsewhere, "files outside an area's handlers.ts that build a map of handlers").toEqual([]);

@@ -52,7 +52,7 @@ describe("fallback mocking", () => {
 
 describe("real handlers", () => {
   it("serve every operation of the contract (nothing in the default sandbox is answered by the mock)", async () => {
-    const { handlers } = await import("../../src/domains/index.js");
+    const { handlers } = await import("../../src/products/index.js");
     expect(index.all.map((o) => o.operationId).filter((id) => !handlers[id])).toEqual([]);
   });
 });

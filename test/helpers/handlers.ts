@@ -2,7 +2,7 @@
  * Tiny stateful handlers used by the core tests to observe the pipeline
  * (isolation, idempotency, persistence) independently of any platform domain.
  */
-import type { AnyHandler } from "../../src/domains/types.js";
+import type { AnyHandler } from "../../src/wallet/types.js";
 import { declareCollection } from "../../src/store/collections.js";
 
 const TEST_ACCOUNTS = declareCollection<{ address: string; name?: string; createdAt: string }>("testAccounts");

@@ -44,7 +44,7 @@ const IS_VALID_SIGNATURE = [
 const VALIDATOR_ARGS = [{ type: "address" }, { type: "bytes32" }, { type: "bytes" }] as const;
 
 /**
- * The EVM runtime's bytecode accounts (the `ContractAccounts` of domains/shared/evmSignatures.ts), with the
+ * The EVM runtime's bytecode accounts (the `ContractAccounts` of wallet/evm-smart-accounts/evmSignatures.ts), with the
  * modelled contracts the runs may reach.
  *
  * @example await bytecodeAccounts(EVM_MODELS).isValidSignature(chain, wallet, hash, signature) // true

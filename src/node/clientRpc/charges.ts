@@ -2,10 +2,10 @@
  * OnchainKit's checkout methods on the client URL. `cdp_hydrateCharge` turns a charge the developer created
  * (admin API) into the payment intent for the payer; `cdp_createProductCharge` first creates a charge for one
  * of the project's products. The checkout then sends two calls — USDC `approve` to the Transfers contract and
- * its `transferTokenPreApproved` — and the charge settles when the second lands (domains/shared/charges).
+ * its `transferTokenPreApproved` — and the charge settles when the second lands (products/shared/charges).
  */
-import { chargeableNetwork, createCharge, hydrateCharge, payableCharge } from "../../domains/shared/charges/charges.js";
-import { commerceProducts } from "../../domains/shared/charges/model.js";
+import { chargeableNetwork, createCharge, hydrateCharge, payableCharge } from "../../products/shared/charges/charges.js";
+import { commerceProducts } from "../../products/shared/charges/model.js";
 import { RpcError } from "../jsonRpc.js";
 import { addressField, type ClientRpcContext, invalidParams, paramObject } from "./context.js";
 

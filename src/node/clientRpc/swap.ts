@@ -8,10 +8,10 @@
 import { encodeFunctionData, erc20Abi, formatUnits, type Hex, parseUnits } from "viem";
 import { allowanceOf, GAS_PRICE_WEI } from "../../chain/ledger.js";
 import { type EvmToken, evmTokenByAddress, evmTokensOf, NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
-import { type SwapQuoteRecord, swapQuotes } from "../../domains/swaps/model.js";
-import { DEFAULT_SLIPPAGE_BPS, PROTOCOL_FEE_BPS, QUOTE_LIFETIME_SECONDS } from "../../domains/swaps/priceTable.js";
-import { priceSwap, type SwapTerms } from "../../domains/swaps/pricing.js";
-import { SWAP_GAS_LIMIT, SWAP_SETTLER_ADDRESS, swapCalldata } from "../../domains/swaps/settler.js";
+import { type SwapQuoteRecord, swapQuotes } from "../../products/swaps/model.js";
+import { DEFAULT_SLIPPAGE_BPS, PROTOCOL_FEE_BPS, QUOTE_LIFETIME_SECONDS } from "../../products/swaps/priceTable.js";
+import { priceSwap, type SwapTerms } from "../../products/swaps/pricing.js";
+import { SWAP_GAS_LIMIT, SWAP_SETTLER_ADDRESS, swapCalldata } from "../../products/swaps/settler.js";
 import { ApiError } from "../../errors/catalogue.js";
 import { RpcError } from "../jsonRpc.js";
 import { addressField, type ClientRpcContext, invalidParams, isAddress, optionalString, paramObject } from "./context.js";

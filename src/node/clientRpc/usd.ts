@@ -1,7 +1,7 @@
 /** USD values from the swap price table: the one set of prices swaps, portfolios and price quotes share. */
 import { formatUnits } from "viem";
 import type { EvmToken } from "../../chain/tokens.js";
-import { USD_PRICE_MICROS } from "../../domains/swaps/priceTable.js";
+import { USD_PRICE_MICROS } from "../../products/swaps/priceTable.js";
 
 /** The USD price of one whole token in micro-dollars, or undefined for a token the table does not price. */
 export const priceMicrosOf = (token: EvmToken): bigint | undefined => USD_PRICE_MICROS[token.symbol];

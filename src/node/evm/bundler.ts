@@ -8,16 +8,16 @@
  */
 import { type Hex, toHex } from "viem";
 import { GAS_PRICE_WEI, ledgerTxs } from "../../chain/ledger.js";
-import { bundledOperation, entryPointRead, estimateGas, handleOperation } from "../../domains/evm-smart-accounts/entryPoint.js";
-import { paymasterFields } from "../../domains/evm-smart-accounts/paymaster.js";
-import { factoryRead, walletCodeAt } from "../../domains/evm-smart-accounts/smartWalletFactory.js";
+import { bundledOperation, entryPointRead, estimateGas, handleOperation } from "../../wallet/evm-smart-accounts/entryPoint.js";
+import { paymasterFields } from "../../wallet/evm-smart-accounts/paymaster.js";
+import { factoryRead, walletCodeAt } from "../../wallet/evm-smart-accounts/smartWalletFactory.js";
 import {
   ENTRY_POINTS,
   type EntryPointVersion,
   entryPointVersion,
   readUserOperation,
   UserOperationRejected,
-} from "../../domains/evm-smart-accounts/userOperationFields.js";
+} from "../../wallet/evm-smart-accounts/userOperationFields.js";
 import { RpcError } from "../jsonRpc.js";
 import { type EvmNodeContext, hex, latestBlock } from "./context.js";
 import { blockHash, receiptView } from "./views.js";

@@ -6,7 +6,7 @@ import { decodeErrorResult, type Hex } from "viem";
 import { type EvmOutcome, type EvmRunRequest, runEvm } from "../../chain/evm/runtime.js";
 import { storageAt } from "../../chain/evm/ledgerState.js";
 import { reportEvmRevert } from "../../chain/evm/revertTrace.js";
-import { EVM_MODELS } from "../../domains/sandboxContracts.js";
+import { EVM_MODELS } from "../../products/sandboxContracts.js";
 import { RpcError } from "../jsonRpc.js";
 import { type EvmNodeContext, hex, latestBlock } from "./context.js";
 

@@ -8,14 +8,14 @@
  * platform's facilitator never disagree about a signature.
  */
 import { decodeAbiParameters, erc6492SignatureValidatorByteCode, type Hex } from "viem";
-import { checkEvmSignature, signatureChain } from "../../domains/shared/evmSignatures.js";
+import { checkEvmSignature, signatureChain } from "../../wallet/evm-smart-accounts/evmSignatures.js";
 import { RpcError } from "../jsonRpc.js";
 import type { EvmNodeContext } from "./context.js";
 
 const VALIDATOR_CODE = erc6492SignatureValidatorByteCode.toLowerCase();
 const CONSTRUCTOR_ARGS = [{ type: "address" }, { type: "bytes32" }, { type: "bytes" }] as const;
 
-/** The platform's one signature check (domains/shared/evmSignatures.ts), with the validator's reverts. */
+/** The platform's one signature check (wallet/evm-smart-accounts/evmSignatures.ts), with the validator's reverts. */
 async function validate(ctx: EvmNodeContext, signer: `0x${string}`, hash: Hex, signature: Hex): Promise<Hex> {
   const check = await checkEvmSignature(signatureChain(ctx, ctx.network), signer, hash, signature);
   if (!check.valid && check.reverts) throw new RpcError(-32000, `execution reverted: SignatureValidator: ${check.reason}`);

@@ -2,7 +2,7 @@
 import type { Hex } from "viem";
 import { balanceOf, evmNonces, holdings } from "../../chain/ledger.js";
 import { erc20ByAddress, evmTokenByAddress, NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
-import { hasSandboxCode } from "../../domains/sandboxContracts.js";
+import { hasSandboxCode } from "../../products/sandboxContracts.js";
 import { canonicalCodeAt } from "../../chain/evm/canonical.js";
 import { runsBytecode } from "../../chain/evm/executeTransaction.js";
 import { codeAt } from "../../chain/evm/ledgerState.js";

@@ -1,0 +1,107 @@
+/** End users: every operation of the area, by operationId. */
+import type { Handlers } from "../types.js";
+import {
+  createDelegationForEndUser,
+  createDelegationForEndUserAccount,
+  getDelegationForEndUser,
+  getDelegationForEndUserAccount,
+  revokeDelegationForEndUser,
+  revokeDelegationForEndUserAccount,
+  sendEvmTransactionWithEndUserAccount,
+  sendSolanaTransactionWithEndUserAccount,
+  signEvmMessageWithEndUserAccount,
+  signEvmTransactionWithEndUserAccount,
+  signEvmTypedDataWithEndUserAccount,
+  signSolanaMessageWithEndUserAccount,
+  signSolanaTransactionWithEndUserAccount,
+} from "./accounts.js";
+import { createEvmEip7702DelegationWithEndUserAccount, sendEvmAssetWithEndUserAccount, sendSolanaAssetWithEndUserAccount } from "./assets.js";
+import {
+  addEndUserEvmAccount,
+  addEndUserEvmSmartAccount,
+  addEndUserSolanaAccount,
+  createEndUser,
+  getEndUser,
+  importEndUser,
+  listEndUsers,
+  lookupEndUser,
+  validateEndUserAccessToken,
+} from "./management.js";
+import { getEvmEip7702DelegationOperationByIdWithEndUserAccount } from "./eip7702Operations.js";
+import { signEvmHashWithEndUserAccount, signSolanaHashWithEndUserAccount } from "./hashSigning.js";
+import { exportEndUserEvmAccount, exportEndUserSolanaAccount } from "./keyExport.js";
+import {
+  afterMfa,
+  initiateMfaEnrollment,
+  initiateMfaEnrollment2,
+  initiateMfaVerification,
+  recordMfaEnrollmentPrompted,
+  submitMfaEnrollment,
+  submitMfaVerification,
+} from "./mfa.js";
+import { createEndUserApplePayOnrampOrder } from "../../products/onramp/endUserOrders.js";
+import {
+  createSpendPermissionWithEndUserAccount,
+  listSpendPermissionsWithEndUserAccount,
+  revokeSpendPermissionWithEndUserAccount,
+} from "./spendPermissions.js";
+import { createEndUserEvmSwap, getEndUserEvmSwapPrice } from "../../products/swaps/endUserSwaps.js";
+import { getUserOperationWithEndUserAccount, sendUserOperationWithEndUserAccount } from "./userOperations.js";
+import { signSolanaX402PaymentWithEndUserAccount } from "../../products/x402/endUserPayment.js";
+
+/** What moves funds or keys waits for a recent MFA verification when the end user enrolled (afterMfa, mfa.ts). */
+export const handlers: Handlers = {
+  // Management
+  createEndUser,
+  importEndUser,
+  getEndUser,
+  listEndUsers,
+  lookupEndUser,
+  addEndUserEvmAccount,
+  addEndUserEvmSmartAccount,
+  addEndUserSolanaAccount,
+  validateEndUserAccessToken,
+  // Signing and sending with end users' accounts
+  signEvmTransactionWithEndUserAccount: afterMfa(signEvmTransactionWithEndUserAccount),
+  sendEvmTransactionWithEndUserAccount: afterMfa(sendEvmTransactionWithEndUserAccount),
+  signEvmMessageWithEndUserAccount: afterMfa(signEvmMessageWithEndUserAccount),
+  signEvmTypedDataWithEndUserAccount: afterMfa(signEvmTypedDataWithEndUserAccount),
+  signEvmHashWithEndUserAccount: afterMfa(signEvmHashWithEndUserAccount),
+  signSolanaMessageWithEndUserAccount: afterMfa(signSolanaMessageWithEndUserAccount),
+  signSolanaTransactionWithEndUserAccount: afterMfa(signSolanaTransactionWithEndUserAccount),
+  signSolanaHashWithEndUserAccount: afterMfa(signSolanaHashWithEndUserAccount),
+  sendSolanaTransactionWithEndUserAccount: afterMfa(sendSolanaTransactionWithEndUserAccount),
+  sendEvmAssetWithEndUserAccount: afterMfa(sendEvmAssetWithEndUserAccount),
+  sendSolanaAssetWithEndUserAccount: afterMfa(sendSolanaAssetWithEndUserAccount),
+  createEvmEip7702DelegationWithEndUserAccount: afterMfa(createEvmEip7702DelegationWithEndUserAccount),
+  getEvmEip7702DelegationOperationByIdWithEndUserAccount,
+  sendUserOperationWithEndUserAccount: afterMfa(sendUserOperationWithEndUserAccount),
+  getUserOperationWithEndUserAccount,
+  signSolanaX402PaymentWithEndUserAccount,
+  // Key export
+  exportEndUserEvmAccount: afterMfa(exportEndUserEvmAccount),
+  exportEndUserSolanaAccount: afterMfa(exportEndUserSolanaAccount),
+  // Spend permissions of end users' smart accounts
+  createSpendPermissionWithEndUserAccount: afterMfa(createSpendPermissionWithEndUserAccount),
+  listSpendPermissionsWithEndUserAccount,
+  revokeSpendPermissionWithEndUserAccount: afterMfa(revokeSpendPermissionWithEndUserAccount),
+  // Swaps
+  getEndUserEvmSwapPrice,
+  createEndUserEvmSwap: afterMfa(createEndUserEvmSwap),
+  // Onramp
+  createEndUserApplePayOnrampOrder,
+  // MFA
+  initiateMfaEnrollment,
+  initiateMfaEnrollment2,
+  submitMfaEnrollment,
+  initiateMfaVerification,
+  submitMfaVerification,
+  recordMfaEnrollmentPrompted,
+  // Delegation grants
+  createDelegationForEndUser: afterMfa(createDelegationForEndUser),
+  createDelegationForEndUserAccount: afterMfa(createDelegationForEndUserAccount),
+  getDelegationForEndUserAccount,
+  getDelegationForEndUser,
+  revokeDelegationForEndUserAccount: afterMfa(revokeDelegationForEndUserAccount),
+  revokeDelegationForEndUser: afterMfa(revokeDelegationForEndUser),
+};

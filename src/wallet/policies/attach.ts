@@ -1,0 +1,14 @@
+/**
+ * The link between accounts and the Policy Engine: an `accountPolicy` must
+ * name an existing account-scope policy of the project.
+ */
+import { apiError } from "../../errors/catalogue.js";
+import type { ProjectTx } from "../../store/store.js";
+import { policies } from "./model.js";
+
+export function assertAccountPolicy(store: ProjectTx, policyId: string): void {
+  const policy = policies(store).get(policyId);
+  if (!policy) throw apiError("not_found", `Policy ${policyId} was not found in this project.`);
+  if (policy.scope !== "account")
+    throw apiError("invalid_request", `Policy ${policyId} has scope ${policy.scope}; only account-scope policies can be attached to an account.`);
+}
