@@ -26,7 +26,7 @@ import { handlers as defaultHandlers } from "./products/index.js";
 import type { AnyHandler } from "./wallet/types.js";
 import { adminSpecPath, defaultSpecPath } from "./paths.js";
 import type { EndUserAuthenticator } from "./pipeline/authenticate.js";
-import { temporaryWalletKey } from "./wallet/end-users/walletSecrets.js";
+import { temporaryWalletKey } from "./wallet/identity/walletSecrets.js";
 import { Journal } from "./pipeline/journal.js";
 import { PLATFORM_PREFIX } from "./pipeline/pipeline.js";
 import type { ScenarioHook } from "./pipeline/scenario.js";

@@ -7,7 +7,7 @@
 import { accountScopeOf, createGrant } from "../wallet/end-users/accounts.js";
 import { endUsers, findEndUser } from "../wallet/records/endUsers.js";
 import { issueEndUserToken } from "../wallet/identity/tokens.js";
-import { issueTemporaryWalletSecret } from "../wallet/end-users/walletSecrets.js";
+import { issueTemporaryWalletSecret } from "../wallet/identity/walletSecrets.js";
 import { apiError } from "../errors/catalogue.js";
 import { type AdminContext, type AdminHandler, callerProject, locking } from "./types.js";
 

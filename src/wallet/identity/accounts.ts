@@ -10,7 +10,7 @@ import { generateSolanaKey } from "../../crypto/solana.js";
 import { apiError } from "../../errors/catalogue.js";
 import { counterfactualAddress, smartAccountOwners } from "../evm-smart-accounts/accounts.js";
 import { endUsers, endUserView, findEndUser } from "../records/endUsers.js";
-import { registerTemporaryWalletSecret as registerSecret } from "../end-users/walletSecrets.js";
+import { registerTemporaryWalletSecret as registerSecret } from "./walletSecrets.js";
 import type { Handler, HandlerContext, RequestAuth } from "../types.js";
 
 /** Up to 10 EVM and 10 Solana accounts per end user (the platform's limit). */
