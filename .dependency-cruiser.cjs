@@ -1,6 +1,6 @@
 /**
  * The layers of src/ and the rule that arrows point down only:
- *   cli/run/index/app → state-files → admin, node, scenarios → pipeline → domains → chain →
+ *   cli/run/index/app → state-files, admin, node, scenarios → pipeline → products → wallet → chain →
  *   store, clock, random, crypto, errors, contract, auth, projects, paths.
  * A module that needs something from above takes it as a parameter or an
  * interface it defines. The register hook (register.ts, register/) stands
@@ -8,10 +8,72 @@
  */
 const layer = (folders) => `^src/(${folders.join("|")})(/|\\.ts$)`;
 const BASE = ["store", "clock", "random", "crypto", "errors", "contract", "paths", "lookup"];
+/**
+ * The platform's areas floor by floor, from the bottom: the wallet core (src/wallet/), then the products built on
+ * it (src/products/). An area imports only areas on the floors beneath its own: never one above, never a
+ * neighbour on its floor. A new area takes the lowest floor whose areas it does not import.
+ */
+const AREA_FLOORS = [
+  ["wallet/types", "wallet/shared"],
+  ["wallet/records", "wallet/events"],
+  ["wallet/policies"],
+  ["wallet/evm-accounts", "wallet/solana-accounts"],
+  ["wallet/evm-smart-accounts"],
+  ["wallet/spend-permissions", "wallet/identity"],
+  ["wallet/end-users"],
+  ["products/shared"],
+  [
+    "products/webhooks",
+    "products/customers",
+    "products/payment-methods",
+    "products/x402",
+    "products/swaps",
+    "products/onramp",
+    "products/sql",
+    "products/token-balances",
+    "products/faucets",
+  ],
+  ["products/accounts", "products/borrowing"],
+  ["products/transfers"],
+  ["products/deposit-destinations", "products/payment-sessions"],
+  ["products/disbursements"],
+  ["products/index", "products/settle", "products/sandboxContracts"],
+];
+const areaFloorRules = AREA_FLOORS.flatMap((floor, i) =>
+  floor.map((area) => ({
+    name: `area-floor:${area}`,
+    severity: "error",
+    comment: `${area} (floor ${i} of AREA_FLOORS) imports only areas on the floors beneath it.`,
+    from: { path: layer([area]), pathNot: "\\.test\\.ts$" },
+    to: {
+      path: layer(
+        AREA_FLOORS.slice(i)
+          .flat()
+          .filter((other) => other !== area),
+      ),
+    },
+  })),
+);
 const ABOVE_DOMAINS = ["pipeline", "admin", "node", "scenarios", "state-files", "app", "index", "cli", "cli-early", "run", "register"];
 
 module.exports = {
   forbidden: [
+    ...areaFloorRules,
+    {
+      name: "areas-see-the-chain-through-its-faces",
+      severity: "error",
+      comment:
+        "The wallet core and the products reach the chain through its three faces: the shared ledger (chain/index.ts), chain/evm/index.ts and chain/solana/index.ts; never the engines behind them or their storage keys.",
+      from: { path: "^src/(wallet|products)/", pathNot: "\\.test\\.ts$" },
+      to: { path: "^src/chain/", pathNot: "^src/chain/(index|evm/index|solana/index)\\.ts$" },
+    },
+    {
+      name: "wallet-beneath-products",
+      severity: "error",
+      comment: "The wallet core knows no product: a product plugs into it through a parameter or an interface the core defines (HandlerContext's contracts).",
+      from: { path: "^src/wallet/", pathNot: "\\.test\\.ts$" },
+      to: { path: "^src/products/" },
+    },
     { name: "no-circular", severity: "error", comment: "Import circles hide which module owns what.", from: {}, to: { circular: true } },
     {
       name: "chain-points-down",
@@ -56,6 +118,15 @@ module.exports = {
         "The dashboard runs in a browser and talks to the sandbox only over the admin API: it imports its own modules and the admin API's generated types.",
       from: { path: "^src/ui/" },
       to: { path: "^src/", pathNot: ["^src/ui/", "^src/contract/generated/admin-types\\.ts$"] },
+    },
+    {
+      name: "admin-and-state-files-apart",
+      severity: "error",
+      comment:
+        "The admin API and the state files (--init, export) sit side by side: what both need lies beneath them (chain/credit.ts), and the admin API gets the exporter from the assembly.",
+      from: { path: "^src/(admin|state-files)/", pathNot: "\\.test\\.ts$" },
+      // $1 is the folder the import starts from: within it, imports are fine
+      to: { path: "^src/(admin|state-files)/", pathNot: "^src/$1/" },
     },
     {
       name: "pipeline-points-down",

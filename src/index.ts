@@ -26,7 +26,6 @@ import { handlers as defaultHandlers } from "./products/index.js";
 import type { AnyHandler } from "./wallet/types.js";
 import { adminSpecPath, defaultSpecPath } from "./paths.js";
 import type { EndUserAuthenticator } from "./pipeline/authenticate.js";
-import { temporaryWalletKey } from "./wallet/identity/walletSecrets.js";
 import { Journal } from "./pipeline/journal.js";
 import { PLATFORM_PREFIX } from "./pipeline/pipeline.js";
 import type { ScenarioHook } from "./pipeline/scenario.js";
@@ -34,8 +33,7 @@ import { ProjectRegistry, type ProjectCredentials } from "./projects/projects.js
 import { createRandomForStart } from "./random.js";
 import { Store } from "./store/store.js";
 import { generateImportKey, importKeyFromPem } from "./crypto/rsaEnvelope.js";
-import { checkEndUserToken } from "./wallet/identity/tokens.js";
-import { customJwtEndUser } from "./wallet/identity/customAuth.js";
+import { endUserAuthenticator } from "./wallet/identity/authenticator.js";
 import { checkCoinbaseToken } from "./products/payment-sessions/coinbaseUsers.js";
 import { projectOfPaymentSession } from "./products/payment-sessions/model.js";
 import { ScenarioEngine } from "./scenarios/engine.js";
@@ -217,6 +215,7 @@ async function startOn(
   const webhooks = startWebhookDispatcher({ store, clock, wallNow: Date.now, log, listeningPorts, privateWebhookTargets });
   started.push(() => webhooks.stop());
   const locks = new ProjectLocks(); // the app's stages and the node's WebSockets write the same ledgers
+  const identity = endUserAuthenticator({ store, clock, tokenSecret: endUserTokenSecret });
   const app = createApp({
     locks,
     keys,
@@ -231,15 +230,7 @@ async function startOn(
     scenarios: options.scenarios ?? engine,
     scenarioEngine: options.scenarios ? undefined : engine,
     authMode,
-    endUserAuth:
-      options.endUserAuth ??
-      (async (token, ex) => {
-        const check = await checkEndUserToken(endUserTokenSecret, token, clock.now());
-        if (check.ok) return { projectId: check.claims.projectId, endUserId: check.claims.userId };
-        // Not the sandbox's own token: perhaps the developer's JWT of a project with custom authentication.
-        const named = ex.query.projectID ?? ex.pathParams.projectId;
-        return customJwtEndUser(store, typeof named === "string" ? named : undefined, token, clock.now());
-      }),
+    endUserAuth: options.endUserAuth ?? identity.authenticate,
     coinbaseAuth: (token) => checkCoinbaseToken(store, token, clock.now()),
     // The payer's operations carry no API key: the payment session they name says whose project it is.
     projectOfPath: ({ paymentSessionId, projectId }) => {
@@ -247,7 +238,7 @@ async function startOn(
       // The embedded-wallet sign-in operations name their project in the path (an unknown one stays unknown: 404).
       return projectId && store.projects().some((p) => p.id === projectId) ? projectId : undefined;
     },
-    endUserWalletKey: (projectId, userId, walletSecretId) => temporaryWalletKey(store, projectId, userId, walletSecretId, clock.now()),
+    endUserWalletKey: identity.walletKey,
     validateResponses: options.validateResponses ?? false,
     webhooks,
     log,
@@ -256,6 +247,7 @@ async function startOn(
     listeningPorts,
     privateWebhookTargets,
     adminAccess: { listening: () => listening, token: adminToken },
+    exportState: (projectId) => exportState(store, clock, projectId),
   });
 
   const server: Server = createServer(app);

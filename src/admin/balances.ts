@@ -1,73 +1,8 @@
 /**
- * POST /_sandbox/balances: credit an address on the project's ledger,
- * `{network, address, token?, amount}` with `token` a symbol of the token
- * table or a contract address (native when absent) and `amount` in the
- * token's smallest unit. `creditOnLedger` is the same credit inside a
- * transaction the caller commits (the init file funds through it).
+ * POST /_sandbox/balances: credit an address on the project's ledger (chain/credit.ts says how a credit is named).
  */
-import { balanceOf, credit } from "../chain/ledger.js";
-import { evmTokenByAddress, evmTokenBySymbol, nativeTokenOf } from "../chain/tokens.js";
-import { apiError } from "../errors/catalogue.js";
-import type { ProjectTx } from "../store/store.js";
+import { creditOnLedger } from "../chain/credit.js";
 import { type AdminHandler, callerProject, locking } from "./types.js";
-import { EVM_NETWORKS } from "../chain/networks.js";
-import { SOL, SOLANA_TOKENS, solanaTokenByMint, solanaTokenBySymbol } from "../chain/solana/ledger.js";
-
-export interface CreditRequest {
-  network?: unknown;
-  address?: unknown;
-  token?: unknown;
-  amount?: unknown;
-}
-
-const networksText = () => [...Object.keys(EVM_NETWORKS), ...Object.keys(SOLANA_TOKENS)].join(", ");
-
-/** The token a credit names on a network (native when absent), with its decimals; undefined when the table has none. */
-export function ledgerToken(network: string, token: unknown): { symbol: string; decimals: number } | undefined {
-  if (network in SOLANA_TOKENS) {
-    return token === undefined ? SOL : typeof token === "string" ? (solanaTokenBySymbol(network, token) ?? solanaTokenByMint(network, token)) : undefined;
-  }
-  if (!(network in EVM_NETWORKS)) return undefined;
-  return token === undefined
-    ? nativeTokenOf(network)
-    : typeof token === "string"
-      ? (evmTokenBySymbol(network, token) ?? evmTokenByAddress(network, token))
-      : undefined;
-}
-
-function creditSolana(tx: ProjectTx, network: string, address: unknown, token: unknown, amount: unknown) {
-  if (typeof address !== "string" || !/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(address))
-    throw apiError("invalid_request", "address must be a base-58 Solana address.");
-  if (typeof amount !== "string" || !/^[0-9]+$/.test(amount))
-    throw apiError("invalid_request", "amount must be a string of digits in the smallest unit (lamports for SOL).");
-  const asset = token === undefined ? SOL : typeof token === "string" ? (solanaTokenBySymbol(network, token) ?? solanaTokenByMint(network, token)) : undefined;
-  if (!asset) throw apiError("invalid_request", `token ${String(token)} is not in the sandbox's token table for ${network}.`);
-  const key = asset === SOL ? "native" : asset.mint;
-  credit(tx, network, key, address, BigInt(amount));
-  const balance = balanceOf(tx, network, key, address);
-  return { network, address, token: asset.symbol, mintAddress: asset.mint, decimals: asset.decimals, balance: balance.toString() };
-}
-
-/** Credits the ledger inside `tx` (nothing lands until the caller commits); a bad request throws `invalid_request`. */
-export function creditOnLedger(tx: ProjectTx, body: CreditRequest) {
-  const { network, address, token, amount } = body;
-  if (typeof network === "string" && network in SOLANA_TOKENS) return creditSolana(tx, network, address, token, amount);
-  if (typeof network !== "string" || !(network in EVM_NETWORKS)) throw apiError("invalid_request", `network must be one of ${networksText()}.`);
-  if (typeof address !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(address))
-    throw apiError("invalid_request", "address must be a 0x-prefixed 20-byte hex address.");
-  if (typeof amount !== "string" || !/^[0-9]+$/.test(amount))
-    throw apiError("invalid_request", 'amount must be a string of digits in the smallest unit, e.g. "1000000000000000000" for 1 ETH.');
-  const asset =
-    token === undefined
-      ? nativeTokenOf(network)
-      : typeof token === "string"
-        ? (evmTokenBySymbol(network, token) ?? evmTokenByAddress(network, token))
-        : undefined;
-  if (!asset) throw apiError("invalid_request", `token ${String(token)} is not in the sandbox's token table for ${network}.`);
-  credit(tx, network, asset.address, address, BigInt(amount));
-  const balance = balanceOf(tx, network, asset.address, address);
-  return { network, address, token: asset.symbol, contractAddress: asset.address, decimals: asset.decimals, balance: balance.toString() };
-}
 
 /** Funds on any network, mainnets included (where there is no faucet): the ledger is the sandbox's to set. */
 export const creditSandboxBalance: AdminHandler<"creditSandboxBalance"> = locking("project", async (call, ctx) => {

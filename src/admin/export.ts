@@ -1,8 +1,10 @@
-/** GET /_sandbox/export: the state as a state file (src/state-files/export.ts), of the caller's project or of all. */
-import { exportState } from "../state-files/export.js";
+/**
+ * GET /_sandbox/export: the state as a state file, of the caller's project or of all. The assembly hands the
+ * admin API the exporter (state-files/export.ts), so the admin API and the state files import nothing of each other.
+ */
 import type { AdminHandler } from "./types.js";
 
 export const exportSandboxState: AdminHandler<"exportSandboxState"> = ({ projectId }, ctx) => ({
   status: 200,
-  body: exportState(ctx.store, ctx.clock, projectId) as { version: 1; projects: Array<Record<string, unknown>> },
+  body: ctx.exportState(projectId) as { version: 1; projects: Array<Record<string, unknown>> },
 });

@@ -5,7 +5,7 @@
  */
 import { formatUnits } from "viem";
 import { forEachBalance } from "../chain/ledger.js";
-import { SOL, SOLANA_TOKENS, solanaTokenByMint } from "../chain/solana/ledger.js";
+import { SOL, SOLANA_TOKENS, solanaTokenByMint } from "../chain/solana/tokens.js";
 import { evmTokenByAddress, nativeTokenOf } from "../chain/tokens.js";
 import type { components } from "../contract/generated/admin-types.js";
 import type { ProjectTx } from "../store/store.js";

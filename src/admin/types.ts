@@ -45,6 +45,8 @@ export interface AdminContext {
   /** Present when the sandbox delivers webhooks (always, from startSandbox). */
   webhooks?: WebhookDispatcher;
   log: (message: string) => void;
+  /** The state as a state file (state-files/export.ts, passed in by the assembly): one project's, or every one's. */
+  exportState: (projectId?: string) => unknown;
   locks: ProjectLocks;
   snapshots: Snapshots;
   /** Seedable randomness, one stream per kind of thing the admin API makes. */

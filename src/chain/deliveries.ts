@@ -10,14 +10,15 @@
  *   scheduleDelivery(store, { id: hash, network: "base", asset: usdc, holder, amount: "5000000", atMs, from: HOT_WALLET });
  *   settleDueDeliveries(store, clock); // credits the holder once atMs has passed
  */
-import { encodeFunctionData, type Hex } from "viem";
+import { encodeFunctionData, erc20Abi, type Hex } from "viem";
 import { chainIdOf } from "./networks.js";
 import type { Clock } from "../clock.js";
 import type { ProjectTx, Store } from "../store/store.js";
 import { declareCollection } from "../store/collections.js";
 import { settlementBlock } from "./mining.js";
 import { credit, recordPayout } from "./ledger.js";
-import { SOLANA_TOKENS, solanaTxs } from "./solana/ledger.js";
+import { solanaTxs } from "./solana/ledger.js";
+import { SOLANA_TOKENS } from "./solana/tokens.js";
 import { NATIVE_TOKEN_ADDRESS } from "./tokens.js";
 
 export interface ScheduledDelivery {
@@ -37,19 +38,6 @@ export interface ScheduledDelivery {
 
 const SCHEDULED_DELIVERIES = declareCollection<ScheduledDelivery>("ledgerScheduledDeliveries", { dueAt: (d) => d.atMs });
 const deliveries = (store: ProjectTx) => store.collection(SCHEDULED_DELIVERIES);
-
-const transferAbi = [
-  {
-    type: "function",
-    name: "transfer",
-    stateMutability: "nonpayable",
-    inputs: [
-      { name: "to", type: "address" },
-      { name: "value", type: "uint256" },
-    ],
-    outputs: [{ type: "bool" }],
-  },
-] as const;
 
 export function scheduleDelivery(store: ProjectTx, delivery: ScheduledDelivery): void {
   deliveries(store).put(delivery.id, delivery);
@@ -87,7 +75,7 @@ function settleEvm(store: ProjectTx, d: ScheduledDelivery, block: number): void 
     amount,
     block,
     submittedAtMs: d.atMs,
-    input: isNative ? "0x" : encodeFunctionData({ abi: transferAbi, functionName: "transfer", args: [d.holder as `0x${string}`, amount] }),
+    input: isNative ? "0x" : encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [d.holder as `0x${string}`, amount] }),
   });
 }
 

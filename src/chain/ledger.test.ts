@@ -13,7 +13,8 @@ import { createRandom } from "../random.js";
 import { toBase58 } from "../crypto/solana.js";
 import { Store, type PendingTx } from "../store/store.js";
 import { applyEvmTransaction, balanceOf, credit, ledgerTxs } from "./ledger.js";
-import { applySolanaTransaction, LAMPORTS_PER_SIGNATURE, solanaTokenBySymbol } from "./solana/ledger.js";
+import { applySolanaTransaction, LAMPORTS_PER_SIGNATURE } from "./solana/ledger.js";
+import { solanaTokenBySymbol } from "./solana/tokens.js";
 import { evmTokenBySymbol } from "./tokens.js";
 
 const NETWORK = "base-sepolia";

@@ -7,14 +7,14 @@
  * Gas: every transaction burns gasUsed × GAS_PRICE_WEI from the sender
  * (a Base-like 0.001 gwei), so balances are conserved up to burnt fees.
  */
-import { decodeFunctionData, encodeAbiParameters, keccak256, pad, toHex, type Hex } from "viem";
+import { decodeFunctionData, encodeAbiParameters, erc20Abi, keccak256, pad, toHex, type Hex } from "viem";
 import type { Clock } from "../clock.js";
 import { apiError } from "../errors/catalogue.js";
 import type { ProjectTx } from "../store/store.js";
 import { inclusionBlock } from "./mining.js";
 import { erc20ByAddress, NATIVE_TOKEN_ADDRESS } from "./tokens.js";
 import { declareCollection } from "../store/collections.js";
-import { forEachSolanaBalance, lamportsOf, setLamports, setTokenBalance, solanaHoldings, solanaTotalHeld, tokenBalanceOf } from "./solana/accounts.js";
+import { forEachSolanaBalance, setSolanaBalance, solanaBalanceOf, solanaHoldings, solanaTotalHeld } from "./solana/accounts.js";
 import { isSolanaNetwork } from "./solana/tokens.js";
 
 export const GAS_PRICE_WEI = 1_000_000n;
@@ -22,39 +22,8 @@ const NATIVE = "native";
 export const TRANSFER_TOPIC = keccak256(toHex("Transfer(address,address,uint256)"));
 export const APPROVAL_TOPIC = keccak256(toHex("Approval(address,address,uint256)"));
 
-const erc20 = [
-  {
-    type: "function",
-    name: "transfer",
-    stateMutability: "nonpayable",
-    inputs: [
-      { name: "to", type: "address" },
-      { name: "value", type: "uint256" },
-    ],
-    outputs: [{ type: "bool" }],
-  },
-  {
-    type: "function",
-    name: "transferFrom",
-    stateMutability: "nonpayable",
-    inputs: [
-      { name: "from", type: "address" },
-      { name: "to", type: "address" },
-      { name: "value", type: "uint256" },
-    ],
-    outputs: [{ type: "bool" }],
-  },
-  {
-    type: "function",
-    name: "approve",
-    stateMutability: "nonpayable",
-    inputs: [
-      { name: "spender", type: "address" },
-      { name: "value", type: "uint256" },
-    ],
-    outputs: [{ type: "bool" }],
-  },
-] as const;
+/** The token calls the ledger applies itself; any other call to a token reverts. */
+const APPLIED_TOKEN_CALLS: ReadonlySet<string> = new Set(["transfer", "transferFrom", "approve"]);
 
 export interface LedgerLog {
   address: `0x${string}`;
@@ -104,17 +73,6 @@ const LEDGER_PERMIT_NONCES = declareCollection<{ next: string }>("ledgerPermitNo
 const balances = (store: ProjectTx) => store.collection(LEDGER_BALANCES);
 export const ledgerTxs = (store: ProjectTx) => store.collection(LEDGER_TXS);
 const allowances = (store: ProjectTx) => store.collection(LEDGER_ALLOWANCES);
-const EVM_NONCES = declareCollection<{ next: number }>("evmNonces");
-/** The next nonce of each sender on each network, keyed `address:network` (lowercase address). */
-export const evmNonces = (store: ProjectTx) => store.collection(EVM_NONCES);
-
-/** The nonce of `sender`'s next transaction on `network`, counted as used: for the platform's own senders (facilitator, operator). */
-export function takeNonce(store: ProjectTx, network: string, sender: string): number {
-  const key = `${sender.toLowerCase()}:${network}`;
-  const next = evmNonces(store).get(key)?.next ?? 0;
-  evmNonces(store).put(key, { next: next + 1 });
-  return next;
-}
 
 // EVM addresses compare case-insensitively; Solana's base-58 addresses exactly.
 const addressKey = (a: string) => (a.startsWith("0x") ? a.toLowerCase() : a);
@@ -125,17 +83,13 @@ const balanceId = (network: string, asset: string, holder: string) => `${network
 // executes against: these functions read and write them there, so callers need not know the difference.
 
 export function balanceOf(store: ProjectTx, network: string, asset: string, holder: string): bigint {
-  if (isSolanaNetwork(network)) return asset === NATIVE ? lamportsOf(store, network, holder) : tokenBalanceOf(store, network, holder, asset);
+  if (isSolanaNetwork(network)) return solanaBalanceOf(store, network, asset, holder);
   return BigInt(balances(store).get(balanceId(network, asset, holder))?.amount ?? "0");
 }
 
 export function setBalance(store: ProjectTx, network: string, asset: string, holder: string, amount: bigint): void {
-  if (isSolanaNetwork(network)) {
-    if (asset === NATIVE) setLamports(store, network, holder, amount);
-    else setTokenBalance(store, network, holder, asset, amount);
-    return;
-  }
-  balances(store).put(balanceId(network, asset, holder), { network, asset: assetKey(asset), holder: addressKey(holder), amount: amount.toString() });
+  if (isSolanaNetwork(network)) setSolanaBalance(store, network, asset, holder, amount);
+  else balances(store).put(balanceId(network, asset, holder), { network, asset: assetKey(asset), holder: addressKey(holder), amount: amount.toString() });
 }
 
 export function credit(store: ProjectTx, network: string, asset: string, holder: string, amount: bigint): void {
@@ -304,10 +258,11 @@ export function ledgerRecord(clock: Clock, tx: EvmTransactionInput, block: numbe
 function applyTokenCall(store: ProjectTx, tx: EvmTransactionInput, contract: `0x${string}`, logs: LedgerLog[]): boolean {
   let call: { functionName: string; args: readonly unknown[] };
   try {
-    call = decodeFunctionData({ abi: erc20, data: tx.input }) as typeof call;
+    call = decodeFunctionData({ abi: erc20Abi, data: tx.input }) as typeof call;
   } catch {
     return false; // not a call this token understands: it reverts
   }
+  if (!APPLIED_TOKEN_CALLS.has(call.functionName)) return false;
   if (call.functionName === "approve") {
     const [spender, amount] = call.args as [string, bigint];
     allowances(store).put(`${tx.network}|${contract.toLowerCase()}|${tx.from.toLowerCase()}|${spender.toLowerCase()}`, { amount: amount.toString() });

@@ -16,6 +16,7 @@
 import { type Hex, isAddress } from "viem";
 import { type LedgerTx, ledgerTxs } from "../chain/ledger.js";
 import { chainIdOf } from "../chain/networks.js";
+import { CHAIN_CONTRACTS } from "../products/sandboxContracts.js";
 import type { Clock } from "../clock.js";
 import type { ProjectLocks } from "../pipeline/locks.js";
 import type { Random } from "../random.js";
@@ -109,7 +110,7 @@ function serve(ws: WebSocket, { network, projectId }: WebSocketTarget, deps: Evm
   let nextId = 1;
   // A read of the committed ledger: the transaction is never committed, so a check changes nothing.
   const readContext = (): EvmNodeContext | undefined =>
-    deps.store.project(projectId) ? { network, chainId, store: deps.store.begin(projectId), clock: deps.clock } : undefined;
+    deps.store.project(projectId) ? { network, chainId, store: deps.store.begin(projectId), clock: deps.clock, contracts: CHAIN_CONTRACTS } : undefined;
   const send = (message: object) => {
     if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message, (_k, v) => (typeof v === "bigint" ? hex(v) : v)));
   };
@@ -196,7 +197,7 @@ function serve(ws: WebSocket, { network, projectId }: WebSocketTarget, deps: Evm
       projectId,
       message,
       evmMethods,
-      (tx) => ({ network, chainId, store: tx, clock: deps.clock }),
+      (tx) => ({ network, chainId, store: tx, clock: deps.clock, contracts: CHAIN_CONTRACTS }),
       (m) => `the method ${m} does not exist/is not available`,
     );
 

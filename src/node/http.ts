@@ -16,6 +16,7 @@ import express, { type Request, type Response } from "express";
 import type { AuthMode } from "../auth/bearer.js";
 import type { Clock } from "../clock.js";
 import { chainIdOf } from "../chain/networks.js";
+import { CHAIN_CONTRACTS } from "../products/sandboxContracts.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../pipeline/body.js";
 import { errorResponse } from "../pipeline/errors.js";
 import { redirectedFrom } from "../pipeline/exchange.js";
@@ -133,7 +134,7 @@ export function createNodeRouter(deps: NodeDeps): express.Router {
           projectId,
           payload,
           evmNodeMethods,
-          (tx) => ({ network, chainId: chainId!, store: tx, clock: deps.clock, random: clientRpcRandom, ethCall: nodeEthCall }),
+          (tx) => ({ network, chainId: chainId!, store: tx, clock: deps.clock, contracts: CHAIN_CONTRACTS, random: clientRpcRandom, ethCall: nodeEthCall }),
           (m) => `the method ${m} does not exist/is not available`,
         );
     send(200, stringifyWithBigInts(out), out);

@@ -9,6 +9,7 @@ import type { AuthMode } from "../auth/bearer.js";
 import { collectEvmReverts } from "../chain/evm/revertTrace.js";
 import type { Clock } from "../clock.js";
 import { onPolicyDecision } from "../wallet/policies/decisions.js";
+import { CHAIN_CONTRACTS } from "../products/sandboxContracts.js";
 import { hasDueWork, settleProject } from "../products/settle.js";
 import { fallbackResponse } from "../contract/fallback.js";
 import type { OperationIndex } from "../contract/operations.js";
@@ -104,6 +105,7 @@ export function createPipeline(deps: PipelineDeps) {
             project: { id: tx.projectId, settings: tx.settings() },
             log: deps.log,
             listeningPorts: deps.listeningPorts,
+            contracts: CHAIN_CONTRACTS,
             privateWebhookTargets: deps.privateWebhookTargets ?? true,
           },
         ),

@@ -3,13 +3,14 @@
  * runs them: whoever applies an EVM transaction (a send, a user operation,
  * the node) passes this table to `applyEvmTransaction`.
  */
-import { bytecodeAccounts } from "../chain/evm/contractAccounts.js";
-import type { ChainContracts } from "../chain/evm/executeTransaction.js";
-import { ledgerContractModel } from "../chain/evm/ledgerContract.js";
-import type { ModelledContract } from "../chain/evm/modelled.js";
-import { tokenContractsOf } from "../chain/evm/tokenModel.js";
-import type { SandboxContract } from "../chain/ledger.js";
-import { PERMIT2_ADDRESS } from "../chain/permit2.js";
+import {
+  type ChainContracts,
+  ledgerContractModel,
+  type ModelledContract,
+  PERMIT2_ADDRESS,
+  type SandboxContract,
+  tokenContractsOf,
+} from "../chain/evm/index.js";
 import { morphoBlue } from "./borrowing/morpho.js";
 import { commerceTransfers } from "./shared/charges/transfers.js";
 import { spendPermissionManager } from "../wallet/spend-permissions/manager.js";
@@ -41,6 +42,3 @@ const modelsByNetwork = new Map<string, readonly ModelledContract[]>();
 
 /** Both tables, for whoever applies a transaction that may run bytecode (`applyTransaction`). */
 export const CHAIN_CONTRACTS: ChainContracts = { ledger: SANDBOX_CONTRACTS, evm: EVM_MODELS };
-
-/** The bytecode accounts the EVM runtime holds, asked about signatures (ERC-1271, ERC-6492) with the models above reachable. */
-export const CONTRACT_ACCOUNTS = bytecodeAccounts(EVM_MODELS);

@@ -8,7 +8,7 @@
  * The webhook events of those transitions are emitted here, in the same
  * transaction, stamped with the time each transition happened.
  */
-import { hasDueDeliveries, settleDueDeliveries } from "../chain/deliveries.js";
+import { hasDueDeliveries, settleDueDeliveries } from "../chain/index.js";
 import type { ProjectTx, Store } from "../store/store.js";
 import { hasDueCustomerReviews, reviewDueCustomers } from "./customers/events.js";
 import { hasDueDisbursements, settleDueDisbursements } from "./disbursements/settle.js";

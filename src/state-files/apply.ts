@@ -8,13 +8,14 @@
  * the error names the file, the entry and what went wrong.
  */
 import { constants, publicEncrypt } from "node:crypto";
-import { creditOnLedger, ledgerToken } from "../admin/balances.js";
 import { apiKeyFromSecret, generateApiKey, generateWalletSecret, walletSecretFromBase64 } from "../auth/credentials.js";
+import { creditOnLedger, ledgerToken } from "../chain/credit.js";
 import type { Clock } from "../clock.js";
 import type { OperationIndex } from "../contract/operations.js";
 import { describeProblems, validateRequest } from "../contract/validate.js";
 import { fromBase58 } from "../crypto/solana.js";
 import { fundAccount } from "../products/accounts/funding.js";
+import { CHAIN_CONTRACTS } from "../products/sandboxContracts.js";
 import { accountScopeOf, createGrant } from "../wallet/end-users/accounts.js";
 import { findEndUser } from "../wallet/records/endUsers.js";
 import { findEvmAccountByName } from "../wallet/records/evmAccounts.js";
@@ -275,6 +276,7 @@ export async function applyStateFile(file: string, content: StateFile, deps: App
       project: { id: project.id, settings: project.settings },
       log: deps.log ?? (() => undefined),
       listeningPorts: () => [],
+      contracts: CHAIN_CONTRACTS,
     };
     await applyContent(file, path, entry, ctx, deps);
     await tx.commit();

@@ -10,6 +10,7 @@
  *   export const getEvmAccount: Handler<"getEvmAccount"> = (req, ctx) =>
  *     ({ status: 200, body: evmAccountView(findEvmAccount(ctx.store, req.pathParams.address)) });
  */
+import type { ChainContracts } from "../chain/evm/index.js";
 import type { Clock } from "../clock.js";
 import type { operations } from "../contract/generated/types.js";
 import type { OperationId, PathParamsOf, QueryParamsOf, RequestBody, AnswerOf } from "../contract/types.js";
@@ -69,6 +70,12 @@ export interface HandlerContext {
   log: (message: string) => void;
   /** The ports the sandbox itself listens on (webhook targets must not reach them). */
   listeningPorts: () => readonly number[];
+  /**
+   * The contracts the simulated chain runs beyond tokens (the swap settler, the SpendPermissionManager, Morpho,
+   * the Commerce transfers contract). Products define some of them, so the wallet core gets the table from the
+   * assembly (products/sandboxContracts.ts) instead of importing it.
+   */
+  contracts: ChainContracts;
   /** False: webhook targets on loopback, link-local and private addresses are refused (a sandbox bound off loopback). */
   privateWebhookTargets?: boolean;
 }

@@ -14,7 +14,8 @@ import { Account, type Address, bytesToHex, hexToBytes, KECCAK256_NULL, KECCAK25
 import { keccak256 } from "viem";
 import { declareCollection } from "../../store/collections.js";
 import type { ProjectTx } from "../../store/store.js";
-import { balanceOf, evmNonces, setBalance } from "../ledger.js";
+import { balanceOf, setBalance } from "../ledger.js";
+import { clearNonce, nextNonce, setNextNonce } from "./nonces.js";
 import type { JournaledTx } from "./journaledTx.js";
 
 /** A contract's runtime code on one network, keyed `network|address` (lowercase), with its keccak256 (hashing it at every read cost more than running it). */
@@ -101,7 +102,7 @@ export class LedgerStateManager implements StateManagerInterface {
   async getAccount(address: Address): Promise<Account | undefined> {
     const a = address.toString();
     const balance = balanceOf(this.store, this.network, NATIVE, a);
-    const nonce = BigInt(evmNonces(this.store).get(`${a}:${this.network}`)?.next ?? 0);
+    const nonce = BigInt(nextNonce(this.store, this.network, a));
     const codeHash = this.codeHashOf(a);
     if (balance === 0n && nonce === 0n && codeHash === KECCAK256_NULL) return undefined;
     return new Account(nonce, balance, KECCAK256_RLP, codeHash);
@@ -119,14 +120,13 @@ export class LedgerStateManager implements StateManagerInterface {
     if (!account) return this.deleteAccount(address);
     const a = address.toString();
     if (balanceOf(this.store, this.network, NATIVE, a) !== account.balance) setBalance(this.store, this.network, NATIVE, a, account.balance);
-    const key = `${a}:${this.network}`;
-    if (BigInt(evmNonces(this.store).get(key)?.next ?? 0) !== account.nonce) evmNonces(this.store).put(key, { next: Number(account.nonce) });
+    if (BigInt(nextNonce(this.store, this.network, a)) !== account.nonce) setNextNonce(this.store, this.network, a, Number(account.nonce));
   }
 
   async deleteAccount(address: Address): Promise<void> {
     const a = address.toString();
     if (balanceOf(this.store, this.network, NATIVE, a) !== 0n) setBalance(this.store, this.network, NATIVE, a, 0n);
-    if (evmNonces(this.store).get(`${a}:${this.network}`)) evmNonces(this.store).delete(`${a}:${this.network}`);
+    clearNonce(this.store, this.network, a);
     if (hasDeployedCode(this.store, this.network, a)) this.store.collection(EVM_CODE).delete(codeKey(this.network, a));
     await this.clearStorage(address);
   }

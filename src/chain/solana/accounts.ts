@@ -283,6 +283,17 @@ export function setTokenBalance(store: ProjectTx, network: string, owner: string
   }
 }
 
+/** A holder's balance of `asset` ("native": lamports; else a mint, summed over the owner's token accounts). */
+export function solanaBalanceOf(store: ProjectTx, network: string, asset: string, holder: string): bigint {
+  return asset === "native" ? lamportsOf(store, network, holder) : tokenBalanceOf(store, network, holder, asset);
+}
+
+/** Sets a holder's balance of `asset` ("native": lamports; else a mint). */
+export function setSolanaBalance(store: ProjectTx, network: string, asset: string, holder: string, amount: bigint): void {
+  if (asset === "native") setLamports(store, network, holder, amount);
+  else setTokenBalance(store, network, holder, asset, amount);
+}
+
 /** Every non-zero balance of `owner` on `network`: ["native", lamports] and [mint, amount] per mint. */
 export function solanaHoldings(store: ProjectTx, network: string, owner: string): Array<[string, bigint]> {
   const rows: Array<[string, bigint]> = [];

@@ -11,9 +11,8 @@ import { apiError } from "../../errors/catalogue.js";
 import type { Clock } from "../../clock.js";
 import type { ProjectTx } from "../../store/store.js";
 import type { SolanaTransactionFacts } from "../../crypto/solanaInstructions.js";
-import { balanceOf, credit, setBalance } from "../ledger.js";
 import { inclusionBlock } from "../mining.js";
-import { readSolanaAccount, tokenAccountOwner } from "./accounts.js";
+import { readSolanaAccount, setSolanaBalance, solanaBalanceOf, tokenAccountOwner } from "./accounts.js";
 import { declareCollection } from "../../store/collections.js";
 import { applyLookupTableInstructions } from "./lookupTables.js";
 import type { SolanaTxError } from "./runtimeErrors.js";
@@ -23,8 +22,6 @@ export const LAMPORTS_PER_SIGNATURE = 5000n;
 
 /** The blockhash of a network's slot: what the node hands out, and what a transaction's recent blockhash is checked against. */
 export const blockhashAt = (network: string, slot: number): Buffer => createHash("sha256").update(`cdp-sandbox:${network}:${slot}`).digest();
-
-export { SOL, SOLANA_TOKENS, solanaTokenByMint, solanaTokenBySymbol } from "./tokens.js";
 
 export interface SolanaLedgerTx {
   signature: string;
@@ -94,21 +91,22 @@ export function applySolanaTransaction(
     );
   }
   const fee = LAMPORTS_PER_SIGNATURE * BigInt(Math.max(1, signatures));
-  const payerLamports = balanceOf(store, network, "native", feePayer);
+  const payerLamports = solanaBalanceOf(store, network, "native", feePayer);
   if (payerLamports < fee) throw apiError("insufficient_balance", `${feePayer} has ${payerLamports} lamports on ${network}; the fee is ${fee}.`);
-  setBalance(store, network, "native", feePayer, payerLamports - fee);
+  setSolanaBalance(store, network, "native", feePayer, payerLamports - fee);
   for (const t of facts.transfers) {
     const asset = t.kind === "sol" ? "native" : (t.mint ?? t.to);
     const from = t.kind === "sol" ? t.from : (t.authority ?? t.from);
-    const held = balanceOf(store, network, asset, from);
+    const held = solanaBalanceOf(store, network, asset, from);
     if (held < t.amount) {
       throw apiError(
         "insufficient_balance",
         `${from} has ${held} of ${t.kind === "sol" ? "lamports" : `token ${asset}`} on ${network}; the transaction moves ${t.amount}.`,
       );
     }
-    setBalance(store, network, asset, from, held - t.amount);
-    credit(store, network, asset, t.kind === "sol" ? t.to : (t.toOwner ?? destinationOwner(store, network, t.to)), t.amount);
+    setSolanaBalance(store, network, asset, from, held - t.amount);
+    const to = t.kind === "sol" ? t.to : (t.toOwner ?? destinationOwner(store, network, t.to));
+    setSolanaBalance(store, network, asset, to, solanaBalanceOf(store, network, asset, to) + t.amount);
   }
   applyLookupTableInstructions(store, network, facts);
   const record: SolanaLedgerTx = { signature, network, slot: inclusionBlock(store, clock, network), feePayer, status: "success", submittedAtMs: clock.now() };

@@ -1,6 +1,7 @@
 /** What an EVM method of the node reads: the network it was called on and the caller's project ledger. */
 import { toHex } from "viem";
 import { headBlock } from "../../chain/mining.js";
+import type { ChainContracts } from "../../chain/evm/executeTransaction.js";
 import type { Clock } from "../../clock.js";
 import type { ProjectTx } from "../../store/store.js";
 
@@ -10,6 +11,8 @@ export interface EvmNodeContext {
   /** The caller's project, in the transaction the node call runs in. */
   store: ProjectTx;
   clock: Clock;
+  /** The chain's contracts beyond tokens (products/sandboxContracts.ts). */
+  contracts: ChainContracts;
 }
 
 /** The chain's head: the clock's block, or a newer one automine made for a transaction. */

@@ -1,6 +1,7 @@
 /** What the ledger holds for an address: balances, nonces, code, ERC-20 reads, and the platform's balance listing. */
 import type { Hex } from "viem";
-import { balanceOf, evmNonces, holdings } from "../../chain/ledger.js";
+import { nextNonce } from "../../chain/evm/nonces.js";
+import { balanceOf, holdings } from "../../chain/ledger.js";
 import { erc20ByAddress, evmTokenByAddress, NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
 import { hasSandboxCode } from "../../products/sandboxContracts.js";
 import { canonicalCodeAt } from "../../chain/evm/canonical.js";
@@ -16,7 +17,7 @@ import { universalSignatureValidation } from "./signatureValidator.js";
 export const eth_getBalance = (params: unknown[], ctx: EvmNodeContext) => hex(balanceOf(ctx.store, ctx.network, NATIVE_TOKEN_ADDRESS, String(params[0])));
 
 export function eth_getTransactionCount(params: unknown[], ctx: EvmNodeContext) {
-  return hex(evmNonces(ctx.store).get(`${String(params[0]).toLowerCase()}:${ctx.network}`)?.next ?? 0);
+  return hex(nextNonce(ctx.store, ctx.network, String(params[0])));
 }
 
 export function eth_getCode(params: unknown[], ctx: EvmNodeContext) {

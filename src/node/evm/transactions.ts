@@ -1,7 +1,8 @@
 /** Transactions on the node: look-ups by hash, raw sends of transactions signed anywhere, and gas estimates. */
 import { type Hex, keccak256, parseTransaction, recoverTransactionAddress, toHex } from "viem";
 import { applyTransaction, runsBytecode } from "../../chain/evm/executeTransaction.js";
-import { applyEvmTransaction, balanceOf, type EvmTransactionInput, evmNonces, type LedgerTx, ledgerTxs } from "../../chain/ledger.js";
+import { nextNonce, setNextNonce } from "../../chain/evm/nonces.js";
+import { applyEvmTransaction, balanceOf, type EvmTransactionInput, type LedgerTx, ledgerTxs } from "../../chain/ledger.js";
 import { CHAIN_CONTRACTS, SANDBOX_CONTRACTS } from "../../products/sandboxContracts.js";
 import { NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
 import { ApiError } from "../../errors/catalogue.js";
@@ -40,9 +41,7 @@ export async function eth_sendRawTransaction(params: unknown[], ctx: EvmNodeCont
   if (parsed.chainId !== undefined && parsed.chainId !== ctx.chainId)
     throw new RpcError(-32000, `chain id ${parsed.chainId} does not match ${ctx.network} (${ctx.chainId})`);
   const hash = keccak256(raw);
-  const nonces = evmNonces(ctx.store);
-  const key = `${from.toLowerCase()}:${ctx.network}`;
-  const expected = nonces.get(key)?.next ?? 0;
+  const expected = nextNonce(ctx.store, ctx.network, from);
   if ((parsed.nonce ?? 0) < expected) throw new RpcError(-32000, `nonce too low: next nonce of ${from} is ${expected}`);
   const input: EvmTransactionInput = {
     hash,
@@ -62,7 +61,7 @@ export async function eth_sendRawTransaction(params: unknown[], ctx: EvmNodeCont
     if (error instanceof ApiError) throw new RpcError(-32000, `insufficient funds for gas * price + value: ${error.message}`);
     throw error;
   }
-  nonces.put(key, { next: (parsed.nonce ?? 0) + 1 });
+  setNextNonce(ctx.store, ctx.network, from, (parsed.nonce ?? 0) + 1);
   return hash;
 }
 

@@ -8,7 +8,7 @@
  * given below. docs/borrowing.md lists the same table.
  */
 import { encodeAbiParameters, getAddress, keccak256, toHex, type Hex } from "viem";
-import { evmTokenBySymbol, type EvmToken } from "../../chain/tokens.js";
+import { type EvmToken, evmTokenBySymbol } from "../../chain/evm/index.js";
 import type { Schema } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import { derivedUuid } from "../../wallet/shared/derivedId.js";

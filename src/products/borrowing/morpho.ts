@@ -14,17 +14,8 @@
  * collateral's value × the liquidation LTV. Nobody liquidates in the sandbox.
  */
 import { decodeFunctionData, encodeFunctionData, type Hex, pad } from "viem";
-import {
-  allowanceOf,
-  balanceOf,
-  type ContractCallResult,
-  credit,
-  type EvmTransactionInput,
-  type LedgerLog,
-  type SandboxContract,
-  setAllowance,
-  moveToken,
-} from "../../chain/ledger.js";
+import { allowanceOf, type ContractCallResult, type EvmTransactionInput, type LedgerLog, type SandboxContract, setAllowance } from "../../chain/evm/index.js";
+import { balanceOf, credit, moveToken } from "../../chain/index.js";
 import type { Clock } from "../../clock.js";
 import { declareCollection } from "../../store/collections.js";
 import type { ProjectTx } from "../../store/store.js";

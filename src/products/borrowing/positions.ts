@@ -7,8 +7,8 @@
  * a refused request changes nothing.
  */
 import { encodeFunctionData, erc20Abi, formatUnits } from "viem";
-import { balanceOf } from "../../chain/ledger.js";
-import type { EvmToken } from "../../chain/tokens.js";
+import type { EvmToken } from "../../chain/evm/index.js";
+import { balanceOf } from "../../chain/index.js";
 import type { Schema } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import { findEndUser } from "../../wallet/records/endUsers.js";

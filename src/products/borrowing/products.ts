@@ -1,6 +1,5 @@
 /** The catalogue of borrow products: listed (filtered and paged) and read one by one, with a snapshot of the head block. */
-import { blockHashOf, blockTimestampOf } from "../../chain/blocks.js";
-import { headBlock } from "../../chain/mining.js";
+import { blockHashOf, blockTimestampOf, headBlock } from "../../chain/index.js";
 import type { Schema } from "../../contract/types.js";
 import { paginate } from "../../wallet/shared/pagination.js";
 import type { Handler, HandlerContext } from "../../wallet/types.js";

@@ -10,7 +10,7 @@
  * insufficient_funds. Each transition sends its acceptance.disbursement.*
  * webhook event.
  */
-import { evmTokenBySymbol, NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
+import { evmTokenBySymbol, NATIVE_TOKEN_ADDRESS } from "../../chain/evm/index.js";
 import type { components } from "../../contract/generated/types.js";
 import type { Schema } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";

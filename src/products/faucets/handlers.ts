@@ -5,14 +5,13 @@
  * Limits per address and per project over a rolling 24 h of sandbox time
  * (table below, also in docs/chain.md) → 429 faucet_limit_exceeded.
  */
-import { faucetPayout } from "../../chain/ledger.js";
-import { solanaTokenBySymbol } from "../../chain/solana/ledger.js";
-import { evmTokenBySymbol } from "../../chain/tokens.js";
+import { chainIdOf, evmTokenBySymbol } from "../../chain/evm/index.js";
+import { faucetPayout } from "../../chain/index.js";
+import { solanaTokenBySymbol } from "../../chain/solana/index.js";
 import { isSolanaAddress } from "../../crypto/solana.js";
 import { apiError } from "../../errors/catalogue.js";
 import type { RequestBody } from "../../contract/types.js";
 import { declareCollection } from "../../store/collections.js";
-import { chainIdOf } from "../../chain/networks.js";
 import type { Handler, Handlers } from "../../wallet/types.js";
 import { payOutOnSolana } from "./solanaPayout.js";
 

@@ -6,8 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { address, type Transaction } from "@solana/kit";
-import { lamportsOf, setLamports, setTokenBalance, tokenBalanceOf } from "../../chain/solana/accounts.js";
-import { SOL, SYSTEM_PROGRAM, type SolanaToken } from "../../chain/solana/tokens.js";
+import { lamportsOf, setLamports, setTokenBalance, SOL, type SolanaToken, SYSTEM_PROGRAM, tokenBalanceOf } from "../../chain/solana/index.js";
 import { type SolanaKey, solanaKeyFromSeed } from "../../crypto/solana.js";
 import { platformSendSolana } from "../../wallet/solana-accounts/platformSend.js";
 import { legacyTransaction, WRITABLE, WRITABLE_SIGNER } from "../../wallet/solana-accounts/legacyTransaction.js";

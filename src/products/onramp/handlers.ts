@@ -1,5 +1,6 @@
-/** The Onramp area (7 operations), by operationId. */
+/** The Onramp area (8 operations, one of them an end user's Apple Pay order), by operationId. */
 import type { Handlers } from "../../wallet/types.js";
+import { createEndUserApplePayOnrampOrder } from "./endUserOrders.js";
 import { getOnrampUserLimits, requestLimitsUpgrade } from "./limits.js";
 import { createOnrampOrder, getOnrampOrderById } from "./orders.js";
 import { createOnrampSession } from "./sessions.js";
@@ -13,4 +14,5 @@ export const handlers: Handlers = {
   requestLimitsUpgrade,
   initiateOnrampVerification,
   submitOnrampVerification,
+  createEndUserApplePayOnrampOrder,
 };

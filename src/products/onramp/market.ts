@@ -7,8 +7,8 @@
  * paymentAmount quotes are fee-inclusive (the buyer pays exactly that);
  * purchaseAmount quotes are fee-exclusive (the buyer receives exactly that).
  */
-import { evmTokenBySymbol, NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
-import { SOL, solanaTokenBySymbol } from "../../chain/solana/ledger.js";
+import { evmTokenBySymbol, NATIVE_TOKEN_ADDRESS } from "../../chain/evm/index.js";
+import { SOL, solanaTokenBySymbol } from "../../chain/solana/index.js";
 import type { Schema } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import { divCeil, divFloor, divRound, formatUnits, fraction, parseUnits, trimUnits } from "./amounts.js";

@@ -6,7 +6,7 @@
  * address on the project's ledger when it completes.
  */
 import { sha256 } from "@noble/hashes/sha2.js";
-import { scheduleDelivery } from "../../chain/deliveries.js";
+import { scheduleDelivery } from "../../chain/index.js";
 import type { RequestBody, ResponseBody } from "../../contract/types.js";
 import { toBase58 } from "../../crypto/solana.js";
 import { apiError } from "../../errors/catalogue.js";

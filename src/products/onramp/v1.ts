@@ -4,9 +4,8 @@
  * from this area's own tables and orders, in v1's snake_case. A v1 quote prices exactly as a v2 order does
  * (`market.ts`) and, like the v2 `isQuote`, stores nothing: its quote_id is for display only.
  */
-import { chainIdOf } from "../../chain/networks.js";
-import { evmTokenBySymbol, NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
-import { SOL, solanaTokenBySymbol } from "../../chain/solana/ledger.js";
+import { chainIdOf, evmTokenBySymbol, NATIVE_TOKEN_ADDRESS } from "../../chain/evm/index.js";
+import { SOL, solanaTokenBySymbol } from "../../chain/solana/index.js";
 import { ApiError, apiError } from "../../errors/catalogue.js";
 import type { ProjectTx } from "../../store/store.js";
 import { formatUnits } from "./amounts.js";

@@ -6,7 +6,7 @@
  * anything is written.
  */
 import { isAddress } from "viem";
-import { evmTokenBySymbol } from "../../chain/tokens.js";
+import { evmTokenBySymbol } from "../../chain/evm/index.js";
 import type { RequestBody } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import { accounts, entityIdOf } from "../accounts/model.js";

@@ -14,9 +14,8 @@
  * are offered: the sandbox does not bridge or swap.
  */
 import { getAddress, hashTypedData, isAddress, toHex, type Hex } from "viem";
-import { balanceOf } from "../../chain/ledger.js";
-import { chainIdOf } from "../../chain/networks.js";
-import { evmTokenByAddress } from "../../chain/tokens.js";
+import { chainIdOf, evmTokenByAddress } from "../../chain/evm/index.js";
+import { balanceOf } from "../../chain/index.js";
 import type { Schema } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import { declareCollection } from "../../store/collections.js";

@@ -12,7 +12,7 @@
  */
 import type { Schema } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
-import { evmTokenByAddress } from "../../chain/tokens.js";
+import { evmTokenByAddress } from "../../chain/evm/index.js";
 import { verifyExactEvm } from "../x402/eip3009.js";
 import { X402_NETWORKS } from "../x402/networks.js";
 import { readPayment } from "../x402/payment.js";

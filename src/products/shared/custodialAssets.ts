@@ -6,8 +6,8 @@
  * why it lives here and not in one of those domains.
  */
 import { lookupTable } from "../../lookup.js";
-import { evmTokenBySymbol } from "../../chain/tokens.js";
-import { solanaTokenBySymbol } from "../../chain/solana/ledger.js";
+import { evmTokenBySymbol } from "../../chain/evm/index.js";
+import { solanaTokenBySymbol } from "../../chain/solana/index.js";
 
 /** The three kinds the customer capabilities name (custodyCrypto, tradeStablecoin, transferFiat, ...). */
 export type AssetClass = "fiat" | "stablecoin" | "crypto";

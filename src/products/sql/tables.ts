@@ -5,9 +5,8 @@
  * (on the sandbox clock) are visible, as on a real indexer.
  */
 import { decodeEventLog, erc20Abi } from "viem";
-import { blockTimestampOf } from "../../chain/blocks.js";
-import { headBlock } from "../../chain/mining.js";
-import { ledgerTxs } from "../../chain/ledger.js";
+import { ledgerTxs } from "../../chain/evm/index.js";
+import { blockTimestampOf, headBlock } from "../../chain/index.js";
 import type { Schema } from "../../contract/types.js";
 import type { ProjectTx } from "../../store/store.js";
 

@@ -7,8 +7,7 @@
  * account's missing Permit2 allowance) is refused before anything is sent.
  */
 import { concat, encodeFunctionData, erc20Abi, type Hex, maxUint256, numberToHex, size } from "viem";
-import { PERMIT2_ADDRESS } from "../../chain/permit2.js";
-import { chainIdOf } from "../../chain/networks.js";
+import { chainIdOf, PERMIT2_ADDRESS } from "../../chain/evm/index.js";
 import type { ResponseBody, Schema } from "../../contract/types.js";
 import { evmAccountOf } from "../../crypto/evm.js";
 import { replaySafeHash, wrapOwnerSignature } from "../../crypto/smartWallet.js";

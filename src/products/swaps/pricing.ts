@@ -3,9 +3,8 @@
  * sell amount fetches, the protocol fee, the slippage floor, and when no
  * liquidity is available. Pure: the same inputs always give the same terms.
  */
-import { PERMIT2_ADDRESS } from "../../chain/permit2.js";
+import { type EvmToken, evmTokenByAddress, evmTokensOf, PERMIT2_ADDRESS } from "../../chain/evm/index.js";
 import { SWAP_LIQUIDITY_POOL, SWAP_SETTLER_ADDRESS } from "./settler.js";
-import { evmTokenByAddress, evmTokensOf, type EvmToken } from "../../chain/tokens.js";
 import { apiError } from "../../errors/catalogue.js";
 import { LIQUIDITY_CAP_USD, PAIRS_WITHOUT_LIQUIDITY, PROTOCOL_FEE_BPS, USD_PRICE_MICROS } from "./priceTable.js";
 

@@ -3,13 +3,18 @@
  * price, and the firm quote with its transaction and Permit2 data.
  */
 import type { Hex } from "viem";
-import { blockNumberAt } from "../../chain/blocks.js";
-import { allowanceOf, balanceOf, GAS_PRICE_WEI } from "../../chain/ledger.js";
-import { PERMIT2_ADDRESS, permitTransferFromHash, permitTransferFromTypedData } from "../../chain/permit2.js";
+import {
+  allowanceOf,
+  chainIdOf,
+  GAS_PRICE_WEI,
+  NATIVE_TOKEN_ADDRESS,
+  PERMIT2_ADDRESS,
+  permitTransferFromHash,
+  permitTransferFromTypedData,
+} from "../../chain/evm/index.js";
+import { balanceOf, blockNumberAt } from "../../chain/index.js";
 import { SWAP_GAS_LIMIT, SWAP_SETTLER_ADDRESS, swapCalldata } from "./settler.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
 import type { ResponseBody } from "../../contract/types.js";
-import { chainIdOf } from "../../chain/networks.js";
 import type { HandlerContext } from "../../wallet/types.js";
 import { swapQuotes, type SwapQuoteRecord } from "./model.js";
 import { DEFAULT_SLIPPAGE_BPS, QUOTE_LIFETIME_SECONDS } from "./priceTable.js";

@@ -15,18 +15,16 @@
 import { decodeFunctionData, encodeFunctionData, hexToBigInt, size, slice, type Hex } from "viem";
 import {
   allowanceOf,
-  balanceOf,
   type ContractCallResult,
-  credit,
   type EvmTransactionInput,
   type LedgerLog,
+  NATIVE_TOKEN_ADDRESS,
+  PERMIT2_ADDRESS,
   type SandboxContract,
   setAllowance,
-  setBalance,
   transferLog,
-} from "../../chain/ledger.js";
-import { PERMIT2_ADDRESS } from "../../chain/permit2.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
+} from "../../chain/evm/index.js";
+import { balanceOf, credit, setBalance } from "../../chain/index.js";
 import type { Clock } from "../../clock.js";
 import { recoverEvmSigner } from "../../crypto/evm.js";
 import { isValidSmartWalletSignature } from "../../crypto/smartWallet.js";

@@ -1,7 +1,7 @@
 /** Token balances read from the project's ledger, native token first, then tokens by contract address. */
-import { holdings } from "../../chain/ledger.js";
-import { evmTokenByAddress, NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
-import { SOL, solanaTokenByMint } from "../../chain/solana/ledger.js";
+import { evmTokenByAddress, NATIVE_TOKEN_ADDRESS } from "../../chain/evm/index.js";
+import { holdings } from "../../chain/index.js";
+import { SOL, solanaTokenByMint } from "../../chain/solana/index.js";
 import type { Schema } from "../../contract/types.js";
 import type { ProjectTx } from "../../store/store.js";
 import { type PageQuery, paginate } from "../../wallet/shared/pagination.js";

@@ -13,8 +13,8 @@
  * - an email at a `.invalid` domain (RFC 2606) → "Unable to send to this recipient."
  */
 import { isAddress } from "viem";
-import { SOLANA_TOKENS } from "../../chain/solana/ledger.js";
-import { EVM_TOKENS } from "../../chain/tokens.js";
+import { EVM_TOKENS } from "../../chain/evm/index.js";
+import { SOLANA_TOKENS } from "../../chain/solana/index.js";
 import { isSolanaAddress } from "../../crypto/solana.js";
 import { apiError } from "../../errors/catalogue.js";
 import type { ProjectTx } from "../../store/store.js";

@@ -16,15 +16,14 @@
  */
 import { keccak256, toHex, type Hex } from "viem";
 import { sha512 } from "@noble/hashes/sha2.js";
-import { blockNumberAt } from "../../chain/blocks.js";
-import { credit, recordPayout } from "../../chain/ledger.js";
-import { solanaTxs } from "../../chain/solana/ledger.js";
+import { chainIdOf } from "../../chain/evm/index.js";
+import { blockNumberAt, credit, recordPayout } from "../../chain/index.js";
+import { solanaTxs } from "../../chain/solana/index.js";
 import { toBase58 } from "../../crypto/solana.js";
 import type { ProjectTx, Store } from "../../store/store.js";
 import type { EmitContext } from "../../wallet/events/emit.js";
 import { creditAccount, debitAccount, holdFunds, releaseHold } from "../accounts/model.js";
 import { ledgerTokenOf } from "../shared/custodialAssets.js";
-import { chainIdOf } from "../../chain/networks.js";
 import { emitTransferEvent } from "./events.js";
 import { FAILURE, TRANSFERS, transfers, type TransferRecord } from "./model.js";
 import type { Route } from "./quote.js";

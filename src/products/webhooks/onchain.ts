@@ -10,12 +10,11 @@
  */
 import { createHash } from "node:crypto";
 import { decodeEventLog, erc20Abi, getAddress, type Hex } from "viem";
-import { blockTimestampOf } from "../../chain/blocks.js";
-import { headBlock } from "../../chain/mining.js";
-import { ledgerTxs, type LedgerLog, type LedgerTx } from "../../chain/ledger.js";
+import { type LedgerLog, type LedgerTx, ledgerTxs } from "../../chain/evm/index.js";
+import { blockTimestampOf, headBlock } from "../../chain/index.js";
+import { solanaTxs } from "../../chain/solana/index.js";
 import type { Clock } from "../../clock.js";
 import type { ProjectTx } from "../../store/store.js";
-import { solanaTxs } from "../../chain/solana/ledger.js";
 import { derivedUuid } from "../../wallet/shared/derivedId.js";
 import { labelsMatch, queueDelivery, subscriptionWants } from "../../wallet/events/emit.js";
 import { deliveries, deliveryId, scanCursors, subscriptions, usesLabels, type EventType, type SubscriptionRecord } from "../../wallet/events/model.js";

@@ -4,8 +4,8 @@
  * the last 30 days of sandbox time, bundle membership and curation), and the
  * filters of search.
  */
-import { solanaTokenByMint } from "../../chain/solana/ledger.js";
-import { evmTokenByAddress } from "../../chain/tokens.js";
+import { evmTokenByAddress } from "../../chain/evm/index.js";
+import { solanaTokenByMint } from "../../chain/solana/index.js";
 import type { Schema } from "../../contract/types.js";
 import type { HandlerContext } from "../../wallet/types.js";
 import type { Catalogued } from "./bazaarExtension.js";

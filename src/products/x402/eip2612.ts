@@ -8,11 +8,7 @@
  * sets no allowance, and the allowance already given must cover the charge.
  */
 import { getAddress, hashTypedData, isAddress, type Hex } from "viem";
-import { executePermit, permitNonceOf } from "../../chain/ledger.js";
-import { chainIdOf } from "../../chain/networks.js";
-import { PERMIT2_ADDRESS } from "../../chain/permit2.js";
-import type { EvmToken } from "../../chain/tokens.js";
-import { PERMIT_TYPES } from "../../chain/evm/tokenModel.js";
+import { chainIdOf, type EvmToken, executePermit, PERMIT_TYPES, PERMIT2_ADDRESS, permitNonceOf } from "../../chain/evm/index.js";
 import { checkEvmSignature, signatureChain } from "../../wallet/evm-smart-accounts/evmSignatures.js";
 import type { HandlerContext } from "../../wallet/types.js";
 import type { Rejection } from "./payment.js";

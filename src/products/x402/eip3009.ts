@@ -8,10 +8,8 @@
  * AuthorizationUsed logs.
  */
 import { encodeEventTopics, encodeFunctionData, getAddress, isAddress, parseAbi, hashTypedData, parseSignature, size, type Hex } from "viem";
-import { settlementBlock } from "../../chain/mining.js";
-import { balanceOf, GAS_PRICE_WEI, type LedgerLog, ledgerTxs, moveToken, takeNonce, type LedgerTx } from "../../chain/ledger.js";
-import { evmTokenByAddress } from "../../chain/tokens.js";
-import { chainIdOf } from "../../chain/networks.js";
+import { chainIdOf, evmTokenByAddress, GAS_PRICE_WEI, type LedgerLog, type LedgerTx, ledgerTxs, takeNonce } from "../../chain/evm/index.js";
+import { balanceOf, moveToken, settlementBlock } from "../../chain/index.js";
 import type { Clock } from "../../clock.js";
 import type { ProjectTx } from "../../store/store.js";
 import { checkEvmSignature, prepareSignatureForSettlement, signatureChain } from "../../wallet/evm-smart-accounts/evmSignatures.js";

@@ -17,7 +17,7 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
   type Blockhash,
 } from "@solana/kit";
-import { solanaTokenByMint, solanaTokenBySymbol } from "../../chain/solana/ledger.js";
+import { solanaTokenByMint, solanaTokenBySymbol } from "../../chain/solana/index.js";
 import type { Schema } from "../../contract/types.js";
 import { encodeSolanaTransaction, signSolanaTransaction } from "../../crypto/solana.js";
 import { TOKEN_PROGRAM } from "../../crypto/solanaInstructions.js";

@@ -1,6 +1,7 @@
 /** x402 Facilitator: every operation of the area, by operationId. */
 import type { Handlers } from "../../wallet/types.js";
 import { getX402Bundle, listX402Bundles, listX402DiscoveryMerchant, listX402DiscoveryResources, searchX402Resources } from "./discovery.js";
+import { signSolanaX402PaymentWithEndUserAccount } from "./endUserPayment.js";
 import { settleX402Payment, supportedX402PaymentKinds, verifyX402Payment } from "./facilitator.js";
 import { postX402DiscoveryMcp } from "./mcp.js";
 import { validateX402Resource } from "./validate.js";
@@ -16,4 +17,5 @@ export const handlers: Handlers = {
   getX402Bundle,
   postX402DiscoveryMcp,
   validateX402Resource,
+  signSolanaX402PaymentWithEndUserAccount,
 };

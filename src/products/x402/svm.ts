@@ -10,12 +10,17 @@
 import { createHash } from "node:crypto";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { getCompiledTransactionMessageDecoder, type Transaction } from "@solana/kit";
-import { blockNumberAt } from "../../chain/blocks.js";
-import { balanceOf } from "../../chain/ledger.js";
-import { decodeMint, openAssociatedTokenAccount, viewSolanaAccount } from "../../chain/solana/accounts.js";
-import { blockhashAt } from "../../chain/solana/ledger.js";
-import { readSolanaTransactionOn } from "../../chain/solana/lookupTables.js";
-import { refusalAsApiError, SolanaTransactionRefused, submitSolanaTransaction } from "../../chain/solana/submit.js";
+import { balanceOf, blockNumberAt } from "../../chain/index.js";
+import {
+  blockhashAt,
+  decodeMint,
+  openAssociatedTokenAccount,
+  readSolanaTransactionOn,
+  refusalAsApiError,
+  SolanaTransactionRefused,
+  submitSolanaTransaction,
+  viewSolanaAccount,
+} from "../../chain/solana/index.js";
 import { decodeSolanaTransaction, fromBase58, signSolanaTransaction, toBase58 } from "../../crypto/solana.js";
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from "../../crypto/solanaInstructions.js";
 import type { HandlerContext } from "../../wallet/types.js";

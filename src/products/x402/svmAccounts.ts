@@ -4,7 +4,7 @@
  * under the Associated Token Account program, derived with @solana/kit.
  */
 import { address, getAddressEncoder, getProgramDerivedAddress } from "@solana/kit";
-import { lamportsOf, setLamports } from "../../chain/solana/accounts.js";
+import { lamportsOf, setLamports } from "../../chain/solana/index.js";
 import { ASSOCIATED_TOKEN_PROGRAM } from "../../crypto/solanaInstructions.js";
 import type { ProjectTx } from "../../store/store.js";
 import { FACILITATOR_FEE_PAYER } from "./networks.js";

@@ -19,11 +19,18 @@ import {
   parseSignature,
   type Hex,
 } from "viem";
-import { settlementBlock } from "../../chain/mining.js";
-import { allowanceOf, balanceOf, credit, GAS_PRICE_WEI, ledgerTxs, setAllowance, setBalance, takeNonce, type LedgerTx } from "../../chain/ledger.js";
-import { chainIdOf } from "../../chain/networks.js";
-import { PERMIT2_ADDRESS } from "../../chain/permit2.js";
-import { evmTokenByAddress } from "../../chain/tokens.js";
+import {
+  allowanceOf,
+  chainIdOf,
+  evmTokenByAddress,
+  GAS_PRICE_WEI,
+  type LedgerTx,
+  ledgerTxs,
+  PERMIT2_ADDRESS,
+  setAllowance,
+  takeNonce,
+} from "../../chain/evm/index.js";
+import { balanceOf, credit, setBalance, settlementBlock } from "../../chain/index.js";
 import { checkEvmSignature, prepareSignatureForSettlement, signatureChain } from "../../wallet/evm-smart-accounts/evmSignatures.js";
 import type { HandlerContext } from "../../wallet/types.js";
 import { applyEip2612Permit, eip2612PermitProblem, readEip2612Permit, type Eip2612Permit } from "./eip2612.js";

@@ -13,10 +13,8 @@
 import { createHash } from "node:crypto";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import type { Transaction } from "@solana/kit";
-import { blockNumberAt } from "../../chain/blocks.js";
-import { balanceOf, credit, setBalance } from "../../chain/ledger.js";
-import { headBlock, settlementBlock } from "../../chain/mining.js";
-import { blockhashAt, solanaTokenByMint, solanaTxs } from "../../chain/solana/ledger.js";
+import { balanceOf, blockNumberAt, credit, headBlock, setBalance, settlementBlock } from "../../chain/index.js";
+import { blockhashAt, solanaTokenByMint, solanaTxs } from "../../chain/solana/index.js";
 import {
   decodeSolanaTransaction,
   fromBase58,

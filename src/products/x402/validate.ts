@@ -15,8 +15,8 @@ import { bazaarResources, type BazaarResource } from "./model.js";
 import { FACILITATOR_EVM_ADDRESS, FACILITATOR_FEE_PAYER, x402Network } from "./networks.js";
 import { paymentFlowProblem } from "./payment.js";
 import { isLoopbackUrl, parseAbsoluteUrl, probe, type ProbeAnswer } from "./probe.js";
-import { solanaTokenBySymbol } from "../../chain/solana/ledger.js";
-import { evmTokenByAddress } from "../../chain/tokens.js";
+import { evmTokenByAddress } from "../../chain/evm/index.js";
+import { solanaTokenBySymbol } from "../../chain/solana/index.js";
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj | undefined => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : undefined);

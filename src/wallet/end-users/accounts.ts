@@ -7,7 +7,7 @@
 
 import { decodeSolanaTransaction, encodeSolanaTransaction, signSolanaBytes, signSolanaTransaction, toBase58 } from "../../crypto/solana.js";
 import { evmAccountOf } from "../../crypto/evm.js";
-import { readSolanaTransactionOn } from "../../chain/solana/lookupTables.js";
+import { readSolanaTransactionOn } from "../../chain/solana/index.js";
 import { platformSendSolana } from "../solana-accounts/platformSend.js";
 import { apiError } from "../../errors/catalogue.js";
 import {

@@ -8,10 +8,9 @@
  * sendEndUserSolAsset rules.
  */
 import { encodeFunctionData, erc20Abi, parseUnits, type TransactionSerializable } from "viem";
-import { chainIdOf } from "../../chain/networks.js";
-import { balanceOf } from "../../chain/ledger.js";
-import { solanaTokenBySymbol } from "../../chain/solana/ledger.js";
-import { evmTokenBySymbol } from "../../chain/tokens.js";
+import { chainIdOf, evmTokenBySymbol } from "../../chain/evm/index.js";
+import { balanceOf } from "../../chain/index.js";
+import { solanaTokenBySymbol } from "../../chain/solana/index.js";
 import { apiError } from "../../errors/catalogue.js";
 import { startEip7702Delegation } from "../evm-accounts/eip7702.js";
 import { platformSendSolana } from "../solana-accounts/platformSend.js";

@@ -25,7 +25,6 @@ import {
   importEndUser,
   listEndUsers,
   lookupEndUser,
-  validateEndUserAccessToken,
 } from "./management.js";
 import { getEvmEip7702DelegationOperationByIdWithEndUserAccount } from "./eip7702Operations.js";
 import { signEvmHashWithEndUserAccount, signSolanaHashWithEndUserAccount } from "./hashSigning.js";
@@ -39,15 +38,12 @@ import {
   submitMfaEnrollment,
   submitMfaVerification,
 } from "./mfa.js";
-import { createEndUserApplePayOnrampOrder } from "../../products/onramp/endUserOrders.js";
 import {
   createSpendPermissionWithEndUserAccount,
   listSpendPermissionsWithEndUserAccount,
   revokeSpendPermissionWithEndUserAccount,
 } from "./spendPermissions.js";
-import { createEndUserEvmSwap, getEndUserEvmSwapPrice } from "../../products/swaps/endUserSwaps.js";
 import { getUserOperationWithEndUserAccount, sendUserOperationWithEndUserAccount } from "./userOperations.js";
-import { signSolanaX402PaymentWithEndUserAccount } from "../../products/x402/endUserPayment.js";
 
 /** What moves funds or keys waits for a recent MFA verification when the end user enrolled (afterMfa, mfa.ts). */
 export const handlers: Handlers = {
@@ -60,7 +56,6 @@ export const handlers: Handlers = {
   addEndUserEvmAccount,
   addEndUserEvmSmartAccount,
   addEndUserSolanaAccount,
-  validateEndUserAccessToken,
   // Signing and sending with end users' accounts
   signEvmTransactionWithEndUserAccount: afterMfa(signEvmTransactionWithEndUserAccount),
   sendEvmTransactionWithEndUserAccount: afterMfa(sendEvmTransactionWithEndUserAccount),
@@ -77,7 +72,6 @@ export const handlers: Handlers = {
   getEvmEip7702DelegationOperationByIdWithEndUserAccount,
   sendUserOperationWithEndUserAccount: afterMfa(sendUserOperationWithEndUserAccount),
   getUserOperationWithEndUserAccount,
-  signSolanaX402PaymentWithEndUserAccount,
   // Key export
   exportEndUserEvmAccount: afterMfa(exportEndUserEvmAccount),
   exportEndUserSolanaAccount: afterMfa(exportEndUserSolanaAccount),
@@ -85,11 +79,6 @@ export const handlers: Handlers = {
   createSpendPermissionWithEndUserAccount: afterMfa(createSpendPermissionWithEndUserAccount),
   listSpendPermissionsWithEndUserAccount,
   revokeSpendPermissionWithEndUserAccount: afterMfa(revokeSpendPermissionWithEndUserAccount),
-  // Swaps
-  getEndUserEvmSwapPrice,
-  createEndUserEvmSwap: afterMfa(createEndUserEvmSwap),
-  // Onramp
-  createEndUserApplePayOnrampOrder,
   // MFA
   initiateMfaEnrollment,
   initiateMfaEnrollment2,

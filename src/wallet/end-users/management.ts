@@ -1,20 +1,19 @@
 /**
- * End User Account Management: create, import, read, list, look up, add
- * accounts, and validate access tokens (the sandbox's own, issued by
- * POST /_sandbox/end-users/{userId}/token).
+ * End User Account Management: create, import, read, list, look up and add
+ * accounts. New accounts are made as sign-in makes them (identity/newAccounts.ts).
  */
 import { bytesToHex } from "viem";
 import type { Schema } from "../../contract/types.js";
-import { evmAccountOf, generateEvmPrivateKey, isValidEvmPrivateKey } from "../../crypto/evm.js";
+import { evmAccountOf, isValidEvmPrivateKey } from "../../crypto/evm.js";
 import { openImportEnvelope } from "../../crypto/rsaEnvelope.js";
-import { generateSolanaKey, solanaKeyFromSeed } from "../../crypto/solana.js";
+import { solanaKeyFromSeed } from "../../crypto/solana.js";
 import { apiError } from "../../errors/catalogue.js";
-import { counterfactualAddress, smartAccountOwners } from "../evm-smart-accounts/accounts.js";
+import { smartAccountOwners } from "../evm-smart-accounts/accounts.js";
+import { newEvmAccount, newSmartAccount as newSmartAccountOf, newSolanaAccount } from "../identity/newAccounts.js";
 import { paginatePages } from "../shared/pagination.js";
 import type { Handler, HandlerContext } from "../types.js";
 import { withMfaMethods } from "./mfa.js";
 import { endUsers, endUserView, findEndUser, identityOf, type AuthenticationMethod, type EndUserRecord } from "../records/endUsers.js";
-import { checkEndUserToken } from "../identity/tokens.js";
 
 function assertIdentitiesFree(ctx: HandlerContext, methods: AuthenticationMethod[], userId: string) {
   for (const identity of new Set(methods.map(identityOf))) {
@@ -23,21 +22,9 @@ function assertIdentitiesFree(ctx: HandlerContext, methods: AuthenticationMethod
   }
 }
 
-function newEvmAccount(ctx: HandlerContext) {
-  const privateKey = generateEvmPrivateKey(ctx.random);
-  return { address: evmAccountOf(privateKey).address, privateKey, createdAt: ctx.clock.iso() };
-}
-
 /** With spend permissions enabled, the SpendPermissionManager is the second owner, and the address follows the owners. */
-function newSmartAccount(ctx: HandlerContext, owner: string, taken: number, enableSpendPermissions: boolean) {
-  const ownerAddresses = smartAccountOwners(owner, enableSpendPermissions);
-  return { address: counterfactualAddress(ownerAddresses, taken), ownerAddresses, createdAt: ctx.clock.iso() };
-}
-
-function newSolanaAccount(ctx: HandlerContext) {
-  const key = generateSolanaKey(ctx.random);
-  return { address: key.address, seedHex: key.seedHex, createdAt: ctx.clock.iso() };
-}
+const newSmartAccount = (ctx: HandlerContext, owner: string, taken: number, enableSpendPermissions: boolean) =>
+  newSmartAccountOf(ctx, smartAccountOwners(owner, enableSpendPermissions), taken);
 
 export const createEndUser: Handler<"createEndUser"> = (req, ctx) => {
   const body = req.body;
@@ -147,14 +134,4 @@ export const addEndUserSolanaAccount: Handler<"addEndUserSolanaAccount"> = (req,
   user.solanaAccounts.push(account);
   endUsers(ctx.store).put(user.userId, user);
   return { status: 201, body: { solanaAccount: { address: account.address, createdAt: account.createdAt } } };
-};
-
-export const validateEndUserAccessToken: Handler<"validateEndUserAccessToken"> = async (req, ctx) => {
-  const check = await checkEndUserToken(ctx.keys.endUserTokenSecret, req.body.accessToken, ctx.clock.now());
-  if (!check.ok) {
-    if (check.reason === "malformed") throw apiError("invalid_request", "accessToken is not a JWT.");
-    throw apiError("unauthorized", check.reason === "expired" ? "The access token has expired." : "The access token was not issued for this sandbox.");
-  }
-  if (check.claims.projectId !== ctx.project.id) throw apiError("unauthorized", "The access token belongs to another project.");
-  return { status: 200, body: endUserView(findEndUser(ctx.store, check.claims.userId)) };
 };

@@ -10,8 +10,7 @@
 import { keccak256 } from "viem";
 import { evmAccountOf } from "../../crypto/evm.js";
 import { apiError } from "../../errors/catalogue.js";
-import { chainIdOf } from "../../chain/networks.js";
-import { evmNonces } from "../../chain/ledger.js";
+import { chainIdOf, nextNonce, setNextNonce } from "../../chain/evm/index.js";
 import type { Schema } from "../../contract/types.js";
 import { declareCollection } from "../../store/collections.js";
 import type { Handler, HandlerContext } from "../types.js";
@@ -49,9 +48,7 @@ export async function startEip7702Delegation(
 ): Promise<string> {
   const chainId = chainIdOf(network)!;
   const account = evmAccountOf(record.privateKey);
-  const nonces = evmNonces(ctx.store);
-  const nonceKey = `${record.address.toLowerCase()}:${network}`;
-  const nonce = nonces.get(nonceKey)?.next ?? 0;
+  const nonce = nextNonce(ctx.store, network, record.address);
   // The account sends its own type-4 transaction, so the authorization uses the next nonce after it.
   const authorization = await account.signAuthorization({ address: DELEGATE_ADDRESS, chainId, nonce: nonce + 1 });
   const signed = await account.signTransaction({
@@ -64,7 +61,7 @@ export async function startEip7702Delegation(
     maxPriorityFeePerGas: 100_000_000n,
     authorizationList: [authorization],
   });
-  nonces.put(nonceKey, { next: nonce + 1 });
+  setNextNonce(ctx.store, network, record.address, nonce + 1);
   const operation: DelegationOperation = {
     delegationOperationId: ctx.random.uuid(),
     address: record.address,

@@ -6,13 +6,10 @@
  * simulated chain.
  */
 import { keccak256, parseTransaction, type Hex, type TransactionSerializable } from "viem";
-import { applyTransaction, runsBytecode } from "../../chain/evm/executeTransaction.js";
-import { evmNonces } from "../../chain/ledger.js";
-import { CHAIN_CONTRACTS } from "../../products/sandboxContracts.js";
+import { applyTransaction, chainIdOf, networkOfChainId, nextNonce, runsBytecode, setNextNonce } from "../../chain/evm/index.js";
 import { evmAccountOf, isHash32, lowercaseTypedDataAddresses, type TypedDataInput } from "../../crypto/evm.js";
 import { apiError } from "../../errors/catalogue.js";
 import { enforcePolicies } from "../policies/evaluate.js";
-import { chainIdOf, networkOfChainId } from "../../chain/networks.js";
 import type { PolicyFacts } from "../policies/facts.js";
 import type { Schema } from "../../contract/types.js";
 import type { Handler, HandlerContext } from "../types.js";
@@ -166,12 +163,10 @@ export async function signAndSendEvmTransaction(
   actor: WalletActor = API_KEY_WALLET,
 ): Promise<Hex> {
   const chainId = chainIdOf(network)!;
-  const nonceKey = `${signer.address.toLowerCase()}:${network}`;
-  const nonces = evmNonces(ctx.store);
   const orDefault = <T>(value: T | undefined, fallback: T): T => (value === undefined || value === 0 || value === 0n ? fallback : value);
   const t = tx as TransactionSerializable &
     Record<string, unknown> & { data?: Hex; gas?: bigint; gasPrice?: bigint; maxFeePerGas?: bigint; maxPriorityFeePerGas?: bigint };
-  const nonce = orDefault(t.nonce, nonces.get(nonceKey)?.next ?? 0);
+  const nonce = orDefault(t.nonce, nextNonce(ctx.store, network, signer.address));
   const filled = {
     ...t,
     chainId,
@@ -199,9 +194,9 @@ export async function signAndSendEvmTransaction(
       gas: f.gas ?? 21_000n,
       type: f.type ?? "eip1559",
     },
-    CHAIN_CONTRACTS,
+    ctx.contracts,
   );
-  nonces.put(nonceKey, { next: Math.max(nonce + 1, nonces.get(nonceKey)?.next ?? 0) });
+  setNextNonce(ctx.store, network, signer.address, Math.max(nonce + 1, nextNonce(ctx.store, network, signer.address)));
   emitWalletSend(ctx, { chain: "evm", hash, network, address: signer.address, actor });
   return hash;
 }

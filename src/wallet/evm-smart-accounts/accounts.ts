@@ -16,8 +16,13 @@ import { apiError } from "../../errors/catalogue.js";
 import { declareCollection } from "../../store/collections.js";
 import type { Collection, ProjectTx } from "../../store/store.js";
 import { paginatePages } from "../shared/pagination.js";
-import { SPEND_PERMISSION_MANAGER_ADDRESS } from "../spend-permissions/manager.js";
 import type { Handler } from "../types.js";
+
+/**
+ * The SpendPermissionManager's address: the second owner that enables spend permissions. The contract itself
+ * (spend-permissions/manager.ts) builds on smart accounts, so its address is kept here, beneath it.
+ */
+export const SPEND_PERMISSION_MANAGER_ADDRESS = "0xf85210B21cC50302F477BA56686d2019dC9b67Ad" as const;
 
 /** Coinbase Smart Wallet factory (v1.1), as deployed on every supported network. */
 export const SMART_WALLET_FACTORY = "0xBA5ED110eFDBa3D005bfC882d75358ACBbB85842" as const;

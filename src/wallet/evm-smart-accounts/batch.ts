@@ -9,15 +9,22 @@
  * to deployed code runs in the EVM, from the account, without using its nonce.
  */
 import { encodeAbiParameters, type Hex, keccak256 } from "viem";
-import { chainIdOf } from "../../chain/networks.js";
-import { applyTransaction } from "../../chain/evm/executeTransaction.js";
-import { balanceOf, type EvmTransactionInput, GAS_PRICE_WEI, type LedgerLog, type LedgerTx, ledgerRecord, ledgerTxs, setBalance } from "../../chain/ledger.js";
-import { inclusionBlock } from "../../chain/mining.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
+import {
+  applyTransaction,
+  type ChainContracts,
+  chainIdOf,
+  type EvmTransactionInput,
+  GAS_PRICE_WEI,
+  type LedgerLog,
+  ledgerRecord,
+  type LedgerTx,
+  ledgerTxs,
+  NATIVE_TOKEN_ADDRESS,
+} from "../../chain/evm/index.js";
+import { balanceOf, inclusionBlock, setBalance } from "../../chain/index.js";
 import type { Clock } from "../../clock.js";
 import { ApiError } from "../../errors/catalogue.js";
 import type { ProjectTx } from "../../store/store.js";
-import { CHAIN_CONTRACTS } from "../../products/sandboxContracts.js";
 
 export interface BatchCall {
   to: `0x${string}`;
@@ -49,11 +56,12 @@ const callHash = (operationHash: Hex, index: number) =>
  * reverts the batch (as inside an EntryPoint, which has already taken the gas); otherwise the 400
  * insufficient_balance of the ledger refuses the request.
  *
- * @example executeBatch(store, clock, { network: "base-sepolia", from, calls, operationHash, sponsored: true })
+ * @example executeBatch(store, clock, ctx.contracts, { network: "base-sepolia", from, calls, operationHash, sponsored: true })
  */
 export async function executeBatch(
   store: ProjectTx,
   clock: Clock,
+  contracts: ChainContracts,
   o: { network: string; from: `0x${string}`; calls: readonly BatchCall[]; operationHash: Hex; sponsored: boolean; shortfallReverts?: boolean },
 ): Promise<BatchResult> {
   const chainId = chainIdOf(o.network) ?? 0;
@@ -81,7 +89,7 @@ export async function executeBatch(
     };
     let tx: LedgerTx;
     try {
-      tx = await applyTransaction(store, clock, input, CHAIN_CONTRACTS);
+      tx = await applyTransaction(store, clock, input, contracts);
     } catch (error) {
       if (!o.shortfallReverts || !(error instanceof ApiError) || error.errorType !== "insufficient_balance") throw error;
       tx = shortfall(clock, input, error.message);

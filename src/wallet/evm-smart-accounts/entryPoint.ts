@@ -12,8 +12,8 @@
  * bundler is the node's, not the platform API's.
  */
 import { decodeFunctionData, encodeAbiParameters, type Hex } from "viem";
-import { balanceOf, GAS_PRICE_WEI, type LedgerLog } from "../../chain/ledger.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
+import { type ChainContracts, GAS_PRICE_WEI, type LedgerLog, NATIVE_TOKEN_ADDRESS } from "../../chain/evm/index.js";
+import { balanceOf } from "../../chain/index.js";
 import type { Clock } from "../../clock.js";
 import { isOwnerSignature } from "../../crypto/smartWallet.js";
 import { declareCollection } from "../../store/collections.js";
@@ -38,6 +38,8 @@ export interface EntryPointContext {
   clock: Clock;
   network: string;
   chainId: number;
+  /** The chain's contracts beyond tokens, which the wallet's calls may reach (HandlerContext's `contracts`). */
+  contracts: ChainContracts;
 }
 
 /** An operation the bundler included, with what `eth_getUserOperationReceipt` reports of it. */
@@ -184,7 +186,7 @@ export async function estimateGas(ctx: EntryPointContext, version: EntryPointVer
   const undo = ctx.store.savepoint();
   try {
     const hash = userOperationHash(version, ctx.chainId, op);
-    const run = await executeBatch(ctx.store, ctx.clock, {
+    const run = await executeBatch(ctx.store, ctx.clock, ctx.contracts, {
       network: ctx.network,
       from: op.sender,
       calls,
@@ -241,7 +243,7 @@ export async function handleOperation(ctx: EntryPointContext, version: EntryPoin
     recordDeployment(ctx.store, ctx.clock, ctx.network, op.sender, sender.owners);
     const key = op.nonce >> 64n;
     ctx.store.collection(NONCES).put(nonceKey(ctx, version, op.sender, key), { sequence: String((op.nonce & SEQUENCE) + 1n) });
-    const run = await executeBatch(ctx.store, ctx.clock, {
+    const run = await executeBatch(ctx.store, ctx.clock, ctx.contracts, {
       network: ctx.network,
       from: op.sender,
       calls,

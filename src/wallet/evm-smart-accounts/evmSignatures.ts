@@ -15,12 +15,11 @@
  * deployless validator call and SIWE sign-in all verify through here.
  */
 import { type Hex, hashMessage, isErc6492Signature, parseErc6492Signature, type SignableMessage } from "viem";
-import { chainIdOf } from "../../chain/networks.js";
+import { bytecodeAccounts, type ChainContracts, chainIdOf } from "../../chain/evm/index.js";
 import type { Clock } from "../../clock.js";
 import { recoverEvmSigner } from "../../crypto/evm.js";
 import { isValidSmartWalletSignature } from "../../crypto/smartWallet.js";
 import type { ProjectTx } from "../../store/store.js";
-import { CONTRACT_ACCOUNTS } from "../../products/sandboxContracts.js";
 import { deployedWalletOwners, isWalletDeployed, recordDeployment, walletCreatedBy } from "./smartWalletFactory.js";
 
 /** A factory call an ERC-6492 signature carries: what deploys the signer before it is asked. */
@@ -71,11 +70,22 @@ export type EvmSignatureCheck =
  *
  * @example await verifyEvmSignature(signatureChain(ctx, "base-sepolia"), payer, hash, signature)
  */
-export function signatureChain(ctx: { store: ProjectTx; clock: Clock }, network: string): SignatureChain {
+export function signatureChain(ctx: { store: ProjectTx; clock: Clock; contracts: ChainContracts }, network: string): SignatureChain {
   const chainId = chainIdOf(network);
   if (chainId === undefined) throw new Error(`${network} is not an EVM network of the sandbox`);
-  return { store: ctx.store, clock: ctx.clock, network, chainId, contracts: CONTRACT_ACCOUNTS };
+  return { store: ctx.store, clock: ctx.clock, network, chainId, contracts: contractAccountsOf(ctx.contracts) };
 }
+
+/** The bytecode accounts of a table of contracts, built once per table (the sandbox has one). */
+function contractAccountsOf(contracts: ChainContracts): ContractAccounts {
+  let accounts = accountsByTable.get(contracts);
+  if (!accounts) {
+    accounts = bytecodeAccounts(contracts.evm);
+    accountsByTable.set(contracts, accounts);
+  }
+  return accounts;
+}
+const accountsByTable = new WeakMap<ChainContracts, ContractAccounts>();
 
 const hashOf = (hashOrMessage: Hex | { message: SignableMessage }): Hex =>
   typeof hashOrMessage === "string" ? hashOrMessage : hashMessage(hashOrMessage.message);

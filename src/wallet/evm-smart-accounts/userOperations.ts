@@ -12,8 +12,8 @@
  * names a paymaster.
  */
 import { encodeAbiParameters, keccak256, recoverAddress, type Hex } from "viem";
-import { headBlock } from "../../chain/mining.js";
-import { ledgerTxs } from "../../chain/ledger.js";
+import { chainIdOf, ledgerTxs } from "../../chain/evm/index.js";
+import { headBlock } from "../../chain/index.js";
 import type { Schema } from "../../contract/types.js";
 import { evmAccountOf } from "../../crypto/evm.js";
 import { apiError } from "../../errors/catalogue.js";
@@ -21,7 +21,6 @@ import { declareCollection } from "../../store/collections.js";
 import { isDelegated } from "../evm-accounts/eip7702.js";
 import { evmAccounts } from "../records/evmAccounts.js";
 import { enforcePolicies } from "../policies/evaluate.js";
-import { chainIdOf } from "../../chain/networks.js";
 import type { Handler, HandlerContext } from "../types.js";
 import { findSmartAccount, smartAccounts, type SmartAccountRecord } from "./accounts.js";
 import { executeBatch } from "./batch.js";
@@ -149,7 +148,7 @@ export async function send(
     data: c.data as Hex,
     gas: BigInt(c.overrideGasLimit ?? "200000"),
   }));
-  const { transactionHash, block } = await executeBatch(ctx.store, ctx.clock, {
+  const { transactionHash, block } = await executeBatch(ctx.store, ctx.clock, ctx.contracts, {
     network: op.network,
     from: account.address,
     calls,

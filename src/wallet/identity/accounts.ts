@@ -2,16 +2,15 @@
  * What the end user's client does right after sign-in, on its own access
  * token: read itself, register its Temporary Wallet Secret, and create the
  * accounts `createOnLogin` asks for. Accounts are made as the developer's
- * server makes them (wallet/end-users/management.ts) and answered as the
- * whole end user, which the client stores.
+ * server makes them (newAccounts.ts) and answered as the whole end user,
+ * which the client stores.
  */
-import { evmAccountOf, generateEvmPrivateKey } from "../../crypto/evm.js";
-import { generateSolanaKey } from "../../crypto/solana.js";
 import { apiError } from "../../errors/catalogue.js";
-import { counterfactualAddress, smartAccountOwners } from "../evm-smart-accounts/accounts.js";
+import { smartAccountOwners } from "../evm-smart-accounts/accounts.js";
 import { endUsers, endUserView, findEndUser } from "../records/endUsers.js";
 import { registerTemporaryWalletSecret as registerSecret } from "./walletSecrets.js";
 import type { Handler, HandlerContext, RequestAuth } from "../types.js";
+import { newEvmAccount, newSmartAccount, newSolanaAccount } from "./newAccounts.js";
 
 /** Up to 10 EVM and 10 Solana accounts per end user (the platform's limit). */
 const MAX_ACCOUNTS = 10;
@@ -44,8 +43,7 @@ export const registerTemporaryWalletSecret: Handler<"registerTemporaryWalletSecr
 export const createEndUserEvmAccount: Handler<"createEndUserEvmAccount"> = (req, ctx) => {
   const user = self(req.auth, req.pathParams.userId, ctx);
   if (user.evmAccounts.length >= MAX_ACCOUNTS) throw apiError("invalid_request", `End user ${user.userId} already has ${MAX_ACCOUNTS} EVM accounts.`);
-  const privateKey = generateEvmPrivateKey(ctx.random);
-  user.evmAccounts.push({ address: evmAccountOf(privateKey).address, privateKey, createdAt: ctx.clock.iso() });
+  user.evmAccounts.push(newEvmAccount(ctx));
   endUsers(ctx.store).put(user.userId, user);
   return { status: 201, body: endUserView(user) };
 };
@@ -58,7 +56,7 @@ export const createEndUserEvmSmartAccount: Handler<"createEndUserEvmSmartAccount
   if (user.evmSmartAccounts.some(owned)) throw apiError("already_exists", `${owner.address} already owns a smart account of end user ${user.userId}.`);
   const owners = smartAccountOwners(owner.address, req.body.enableSpendPermissions);
   for (const extra of req.body.additionalOwners ?? []) if (!owners.some((o) => o.toLowerCase() === extra.toLowerCase())) owners.push(extra);
-  user.evmSmartAccounts.push({ address: counterfactualAddress(owners, user.evmSmartAccounts.length), ownerAddresses: owners, createdAt: ctx.clock.iso() });
+  user.evmSmartAccounts.push(newSmartAccount(ctx, owners, user.evmSmartAccounts.length));
   endUsers(ctx.store).put(user.userId, user);
   return { status: 201, body: endUserView(user) };
 };
@@ -66,8 +64,7 @@ export const createEndUserEvmSmartAccount: Handler<"createEndUserEvmSmartAccount
 export const createEndUserSolanaAccount: Handler<"createEndUserSolanaAccount"> = (req, ctx) => {
   const user = self(req.auth, req.pathParams.userId, ctx);
   if (user.solanaAccounts.length >= MAX_ACCOUNTS) throw apiError("invalid_request", `End user ${user.userId} already has ${MAX_ACCOUNTS} Solana accounts.`);
-  const key = generateSolanaKey(ctx.random);
-  user.solanaAccounts.push({ address: key.address, seedHex: key.seedHex, createdAt: ctx.clock.iso() });
+  user.solanaAccounts.push(newSolanaAccount(ctx));
   endUsers(ctx.store).put(user.userId, user);
   return { status: 201, body: endUserView(user) };
 };

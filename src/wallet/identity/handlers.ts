@@ -16,6 +16,7 @@ import { startOtpFlow, verifyOtp } from "./otp.js";
 import { projectSettings } from "./project.js";
 import { endSession, refreshSession } from "./session.js";
 import { startSiweFlow, verifySiwe } from "./siwe.js";
+import { validateEndUserAccessToken } from "./validateToken.js";
 
 const initiateAuthentication: Handler<"initiateAuthentication"> = (req, ctx) => {
   const projectId = req.pathParams.projectId;
@@ -65,4 +66,5 @@ export const handlers: Handlers = {
   createEndUserEvmAccount,
   createEndUserEvmSmartAccount,
   createEndUserSolanaAccount,
+  validateEndUserAccessToken,
 };

@@ -8,7 +8,7 @@
  */
 import { type Hex, getAddress, hashMessage, isErc6492Signature, isHex } from "viem";
 import { createSiweMessage } from "viem/siwe";
-import { networkOfChainId } from "../../chain/networks.js";
+import { networkOfChainId } from "../../chain/evm/index.js";
 import { isValidSmartWalletSignature } from "../../crypto/smartWallet.js";
 import { apiError } from "../../errors/catalogue.js";
 import { smartWalletOwners } from "../evm-smart-accounts/owners.js";

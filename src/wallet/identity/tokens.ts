@@ -1,8 +1,8 @@
 /**
- * End-user access tokens issued by the sandbox for testing (the platform's
- * come from its sign-in flows, which a sandbox does not run). HS256 JWTs with
- * the sandbox's own secret, `sub` = userId, `pid` = project, expiring on the
- * sandbox clock so time travel expires them.
+ * End users' access tokens, as the sandbox issues them: at the end of a sign-in
+ * (session.ts) and on request of the admin API (POST /_sandbox/end-users/{userId}/token).
+ * HS256 JWTs with the sandbox's own secret, `sub` = userId, `pid` = project,
+ * expiring on the sandbox clock so time travel expires them.
  */
 import { jwtVerify, SignJWT } from "jose";
 

@@ -5,7 +5,7 @@
  */
 import { RE2JS } from "re2js";
 import { decodeFunctionData, erc20Abi, type Abi } from "viem";
-import { EVM_NETWORKS } from "../../chain/networks.js";
+import { EVM_NETWORKS } from "../../chain/evm/index.js";
 import type { EvmCallFacts, PolicyFacts } from "./facts.js";
 import { USD_CENTS_PER_ETH, USD_STABLECOINS } from "./prices.js";
 import { decodeSolanaInstruction } from "./solanaIdl.js";

@@ -14,7 +14,7 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
   type Transaction,
 } from "@solana/kit";
-import { latestBlockhash } from "../../chain/solana/blockhashes.js";
+import { latestBlockhash } from "../../chain/solana/index.js";
 
 // Account roles as @solana/kit numbers them: 0 read-only, 1 writable, 2 read-only signer, 3 writable signer.
 export const READONLY = 0;

@@ -15,12 +15,20 @@ import {
   type Instruction,
   type Transaction,
 } from "@solana/kit";
-import { lamportsOf, setLamports } from "../../chain/solana/accounts.js";
-import { BLOCKHASH_VALID_SLOTS, recentBlockhash, recentBlockhashSlot } from "../../chain/solana/blockhashes.js";
-import { solanaTxs } from "../../chain/solana/ledger.js";
-import { readSolanaTransactionOn } from "../../chain/solana/lookupTables.js";
-import { blockhashOf, refusalAsApiError, SolanaTransactionRefused, submitSolanaTransaction } from "../../chain/solana/submit.js";
-import { ASSOCIATED_TOKEN_PROGRAM } from "../../chain/solana/tokens.js";
+import {
+  ASSOCIATED_TOKEN_PROGRAM,
+  BLOCKHASH_VALID_SLOTS,
+  blockhashOf,
+  lamportsOf,
+  readSolanaTransactionOn,
+  recentBlockhash,
+  recentBlockhashSlot,
+  refusalAsApiError,
+  setLamports,
+  SolanaTransactionRefused,
+  solanaTxs,
+  submitSolanaTransaction,
+} from "../../chain/solana/index.js";
 import { fromBase58, type SolanaKey, signSolanaTransaction, solanaKeyFromSeed, toBase58 } from "../../crypto/solana.js";
 import { apiError } from "../../errors/catalogue.js";
 import type { ProjectTx } from "../../store/store.js";

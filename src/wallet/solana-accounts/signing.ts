@@ -14,7 +14,7 @@ import {
   toBase58,
 } from "../../crypto/solana.js";
 import { apiError } from "../../errors/catalogue.js";
-import { readSolanaTransactionOn } from "../../chain/solana/lookupTables.js";
+import { readSolanaTransactionOn } from "../../chain/solana/index.js";
 import { enforcePolicies } from "../policies/evaluate.js";
 import type { Handler } from "../types.js";
 import { API_KEY_WALLET, emitWalletSend, emitWalletSigned } from "../events/walletEvents.js";

@@ -4,8 +4,7 @@
  * recent blockhash. The runtime executes it like any client's transaction.
  */
 import { address, type Transaction } from "@solana/kit";
-import { associatedTokenAddress } from "../../chain/solana/addresses.js";
-import { ASSOCIATED_TOKEN_PROGRAM, SYSTEM_PROGRAM, TOKEN_PROGRAM } from "../../chain/solana/tokens.js";
+import { ASSOCIATED_TOKEN_PROGRAM, associatedTokenAddress, SYSTEM_PROGRAM, TOKEN_PROGRAM } from "../../chain/solana/index.js";
 import { legacyTransaction, READONLY, WRITABLE, WRITABLE_SIGNER } from "./legacyTransaction.js";
 
 export interface TokenTransferInput {

@@ -6,13 +6,12 @@
  * beyond it — with the contract's own error names as revert reasons.
  */
 import { decodeFunctionData, encodeAbiParameters, encodeEventTopics, encodeFunctionData, hashTypedData, type Hex } from "viem";
-import { balanceOf, type ContractCallResult, type EvmTransactionInput, type LedgerLog, type SandboxContract, moveToken } from "../../chain/ledger.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
+import { type ContractCallResult, type EvmTransactionInput, type LedgerLog, NATIVE_TOKEN_ADDRESS, type SandboxContract } from "../../chain/evm/index.js";
+import { balanceOf, moveToken } from "../../chain/index.js";
 import type { Clock } from "../../clock.js";
 import type { ProjectTx } from "../../store/store.js";
+import { SPEND_PERMISSION_MANAGER_ADDRESS } from "../evm-smart-accounts/accounts.js";
 import { spendPermissionKey, spendPermissions, type SpendPermissionRecord, type SpendPermissionTerms } from "./model.js";
-
-export const SPEND_PERMISSION_MANAGER_ADDRESS = "0xf85210B21cC50302F477BA56686d2019dC9b67Ad" as const;
 
 const SPEND_PERMISSION = {
   type: "tuple",

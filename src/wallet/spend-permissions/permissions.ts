@@ -4,12 +4,13 @@
  * permissions the manager holds for an account.
  */
 import { isAddress, type Hex } from "viem";
-import { managerCalldata, SPEND_PERMISSION_MANAGER_ADDRESS, spendPermissionHash } from "./manager.js";
+import { SPEND_PERMISSION_MANAGER_ADDRESS } from "../evm-smart-accounts/accounts.js";
+import { managerCalldata, spendPermissionHash } from "./manager.js";
 import type { RequestBody, ResponseBody } from "../../contract/types.js";
 import { apiError } from "../../errors/catalogue.js";
 import type { Call } from "../evm-smart-accounts/userOperations.js";
 import { paginate, type PageQuery } from "../shared/pagination.js";
-import { chainIdOf } from "../../chain/networks.js";
+import { chainIdOf } from "../../chain/evm/index.js";
 import type { HandlerContext } from "../types.js";
 import { spendPermissionKey, spendPermissions, spendPermissionView, type SpendPermissionTerms } from "./model.js";
 

@@ -5,8 +5,7 @@
  * 99 % of it.
  */
 import type { Hex } from "viem";
-import { chainIdOf } from "../../../chain/networks.js";
-import { evmTokenBySymbol } from "../../../chain/tokens.js";
+import { chainIdOf, evmTokenBySymbol } from "../../../chain/evm/index.js";
 import type { Clock } from "../../../clock.js";
 import type { Random } from "../../../random.js";
 import type { ProjectTx } from "../../../store/store.js";

@@ -9,17 +9,15 @@
 import { decodeFunctionData, encodeAbiParameters, type Hex, keccak256, pad, parseAbi } from "viem";
 import {
   allowanceOf,
-  balanceOf,
   type ContractCallResult,
-  credit,
+  evmTokenBySymbol,
   type EvmTransactionInput,
   type LedgerLog,
   type SandboxContract,
   setAllowance,
-  setBalance,
   TRANSFER_TOPIC,
-} from "../../../chain/ledger.js";
-import { evmTokenBySymbol } from "../../../chain/tokens.js";
+} from "../../../chain/evm/index.js";
+import { balanceOf, credit, setBalance } from "../../../chain/index.js";
 import type { Clock } from "../../../clock.js";
 import type { ProjectTx } from "../../../store/store.js";
 import { type ChargeIntent, type ChargeRecord, chargeStatus, charges } from "./model.js";

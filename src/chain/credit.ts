@@ -1,0 +1,68 @@
+/**
+ * A credit on the ledger of either chain, named as a person names it: `{network, address, token?, amount}` with
+ * `token` a symbol of the token table or a contract (mint) address (native when absent) and `amount` in the
+ * token's smallest unit. The admin API's POST /_sandbox/balances and the --init file's balances both credit
+ * through it, inside a transaction their caller commits.
+ */
+import { apiError } from "../errors/catalogue.js";
+import type { ProjectTx } from "../store/store.js";
+import { balanceOf, credit } from "./ledger.js";
+import { EVM_NETWORKS } from "./networks.js";
+import { SOL, SOLANA_TOKENS, solanaTokenByMint, solanaTokenBySymbol } from "./solana/tokens.js";
+import { evmTokenByAddress, evmTokenBySymbol, nativeTokenOf } from "./tokens.js";
+
+export interface CreditRequest {
+  network?: unknown;
+  address?: unknown;
+  token?: unknown;
+  amount?: unknown;
+}
+
+const networksText = () => [...Object.keys(EVM_NETWORKS), ...Object.keys(SOLANA_TOKENS)].join(", ");
+
+/** The token a credit names on a network (native when absent), with its decimals; undefined when the table has none. */
+export function ledgerToken(network: string, token: unknown): { symbol: string; decimals: number } | undefined {
+  if (network in SOLANA_TOKENS) {
+    return token === undefined ? SOL : typeof token === "string" ? (solanaTokenBySymbol(network, token) ?? solanaTokenByMint(network, token)) : undefined;
+  }
+  if (!(network in EVM_NETWORKS)) return undefined;
+  return token === undefined
+    ? nativeTokenOf(network)
+    : typeof token === "string"
+      ? (evmTokenBySymbol(network, token) ?? evmTokenByAddress(network, token))
+      : undefined;
+}
+
+function creditSolana(tx: ProjectTx, network: string, address: unknown, token: unknown, amount: unknown) {
+  if (typeof address !== "string" || !/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(address))
+    throw apiError("invalid_request", "address must be a base-58 Solana address.");
+  if (typeof amount !== "string" || !/^[0-9]+$/.test(amount))
+    throw apiError("invalid_request", "amount must be a string of digits in the smallest unit (lamports for SOL).");
+  const asset = token === undefined ? SOL : typeof token === "string" ? (solanaTokenBySymbol(network, token) ?? solanaTokenByMint(network, token)) : undefined;
+  if (!asset) throw apiError("invalid_request", `token ${String(token)} is not in the sandbox's token table for ${network}.`);
+  const key = asset === SOL ? "native" : asset.mint;
+  credit(tx, network, key, address, BigInt(amount));
+  const balance = balanceOf(tx, network, key, address);
+  return { network, address, token: asset.symbol, mintAddress: asset.mint, decimals: asset.decimals, balance: balance.toString() };
+}
+
+/** Credits the ledger inside `tx` (nothing lands until the caller commits); a bad request throws `invalid_request`. */
+export function creditOnLedger(tx: ProjectTx, body: CreditRequest) {
+  const { network, address, token, amount } = body;
+  if (typeof network === "string" && network in SOLANA_TOKENS) return creditSolana(tx, network, address, token, amount);
+  if (typeof network !== "string" || !(network in EVM_NETWORKS)) throw apiError("invalid_request", `network must be one of ${networksText()}.`);
+  if (typeof address !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(address))
+    throw apiError("invalid_request", "address must be a 0x-prefixed 20-byte hex address.");
+  if (typeof amount !== "string" || !/^[0-9]+$/.test(amount))
+    throw apiError("invalid_request", 'amount must be a string of digits in the smallest unit, e.g. "1000000000000000000" for 1 ETH.');
+  const asset =
+    token === undefined
+      ? nativeTokenOf(network)
+      : typeof token === "string"
+        ? (evmTokenBySymbol(network, token) ?? evmTokenByAddress(network, token))
+        : undefined;
+  if (!asset) throw apiError("invalid_request", `token ${String(token)} is not in the sandbox's token table for ${network}.`);
+  credit(tx, network, asset.address, address, BigInt(amount));
+  const balance = balanceOf(tx, network, asset.address, address);
+  return { network, address, token: asset.symbol, contractAddress: asset.address, decimals: asset.decimals, balance: balance.toString() };
+}
