@@ -12,7 +12,7 @@ import { Low, Memory } from "lowdb";
 import { type CollectionOf, hasIndexKey } from "./collections.js";
 import { CollectionIndexes } from "./indexes.js";
 import { SnapshotFile } from "./snapshotFile.js";
-import { checkStateDocument } from "./stateFile.js";
+import { checkStateDocument } from "./dataFile.js";
 import { fsyncPath, type LoggedCommit, type LoggedWrite, WriteAheadLog } from "./writeAheadLog.js";
 import { emptyState, type ProjectMeta, type ProjectRecord, type SandboxState } from "./state.js";
 
