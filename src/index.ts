@@ -98,7 +98,7 @@ export interface SandboxOptions {
   allowPrivateWebhookTargets?: boolean;
   /**
    * State to seed before the first request (docs/state-files.md): a YAML or JSON file, or its content as an object.
-   * With `data`, applied only when the data file is new. A bad file stops the start with a StateFileError.
+   * With `data`, applied only when the data file is new. A bad state file stops the start with a StateFileError.
    */
   init?: string | StateFile;
   /** Writes the state (GET /_sandbox/export) to this file when the sandbox closes. */

@@ -55,7 +55,7 @@ export class SnapshotFile<T> implements Adapter<T> {
 
   /**
    * The parsed document, unchecked (a JSON `null` is returned as null); undefined when the file does not exist or
-   * is empty, which starts a new state file.
+   * is empty, which starts a new data file.
    */
   async readDocument(): Promise<unknown> {
     let text: string;
@@ -69,7 +69,7 @@ export class SnapshotFile<T> implements Adapter<T> {
     try {
       return JSON.parse(text) as unknown;
     } catch (error) {
-      throw new Error(`${this.file} is not a cdp-sandbox state file: it is not valid JSON (${(error as Error).message}). Nothing was written to it.`);
+      throw new Error(`${this.file} is not a cdp-sandbox data file: it is not valid JSON (${(error as Error).message}). Nothing was written to it.`);
     }
   }
 

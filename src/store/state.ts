@@ -43,7 +43,7 @@ export interface ProjectRecord {
 export type ProjectMeta = Omit<ProjectRecord, "data">;
 
 export interface SandboxState {
-  /** Marks the file as a sandbox state file (dataFile.ts); files written before it existed lack it until rewritten. */
+  /** Marks the file as a sandbox data file (dataFile.ts); files written before it existed lack it until rewritten. */
   format: "cdp-sandbox-state";
   version: 1;
   defaultProjectId?: string;

@@ -1,7 +1,7 @@
 /**
- * `--data FILE` loads only a sandbox state file: a format marker and a version, and the state's shape. Any other
+ * `--data FILE` loads only a sandbox data file: a format marker and a version, and the state's shape. Any other
  * file is refused as it is (not a byte written, no log beside it), with a message naming the file and what was
- * expected; a state file written before the marker existed is taken and gains the marker.
+ * expected; a data file written before the marker existed is taken and gains the marker.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/paths.js";
 import { withSandbox } from "#test/helpers/sandbox.js";
 
-const dir = mkdtempSync(join(tmpdir(), "state-file-"));
+const dir = mkdtempSync(join(tmpdir(), "data-file-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 let n = 0;
@@ -28,13 +28,13 @@ function fileWith(text: string) {
   };
 }
 
-describe("--data refuses what is not a sandbox state file", () => {
+describe("--data refuses what is not a sandbox data file", () => {
   const cases: Array<[string, string, RegExp]> = [
     ["a copy of package.json", readFileSync(join(packageRoot, "package.json"), "utf8"), /no "format" marker/],
     ["null", "null", /it holds null/],
     ["a number", "5", /it holds a number/],
     ["an array", "[]", /it holds an array/],
-    ["an unmarked file with fields of its own", `{"version":1,"projects":{},"name":"x"}`, /fields a state file does not \(name\)/],
+    ["an unmarked file with fields of its own", `{"version":1,"projects":{},"name":"x"}`, /fields a data file does not \(name\)/],
     ["projects that are a number", '{"projects":5}', /no "format" marker/],
     ["a marked file whose projects are a number", '{"format":"cdp-sandbox-state","version":1,"projects":5}', /"projects" is a number/],
     ["a project that is not one", '{"format":"cdp-sandbox-state","version":1,"projects":{"p":{"id":"q"}}}', /project "p" is not a project/],
@@ -47,19 +47,19 @@ describe("--data refuses what is not a sandbox state file", () => {
       const started = withSandbox({ data: f.file });
       await expect(started).rejects.toThrow(f.file);
       await expect(started).rejects.toThrow(reason);
-      if (!/not valid JSON/.test(reason.source)) await expect(started).rejects.toThrow(/expected|cdp-sandbox state file/);
+      if (!/not valid JSON/.test(reason.source)) await expect(started).rejects.toThrow(/expected|cdp-sandbox data file/);
       f.expectUntouched();
     });
   }
 
-  it("refuses a state file of a later version, saying which versions it reads", async () => {
+  it("refuses a data file of a later version, saying which versions it reads", async () => {
     const f = fileWith('{"format":"cdp-sandbox-state","version":2,"projects":{}}');
-    await expect(withSandbox({ data: f.file })).rejects.toThrow(/state file of version 2; this cdp-sandbox reads version 1/);
+    await expect(withSandbox({ data: f.file })).rejects.toThrow(/data file of version 2; this cdp-sandbox reads version 1/);
     f.expectUntouched();
   });
 });
 
-describe("--data takes a sandbox state file", () => {
+describe("--data takes a sandbox data file", () => {
   it("starts a new one in a file that is missing or empty, marked with the format and version", async () => {
     for (const file of [join(dir, "missing.json"), fileWith("").file]) {
       const sandbox = await withSandbox({ data: file });
@@ -68,7 +68,7 @@ describe("--data takes a sandbox state file", () => {
     }
   });
 
-  it("migrates a state file written before the marker existed: the same projects, and the marker once rewritten", async () => {
+  it("migrates a data file written before the marker existed: the same projects, and the marker once rewritten", async () => {
     const file = join(dir, "unmarked.json");
     const first = await withSandbox({ data: file });
     const { projectId, apiKeyId } = first.credentials;
