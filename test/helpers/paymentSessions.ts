@@ -8,6 +8,7 @@ import { recoverTypedDataAddress, type Hex } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
 import type { Sandbox } from "cdp-sandbox";
 import { call, fund } from "./sandbox.js";
+import { TRANSFER_WITH_AUTHORIZATION } from "./x402.js";
 
 export const PS = "/platform/v2/payment-sessions";
 /** USDC on Base Sepolia, and the EIP-712 domain its EIP-3009 authorizations are signed over. */
@@ -15,17 +16,6 @@ export const USDC = "0x036CbD53842c5426634e7929541eC2318f3dCF7e" as const;
 export const USDC_DOMAIN = { name: "USDC", version: "2", chainId: 84532, verifyingContract: USDC } as const;
 /** How long an action's transaction takes to land (one Base block). */
 export const LANDS_MS = 2_000;
-
-export const TRANSFER_WITH_AUTHORIZATION = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
 
 /** A session for `amount` USDC paid to `merchant` on Base Sepolia (more fields through `extra`). */
 export async function createSession(sandbox: Sandbox, merchant: string, amount = "10.00", extra: Record<string, unknown> = {}) {

@@ -10,6 +10,18 @@ import { randomBytes } from "node:crypto";
 export const USDC_BASE_SEPOLIA = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
 export const USDC_SOLANA_DEVNET = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
 
+/** EIP-3009's `TransferWithAuthorization`, the EIP-712 type a USDC authorization is signed over. */
+export const TRANSFER_WITH_AUTHORIZATION = {
+  TransferWithAuthorization: [
+    { name: "from", type: "address" },
+    { name: "to", type: "address" },
+    { name: "value", type: "uint256" },
+    { name: "validAfter", type: "uint256" },
+    { name: "validBefore", type: "uint256" },
+    { name: "nonce", type: "bytes32" },
+  ],
+} as const;
+
 interface Authorization {
   from: `0x${string}`;
   to: `0x${string}`;
@@ -44,16 +56,7 @@ export async function signAuthorization(account: PrivateKeyAccount, o: SignOptio
   };
   const signature = await account.signTypedData({
     domain: { name: o.name ?? "USDC", version: o.version ?? "2", chainId: o.chainId ?? 84532, verifyingContract: o.asset ?? USDC_BASE_SEPOLIA },
-    types: {
-      TransferWithAuthorization: [
-        { name: "from", type: "address" },
-        { name: "to", type: "address" },
-        { name: "value", type: "uint256" },
-        { name: "validAfter", type: "uint256" },
-        { name: "validBefore", type: "uint256" },
-        { name: "nonce", type: "bytes32" },
-      ],
-    },
+    types: TRANSFER_WITH_AUTHORIZATION,
     primaryType: "TransferWithAuthorization",
     message: {
       from: authorization.from,

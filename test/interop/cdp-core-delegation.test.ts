@@ -4,12 +4,13 @@
  * grants the developer a project-wide delegation, and the developer's server then signs for them with
  * @coinbase/cdp-sdk — checked with viem — until the user revokes it.
  */
-import { CdpClient } from "@coinbase/cdp-sdk";
+import type { CdpClient } from "@coinbase/cdp-sdk";
 import request from "supertest";
 import { type Hex, recoverMessageAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
 import { installBrowserGlobals } from "#test/helpers/browserGlobals.js";
+import { cdpClientFor } from "#test/helpers/cdpClient.js";
 
 installBrowserGlobals();
 
@@ -20,8 +21,8 @@ let cdp: CdpClient;
 
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, seed: "cdp-core-delegation", validateResponses: true });
-  const { apiKeyId, apiKeySecret, walletSecret, projectId } = sandbox.credentials;
-  cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
+  const { projectId } = sandbox.credentials;
+  cdp = cdpClientFor(sandbox);
   core = await import("@coinbase/cdp-core");
   await core.initialize({ projectId, basePath: sandbox.basePath, ethereum: { createOnLogin: "eoa" }, disableAnalytics: true });
 });

@@ -5,7 +5,7 @@
  * smart and Solana accounts; the developer's server sees the same users through @coinbase/cdp-sdk; a message the
  * client signs with its registered Temporary Wallet Secret verifies with viem.
  */
-import { CdpClient } from "@coinbase/cdp-sdk";
+import type { CdpClient } from "@coinbase/cdp-sdk";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import request from "supertest";
 import { type Hex, verifyMessage } from "viem";
@@ -13,6 +13,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
 import { installBrowserGlobals } from "#test/helpers/browserGlobals.js";
+import { cdpClientFor } from "#test/helpers/cdpClient.js";
 
 installBrowserGlobals();
 
@@ -25,8 +26,7 @@ let projectId: string;
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, seed: "cdp-core-sign-in", validateResponses: true });
   projectId = sandbox.credentials.projectId;
-  const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
-  cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
+  cdp = cdpClientFor(sandbox);
   core = await import("@coinbase/cdp-core");
   await core.initialize({
     projectId,

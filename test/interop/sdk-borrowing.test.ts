@@ -6,11 +6,12 @@
  * opens, adjusts and closes a position of the user's smart account, and
  * polls each user operation as the client's documentation says to.
  */
-import { CdpClient } from "@coinbase/cdp-sdk";
+import type { CdpClient } from "@coinbase/cdp-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
 import type { CdpOpenApiClient as GeneratedClient } from "../../node_modules/@coinbase/cdp-sdk/_types/openapi-client/index.js";
 import { call, endUserSession, fund } from "#test/helpers/sandbox.js";
+import { cdpClientFor } from "#test/helpers/cdpClient.js";
 
 // The package does not export its generated client by name; this is the very module CdpClient configures.
 const generatedPath = "../../node_modules/@coinbase/cdp-sdk/_esm/openapi-client/index.js";
@@ -21,8 +22,7 @@ let cdp: CdpClient;
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, seed: "sdk-borrowing", validateResponses: true });
   sandbox.clock.freeze(true);
-  const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
-  cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
+  cdp = cdpClientFor(sandbox);
 });
 afterAll(() => sandbox.close());
 

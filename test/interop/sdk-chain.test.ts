@@ -3,17 +3,17 @@
  * balances, sendTransaction, transfer of ETH and USDC, and a network-scoped
  * account (`useNetwork`) waiting for a receipt through the sandbox's node.
  */
-import { CdpClient } from "@coinbase/cdp-sdk";
+import type { CdpClient } from "@coinbase/cdp-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEther, parseUnits } from "viem";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
+import { cdpClientFor } from "#test/helpers/cdpClient.js";
 
 let sandbox: Sandbox;
 let cdp: CdpClient;
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, seed: "sdk-chain" });
-  const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
-  cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
+  cdp = cdpClientFor(sandbox);
 });
 afterAll(() => sandbox.close());
 

@@ -5,12 +5,13 @@
  * health events of a service, and policies at the 100-rule limit.
  */
 import { ed25519 } from "@noble/curves/ed25519.js";
-import { CdpClient } from "@coinbase/cdp-sdk";
+import type { CdpClient } from "@coinbase/cdp-sdk";
 import { getBase58Encoder } from "@solana/kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
 import type { CdpOpenApiClient as GeneratedClient } from "../../node_modules/@coinbase/cdp-sdk/_types/openapi-client/index.js";
 import type * as CustomersApi from "../../node_modules/@coinbase/cdp-sdk/_types/openapi-client/generated/customers/customers.js";
+import { cdpClientFor } from "#test/helpers/cdpClient.js";
 
 // The package does not export its generated client by name; this is the very module CdpClient configures.
 const generatedPath = "../../node_modules/@coinbase/cdp-sdk/_esm/openapi-client/index.js";
@@ -23,8 +24,7 @@ let sandbox: Sandbox;
 let cdp: CdpClient;
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, seed: "sdk-client-157", validateResponses: true });
-  const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
-  cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
+  cdp = cdpClientFor(sandbox);
 });
 afterAll(() => sandbox.close());
 

@@ -3,18 +3,18 @@
  * the delegation, then `toEvmDelegatedAccount(account).sendUserOperation(...)`
  * at the EOA's own address, the transfer landing on the ledger.
  */
-import { CdpClient, toEvmDelegatedAccount } from "@coinbase/cdp-sdk";
+import { type CdpClient, toEvmDelegatedAccount } from "@coinbase/cdp-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { erc20Abi, parseEther } from "viem";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
 import { fund } from "#test/helpers/sandbox.js";
+import { cdpClientFor } from "#test/helpers/cdpClient.js";
 
 let sandbox: Sandbox;
 let cdp: CdpClient;
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, seed: "sdk-eip7702-user-operations", validateResponses: true });
-  const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
-  cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
+  cdp = cdpClientFor(sandbox);
 });
 afterAll(() => sandbox.close());
 

@@ -4,7 +4,7 @@
  * (EVM and Solana signing and sending, assets, user operations, EIP-7702,
  * grants read and revoked). Signatures checked with viem and noble.
  */
-import { CdpClient } from "@coinbase/cdp-sdk";
+import type { CdpClient } from "@coinbase/cdp-sdk";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import {
   address as toAddress,
@@ -24,14 +24,14 @@ import { recoverMessageAddress, serializeTransaction, recoverTransactionAddress,
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
 import { call, endUserSession, fund } from "#test/helpers/sandbox.js";
+import { cdpClientFor } from "#test/helpers/cdpClient.js";
 
 let sandbox: Sandbox;
 let cdp: CdpClient;
 beforeAll(async () => {
   // Interval mining: these tests watch user operations wait for their block (broadcast, then complete).
   sandbox = await startSandbox({ port: 0, seed: "sdk-end-users", validateResponses: true, mining: "interval" });
-  const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
-  cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
+  cdp = cdpClientFor(sandbox);
 });
 afterAll(() => sandbox.close());
 

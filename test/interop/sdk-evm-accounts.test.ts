@@ -2,18 +2,18 @@
  * The official client's EVM account flows against the sandbox, each result
  * checked with viem. One CdpClient per file (the client is process-wide).
  */
-import { CdpClient } from "@coinbase/cdp-sdk";
+import type { CdpClient } from "@coinbase/cdp-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keccak256, parseEther, recoverAddress, recoverMessageAddress, recoverTransactionAddress, toHex, verifyTypedData, serializeTransaction } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
+import { cdpClientFor } from "#test/helpers/cdpClient.js";
 
 let sandbox: Sandbox;
 let cdp: CdpClient;
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, seed: "sdk-evm" });
-  const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
-  cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
+  cdp = cdpClientFor(sandbox);
 });
 afterAll(() => sandbox.close());
 

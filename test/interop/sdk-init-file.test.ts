@@ -2,11 +2,12 @@
  * The official client against a sandbox seeded by an init file, as its end-to-end suite expects: named accounts,
  * a smart account with its owner, funded in token units, found by name with their balances.
  */
-import { CdpClient } from "@coinbase/cdp-sdk";
+import type { CdpClient } from "@coinbase/cdp-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEther, parseUnits } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
+import { cdpClientFor } from "#test/helpers/cdpClient.js";
 
 const OWNER_KEY = "0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba";
 
@@ -22,8 +23,7 @@ beforeAll(async () => {
       solanaAccounts: [{ name: "E2ESolanaAccount", balances: { "solana-devnet": { SOL: "2" } } }],
     },
   });
-  const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
-  cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
+  cdp = cdpClientFor(sandbox);
 });
 afterAll(() => sandbox.close());
 

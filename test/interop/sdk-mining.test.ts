@@ -4,7 +4,7 @@
  * is there the first time the client asks, with no sleep and no clock
  * advance (as the client's own end-to-end suite expects of a node).
  */
-import { CdpClient } from "@coinbase/cdp-sdk";
+import type { CdpClient } from "@coinbase/cdp-sdk";
 import {
   address,
   appendTransactionMessageInstruction,
@@ -23,6 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClock, startSandbox, type Sandbox } from "cdp-sandbox";
 import { hostOf } from "#test/helpers/sandbox.js";
 import { mintBearer } from "#test/helpers/tokens.js";
+import { cdpClientFor } from "#test/helpers/cdpClient.js";
 
 let sandbox: Sandbox;
 let cdp: CdpClient;
@@ -31,8 +32,8 @@ beforeAll(async () => {
   const clock = createClock();
   clock.freeze(true); // no block boundary passes on its own: only mining puts transactions in blocks
   sandbox = await startSandbox({ port: 0, seed: "sdk-mining", clock, validateResponses: true });
-  const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
-  cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
+  const { apiKeyId, apiKeySecret } = sandbox.credentials;
+  cdp = cdpClientFor(sandbox);
   const path = "/apikeys/v1/tokens/active";
   const bearer = await mintBearer(apiKeyId, apiKeySecret, { method: "GET", host: hostOf(sandbox), path });
   const token = ((await (await fetch(`${sandbox.url}${path}`, { headers: { authorization: `Bearer ${bearer}` } })).json()) as { id: string }).id;

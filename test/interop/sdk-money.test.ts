@@ -4,17 +4,17 @@
  * cdp.paymentMethods, through a quote → execute → settle → balance flow, a
  * deposit with travel-rule details, and the errors the client surfaces.
  */
-import { CdpClient } from "@coinbase/cdp-sdk";
+import type { CdpClient } from "@coinbase/cdp-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
 import { call } from "#test/helpers/sandbox.js";
+import { cdpClientFor } from "#test/helpers/cdpClient.js";
 
 let sandbox: Sandbox;
 let cdp: CdpClient;
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, seed: "sdk-money", validateResponses: true });
-  const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
-  cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
+  cdp = cdpClientFor(sandbox);
   sandbox.clock.freeze(true);
 });
 afterAll(() => sandbox.close());

@@ -7,13 +7,15 @@
  * authorizes; the merchant captures, refunds from a custodial account and
  * pays a disbursement. Signatures are checked with viem.
  */
-import { CdpClient } from "@coinbase/cdp-sdk";
+import type { CdpClient } from "@coinbase/cdp-sdk";
 import { recoverTypedDataAddress, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
 import { fundAccount, openAccount } from "#test/helpers/money.js";
-import { fundUsdc, LANDS_MS, TRANSFER_WITH_AUTHORIZATION, USDC_DOMAIN } from "#test/helpers/paymentSessions.js";
+import { fundUsdc, LANDS_MS, USDC_DOMAIN } from "#test/helpers/paymentSessions.js";
+import { TRANSFER_WITH_AUTHORIZATION } from "#test/helpers/x402.js";
+import { cdpClientFor } from "#test/helpers/cdpClient.js";
 
 // The package does not export its generated client by name; this is the very module CdpClient configures, whose
 // Payment Sessions and Disbursements functions are module exports (not members of its CdpOpenApiClient object).
@@ -25,8 +27,7 @@ let cdp: CdpClient;
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, seed: "sdk-payment-sessions", validateResponses: true });
   sandbox.clock.freeze(true);
-  const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
-  cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
+  cdp = cdpClientFor(sandbox);
 });
 afterAll(() => sandbox.close());
 

@@ -3,7 +3,7 @@
  * sandbox; signatures checked with @noble/curves and viem.
  */
 import { randomBytes } from "node:crypto";
-import { CdpClient } from "@coinbase/cdp-sdk";
+import type { CdpClient } from "@coinbase/cdp-sdk";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import {
   address as toAddress,
@@ -25,14 +25,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
 import { fund, hostOf } from "#test/helpers/sandbox.js";
 import { mintBearer } from "#test/helpers/tokens.js";
+import { cdpClientFor } from "#test/helpers/cdpClient.js";
 
 let sandbox: Sandbox;
 let cdp: CdpClient;
 beforeAll(async () => {
   // Interval mining: the smart-account tests watch user operations wait for their block (broadcast, then complete).
   sandbox = await startSandbox({ port: 0, seed: "sdk-solana-smart", mining: "interval" });
-  const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
-  cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
+  cdp = cdpClientFor(sandbox);
 });
 afterAll(() => sandbox.close());
 

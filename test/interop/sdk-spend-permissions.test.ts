@@ -5,17 +5,17 @@
  * transaction) and from a smart account (smartAccount.useSpendPermission, a
  * user operation) — within the allowance, and past it.
  */
-import { CdpClient } from "@coinbase/cdp-sdk";
+import type { CdpClient } from "@coinbase/cdp-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
 import { fund } from "#test/helpers/sandbox.js";
+import { cdpClientFor } from "#test/helpers/cdpClient.js";
 
 let sandbox: Sandbox;
 let cdp: CdpClient;
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, seed: "sdk-spend-permissions", validateResponses: true });
-  const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
-  cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
+  cdp = cdpClientFor(sandbox);
 });
 afterAll(() => sandbox.close());
 

@@ -6,18 +6,18 @@
  * operations with the owner's wrapped signature. Balances are read back with
  * the client's listTokenBalances.
  */
-import { CdpClient } from "@coinbase/cdp-sdk";
+import type { CdpClient } from "@coinbase/cdp-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeFunctionData, erc20Abi, parseUnits } from "viem";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
 import { fund } from "#test/helpers/sandbox.js";
+import { cdpClientFor } from "#test/helpers/cdpClient.js";
 
 let sandbox: Sandbox;
 let cdp: CdpClient;
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, seed: "sdk-swaps", validateResponses: true });
-  const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
-  cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
+  cdp = cdpClientFor(sandbox);
 });
 afterAll(() => sandbox.close());
 

@@ -5,7 +5,7 @@
  * domain the node reports settles, and the official client swaps DAI for
  * USDC on Optimism the way its network-hoisting example does.
  */
-import { CdpClient } from "@coinbase/cdp-sdk";
+import type { CdpClient } from "@coinbase/cdp-sdk";
 import { createCdpFacilitatorClient } from "@coinbase/cdp-sdk/x402";
 import { x402Client } from "@x402/core/client";
 import type { PaymentRequired } from "@x402/core/types";
@@ -29,14 +29,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
 import { fund, hostOf } from "#test/helpers/sandbox.js";
 import { mintBearer } from "#test/helpers/tokens.js";
+import { cdpClientFor } from "#test/helpers/cdpClient.js";
 
 let sandbox: Sandbox;
 let cdp: CdpClient;
 let nodeToken: string;
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, seed: "sdk-token-table", validateResponses: true });
-  const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
-  cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
+  const { apiKeyId, apiKeySecret } = sandbox.credentials;
+  cdp = cdpClientFor(sandbox);
   const path = "/apikeys/v1/tokens/active";
   const bearer = await mintBearer(apiKeyId, apiKeySecret, { method: "GET", host: hostOf(sandbox), path });
   nodeToken = ((await (await fetch(`${sandbox.url}${path}`, { headers: { authorization: `Bearer ${bearer}` } })).json()) as { id: string }).id;

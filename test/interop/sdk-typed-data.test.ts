@@ -4,18 +4,18 @@
  * with viem over the same typed data in lowercase, and an account policy on
  * signEvmTypedData refusing through the client. One CdpClient per file.
  */
-import { CdpClient } from "@coinbase/cdp-sdk";
+import type { CdpClient } from "@coinbase/cdp-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recoverTypedDataAddress, verifyTypedData } from "viem";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
 import { CLIENT_EXAMPLE_SPENDER, lowercaseAddresses, mixedCaseTypedData, wrongChecksum } from "#test/helpers/typedData.js";
+import { cdpClientFor } from "#test/helpers/cdpClient.js";
 
 let sandbox: Sandbox;
 let cdp: CdpClient;
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, seed: "sdk-typed-data" });
-  const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
-  cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
+  cdp = cdpClientFor(sandbox);
 });
 afterAll(() => sandbox.close());
 

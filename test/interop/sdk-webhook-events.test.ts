@@ -6,11 +6,12 @@
  * and the delegation and signing events of cdp.endUser.
  */
 import { createHmac } from "node:crypto";
-import { CdpClient } from "@coinbase/cdp-sdk";
+import type { CdpClient } from "@coinbase/cdp-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
 import { startReceiver, type Receiver } from "#test/helpers/receiver.js";
 import { call, endUserSession } from "#test/helpers/sandbox.js";
+import { cdpClientFor } from "#test/helpers/cdpClient.js";
 
 let sandbox: Sandbox;
 let cdp: CdpClient;
@@ -19,8 +20,7 @@ beforeAll(async () => {
   // Interval mining: these tests see a send confirmed only once the clock mines its block.
   sandbox = await startSandbox({ port: 0, seed: "sdk-webhook-events", validateResponses: true, mining: "interval" });
   sandbox.clock.freeze(true);
-  const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
-  cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
+  cdp = cdpClientFor(sandbox);
   receiver = await startReceiver();
 });
 afterAll(async () => {

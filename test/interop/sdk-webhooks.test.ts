@@ -6,11 +6,12 @@
  * arrives at a local endpoint, signed with the secret the client returned.
  */
 import { createHmac } from "node:crypto";
-import { CdpClient } from "@coinbase/cdp-sdk";
+import type { CdpClient } from "@coinbase/cdp-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
 import type { CdpOpenApiClient as GeneratedClient } from "../../node_modules/@coinbase/cdp-sdk/_types/openapi-client/index.js";
 import { startReceiver, type Receiver } from "#test/helpers/receiver.js";
+import { cdpClientFor } from "#test/helpers/cdpClient.js";
 
 // The package does not export its generated client by name; this is the very module CdpClient configures.
 const generatedPath = "../../node_modules/@coinbase/cdp-sdk/_esm/openapi-client/index.js";
@@ -22,8 +23,7 @@ let receiver: Receiver;
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, seed: "sdk-webhooks", validateResponses: true });
   sandbox.clock.freeze(true);
-  const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
-  cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
+  cdp = cdpClientFor(sandbox);
   receiver = await startReceiver();
 });
 afterAll(async () => {

@@ -7,7 +7,7 @@
  * independently with viem (the 6492 wrapper's factory call, and the owner's ECDSA signature over the wallet's
  * replay-safe EIP-712 hash). `upto` (Permit2) payments of a smart account go through the same check.
  */
-import { CdpClient, type EvmSmartAccount } from "@coinbase/cdp-sdk";
+import type { CdpClient, EvmSmartAccount } from "@coinbase/cdp-sdk";
 import { createCdpFacilitatorClient, fromCdpSmartWallet } from "@coinbase/cdp-sdk/x402";
 import { x402Client } from "@x402/core/client";
 import type { Network, PaymentRequired } from "@x402/core/types";
@@ -32,20 +32,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
 import { installFetchRedirect } from "../../src/register/fetch.js";
 import { call, fund } from "#test/helpers/sandbox.js";
-import { PERMIT2, USDC_BASE_SEPOLIA, UPTO_PERMIT2_PROXY, v2Requirements } from "#test/helpers/x402.js";
+import { PERMIT2, TRANSFER_WITH_AUTHORIZATION, USDC_BASE_SEPOLIA, UPTO_PERMIT2_PROXY, v2Requirements } from "#test/helpers/x402.js";
+import { cdpClientFor } from "#test/helpers/cdpClient.js";
 
 const BASE_SEPOLIA = "eip155:84532" as Network;
 const MERCHANT = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
-const TRANSFER_WITH_AUTHORIZATION = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
 const factoryAbi = parseAbi(["function createAccount(bytes[] owners, uint256 nonce) payable returns (address)"]);
 const wrapperAbi = [{ type: "tuple", components: [{ type: "uint8" }, { type: "bytes" }] }] as const;
 
@@ -58,8 +49,8 @@ const savedRpcUrls = process.env.CDP_X402_RPC_URLS;
 
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, seed: "sdk-x402-smart-account", validateResponses: true });
-  const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
-  cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
+  const { apiKeyId, apiKeySecret } = sandbox.credentials;
+  cdp = cdpClientFor(sandbox);
   facilitator = createCdpFacilitatorClient({ apiKeyId, apiKeySecret, baseUrl: `${sandbox.basePath}/v2/x402` });
   const nodeToken = (await call(sandbox, "GET", "/apikeys/v1/tokens/active")).body.id as string;
   const nodeUrl = `${sandbox.url}/rpc/v1/base-sepolia/${nodeToken}`;

@@ -7,7 +7,7 @@
  * (`fromCdpEvmAccount`, `cdpSolanaAccountToSvmSigner`) paying with the
  * protocol's upto clients; the server charges less than the maximum.
  */
-import { CdpClient } from "@coinbase/cdp-sdk";
+import type { CdpClient } from "@coinbase/cdp-sdk";
 import { cdpSolanaAccountToSvmSigner, createCdpFacilitatorClient, fromCdpEvmAccount, getCdpDefaultSchemes } from "@coinbase/cdp-sdk/x402";
 import { x402Client } from "@x402/core/client";
 import { x402HTTPResourceServer, x402ResourceServer } from "@x402/core/server";
@@ -20,6 +20,7 @@ import { startSandbox, type Sandbox } from "cdp-sandbox";
 import { call, fund, hostOf } from "#test/helpers/sandbox.js";
 import { mintBearer } from "#test/helpers/tokens.js";
 import { PERMIT2, USDC_BASE_SEPOLIA, USDC_SOLANA_DEVNET } from "#test/helpers/x402.js";
+import { cdpClientFor } from "#test/helpers/cdpClient.js";
 
 const BASE_SEPOLIA = "eip155:84532" as Network;
 const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1" as Network;
@@ -33,8 +34,8 @@ let solanaNode: string;
 
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, seed: "sdk-x402-upto", validateResponses: true });
-  const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
-  cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
+  const { apiKeyId, apiKeySecret } = sandbox.credentials;
+  cdp = cdpClientFor(sandbox);
   facilitator = createCdpFacilitatorClient({ apiKeyId, apiKeySecret, baseUrl: `${sandbox.basePath}/v2/x402` });
   resourceServer = new x402ResourceServer(facilitator);
   for (const scheme of getCdpDefaultSchemes()) resourceServer.register(scheme.network as Network, scheme.server);

@@ -9,7 +9,7 @@
  * payment the facilitator settles; the public discovery functions read the
  * Bazaar the settlement fed.
  */
-import { CdpClient, listX402DiscoveryMerchant, listX402DiscoveryResources, searchX402Resources } from "@coinbase/cdp-sdk";
+import { type CdpClient, listX402DiscoveryMerchant, listX402DiscoveryResources, searchX402Resources } from "@coinbase/cdp-sdk";
 import { createCdpFacilitatorClient } from "@coinbase/cdp-sdk/x402";
 import { x402Client } from "@x402/core/client";
 import type { PaymentRequired } from "@x402/core/types";
@@ -20,6 +20,7 @@ import { startSandbox, type Sandbox } from "cdp-sandbox";
 import { call, fund, hostOf } from "#test/helpers/sandbox.js";
 import { mintBearer } from "#test/helpers/tokens.js";
 import { USDC_BASE_SEPOLIA, USDC_SOLANA_DEVNET, v2Requirements } from "#test/helpers/x402.js";
+import { cdpClientFor } from "#test/helpers/cdpClient.js";
 
 let sandbox: Sandbox;
 let cdp: CdpClient;
@@ -28,8 +29,8 @@ const MERCHANT = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
 
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, seed: "sdk-x402", validateResponses: true });
-  const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
-  cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
+  const { apiKeyId, apiKeySecret } = sandbox.credentials;
+  cdp = cdpClientFor(sandbox);
   facilitator = createCdpFacilitatorClient({ apiKeyId, apiKeySecret, baseUrl: `${sandbox.basePath}/v2/x402` });
 });
 afterAll(() => sandbox.close());

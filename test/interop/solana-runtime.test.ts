@@ -7,7 +7,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CdpClient } from "@coinbase/cdp-sdk";
+import type { CdpClient } from "@coinbase/cdp-sdk";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { fetchMint as kitFetchMint, fetchToken } from "@solana-program/token";
 import { getBase58Encoder, address as kitAddress, createSolanaRpc } from "@solana/kit";
@@ -32,6 +32,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
 import { call, fund, withSandbox, nodeUrlFor } from "#test/helpers/sandbox.js";
 import { closeSolanaSocket } from "#test/helpers/webSocket.js";
+import { cdpClientFor } from "#test/helpers/cdpClient.js";
 
 const USDC = new PublicKey("4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU");
 const NETWORK = "solana-devnet";
@@ -45,8 +46,7 @@ let connection: Connection;
 
 async function open(): Promise<void> {
   sandbox = await withSandbox({ seed: "solana-runtime", data: dataFile });
-  const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
-  cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
+  cdp = cdpClientFor(sandbox);
   httpUrl = await nodeUrlFor(sandbox, NETWORK);
   connection = new Connection(httpUrl, { wsEndpoint: httpUrl.replace(/^http/, "ws"), commitment: "confirmed" });
 }

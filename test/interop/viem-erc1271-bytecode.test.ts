@@ -29,7 +29,7 @@ import { baseSepolia } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, fund, withSandbox, nodeUrlFor } from "#test/helpers/sandbox.js";
 import { type Compiled, compileSolidity } from "#test/helpers/solidity.js";
-import { USDC_BASE_SEPOLIA, v2Body, v2Requirements } from "#test/helpers/x402.js";
+import { TRANSFER_WITH_AUTHORIZATION, USDC_BASE_SEPOLIA, v2Body, v2Requirements } from "#test/helpers/x402.js";
 
 const MERCHANT = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
 
@@ -103,16 +103,7 @@ describe("a bytecode ERC-1271 wallet", () => {
     } as const;
     const hash = hashTypedData({
       domain: { name: "USDC", version: "2", chainId: 84532, verifyingContract: USDC_BASE_SEPOLIA },
-      types: {
-        TransferWithAuthorization: [
-          { name: "from", type: "address" },
-          { name: "to", type: "address" },
-          { name: "value", type: "uint256" },
-          { name: "validAfter", type: "uint256" },
-          { name: "validBefore", type: "uint256" },
-          { name: "nonce", type: "bytes32" },
-        ],
-      },
+      types: TRANSFER_WITH_AUTHORIZATION,
       primaryType: "TransferWithAuthorization",
       message: { ...authorization, value: 250000n, validAfter: BigInt(authorization.validAfter), validBefore: BigInt(authorization.validBefore) },
     });

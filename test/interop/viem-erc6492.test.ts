@@ -3,7 +3,7 @@
  * `eth_call` of the universal signature validator on the sandbox's node (what the client's example
  * smartAccount.signTypedData.eip6492 does with publicClient.verifyTypedData).
  */
-import { CdpClient } from "@coinbase/cdp-sdk";
+import type { CdpClient } from "@coinbase/cdp-sdk";
 import {
   createPublicClient,
   encodeAbiParameters,
@@ -21,14 +21,15 @@ import { baseSepolia } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
 import { nodeUrlFor } from "#test/helpers/sandbox.js";
+import { TRANSFER_WITH_AUTHORIZATION } from "#test/helpers/x402.js";
+import { cdpClientFor } from "#test/helpers/cdpClient.js";
 
 let sandbox: Sandbox;
 let cdp: CdpClient;
 let client: PublicClient;
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, seed: "viem-erc6492" });
-  const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
-  cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
+  cdp = cdpClientFor(sandbox);
   client = createPublicClient({ chain: baseSepolia, transport: http(await nodeUrlFor(sandbox, "base-sepolia")) }) as PublicClient;
 });
 afterAll(() => sandbox.close());
@@ -37,16 +38,7 @@ const FACTORY = "0xBA5ED110eFDBa3D005bfC882d75358ACBbB85842";
 
 const typedData = (from: `0x${string}`, value: bigint) => ({
   domain: { name: "USDC", version: "2", chainId: baseSepolia.id, verifyingContract: getAddress("0x036CbD53842c5426634e7929541eC2318f3dCF7e") },
-  types: {
-    TransferWithAuthorization: [
-      { name: "from", type: "address" },
-      { name: "to", type: "address" },
-      { name: "value", type: "uint256" },
-      { name: "validAfter", type: "uint256" },
-      { name: "validBefore", type: "uint256" },
-      { name: "nonce", type: "bytes32" },
-    ],
-  },
+  types: TRANSFER_WITH_AUTHORIZATION,
   primaryType: "TransferWithAuthorization" as const,
   message: {
     from,

@@ -9,7 +9,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { ed25519 } from "@noble/curves/ed25519.js";
-import { CdpClient } from "@coinbase/cdp-sdk";
+import type { CdpClient } from "@coinbase/cdp-sdk";
 import {
   address as toAddress,
   appendTransactionMessageInstruction,
@@ -29,6 +29,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
 import { faultAfter, GATEWAY_PAGE, outcome, repeated, replayed, rpc, switchOnAfterCommitFaults, tokenBalance } from "#test/helpers/afterCommit.js";
 import { call, endUserSession, fund, withSandbox } from "#test/helpers/sandbox.js";
+import { cdpClientFor } from "#test/helpers/cdpClient.js";
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -285,8 +286,7 @@ describe("faucets", () => {
 describe("through the official client", () => {
   let cdp: CdpClient;
   beforeAll(() => {
-    const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
-    cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
+    cdp = cdpClientFor(sandbox);
   });
   /** Loses the answer of the next sendEvmTransaction after the send (fresh counters on every activation). */
   async function loseNextSendAnswer(act: Record<string, string>, run: () => Promise<void>) {

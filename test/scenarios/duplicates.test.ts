@@ -6,20 +6,20 @@
  * different effect or one after the window are not duplicates. Over HTTP, and
  * through the official client's retry loop with and without a key.
  */
-import { CdpClient } from "@coinbase/cdp-sdk";
+import type { CdpClient } from "@coinbase/cdp-sdk";
 import request from "supertest";
 import { serializeTransaction } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
 import { call, fund, withSandbox } from "#test/helpers/sandbox.js";
+import { cdpClientFor } from "#test/helpers/cdpClient.js";
 
 let sandbox: Sandbox;
 let cdp: CdpClient;
 beforeAll(async () => {
   sandbox = await withSandbox({ seed: "duplicates" });
   sandbox.clock.freeze(true);
-  const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
-  cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
+  cdp = cdpClientFor(sandbox);
 });
 afterAll(() => sandbox.close());
 

@@ -30,12 +30,12 @@ import {
   PS,
   signerOf,
   signOffered,
-  TRANSFER_WITH_AUTHORIZATION,
   USDC,
   USDC_DOMAIN,
   walletOptions,
 } from "#test/helpers/paymentSessions.js";
 import { call, withSandbox } from "#test/helpers/sandbox.js";
+import { TRANSFER_WITH_AUTHORIZATION } from "#test/helpers/x402.js";
 
 let sandbox: Sandbox;
 beforeAll(async () => {

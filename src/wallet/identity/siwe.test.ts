@@ -1,10 +1,10 @@
 /** Sign-In with Ethereum over HTTP: the EIP-4361 message, signatures checked with viem, smart wallets, expiry. */
 import request from "supertest";
-import { CdpClient } from "@coinbase/cdp-sdk";
 import { encodeAbiParameters, encodeFunctionData, hashMessage, hashTypedData, pad, parseAbi, serializeErc6492Signature } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
+import { cdpClientFor } from "#test/helpers/cdpClient.js";
 
 let sandbox: Sandbox;
 let projectId: string;
@@ -46,8 +46,7 @@ describe("Sign-In with Ethereum", () => {
   });
 
   it("verifies a smart wallet's ERC-1271 signature, plain or ERC-6492-wrapped, by its owner only", async () => {
-    const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
-    const cdp = new CdpClient({ apiKeyId, apiKeySecret, walletSecret, basePath: sandbox.basePath });
+    const cdp = cdpClientFor(sandbox);
     const owner = privateKeyToAccount(generatePrivateKey());
     const smart = await cdp.evm.createSmartAccount({ owner });
     const signAsWallet = async (signer: typeof owner, message: string) => {
