@@ -6,7 +6,7 @@
  */
 import { decodeEventLog, getAddress, parseAbi } from "viem";
 import { blockTimestampOf } from "../chain/blocks.js";
-import { forEachBalance, ledgerTxs } from "../chain/ledger.js";
+import { forEachBalance, ledgerTxs } from "../chain/evm/ledger.js";
 import { headBlock } from "../chain/mining.js";
 import { EVM_NETWORKS } from "../chain/networks.js";
 import { solanaTxs } from "../chain/solana/ledger.js";

@@ -6,7 +6,7 @@
  * movements read from its Transfer logs.
  */
 import { formatUnits, getAddress, type Hex } from "viem";
-import { ledgerTxs, type LedgerTx, TRANSFER_TOPIC } from "../chain/ledger.js";
+import { ledgerTxs, type LedgerTx, TRANSFER_TOPIC } from "../chain/evm/ledger.js";
 import { solanaTxs, type SolanaLedgerTx } from "../chain/solana/ledger.js";
 import { erc20ByAddress, nativeTokenOf } from "../chain/tokens.js";
 import type { components } from "../contract/generated/admin-types.js";

@@ -16,7 +16,7 @@ import type { Clock } from "../clock.js";
 import type { ProjectTx, Store } from "../store/store.js";
 import { declareCollection } from "../store/collections.js";
 import { settlementBlock } from "./mining.js";
-import { credit, recordPayout } from "./ledger.js";
+import { credit, recordPayout } from "./evm/ledger.js";
 import { solanaTxs } from "./solana/ledger.js";
 import { SOLANA_TOKENS } from "./solana/tokens.js";
 import { NATIVE_TOKEN_ADDRESS } from "./tokens.js";

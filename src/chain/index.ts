@@ -6,5 +6,5 @@
  */
 export { blockHashOf, blockNumberAt, blockTimestampOf } from "./blocks.js";
 export { hasDueDeliveries, scheduleDelivery, settleDueDeliveries } from "./deliveries.js";
-export { balanceOf, credit, faucetPayout, holdings, moveToken, recordPayout, setBalance } from "./ledger.js";
+export { balanceOf, credit, faucetPayout, holdings, moveToken, recordPayout, setBalance } from "./evm/ledger.js";
 export { headBlock, inclusionBlock, settlementBlock } from "./mining.js";

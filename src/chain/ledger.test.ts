@@ -12,7 +12,7 @@ import { ApiError } from "../errors/catalogue.js";
 import { createRandom } from "../random.js";
 import { toBase58 } from "../crypto/solana.js";
 import { Store, type PendingTx } from "../store/store.js";
-import { applyEvmTransaction, balanceOf, credit, ledgerTxs } from "./ledger.js";
+import { applyEvmTransaction, balanceOf, credit, ledgerTxs } from "./evm/ledger.js";
 import { applySolanaTransaction, LAMPORTS_PER_SIGNATURE } from "./solana/ledger.js";
 import { solanaTokenBySymbol } from "./solana/tokens.js";
 import { evmTokenBySymbol } from "./tokens.js";

@@ -14,7 +14,7 @@
  * blocks). Connections and subscriptions are bounded; a connection's broken frame ends that connection only.
  */
 import { type Hex, isAddress } from "viem";
-import { type LedgerTx, ledgerTxs } from "../chain/ledger.js";
+import { type LedgerTx, ledgerTxs } from "../chain/evm/ledger.js";
 import { chainIdOf } from "../chain/networks.js";
 import { CHAIN_CONTRACTS } from "../products/sandboxContracts.js";
 import type { Clock } from "../clock.js";

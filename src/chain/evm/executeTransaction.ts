@@ -16,7 +16,7 @@ import {
   ledgerTxs,
   type SandboxContract,
   setBalance,
-} from "../ledger.js";
+} from "./ledger.js";
 import { inclusionBlock } from "../mining.js";
 import { NATIVE_TOKEN_ADDRESS } from "../tokens.js";
 import { hasDeployedCode } from "./ledgerState.js";

@@ -24,7 +24,7 @@ export {
   setAllowance,
   TRANSFER_TOPIC,
   transferLog,
-} from "../ledger.js";
+} from "./ledger.js";
 export { chainIdOf, EVM_NETWORKS, networkOfChainId } from "../networks.js";
 export { PERMIT2_ADDRESS, permitTransferFromHash, permitTransferFromTypedData } from "../permit2.js";
 export { EVM_TOKENS, type EvmToken, evmTokenByAddress, evmTokenBySymbol, evmTokensOf, NATIVE_TOKEN_ADDRESS } from "../tokens.js";

@@ -4,7 +4,7 @@
  * the transaction's, and its revert reverts the calling frame with `Error(reason)`.
  */
 import { encodeErrorResult, type Hex, keccak256, parseAbi } from "viem";
-import { balanceOf, credit, type LedgerLog, type SandboxContract, setBalance } from "../ledger.js";
+import { balanceOf, credit, type LedgerLog, type SandboxContract, setBalance } from "./ledger.js";
 import { NATIVE_TOKEN_ADDRESS } from "../tokens.js";
 import { type ModelledContract, ModelledRevert } from "./modelled.js";
 

@@ -14,7 +14,7 @@ import { Account, type Address, bytesToHex, hexToBytes, KECCAK256_NULL, KECCAK25
 import { keccak256 } from "viem";
 import { declareCollection } from "../../store/collections.js";
 import type { ProjectTx } from "../../store/store.js";
-import { balanceOf, setBalance } from "../ledger.js";
+import { balanceOf, setBalance } from "./ledger.js";
 import { clearNonce, nextNonce, setNextNonce } from "./nonces.js";
 import type { JournaledTx } from "./journaledTx.js";
 

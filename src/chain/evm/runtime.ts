@@ -14,7 +14,7 @@ import type { Hex } from "viem";
 import type { Clock } from "../../clock.js";
 import type { ProjectTx } from "../../store/store.js";
 import { BLOCK_COINBASE, blockHashOf, blockTimestampOf, prevRandaoOf } from "../blocks.js";
-import { GAS_PRICE_WEI } from "../ledger.js";
+import { GAS_PRICE_WEI } from "./ledger.js";
 import { canonicalCodeAt } from "./canonical.js";
 import { JournaledTx } from "./journaledTx.js";
 import { LedgerStateManager } from "./ledgerState.js";

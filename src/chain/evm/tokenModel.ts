@@ -15,7 +15,7 @@ import {
   serializeSignature,
 } from "viem";
 import type { ProjectTx } from "../../store/store.js";
-import { APPROVAL_TOPIC, allowanceOf, balanceOf, executePermit, type LedgerLog, moveToken, permitNonceOf, setAllowance, totalHeld } from "../ledger.js";
+import { APPROVAL_TOPIC, allowanceOf, balanceOf, executePermit, type LedgerLog, moveToken, permitNonceOf, setAllowance, totalHeld } from "./ledger.js";
 import { type EvmToken, evmTokensOf, NATIVE_TOKEN_ADDRESS } from "../tokens.js";
 import { type ModelledCall, type ModelledContract, ModelledRevert } from "./modelled.js";
 

@@ -6,7 +6,7 @@
  * first (when the allowance is short), as the kit expects.
  */
 import { encodeFunctionData, erc20Abi, formatUnits, type Hex, parseUnits } from "viem";
-import { allowanceOf, GAS_PRICE_WEI } from "../../chain/ledger.js";
+import { allowanceOf, GAS_PRICE_WEI } from "../../chain/evm/ledger.js";
 import { type EvmToken, evmTokenByAddress, evmTokensOf, NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
 import { type SwapQuoteRecord, swapQuotes } from "../../products/swaps/model.js";
 import { DEFAULT_SLIPPAGE_BPS, PROTOCOL_FEE_BPS, QUOTE_LIFETIME_SECONDS } from "../../products/swaps/priceTable.js";

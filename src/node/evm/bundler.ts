@@ -7,7 +7,7 @@
  * the EntryPoint's AAxx reason in its message, as bundlers answer.
  */
 import { type Hex, toHex } from "viem";
-import { GAS_PRICE_WEI, ledgerTxs } from "../../chain/ledger.js";
+import { GAS_PRICE_WEI, ledgerTxs } from "../../chain/evm/ledger.js";
 import { bundledOperation, entryPointRead, estimateGas, handleOperation } from "../../wallet/evm-smart-accounts/entryPoint.js";
 import { paymasterFields } from "../../wallet/evm-smart-accounts/paymaster.js";
 import { factoryRead, walletCodeAt } from "../../wallet/evm-smart-accounts/smartWalletFactory.js";

@@ -1,7 +1,7 @@
 /** The chain itself: its id, its blocks on the sandbox clock, and a fixed gas price. */
 import { keccak256 } from "viem";
 import { BLOCK_COINBASE, blockTimestampOf, prevRandaoOf } from "../../chain/blocks.js";
-import { GAS_PRICE_WEI, ledgerTxs } from "../../chain/ledger.js";
+import { GAS_PRICE_WEI, ledgerTxs } from "../../chain/evm/ledger.js";
 import { type EvmNodeContext, hex, latestBlock } from "./context.js";
 import { blockHash, txView, ZERO_BLOOM } from "./views.js";
 

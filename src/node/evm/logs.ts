@@ -3,7 +3,7 @@
  * modelled contracts' (tokens' Transfer and Approval, the swap settler's…) alike — filtered as a node filters them.
  */
 import type { Hex } from "viem";
-import { ledgerTxs } from "../../chain/ledger.js";
+import { ledgerTxs } from "../../chain/evm/ledger.js";
 import { RpcError } from "../jsonRpc.js";
 import { type EvmNodeContext, hex, latestBlock } from "./context.js";
 import { blockHash } from "./views.js";

@@ -1,7 +1,7 @@
 /** Transactions, receipts and blocks as an Ethereum node writes them, from the ledger's records. */
 import { encodeErrorResult, type Hex } from "viem";
 import { blockHashOf } from "../../chain/blocks.js";
-import type { LedgerTx } from "../../chain/ledger.js";
+import type { LedgerTx } from "../../chain/evm/ledger.js";
 import { hex } from "./context.js";
 
 export const ZERO_BLOOM = `0x${"0".repeat(512)}` as Hex;

@@ -8,14 +8,14 @@
  * (a Base-like 0.001 gwei), so balances are conserved up to burnt fees.
  */
 import { decodeFunctionData, encodeAbiParameters, erc20Abi, keccak256, pad, toHex, type Hex } from "viem";
-import type { Clock } from "../clock.js";
-import { apiError } from "../errors/catalogue.js";
-import type { ProjectTx } from "../store/store.js";
-import { inclusionBlock } from "./mining.js";
-import { erc20ByAddress, NATIVE_TOKEN_ADDRESS } from "./tokens.js";
-import { declareCollection } from "../store/collections.js";
-import { forEachSolanaBalance, setSolanaBalance, solanaBalanceOf, solanaHoldings, solanaTotalHeld } from "./solana/accounts.js";
-import { isSolanaNetwork } from "./solana/tokens.js";
+import type { Clock } from "../../clock.js";
+import { apiError } from "../../errors/catalogue.js";
+import type { ProjectTx } from "../../store/store.js";
+import { inclusionBlock } from "../mining.js";
+import { erc20ByAddress, NATIVE_TOKEN_ADDRESS } from "../tokens.js";
+import { declareCollection } from "../../store/collections.js";
+import { forEachSolanaBalance, setSolanaBalance, solanaBalanceOf, solanaHoldings, solanaTotalHeld } from "../solana/accounts.js";
+import { isSolanaNetwork } from "../solana/tokens.js";
 
 export const GAS_PRICE_WEI = 1_000_000n;
 const NATIVE = "native";
