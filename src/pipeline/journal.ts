@@ -36,8 +36,8 @@ export interface JournalEntry {
   policyDecisions?: PolicyDecision[];
   auth: string;
   durationMs: number;
-  /** Which door the request came through (absent: the platform API, as entries written before it was recorded). */
-  kind?: JournalKind;
+  /** Which door the request came through. */
+  kind: JournalKind;
   /** The JSON-RPC method of a node call, or the message of a WebSocket subscription. */
   rpcMethod?: string;
   rpcError?: { code: number; message: string };
@@ -238,7 +238,7 @@ export class Journal {
       ...(ex.evmReverts?.length ? { evmReverts: ex.evmReverts } : {}),
       auth: ex.auth.kind === "none" ? "none" : `${ex.auth.kind}${ex.auth.verified ? "" : " (unverified)"}`,
       durationMs: wallNow - ex.receivedAt,
-      ...(kind === "platform" ? {} : { kind }),
+      kind,
     };
     const key = ex.projectId ?? GLOBAL;
     this.push(key, entry);
@@ -347,7 +347,7 @@ export class Journal {
       (query.before === undefined || e.sequence < query.before) &&
       (query.status === undefined || statusMatches(e.status, query.status)) &&
       (query.operationId === undefined || e.operationId === query.operationId) &&
-      (query.kind === undefined || (e.kind ?? "platform") === query.kind) &&
+      (query.kind === undefined || e.kind === query.kind) &&
       (!query.duplicates || e.duplicateOf !== undefined) &&
       (!needle || textMatches(e, needle));
     // A project's own list is walked in place (its recent window); all projects' are merged first.

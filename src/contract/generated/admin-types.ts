@@ -1385,7 +1385,7 @@ export interface components {
              * @description Which door the request came through: the platform API, the admin API, the JSON-RPC node (bundler included), a WebSocket subscription
              * @enum {string}
              */
-            kind?: "platform" | "admin" | "node" | "websocket";
+            kind: "platform" | "admin" | "node" | "websocket";
             /** @description The JSON-RPC method (node calls, each method of a batch its own entry) or WebSocket message */
             rpcMethod?: string;
             /** @description The JSON-RPC error the node answered */

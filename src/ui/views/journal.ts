@@ -64,7 +64,7 @@ export function journalView(shell: Shell): View {
           ["#", (e) => String(e.sequence)],
           ["Time", (e) => time(e.time)],
           ["Request", (e) => h("a", { href: `#/journal/${encodeURIComponent(e.correlationId)}`, class: "mono" }, `${e.method} ${e.path}`)],
-          ["Door", (e) => badge(e.kind ?? "platform")],
+          ["Door", (e) => badge(e.kind)],
           ["Operation", (e) => e.rpcMethod ?? e.operationId ?? ""],
           ["Status", (e) => badge(e.status === 0 ? "fault" : String(e.status), statusKind(e.status))],
           ["Latency", (e) => `${Math.round((e.durationMs ?? 0) * 10) / 10} ms`],
@@ -118,7 +118,7 @@ export function journalView(shell: Shell): View {
           { class: "facts" },
           ...[
             ["Correlation id", e.correlationId],
-            ["Door", e.kind ?? "platform"],
+            ["Door", e.kind],
             ["Operation", e.operationId ?? "—"],
             ["JSON-RPC method", e.rpcMethod ?? "—"],
             ["JSON-RPC error", e.rpcError ? `${e.rpcError.code} ${e.rpcError.message}` : "—"],
