@@ -1408,6 +1408,11 @@ export interface components {
             kind: "platform" | "admin" | "node" | "websocket";
             /** @description The JSON-RPC method (node calls, each method of a batch its own entry) or WebSocket message */
             rpcMethod?: string;
+            /**
+             * @description The caller broke the contract, and which check refused the request (GET /_sandbox/coverage counts these as violations); absent on every other answer, errors of the state and scenarios included
+             * @enum {string}
+             */
+            violation?: "route" | "body" | "auth" | "validation" | "rpc";
             /** @description The JSON-RPC error the node answered */
             rpcError?: {
                 code?: number;

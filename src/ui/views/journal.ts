@@ -125,6 +125,7 @@ export function journalView(shell: Shell): View {
             ["Auth", e.auth ?? "—"],
             ["Answered by", e.mock ? "the fallback mock" : "the sandbox"],
             ["Scenarios", (e.scenarios ?? []).join(", ") || "—"],
+            ["Contract violation", e.violation ? `yes: the ${e.violation} check refused it` : "no"],
           ].flatMap(([k, v]) => [h("dt", {}, k!), h("dd", {}, v!)]),
         ),
         e.problems?.length
