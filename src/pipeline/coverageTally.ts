@@ -56,6 +56,11 @@ export interface ProjectTally {
 
 /** How many problems a violation keeps: the first ones are what a reader fixes first. */
 const PROBLEMS_KEPT = 3;
+/**
+ * Distinct violations and JSON-RPC method names kept per project: both come from what callers send (any path, any
+ * method name), so a fuzzer could grow them without end. Past the bound, new ones are counted together.
+ */
+const DISTINCT_KEPT = 1000;
 
 const bump = <K>(map: Map<K, number>, key: K) => map.set(key, (map.get(key) ?? 0) + 1);
 
@@ -75,7 +80,8 @@ export class CoverageTally {
       this.projects.set(key, tally);
     }
     if (entry.rpcMethod !== undefined) {
-      const name = `${entry.kind} ${entry.rpcMethod}`;
+      let name = `${entry.kind} ${entry.rpcMethod}`;
+      if (tally.rpcMethods.size >= DISTINCT_KEPT && !tally.rpcMethods.has(name)) name = `${entry.kind} (other methods)`;
       let outcomes = tally.rpcMethods.get(name);
       if (!outcomes) {
         outcomes = new Map();
@@ -96,11 +102,16 @@ export class CoverageTally {
   }
 
   private countViolation(tally: ProjectTally, entry: TalliedEntry, errorMessage: string | undefined): void {
-    const operation = entry.operationId && !entry.rpcMethod ? entry.operationId : (entry.rpcMethod ?? `${entry.method} ${entry.path}`);
+    let operation = entry.operationId && !entry.rpcMethod ? entry.operationId : (entry.rpcMethod ?? `${entry.method} ${entry.path}`);
     const problems = entry.problems.length
       ? entry.problems.slice(0, PROBLEMS_KEPT).map((p) => `${p.location}: ${p.message}`)
       : [entry.rpcError?.message ?? errorMessage ?? `status ${entry.status}`];
-    const key = `${entry.kind} ${operation} ${entry.status} ${entry.errorType ?? entry.rpcError?.code ?? ""} ${problems[0]}`;
+    let key = `${entry.kind} ${operation} ${entry.status} ${entry.errorType ?? entry.rpcError?.code ?? ""} ${problems[0]}`;
+    if (tally.violations.size >= DISTINCT_KEPT && !tally.violations.has(key)) {
+      key = `${entry.kind} ${entry.violation} (more)`;
+      operation = "(more distinct violations)";
+      problems.splice(0, problems.length, `more distinct violations than ${DISTINCT_KEPT}, counted together from here on`);
+    }
     const known = tally.violations.get(key);
     if (known) {
       known.count++;

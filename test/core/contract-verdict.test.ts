@@ -91,14 +91,28 @@ describe("a strict sandbox with a report", () => {
     expect(row("service_unavailable").count).toBe(0);
   });
 
-  it("records mis-scoped bearer tokens, missing wallet tokens and unknown routes as violations", async () => {
+  it("records mis-scoped bearer tokens, missing wallet tokens, unknown routes and the embedded-wallet API's invalid bodies as violations", async () => {
     const misScoped = await call(sandbox, "GET", "/platform/v2/evm/accounts", { bearer: { path: "/platform/v2/solana/accounts" } });
     expect(misScoped.status).toBe(401);
     const unsigned = await call(sandbox, "POST", "/platform/v2/evm/accounts", { body: { name: "no-wallet-token" } });
     expect(unsigned.status).toBe(401);
     const unknown = await call(sandbox, "GET", "/platform/v2/evm/no-such-thing");
     expect(unknown.status).toBe(404);
+    // The embedded-wallet API, which an end user's client calls without credentials, is judged the same way.
+    const signIn = await call(sandbox, "POST", `/platform/v2/embedded-wallet-api/projects/${sandbox.credentials.projectId}/auth/init`, {
+      anonymous: true,
+      body: { type: "email", email: "not an email" },
+    });
+    expect(signIn.status).toBe(400);
+    // The body is read before the route is looked up: the violation names the request's method and path.
+    const plainText = await request(sandbox.url).post("/platform/v2/evm/accounts").set("Content-Type", "text/plain").send("name=x");
+    expect(plainText.status).toBe(400);
     const violations = sandbox.violations();
+    expect(violations.find((v) => v.correlationId === plainText.body.correlationId)).toMatchObject({
+      operation: "POST /platform/v2/evm/accounts",
+      check: "body",
+    });
+    expect(violations.find((v) => v.correlationId === signIn.body.correlationId)).toMatchObject({ operation: "initiateAuthentication", check: "validation" });
     expect(violations.find((v) => v.correlationId === misScoped.body.correlationId)).toMatchObject({
       operation: "listEvmAccounts",
       check: "auth",
@@ -178,7 +192,7 @@ describe("a strict sandbox with a report", () => {
     const error = closed as ContractViolationError;
     expect(error.message).toContain("createEvmAccount 400 invalid_request");
     expect(error.message).not.toContain("getEvmAccount");
-    expect(error.violations).toHaveLength(6);
+    expect(error.violations).toHaveLength(8);
 
     const coverage = JSON.parse(readFileSync(join(report, "coverage.json"), "utf8"));
     expectValidCoverage(coverage);
