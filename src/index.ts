@@ -306,7 +306,23 @@ async function startOn(
   const clientErrorIds = random.fork("correlation-client-error");
   server.on(
     "clientError",
-    answerClientError(() => `${clientErrorIds.hex(8)}-SBX`),
+    answerClientError(
+      () => `${clientErrorIds.hex(8)}-SBX`,
+      // Too large a head, or bytes that are not HTTP: the caller's violation, though no door could be told for it.
+      ({ correlationId, status, message }) =>
+        journal.recordCall({
+          kind: "platform",
+          correlationId,
+          receivedAt: Date.now(),
+          method: "-",
+          path: "(a request that did not parse as HTTP)",
+          status,
+          errorType: "invalid_request",
+          errorMessage: message,
+          violation: "body",
+          durationMs: 0,
+        }),
+    ),
   );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
