@@ -9,7 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parseJunit, type TestSuites } from "junit2json";
 import { afterAll, describe, expect, it } from "vitest";
+import { startSandbox } from "cdp-sandbox";
 import { built, cliPath, programPath, startNode } from "#test/helpers/cli.js";
+import { call } from "#test/helpers/sandbox.js";
 
 const dir = mkdtempSync(join(tmpdir(), "cdp-sandbox-run-strict-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -84,6 +86,31 @@ describe.skipIf(!built)("cdp-sandbox run --strict -- node <a client that logs a 
     expect(stderr).toMatch(/cdp-sandbox run: the report folder .*plain-file\/out cannot be written/);
     expect(existsSync(marker)).toBe(false);
   }, 90_000);
+
+  it("with --attach, judges the run's own project on the shared sandbox", async () => {
+    const shared = await startSandbox({ port: 0, seed: "run-strict-attach" });
+    try {
+      // Another project's violation on the shared sandbox is not this run's.
+      const other = await shared.createProject("someone else");
+      const credentialsFile = join(dir, "attach-credentials.json");
+      writeFileSync(credentialsFile, JSON.stringify(shared.credentials));
+      const theirs = await call(shared, "POST", "/platform/v2/evm/accounts", { credentials: other, body: { name: "theirs, not ours" }, wallet: true });
+      expect(theirs.status).toBe(400);
+      expect(shared.violations()).toHaveLength(1);
+      const run = startNode(
+        [cliPath, "run", "--attach", shared.url, "--credentials-file", credentialsFile, "--strict", "--", process.execPath, programPath("careless-client.mjs")],
+        { timeoutMs: 90_000 },
+      );
+      const { code, stderr } = await run.finished;
+      expect(code, stderr).toBe(1);
+      const lines = stderr.split("\n").filter((l) => l.includes("violation: "));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain("createEvmAccount 400 invalid_request");
+      expect(stderr).toContain(`the requests are in GET ${shared.url}/_sandbox/requests`);
+    } finally {
+      await shared.close();
+    }
+  }, 120_000);
 
   it("the sandbox's own command: SIGTERM writes the reports, and with --strict exits 1 naming the violation", async () => {
     const report = join(dir, "server-report");
