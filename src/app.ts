@@ -16,11 +16,11 @@ import { errorResponse } from "./pipeline/errors.js";
 import { sendOutgoing } from "./pipeline/write.js";
 import { createNodeRouter } from "./node/http.js";
 import { applyCors } from "./pipeline/cors.js";
-import { createPipeline, type PipelineDeps } from "./pipeline/pipeline.js";
+import { createPipeline, PLATFORM_PREFIX, type PipelineDeps } from "./pipeline/pipeline.js";
 import { ProjectLocks } from "./pipeline/locks.js";
 
 export type AppDeps = PipelineDeps &
-  Omit<AdminApiDeps, "operations" | "random" | "log" | "locks"> & {
+  Omit<AdminApiDeps, "operations" | "platformOperations" | "random" | "log" | "locks"> & {
     /** The operations of admin-openapi.yaml. */
     adminOperations: AdminApiDeps["operations"];
     bodyLimit?: string;
@@ -45,17 +45,37 @@ export function createApp(deps: AppDeps): SandboxListener {
   ) => void;
   app.use(readBody);
   const locks = deps.locks ?? new ProjectLocks(); // one per sandbox: the pipeline, the node and the admin API all write ledgers
-  app.use(ADMIN_PREFIX, createAdminApi({ ...deps, operations: deps.adminOperations, locks }));
+  app.use(ADMIN_PREFIX, createAdminApi({ ...deps, operations: deps.adminOperations, platformOperations: deps.operations, locks }));
   const pipeline = createPipeline({ ...deps, locks });
   const correlationIds = deps.random.fork("correlation-outside");
   const send = (res: ServerResponse, status: number, out: ReturnType<typeof errorResponse>, correlationId: string) =>
     sendOutgoing(res, { ...out, status, headers: { ...out.headers, "x-correlation-id": correlationId } });
   // Errors raised before the pipeline (body too large, broken encoding) are client mistakes, never 500s.
-  const unreadableBody = (error: Error & { status?: number }, res: ServerResponse) => {
+  const unreadableBody = (error: Error & { status?: number }, res: ServerResponse, platformRequest?: IncomingMessage) => {
     const status = error.status && error.status >= 400 && error.status < 500 ? error.status : 400;
     const id = `${correlationIds.hex(8)}-SBX`;
-    const out = errorResponse(apiError("invalid_request", `The request body could not be read: ${error.message}.`), id);
+    const message = `The request body could not be read: ${error.message}.`;
+    const out = errorResponse(apiError("invalid_request", message), id);
     send(res, status, out, id);
+    // A platform request the pipeline never saw (too large a body) is still the caller's violation of the contract.
+    if (platformRequest) {
+      const path = (platformRequest.url ?? "/").split("?")[0]!;
+      const match = deps.operations.match(platformRequest.method ?? "GET", path.slice(PLATFORM_PREFIX.length));
+      deps.journal.recordCall({
+        kind: "platform",
+        correlationId: id,
+        receivedAt: Date.now(),
+        method: (platformRequest.method ?? "GET").toUpperCase(),
+        path,
+        ...(match.kind === "found" ? { operationId: match.operation.operationId } : {}),
+        status,
+        errorType: "invalid_request",
+        errorMessage: message,
+        violation: "body",
+        durationMs: 0,
+        response: { body: out.bodyText },
+      });
+    }
   };
   app.use(
     createNodeRouter({
@@ -89,6 +109,6 @@ export function createApp(deps: AppDeps): SandboxListener {
   app.use((error: Error & { status?: number }, _req: Request, res: Response, _next: NextFunction) => unreadableBody(error, res));
   return (req, res) => {
     if (!PLATFORM_TARGET.test(req.url ?? "")) return void app(req as Request, res as Response);
-    readBody(req, res, (error) => (error ? unreadableBody(error, res) : void platform(req, res)));
+    readBody(req, res, (error) => (error ? unreadableBody(error, res, req) : void platform(req, res)));
   };
 }

@@ -11,6 +11,7 @@
  *   --accept-unknown-keys  --allow-private-webhook-targets (off loopback, both are refused unless given; the
  *   ready line then lists them as optIns=…)
  *   --init FILE (seed state: docs/state-files.md)  --export-on-exit FILE  --journal FILE (JSON Lines)
+ *   --strict (stopping exits 1 when a request broke the contract)  --report DIR (coverage reports: docs/ci.md)
  * A scenario file that does not check out stops the start with exit code 2.
  * `cdp-sandbox run [options] -- <command> [args…]` runs a command against a sandbox (src/run.ts).
  */
@@ -18,7 +19,7 @@ import "./cli-early.js"; // first: starts work that runs while the rest loads
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { isLoopbackHost } from "./admin/guard.js";
-import { startSandbox } from "./index.js";
+import { ContractViolationError, startSandbox } from "./index.js";
 import { runCommand } from "./run.js";
 
 function env(name: string): string | undefined {
@@ -54,6 +55,9 @@ async function main(): Promise<void> {
         init: { type: "string" },
         "export-on-exit": { type: "string" },
         journal: { type: "string" },
+        // A verdict on the clients (docs/ci.md).
+        strict: { type: "boolean" },
+        report: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -68,6 +72,7 @@ async function main(): Promise<void> {
         "                   [--scenario NAME_OR_FILE ...] [--admin-token T] [--mining auto|interval]\n" +
         "                   [--accept-unknown-keys] [--allow-private-webhook-targets]   (off loopback: opt-ins)\n" +
         "                   [--init state.yaml] [--export-on-exit state.json] [--journal journal.jsonl]\n" +
+        "                   [--strict] [--report DIR]   (contract verdict and coverage reports: docs/ci.md)\n" +
         "       cdp-sandbox run [options] -- <command> [args...]   (cdp-sandbox run --help)\n",
     );
     return;
@@ -101,6 +106,8 @@ async function main(): Promise<void> {
     init: get("init"),
     exportOnExit: get("export-on-exit"),
     journal: get("journal"),
+    strict: Boolean(values.strict) || env("strict") === "true",
+    report: get("report"),
     log: (message) => process.stderr.write(`cdp-sandbox: ${message}\n`),
   });
   // Whatever ends the process, the journal file gets what is pending.
@@ -122,7 +129,17 @@ async function main(): Promise<void> {
   process.stdout.write(
     `cdp-sandbox ready basePath=${basePath} projectId=${projectId} apiKeyId=${apiKeyId} apiKeySecret=${apiKeySecret} walletSecret=${walletSecret} clientApiKey=${clientApiKey} mining=${sandbox.mining} dashboard=${sandbox.url}/_sandbox/ui/${adminToken ? ` adminToken=${adminToken}` : ""}${isLoopbackHost(host) ? "" : ` optIns=${sandbox.optIns.join(",") || "none"}`}\n`,
   );
-  const stop = () => void sandbox.close().finally(() => process.exit(0));
+  // Closing writes the report (--report); with --strict it fails when a client broke the contract: exit 1, saying how.
+  const journalFile = get("journal");
+  const stop = () =>
+    void sandbox.close().then(
+      () => process.exit(0),
+      (error: Error) => {
+        process.stderr.write(`${error.message}\n`);
+        if (journalFile) process.stderr.write(`cdp-sandbox: the requests are in ${journalFile}, under the correlation ids above\n`);
+        process.exit(error instanceof ContractViolationError ? 1 : 2);
+      },
+    );
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
 }

@@ -41,6 +41,8 @@ import { loadShippedScenarios, resolveStartupScenarios } from "./scenarios/load.
 import { startWebhookDispatcher } from "./products/webhooks/dispatcher.js";
 import { JournalFile } from "./pipeline/journalFile.js";
 import { exportState } from "./state-files/export.js";
+import { type CoverageDocument, coverageDocument, describeViolation, type Violation } from "./admin/coverage.js";
+import { checkReportDir, writeReport } from "./admin/coverageReport.js";
 import { seedState, writeExport } from "./state-files/lifecycle.js";
 import type { StateFile } from "./state-files/model.js";
 
@@ -51,6 +53,18 @@ export { createClock } from "./clock.js";
 export { ScenarioError } from "./scenarios/parse.js";
 export { StateFileError } from "./state-files/read.js";
 export type { StateFile } from "./state-files/model.js";
+export type { CoverageDocument, Violation } from "./admin/coverage.js";
+
+/** What `close()` of a strict sandbox rejects with when the caller broke the contract: one line per distinct violation. */
+export class ContractViolationError extends Error {
+  constructor(readonly violations: Violation[]) {
+    const total = violations.reduce((n, v) => n + v.count, 0);
+    super(
+      `cdp-sandbox: ${total} request(s) broke the platform's contract (${violations.length} distinct):\n${violations.map((v) => `  ${describeViolation(v)}`).join("\n")}`,
+    );
+    this.name = "ContractViolationError";
+  }
+}
 
 export interface SandboxOptions {
   /** 0 (default in-process) picks any free port. */
@@ -107,6 +121,16 @@ export interface SandboxOptions {
   journal?: string;
   /** Characters of each body the journal file keeps (default 262,144). */
   journalBodyLimit?: number;
+  /**
+   * A verdict on the client: `close()` rejects with a ContractViolationError when a request was refused because
+   * the caller broke the contract (docs/ci.md). `violations()` tells at any time.
+   */
+  strict?: boolean;
+  /**
+   * Writes coverage.json, junit.xml and summary.md into this folder when the sandbox closes (docs/ci.md). A folder
+   * that cannot be written stops the start.
+   */
+  report?: string;
   log?: (message: string) => void;
 }
 
@@ -131,6 +155,14 @@ export interface Sandbox {
   exportState(projectId?: string): StateFile;
   /** Writes what the journal file (`journal`) has pending: for signal handlers, which cannot wait for `close`. */
   flushJournal(): void;
+  /** Contract coverage of the run so far (what `GET /_sandbox/coverage` answers), of every project or of one. */
+  coverage(projectId?: string): CoverageDocument;
+  /** The distinct requests refused because the caller broke the contract, so far, most frequent first. */
+  violations(): Violation[];
+  /**
+   * Stops the sandbox; writes the report (`report`) first. With `strict`, rejects with a ContractViolationError
+   * once everything is stopped, when there were violations.
+   */
   close(): Promise<void>;
 }
 
@@ -139,6 +171,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   // The thread that checks token signatures boots while the rest of the start-up runs.
   if ((options.auth ?? "verify") !== "none") warmVerifyThread();
   const log = options.log ?? (() => undefined);
+  // Before anything starts: a report that could not be written would be lost at the end of the run.
+  if (options.report !== undefined) checkReportDir(options.report);
   const clock = options.clock ?? createClock();
   const mining = options.mining ?? "auto";
   if (!MINING_MODES.includes(mining)) throw new Error(`mining must be ${MINING_MODES.join(" or ")}, got '${String(mining)}'`);
@@ -264,7 +298,23 @@ async function startOn(
   const clientErrorIds = random.fork("correlation-client-error");
   server.on(
     "clientError",
-    answerClientError(() => `${clientErrorIds.hex(8)}-SBX`),
+    answerClientError(
+      () => `${clientErrorIds.hex(8)}-SBX`,
+      // Too large a head, or bytes that are not HTTP: the caller's violation, though no door could be told for it.
+      ({ correlationId, status, message }) =>
+        journal.recordCall({
+          kind: "platform",
+          correlationId,
+          receivedAt: Date.now(),
+          method: "-",
+          path: "(a request that did not parse as HTTP)",
+          status,
+          errorType: "invalid_request",
+          errorMessage: message,
+          violation: "body",
+          durationMs: 0,
+        }),
+    ),
   );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -291,6 +341,8 @@ async function startOn(
     createProject: async (name) => ({ ...(await projects.create(name)), basePath }),
     exportState: (projectId) => exportState(store, clock, projectId),
     flushJournal: () => journalFile?.flush(),
+    coverage: (projectId) => coverageDocument({ operations, journal, store }, projectId),
+    violations: () => coverageDocument({ operations, journal, store }).total.violations,
     close: async () => {
       await webhooks.stop();
       await new Promise<void>((resolve, reject) => {
@@ -299,8 +351,12 @@ async function startOn(
         server.close((error) => (error ? reject(error) : resolve()));
       });
       if (options.exportOnExit) writeExport(options.exportOnExit, exportState(store, clock));
+      // Drawn once no request can come in any more, before the store closes (webhook deliveries are read from it).
+      const coverage = coverageDocument({ operations, journal, store });
+      if (options.report !== undefined) writeReport(options.report, coverage, options.journal);
       journalFile?.close();
       await store.close();
+      if (options.strict && coverage.total.violations.length > 0) throw new ContractViolationError(coverage.total.violations);
     },
   };
 }

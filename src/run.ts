@@ -11,13 +11,16 @@
  *
  * Exit codes of its own: 2 for a mistake in the options or a sandbox that
  * cannot be started or reached, 126 for a command that cannot be executed,
- * 127 for one that does not exist.
+ * 127 for one that does not exist, and with --strict 1 for a command that
+ * exited 0 although its requests broke the contract (docs/ci.md). --report DIR
+ * writes coverage.json, junit.xml and summary.md when the sandbox stops.
  */
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { constants } from "node:os";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { describeViolation, type Violation } from "./admin/coverage.js";
 import { type Sandbox, type SandboxOptions, startSandbox } from "./index.js";
 
 /** What a project hands the command. */
@@ -35,6 +38,10 @@ interface RunSandbox {
   project: RunProject;
   importKeyPem: string;
   adminToken?: string;
+  /** The contract violations of the run's project (of the whole sandbox when this run started it). */
+  violations(): Promise<Violation[]>;
+  /** Where the journal of the run can be read once the run is over, if anywhere. */
+  journalAfter?: string;
   close(): Promise<void>;
 }
 
@@ -66,6 +73,9 @@ const OPTIONS = {
   init: { type: "string" },
   "export-on-exit": { type: "string" },
   journal: { type: "string" },
+  // A verdict on the command (docs/ci.md): fail a run whose requests broke the contract; write reports CI reads.
+  strict: { type: "boolean" },
+  report: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -73,7 +83,7 @@ type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; strict: tru
 
 const USAGE =
   "usage: cdp-sandbox run [--port 0] [--seed S] [--scenario NAME ...] [--data FILE] [--auth MODE] [--new-project] [--no-hook]\n" +
-  "                       [--init FILE] [--export-on-exit FILE] [--journal FILE]\n" +
+  "                       [--init FILE] [--export-on-exit FILE] [--journal FILE] [--strict] [--report DIR]\n" +
   "                       [--attach URL --credentials-file FILE] [--credentials-file FILE] -- <command> [args...]\n";
 
 /** Sandbox options before the command; the command starts at `--` or at the first word that is not an option. */
@@ -104,8 +114,11 @@ export async function runCommand(argv: string[]): Promise<number> {
       return 0;
     }
     if (command.length === 0) throw new RunError("no command to run: give it after the options, e.g. cdp-sandbox run -- node app.mjs");
+    // As every option of the sandbox's own command, these two may come from the environment (CI sets them once).
+    const strict = values.strict === true || process.env.CDP_SANDBOX_STRICT === "true";
+    if (!values.attach) values.report ??= process.env.CDP_SANDBOX_REPORT || undefined;
     const sandbox = values.attach ? await attach(values) : await start(values);
-    return await runChild(command, sandbox, { hook: !values["no-hook"], say });
+    return await runChild(command, sandbox, { hook: !values["no-hook"], say, strict });
   } catch (error) {
     if (error instanceof RunError) {
       say(error.message);
@@ -137,6 +150,7 @@ async function start(values: Values): Promise<RunSandbox> {
       init: values.init,
       exportOnExit: values["export-on-exit"],
       journal: values.journal,
+      report: values.report,
       log: (message) => process.stderr.write(`cdp-sandbox: ${message}\n`),
     });
   } catch (error) {
@@ -158,7 +172,15 @@ async function start(values: Values): Promise<RunSandbox> {
     };
     writeFileSync(credentialsFile, `${JSON.stringify(credentials, null, 2)}\n`); // as `cdp-sandbox --credentials-file` writes it
   }
-  return { url: sandbox.url, project, importKeyPem: sandbox.importKeyPem, adminToken: sandbox.adminToken, close: () => sandbox.close() };
+  return {
+    url: sandbox.url,
+    project,
+    importKeyPem: sandbox.importKeyPem,
+    adminToken: sandbox.adminToken,
+    violations: async () => sandbox.violations(),
+    journalAfter: values.journal ?? (values.report ? `the report in ${values.report}` : undefined),
+    close: () => sandbox.close(),
+  };
 }
 
 /** Joins the sandbox at --attach: it must answer its health check; the project comes from --credentials-file or is made anew. */
@@ -176,6 +198,7 @@ async function attach(values: Values): Promise<RunSandbox> {
     "init",
     "export-on-exit",
     "journal",
+    "report",
   ] as const) {
     if (values[local] !== undefined) throw new RunError(`--${local} configures a sandbox this run starts; it cannot change the one at --attach`);
   }
@@ -225,7 +248,24 @@ async function attach(values: Values): Promise<RunSandbox> {
     project = saved as RunProject;
   }
   const importKeyPem = saved.encryptionPublicKey ?? (await json("/import-key")).publicKeyPem!;
-  return { url, project: { ...project, basePath: `${url}/platform` }, importKeyPem, adminToken, close: async () => undefined };
+  // The sandbox is shared: the verdict is on this run's project only.
+  const violations = async () => {
+    const res = await fetch(`${url}/_sandbox/coverage`, {
+      headers: { "x-sandbox-project": project.projectId, ...(adminToken ? { "x-sandbox-admin-token": adminToken } : {}) },
+      signal: AbortSignal.timeout(5000),
+    });
+    if (!res.ok) throw new RunError(`GET ${url}/_sandbox/coverage answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+    return ((await res.json()) as { total: { violations: Violation[] } }).total.violations;
+  };
+  return {
+    url,
+    project: { ...project, basePath: `${url}/platform` },
+    importKeyPem,
+    adminToken,
+    violations,
+    journalAfter: `GET ${url}/_sandbox/requests`,
+    close: async () => undefined,
+  };
 }
 
 /** The environment the command runs with: the caller's, plus the project, the sandbox and the hook. */
@@ -249,7 +289,7 @@ function childEnv(sandbox: RunSandbox, hook: boolean): NodeJS.ProcessEnv {
   return env;
 }
 
-async function runChild(command: string[], sandbox: RunSandbox, o: { hook: boolean; say: (message: string) => void }): Promise<number> {
+async function runChild(command: string[], sandbox: RunSandbox, o: { hook: boolean; say: (message: string) => void; strict: boolean }): Promise<number> {
   const [file, ...args] = command as [string, ...string[]];
   const child = spawn(file, args, { stdio: "inherit", env: childEnv(sandbox, o.hook) });
   // Once the command runs (a command that does not exist gets its one line, and no other).
@@ -274,7 +314,18 @@ async function runChild(command: string[], sandbox: RunSandbox, o: { hook: boole
     });
   });
   for (const [signal, handler] of forwarded) process.off(signal, handler);
+  // The verdict: a command that passed fails when its requests broke the contract (drawn before the sandbox stops).
+  const violations = o.strict && code === 0 ? await sandbox.violations() : [];
   // A sandbox that does not close within a few seconds still must not keep the command's result waiting.
   await Promise.race([sandbox.close().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 3000).unref())]);
-  return code;
+  if (violations.length === 0) return code;
+  const total = violations.reduce((n, v) => n + v.count, 0);
+  o.say(`--strict: ${file} exited 0, but ${total} request(s) broke the platform's contract (${violations.length} distinct):`);
+  for (const v of violations) o.say(`  violation: ${describeViolation(v)}`);
+  o.say(
+    sandbox.journalAfter
+      ? `the requests are in ${sandbox.journalAfter}, under the correlation ids above`
+      : "keep the requests with --journal FILE (or --report DIR) to look them up by correlation id",
+  );
+  return 1;
 }

@@ -40,6 +40,16 @@ if [ -n "${INPUT_DATA_FILE:-}" ]; then args+=(--data "$INPUT_DATA_FILE"); fi
 if [ -n "${INPUT_INIT_FILE:-}" ]; then args+=(--init "$INPUT_INIT_FILE"); fi
 if [ -n "${INPUT_JOURNAL_FILE:-}" ]; then args+=(--journal "$INPUT_JOURNAL_FILE"); fi
 if [ -n "${INPUT_EXPORT_FILE:-}" ]; then args+=(--export-on-exit "$INPUT_EXPORT_FILE"); fi
+# The verdict is drawn by the stop action (it reads the coverage); the sandbox's own --strict adds the lines to its log.
+if [ "${INPUT_STRICT:-false}" = "true" ]; then
+  args+=(--strict)
+  touch "$state/strict"
+fi
+if [ -n "${INPUT_REPORT_DIR:-}" ]; then
+  report_dir="$(cd "$(dirname "$INPUT_REPORT_DIR")" 2>/dev/null && pwd)/$(basename "$INPUT_REPORT_DIR")" || report_dir="$INPUT_REPORT_DIR"
+  args+=(--report "$report_dir")
+  printf '%s\n' "$report_dir" >"$state/report-dir"
+fi
 while IFS= read -r scenario; do
   scenario="${scenario#"${scenario%%[![:space:]]*}"}"
   scenario="${scenario%"${scenario##*[![:space:]]}"}"

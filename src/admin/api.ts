@@ -51,6 +51,7 @@ const UNRECORDED = new Set([
   "listSandboxRequests",
   "getSandboxRequest",
   "getSandboxRequestsHar",
+  "getSandboxCoverage",
   "openSandboxDashboard",
   "getSandboxDashboardAsset",
   "exportSandboxState",

@@ -10,6 +10,7 @@ import {
   issueSandboxCoinbaseAccessToken,
   passSandboxCoinbaseAuthorizationChallenge,
 } from "./coinbaseUsers.js";
+import { getSandboxCoverage } from "./coverage.js";
 import { getSandboxDashboardAsset, openSandboxDashboard } from "./dashboard.js";
 import { grantSandboxOAuthConsent, listSandboxMessages, openSandboxOAuthConsentPage } from "./embeddedWallets.js";
 import { createSandboxAccountDelegation, createSandboxProjectWideDelegation, issueSandboxEndUserToken } from "./endUsers.js";
@@ -95,6 +96,7 @@ export const adminHandlers: AdminHandlers = {
   activateSandboxScenario,
   deactivateSandboxScenarios,
   listSandboxRequests,
+  getSandboxCoverage,
   clearSandboxRequests,
   openSandboxOnrampSessionPage,
   openSandboxOnrampPaymentLink,

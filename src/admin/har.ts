@@ -70,7 +70,7 @@ function harEntry(origin: string, entry: JournalEntry, detail: JournalDetail | u
     cache: {},
     timings: { blocked: -1, dns: -1, connect: -1, ssl: -1, send: 0, wait: entry.durationMs, receive: 0 },
     _correlationId: entry.correlationId,
-    _kind: entry.kind ?? "platform",
+    _kind: entry.kind,
     ...(entry.operationId ? { _operationId: entry.operationId } : {}),
     ...(entry.rpcMethod ? { _rpcMethod: entry.rpcMethod } : {}),
     ...(entry.rpcError ? { _rpcError: entry.rpcError } : {}),

@@ -8,6 +8,7 @@
 import type { AuthMode } from "../auth/bearer.js";
 import type { Clock } from "../clock.js";
 import type { operations } from "../contract/generated/admin-types.js";
+import type { OperationIndex } from "../contract/operations.js";
 import type { PathParamsOf, QueryParamsOf, RequestBodyOf, AnswerOf } from "../contract/types.js";
 import type { SandboxKeys } from "../wallet/types.js";
 import type { WebhookDispatcher } from "../products/webhooks/dispatcher.js";
@@ -37,6 +38,8 @@ export interface AdminContext {
   projects: ProjectRegistry;
   clock: Clock;
   journal: Journal;
+  /** The platform contract's operations (openapi.yaml), which contract coverage lists. */
+  platformOperations: OperationIndex;
   authMode: AuthMode;
   basePath: () => string;
   startedAt: number;

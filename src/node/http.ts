@@ -33,7 +33,7 @@ import { rpcFailure, stringifyWithBigInts } from "./jsonRpc.js";
 import { nodeCaller, UNKNOWN_NODE_TOKEN } from "./nodeToken.js";
 import { createOnrampV1Router } from "./onrampV1.js";
 import { isSolanaNetwork, solanaMethods } from "./solana/methods.js";
-import type { Journal } from "../pipeline/journal.js";
+import type { Journal, ViolationKind } from "../pipeline/journal.js";
 import { recordNodeCall } from "./journalRpc.js";
 
 export interface NodeDeps {
@@ -77,7 +77,7 @@ export function createNodeRouter(deps: NodeDeps): express.Router {
   router.post("/rpc/v1/:network/:token", async (req: Request, res: Response) => {
     const receivedAt = Date.now();
     let payload: unknown;
-    const send = (status: number, text: string, answer?: unknown) => {
+    const send = (status: number, text: string, answer?: unknown, violation?: ViolationKind) => {
       res.status(status).type("application/json").send(text);
       if (!deps.journal) return;
       const { authorization: _token, ...headers } = req.headers as Record<string, string>;
@@ -94,30 +94,31 @@ export function createNodeRouter(deps: NodeDeps): express.Router {
         answer,
         answerText: text,
         requestText: Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "",
+        violation,
       });
     };
     const network = String(req.params.network);
     const chainId = chainIdOf(network);
     const solana = isSolanaNetwork(network);
     if (chainId === undefined && !solana) {
-      send(404, JSON.stringify(rpcFailure(-32001, `unknown network ${network}`)));
+      send(404, JSON.stringify(rpcFailure(-32001, `unknown network ${network}`)), undefined, "route");
       return;
     }
     const caller = nodeCaller(String(req.params.token), deps.store, deps.projects);
     if (!caller) {
-      send(401, JSON.stringify(rpcFailure(-32001, UNKNOWN_NODE_TOKEN)));
+      send(401, JSON.stringify(rpcFailure(-32001, UNKNOWN_NODE_TOKEN)), undefined, "auth");
       return;
     }
     const projectId = caller.projectId;
     const text = Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "";
     if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-      send(200, JSON.stringify(rpcFailure(-32600, `the request nests deeper than ${MAX_JSON_DEPTH} levels`)));
+      send(200, JSON.stringify(rpcFailure(-32600, `the request nests deeper than ${MAX_JSON_DEPTH} levels`)), undefined, "rpc");
       return;
     }
     try {
       payload = JSON.parse(text);
     } catch {
-      send(200, JSON.stringify(rpcFailure(-32700, "parse error")));
+      send(200, JSON.stringify(rpcFailure(-32700, "parse error")), undefined, "rpc");
       return;
     }
     const out = solana

@@ -6,9 +6,9 @@
  * the others. The HTTP status is the node's: 200 for an answered call (a
  * JSON-RPC error included), 404 for an unknown network or node token.
  */
-import type { Journal } from "../pipeline/journal.js";
+import type { Journal, ViolationKind } from "../pipeline/journal.js";
 import { EVM_REVERTS, type EvmRevertTrace } from "../chain/evm/revertTrace.js";
-import { stringifyWithBigInts } from "./jsonRpc.js";
+import { CALLER_VIOLATION, stringifyWithBigInts } from "./jsonRpc.js";
 
 interface RpcCall {
   jsonrpc?: unknown;
@@ -21,6 +21,8 @@ interface RpcReply {
   error?: { code?: unknown; message?: unknown };
   /** Where the EVM runs of this call failed (jsonRpc.ts's `answer` puts them there). */
   [EVM_REVERTS]?: EvmRevertTrace[];
+  /** The caller broke the JSON-RPC or the method's contract (jsonRpc.ts's `answer` decides it). */
+  [CALLER_VIOLATION]?: true;
 }
 
 export interface NodeCallFacts {
@@ -38,6 +40,8 @@ export interface NodeCallFacts {
   answer?: unknown;
   answerText: string;
   requestText: string;
+  /** The node refused the call as a whole for the caller's mistake (unknown network or token, a payload that does not parse). */
+  violation?: ViolationKind;
 }
 
 const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
@@ -71,6 +75,7 @@ export function recordNodeCall(journal: Journal, facts: NodeCallFacts): void {
       ...(typeof rpc?.method === "string" ? { rpcMethod: rpc.method, operationId: `rpc:${rpc.method}` } : {}),
       ...(error ? { rpcError: { code: Number(error.code ?? 0), message: String(error.message ?? "") } } : {}),
       ...(reply?.[EVM_REVERTS] ? { evmReverts: reply[EVM_REVERTS] } : {}),
+      ...(facts.violation ? { violation: facts.violation } : reply?.[CALLER_VIOLATION] ? { violation: "rpc" as const } : {}),
       status: facts.status,
       durationMs,
       auth: "node token",
@@ -85,6 +90,9 @@ export interface WebSocketJournal {
   journal: Journal;
   correlationId: () => string;
 }
+
+/** Parse error, invalid request, invalid params. */
+const WEBSOCKET_VIOLATIONS = new Set([-32700, -32600, -32602]);
 
 export interface WebSocketMessageFacts {
   projectId: string;
@@ -110,6 +118,9 @@ export function recordWebSocketMessage(target: WebSocketJournal | undefined, fac
   const reply = facts.answer === undefined ? undefined : (parsed(facts.answer) as RpcReply | undefined);
   const method = call && typeof call === "object" && typeof call.method === "string" ? call.method : undefined;
   const error = reply?.error;
+  // The WebSocket endpoints answer these codes only from their checks of the message itself (not JSON, not a
+  // request, params the subscription refuses): each is the caller's violation.
+  const violation = error && WEBSOCKET_VIOLATIONS.has(Number(error.code));
   target.journal.recordCall({
     kind: "websocket",
     projectId: facts.projectId,
@@ -119,6 +130,7 @@ export function recordWebSocketMessage(target: WebSocketJournal | undefined, fac
     path: `/rpc/v1/${facts.network}/<node token>`,
     ...(method ? { rpcMethod: method, operationId: `ws:${method}` } : {}),
     ...(error ? { rpcError: { code: Number(error.code ?? 0), message: String(error.message ?? "") } } : {}),
+    ...(violation ? { violation: "rpc" as const } : {}),
     // 101: the message travelled over the upgraded connection (Switching Protocols), as HAR viewers show WebSocket traffic.
     status: 101,
     durationMs: facts.wallNow - facts.receivedAt,

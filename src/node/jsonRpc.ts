@@ -5,16 +5,28 @@
  */
 import { collectEvmReverts, EVM_REVERTS, type EvmRevertTrace } from "../chain/evm/revertTrace.js";
 
-/** A JSON-RPC error a method throws on purpose (codes as geth and the Solana RPC use them), with the error's `data` if any. */
+/**
+ * A JSON-RPC error a method throws on purpose (codes as geth and the Solana RPC use them), with the error's `data` if
+ * any. Invalid params (-32602) is the caller's violation of the method's contract, unless the site says the state
+ * decided it (`fromState`: an account that does not exist, no liquidity), as real nodes answer those with -32602 too.
+ */
 export class RpcError extends Error {
+  readonly callerViolation: boolean;
   constructor(
     readonly code: number,
     message: string,
     readonly data?: unknown,
+    options?: { fromState?: boolean },
   ) {
     super(message);
+    this.callerViolation = code === -32602 && !options?.fromState;
   }
 }
+
+/** Marks a reply the caller's violation (a message that is no request, params the method refuses), for the journal. */
+export const CALLER_VIOLATION = Symbol("callerViolation");
+
+const asViolation = <T extends object>(value: T): T => Object.defineProperty(value, CALLER_VIOLATION, { value: true });
 
 /** A method of a node table: its params and a context of the caller's choosing. */
 export type RpcMethod<Ctx> = (params: unknown[], ctx: Ctx) => unknown;
@@ -43,15 +55,17 @@ export async function answer<Ctx extends { store: object }>(
 ): Promise<unknown> {
   const one = async (message: Message | null) => {
     if (!message || typeof message !== "object" || typeof message.method !== "string") {
-      return reply(message?.id, { error: { code: -32600, message: "invalid request" } });
+      return asViolation(reply(message?.id, { error: { code: -32600, message: "invalid request" } }));
     }
     try {
       if (!Object.hasOwn(methods, message.method)) throw new RpcError(-32601, unknownMethod(message.method));
       const params = Array.isArray(message.params) ? message.params : [];
       return reply(message.id, { result: await methods[message.method]!(params, ctx) });
     } catch (error) {
-      if (error instanceof RpcError)
-        return reply(message.id, { error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } });
+      if (error instanceof RpcError) {
+        const answer = reply(message.id, { error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } });
+        return error.callerViolation ? asViolation(answer) : answer;
+      }
       return reply(message.id, { error: { code: -32603, message: (error as Error).message } });
     }
   };

@@ -9,6 +9,14 @@ import type { Problem } from "../contract/validate.js";
 import type { PolicyDecision } from "../wallet/policies/decisions.js";
 import type { RequestAuth } from "../wallet/types.js";
 
+/**
+ * Which check of the caller's side of the contract refused a request: `route` (no operation or node serves it),
+ * `body` (unreadable, not JSON, too large or too deep), `auth` (bearer, request signature or wallet token),
+ * `validation` (the operation's parameters, headers and body), `rpc` (a JSON-RPC message or params the node
+ * refuses). Answers the state or the configuration produced (not found, conflicts, policies, scenarios) are none.
+ */
+export type ViolationKind = "route" | "body" | "auth" | "validation" | "rpc";
+
 export interface Outgoing {
   status: number;
   headers: Record<string, string>;
@@ -53,6 +61,11 @@ export interface Exchange {
   evmReverts?: EvmRevertTrace[];
   response?: Outgoing;
   fault?: Fault;
+  /**
+   * The check of the caller's side of the contract in progress (route, body, authentication, validation); cleared
+   * once the request passed them all. A refusal while it is set is the caller's violation, recorded as such.
+   */
+  violation?: ViolationKind;
 }
 
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Outgoing {

@@ -14,7 +14,10 @@
  */
 import type { EvmRevertTrace } from "../chain/evm/revertTrace.js";
 import type { PolicyDecision } from "../wallet/policies/decisions.js";
-import type { Exchange } from "./exchange.js";
+import { CoverageTally } from "./coverageTally.js";
+import type { Exchange, ViolationKind } from "./exchange.js";
+
+export type { ViolationKind } from "./exchange.js";
 
 export interface JournalEntry {
   /** Increasing across all projects: later requests have larger numbers. */
@@ -36,13 +39,15 @@ export interface JournalEntry {
   policyDecisions?: PolicyDecision[];
   auth: string;
   durationMs: number;
-  /** Which door the request came through (absent: the platform API, as entries written before it was recorded). */
-  kind?: JournalKind;
+  /** Which door the request came through. */
+  kind: JournalKind;
   /** The JSON-RPC method of a node call, or the message of a WebSocket subscription. */
   rpcMethod?: string;
   rpcError?: { code: number; message: string };
   /** Where the EVM runs the request caused failed: a reverted transaction, a reverting eth_call. */
   evmReverts?: EvmRevertTrace[];
+  /** The caller broke the contract, and which check said so (contract coverage counts these as violations). */
+  violation?: ViolationKind;
 }
 
 export type JournalKind = "platform" | "admin" | "node" | "websocket";
@@ -67,6 +72,9 @@ export interface CallRecord {
   rpcError?: { code: number; message: string };
   evmReverts?: EvmRevertTrace[];
   errorType?: string;
+  /** The error body's errorMessage, when the answer was one (kept for a violation's description). */
+  errorMessage?: string;
+  violation?: ViolationKind;
   status: number;
   durationMs: number;
   auth?: string;
@@ -195,6 +203,8 @@ export class Journal {
   private readonly details = new Map<string, Map<string, KeptExchange>>();
   private sequence = 0;
   private sink: JournalSink | undefined;
+  /** What the whole run exercised; not emptied with the journal (coverageTally.ts). */
+  readonly tally = new CoverageTally();
 
   /**
    * @param capacity entries kept per project
@@ -213,9 +223,10 @@ export class Journal {
   record(ex: Exchange, wallNow: number, kind: JournalKind = "platform"): void {
     const status = ex.fault ? 0 : (ex.response?.status ?? 0);
     let errorType: string | undefined;
+    let errorMessage: string | undefined;
     if (status >= 400 && ex.response?.bodyText) {
       try {
-        errorType = (JSON.parse(ex.response.bodyText) as { errorType?: string }).errorType;
+        ({ errorType, errorMessage } = JSON.parse(ex.response.bodyText) as { errorType?: string; errorMessage?: string });
       } catch {
         // not JSON
       }
@@ -236,12 +247,15 @@ export class Journal {
       ...(ex.duplicateOf ? { duplicateOf: ex.duplicateOf } : {}),
       ...(ex.policyDecisions?.length ? { policyDecisions: ex.policyDecisions } : {}),
       ...(ex.evmReverts?.length ? { evmReverts: ex.evmReverts } : {}),
+      // A check refuses with a 4xx; a 500 while checking is the sandbox's failure, not the caller's.
+      ...(ex.violation && status >= 400 && status < 500 ? { violation: ex.violation } : {}),
       auth: ex.auth.kind === "none" ? "none" : `${ex.auth.kind}${ex.auth.verified ? "" : " (unverified)"}`,
       durationMs: wallNow - ex.receivedAt,
-      ...(kind === "platform" ? {} : { kind }),
+      kind,
     };
     const key = ex.projectId ?? GLOBAL;
     this.push(key, entry);
+    this.tally.count(key, entry, errorMessage);
     const body = ex.rawBody ?? Buffer.alloc(0);
     const responseBody = ex.response?.bodyText;
     if (this.sink) {
@@ -282,9 +296,11 @@ export class Journal {
       ...(call.rpcMethod ? { rpcMethod: call.rpcMethod } : {}),
       ...(call.rpcError ? { rpcError: call.rpcError } : {}),
       ...(call.evmReverts ? { evmReverts: call.evmReverts } : {}),
+      ...(call.violation ? { violation: call.violation } : {}),
     };
     const key = call.projectId ?? GLOBAL;
     this.push(key, entry);
+    this.tally.count(key, entry, call.errorMessage);
     const requestBody = Buffer.from(call.request?.body ?? "", "utf8");
     if (this.sink) {
       this.sink.write(entry, {
@@ -347,7 +363,7 @@ export class Journal {
       (query.before === undefined || e.sequence < query.before) &&
       (query.status === undefined || statusMatches(e.status, query.status)) &&
       (query.operationId === undefined || e.operationId === query.operationId) &&
-      (query.kind === undefined || (e.kind ?? "platform") === query.kind) &&
+      (query.kind === undefined || e.kind === query.kind) &&
       (!query.duplicates || e.duplicateOf !== undefined) &&
       (!needle || textMatches(e, needle));
     // A project's own list is walked in place (its recent window); all projects' are merged first.

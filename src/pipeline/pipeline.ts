@@ -123,6 +123,8 @@ export function createPipeline(deps: PipelineDeps) {
   }
 
   async function process(ex: Exchange): Promise<Outgoing> {
+    // Until the scenario hook, every refusal is the caller's: each check names itself before it runs (exchange.ts).
+    ex.violation = "route";
     const match = deps.operations.match(ex.method, ex.path);
     if (match.kind === "malformed") throw apiError("invalid_request", `The path segment '${match.segment}' has a malformed percent-escape.`);
     if (match.kind === "not-found") throw apiError("not_found", `No operation of the API serves ${ex.method} ${ex.fullPath}.`);
@@ -134,6 +136,7 @@ export function createPipeline(deps: PipelineDeps) {
     ex.operation = match.operation;
     ex.pathParams = match.pathParams;
 
+    ex.violation = "auth";
     await authenticate(ex, { mode: deps.authMode, projects: deps.projects, endUserAuth: deps.endUserAuth, coinbaseAuth: deps.coinbaseAuth });
     if (ex.auth.kind === "none") ex.projectId = deps.projectOfPath?.(ex.pathParams) ?? ex.projectId;
     if (deps.authMode !== "none") await signatures.check(ex);
@@ -141,11 +144,14 @@ export function createPipeline(deps: PipelineDeps) {
 
     // An operation that declares a body always hands its handler one: none (or JSON null) is checked as {}, so a
     // body with required fields is refused with 400 naming them and an all-optional one reads as empty.
+    ex.violation = "validation";
     if ((ex.body === undefined || ex.body === null) && match.operation.http.request?.body) ex.body = {};
     ex.problems = validateRequest(match.operation.http, ex);
     // With --auth none nobody signs, so the wallet token the contract requires is not asked for either.
     if (deps.authMode === "none") ex.problems = ex.problems.filter((p) => !/x-wallet-auth/i.test(`${p.location} ${p.message}`));
     if (ex.problems.length > 0) throw errorForProblems(ex.problems, match.operation.operationId);
+    // From here on, answers come from the state, the configuration and the scenarios: none is the caller's violation.
+    ex.violation = undefined;
 
     const projectId = ex.projectId!;
     const outbound = deps.handlers[match.operation.operationId]?.outbound === true;
@@ -174,10 +180,12 @@ export function createPipeline(deps: PipelineDeps) {
   return async function handle(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
     const ex = newExchange(req, req.url ?? "/", PLATFORM_PREFIX, correlationIds.hex(8));
     try {
+      ex.violation = "body";
       const parsed = parseBody(ex.rawBody, ex.headers["content-type"]);
       ex.body = parsed;
       ex.response = checkResponse(ex, await process(ex));
     } catch (error) {
+      if (!(error instanceof ApiError)) ex.violation = undefined; // the sandbox failed, not the caller
       ex.response = errorResponse(error, ex.correlationId, deps.log);
     }
     ex.response.headers["x-correlation-id"] = ex.correlationId;

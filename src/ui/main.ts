@@ -11,6 +11,7 @@ import { clockControls } from "./clock.js";
 import type { Overview, Shell, View } from "./view.js";
 import { accountsView } from "./views/accounts.js";
 import { clientRpcView } from "./views/clientRpc.js";
+import { coverageView } from "./views/coverage.js";
 import { endUsersView } from "./views/endUsers.js";
 import { explorerView } from "./views/explorer.js";
 import { inboxView } from "./views/inbox.js";
@@ -31,6 +32,7 @@ const VIEWS: Array<[string, string, (shell: Shell) => View]> = [
   ["transfers", "Transfers", transfersView],
   ["webhooks", "Webhooks", webhooksView],
   ["journal", "Journal", journalView],
+  ["coverage", "Coverage", coverageView],
   ["policies", "Policies", policiesView],
   ["end-users", "End users", endUsersView],
   ["client-rpc", "Client RPC", clientRpcView],

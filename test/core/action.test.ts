@@ -102,6 +102,9 @@ describe.skipIf(!built)("the GitHub Action", () => {
     const initFile = join(dir, "init.yaml");
     const journalFile = join(dir, "journal.jsonl");
     const exportFile = join(dir, "export.json");
+    const reportDir = join(dir, "reports");
+    const stepSummary = join(dir, "step-summary.md");
+    writeFileSync(stepSummary, "## earlier steps\n");
     writeFileSync(initFile, 'evmAccounts:\n  - name: Seeded\n    balances: { base-sepolia: { USDC: "10" } }\n');
     const started = await runAction(
       join(packageRoot, "action.yml"),
@@ -114,6 +117,8 @@ describe.skipIf(!built)("the GitHub Action", () => {
         "init-file": initFile,
         "journal-file": journalFile,
         "export-file": exportFile,
+        strict: "true",
+        "report-dir": reportDir,
       },
       { dir, env: { NODE_OPTIONS: "" } },
     );
@@ -153,9 +158,24 @@ describe.skipIf(!built)("the GitHub Action", () => {
     const scenarios = await call(sandbox, "GET", "/_sandbox/scenarios", { anonymous: true });
     expect(JSON.stringify(scenarios.body)).toContain("quote-expired-on-execute");
 
-    // Later steps get GITHUB_ENV: the stop action finds the sandbox from it and leaves nothing running.
-    const stopped = await runAction(join(packageRoot, "stop", "action.yml"), {}, { dir, env: { ...env } });
-    expect(stopped.code, stopped.printed).toBe(0);
+    // One request that breaks the contract (a name the contract's pattern refuses), which a client might log and ignore.
+    const invalid = await call(sandbox, "POST", "/platform/v2/evm/accounts", { body: { name: "not a valid name!" }, wallet: true });
+    expect(invalid.status).toBe(400);
+
+    // Later steps get GITHUB_ENV: the stop action finds the sandbox from it and leaves nothing running. With strict,
+    // it fails on the violation, with one error line naming it, after adding the summary to the job's page.
+    const stopped = await runAction(join(packageRoot, "stop", "action.yml"), {}, { dir, env: { ...env, GITHUB_STEP_SUMMARY: stepSummary } });
+    expect(stopped.code, stopped.printed).toBe(1);
+    const errors = stopped.printed.split("\n").filter((l) => l.startsWith("::error title=cdp-sandbox contract violation::"));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain(`createEvmAccount 400 invalid_request: body.name: Request body property name must match pattern`);
+    expect(errors[0]).toContain(invalid.body.correlationId);
+    const summary = readFileSync(stepSummary, "utf8");
+    expect(summary.startsWith("## earlier steps\n## cdp-sandbox: contract coverage")).toBe(true);
+    expect(summary).toContain("| Contract violations | **1** (1 distinct) |");
+    expect(summary).toMatch(/\| getEvmAccountByName \| 200 ×1 \|/);
+    expect(JSON.parse(readFileSync(join(reportDir, "coverage.json"), "utf8")).total.summary.violations).toBe(1);
+    expect(readFileSync(join(reportDir, "junit.xml"), "utf8")).toContain('failures="1"');
     expect(stopped.printed).toContain("cdp-sandbox stopped");
     expect(alive(pid)).toBe(false);
     expect(await answers(env.CDP_SANDBOX_URL!)).toBe(false);

@@ -116,6 +116,10 @@ describe("hostile input", () => {
         errorMessage: expect.stringContaining("16 KB"),
         correlationId: expect.any(String),
       });
+      // The caller's violation of HTTP itself, journaled and counted for contract coverage though no operation could be told.
+      const { correlationId } = JSON.parse(res.body) as { correlationId: string };
+      const entry = await call(sandbox, "GET", `/_sandbox/requests/${correlationId}`, { anonymous: true });
+      expect(entry.body.entry).toMatchObject({ kind: "platform", status: 431, violation: "body" });
     }
   });
 });

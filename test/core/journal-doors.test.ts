@@ -40,6 +40,19 @@ describe("the journal", () => {
     expect(chainId!.path).not.toContain(token);
   });
 
+  it("says on every platform entry that it came through the platform door, as ?kind=platform filters", async () => {
+    const listed = await call(sandbox, "GET", "/platform/v2/evm/accounts");
+    expect(listed.status).toBe(200);
+    const all = await journal();
+    const platform = await journal("?kind=platform");
+    expect(all.find((e) => e.operationId === "listEvmAccounts")).toMatchObject({ kind: "platform" });
+    expect(platform.length).toBeGreaterThan(0);
+    expect(platform.every((e) => e.kind === "platform")).toBe(true);
+    // Every entry names its door: the filter and the entries agree.
+    expect(all.filter((e) => e.kind === "platform")).toHaveLength(platform.length);
+    expect(all.every((e) => typeof e.kind === "string")).toBe(true);
+  });
+
   it("records admin calls, but not reads of the journal itself", async () => {
     const before = (await journal("?kind=admin")).length;
     const funded = await call(sandbox, "POST", "/_sandbox/balances", {

@@ -132,6 +132,39 @@ describe("the dashboard", () => {
     await browser.screenshot("journal-problem");
   });
 
+  it("shows contract coverage: the request that broke the contract first, linking to its journal entry, then the operations", async () => {
+    const bad = await call(sandbox, "POST", `${P}/evm/accounts`, { body: { name: "coverage view!" }, wallet: true });
+    expect(bad.status).toBe(400);
+    const missing = await call(sandbox, "GET", `${P}/evm/accounts/0x000000000000000000000000000000000000dEaD`);
+    expect(missing.status).toBe(404);
+    const { page } = browser;
+    await openDashboard(page, sandbox.url, "coverage");
+    const violations = page.getByRole("table", { name: "Contract violations" });
+    // Requests that broke the contract the same way are one violation, counted, linking to the first of them.
+    const row = violations.getByRole("row").filter({ hasText: "createEvmAccount" });
+    await expect.poll(() => text(row), WAIT).toContain("validation");
+    expect(await text(violations)).not.toContain("getEvmAccount");
+    await expect
+      .poll(
+        () =>
+          text(
+            page
+              .getByRole("table", { name: "Operations" })
+              .getByRole("row")
+              .filter({ has: page.getByText("getEvmAccount", { exact: true }) }),
+          ),
+        WAIT,
+      )
+      .toContain("404 ×1");
+    await browser.screenshot("coverage");
+    const first = await text(row.getByRole("link"));
+    expect(first).toMatch(/^[0-9a-f]{16}-SBX$/);
+    await row.getByRole("link").click();
+    await page.getByRole("heading", { name: "Request journal" }).waitFor();
+    await expect.poll(() => text(page.getByRole("region", { name: "Request detail" })), WAIT).toContain(first);
+    expect(await text(page.getByRole("region", { name: "Request detail" }))).toContain("yes: the validation check refused it");
+  });
+
   it("filters the journal by door: a JSON-RPC node call shows with its method and error", async () => {
     const token = (await call(sandbox, "GET", "/apikeys/v1/tokens/active")).body.id as string;
     const rpc = await fetch(`${sandbox.url}/rpc/v1/base-sepolia/${token}`, {

@@ -850,6 +850,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/coverage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Contract coverage of the run so far, per project and in total, with the caller's contract violations
+         * @description For every operation of the platform contract (the embedded-wallet API included), whether it was called, its answers by status and the statuses it declares that the run never saw; every JSON-RPC method called on the node and its WebSockets, by outcome; the scenarios that fired; the rows of the platform's error table reproduced; webhook deliveries by event type with the receiver's answer. A violation is a request refused because the caller broke the contract (an unknown route, an unreadable or invalid body, parameter or header, a bad bearer or wallet token, an invalid JSON-RPC request or params); answers the state, the configuration or a scenario produced are not. The counts cover the whole run: clearing the journal or resetting the state leaves them. With a bearer token or X-Sandbox-Project, that project only. The document's JSON Schema is schemas/coverage.schema.json (docs/ci.md).
+         */
+        get: operations["getSandboxCoverage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/requests/{correlationId}": {
         parameters: {
             query?: never;
@@ -1385,9 +1405,14 @@ export interface components {
              * @description Which door the request came through: the platform API, the admin API, the JSON-RPC node (bundler included), a WebSocket subscription
              * @enum {string}
              */
-            kind?: "platform" | "admin" | "node" | "websocket";
+            kind: "platform" | "admin" | "node" | "websocket";
             /** @description The JSON-RPC method (node calls, each method of a batch its own entry) or WebSocket message */
             rpcMethod?: string;
+            /**
+             * @description The caller broke the contract, and which check refused the request (GET /_sandbox/coverage counts these as violations); absent on every other answer, errors of the state and scenarios included
+             * @enum {string}
+             */
+            violation?: "route" | "body" | "auth" | "validation" | "rpc";
             /** @description The JSON-RPC error the node answered */
             rpcError?: {
                 code?: number;
@@ -3292,6 +3317,40 @@ export interface operations {
                                 [key: string]: unknown;
                             }[];
                         };
+                    };
+                };
+            };
+        };
+    };
+    getSandboxCoverage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The project the call acts on, instead of a bearer token's (any call accepts it; the operations that list it are those the dashboard reads). */
+                "X-Sandbox-Project"?: components["parameters"]["SandboxProject"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The coverage document (schemas/coverage.schema.json) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        version: 1;
+                        /** Format: date-time */
+                        generatedAt: string;
+                        total: {
+                            [key: string]: unknown;
+                        };
+                        projects: {
+                            [key: string]: unknown;
+                        }[];
                     };
                 };
             };

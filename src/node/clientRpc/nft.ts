@@ -57,7 +57,9 @@ async function read(ctx: ClientRpcContext, to: `0x${string}`, functionName: View
 async function contractTypeOf(ctx: ClientRpcContext, address: `0x${string}`): Promise<ContractType> {
   if ((await read(ctx, address, "supportsInterface", [ERC721_INTERFACE])) === true) return "ERC721";
   if ((await read(ctx, address, "supportsInterface", [ERC1155_INTERFACE])) === true) return "ERC1155";
-  throw new RpcError(-32602, `invalid params: ${address} is not an ERC-721 or ERC-1155 contract on ${ctx.network}`);
+  throw new RpcError(-32602, `invalid params: ${address} is not an ERC-721 or ERC-1155 contract on ${ctx.network}`, undefined, {
+    fromState: true,
+  });
 }
 
 function tokenIdParam(source: Record<string, unknown>, required: boolean): bigint | undefined {

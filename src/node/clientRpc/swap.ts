@@ -103,7 +103,7 @@ function terms(ctx: ClientRpcContext, s: SwapParams, taker: string): Extract<Swa
     if (error instanceof ApiError) throw invalidParams(error.message);
     throw error;
   }
-  if (!priced.liquidityAvailable) throw new RpcError(-32602, "insufficient liquidity: no route for this pair and amount");
+  if (!priced.liquidityAvailable) throw new RpcError(-32602, "insufficient liquidity: no route for this pair and amount", undefined, { fromState: true });
   return priced;
 }
 

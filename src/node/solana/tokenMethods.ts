@@ -26,15 +26,16 @@ function decimalsOf(ctx: SolanaNodeContext, mint: string): number {
 
 export function getTokenAccountBalance(params: unknown[], ctx: SolanaNodeContext) {
   const state = readSolanaAccount(ctx.store, ctx.network, checkAddress(params[0]));
-  if (!state) throw new RpcError(-32602, "Invalid param: could not find account");
-  if (!tokenAccountOwner(state)) throw new RpcError(-32602, "Invalid param: not a Token account");
+  if (!state) throw new RpcError(-32602, "Invalid param: could not find account", undefined, { fromState: true });
+  if (!tokenAccountOwner(state)) throw new RpcError(-32602, "Invalid param: not a Token account", undefined, { fromState: true });
   const f = decodeTokenAccount(Buffer.from(state.data, "base64"));
   return { context: contextOf(ctx), value: uiTokenAmount(f.amount, decimalsOf(ctx, f.mint)) };
 }
 
 export function getTokenSupply(params: unknown[], ctx: SolanaNodeContext) {
   const state = viewSolanaAccount(ctx.store, ctx.network, checkAddress(params[0]));
-  if (!state || !isTokenProgram(state.owner) || Buffer.from(state.data, "base64").length < 82) throw new RpcError(-32602, "Invalid param: not a Token mint");
+  if (!state || !isTokenProgram(state.owner) || Buffer.from(state.data, "base64").length < 82)
+    throw new RpcError(-32602, "Invalid param: not a Token mint", undefined, { fromState: true });
   const m = decodeMint(Buffer.from(state.data, "base64"));
   return { context: contextOf(ctx), value: uiTokenAmount(m.supply, m.decimals) };
 }

@@ -38,7 +38,7 @@ function factsOf(ctx: SolanaNodeContext, tx: Transaction) {
   try {
     return readSolanaTransactionOn(ctx.store, tx, ctx.network);
   } catch (error) {
-    if (error instanceof ApiError) throw new RpcError(-32602, `invalid transaction: ${error.message}`);
+    if (error instanceof ApiError) throw new RpcError(-32602, `invalid transaction: ${error.message}`, undefined, { fromState: true });
     throw error;
   }
 }
