@@ -8,7 +8,7 @@
  * every other answer, an error the state or a scenario produced included, is coverage.
  */
 import type { OperationIndex } from "../contract/operations.js";
-import { deliveries, subscriptions } from "../domains/webhooks/model.js";
+import { deliveries, subscriptions } from "../wallet/events/model.js";
 import { ERROR_TABLE, errorKey } from "../errors/errorTable.js";
 import type { ProjectTally, Violation } from "../pipeline/coverageTally.js";
 import type { Journal } from "../pipeline/journal.js";
