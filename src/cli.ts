@@ -11,6 +11,8 @@
  *   --accept-unknown-keys  --allow-private-webhook-targets (off loopback, both are refused unless given; the
  *   ready line then lists them as optIns=…)
  *   --init FILE (seed state: docs/state-files.md)  --export-on-exit FILE  --journal FILE (JSON Lines)
+ *   --dev-accounts N (keys the node holds: docs/testing-front-ends.md)  --allow-test-methods (off loopback, the
+ *   node's anvil_/evm_ methods without the admin token; listed under optIns=…)
  * A scenario file that does not check out stops the start with exit code 2.
  * `cdp-sandbox run [options] -- <command> [args…]` runs a command against a sandbox (src/run.ts).
  */
@@ -19,6 +21,7 @@ import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { isLoopbackHost } from "./admin/guard.js";
 import { startSandbox } from "./index.js";
+import { MAX_DEV_ACCOUNTS } from "./node/evm/devAccounts.js";
 import { runCommand } from "./run.js";
 
 function env(name: string): string | undefined {
@@ -50,6 +53,8 @@ async function main(): Promise<void> {
         mining: { type: "string" },
         "accept-unknown-keys": { type: "boolean" },
         "allow-private-webhook-targets": { type: "boolean" },
+        "allow-test-methods": { type: "boolean" },
+        "dev-accounts": { type: "string" },
         // State files and the journal that outlives the process (docs/state-files.md).
         init: { type: "string" },
         "export-on-exit": { type: "string" },
@@ -68,6 +73,7 @@ async function main(): Promise<void> {
         "                   [--scenario NAME_OR_FILE ...] [--admin-token T] [--mining auto|interval]\n" +
         "                   [--accept-unknown-keys] [--allow-private-webhook-targets]   (off loopback: opt-ins)\n" +
         "                   [--init state.yaml] [--export-on-exit state.json] [--journal journal.jsonl]\n" +
+        "                   [--dev-accounts N (0-100)] [--allow-test-methods]   (test nodes: docs/testing-front-ends.md)\n" +
         "       cdp-sandbox run [options] -- <command> [args...]   (cdp-sandbox run --help)\n",
     );
     return;
@@ -80,6 +86,10 @@ async function main(): Promise<void> {
   if (auth !== "verify" && auth !== "strict" && auth !== "none") fail(`--auth must be verify, strict or none, got '${auth}'`);
   const mining = get("mining") ?? "auto";
   if (mining !== "auto" && mining !== "interval") fail(`--mining must be auto or interval, got '${mining}'`);
+  const devAccountsText = get("dev-accounts");
+  const devAccounts = devAccountsText === undefined ? undefined : /^\d{1,4}$/.test(devAccountsText) ? Number(devAccountsText) : Number.NaN;
+  if (devAccounts !== undefined && !(devAccounts <= MAX_DEV_ACCOUNTS))
+    fail(`--dev-accounts must be a whole number from 0 to ${MAX_DEV_ACCOUNTS}, got '${devAccountsText}'`);
   if (auth === "none") process.stderr.write("cdp-sandbox: --auth none accepts any request without checking credentials; never expose it.\n");
 
   const host = get("host") ?? "127.0.0.1";
@@ -98,6 +108,8 @@ async function main(): Promise<void> {
     mining,
     acceptUnknownKeys: optIn("accept-unknown-keys"),
     allowPrivateWebhookTargets: optIn("allow-private-webhook-targets"),
+    allowTestMethods: optIn("allow-test-methods"),
+    devAccounts,
     init: get("init"),
     exportOnExit: get("export-on-exit"),
     journal: get("journal"),
@@ -120,7 +132,7 @@ async function main(): Promise<void> {
   }
   // One line, so scripts can read the fields from the first line of stdout.
   process.stdout.write(
-    `cdp-sandbox ready basePath=${basePath} projectId=${projectId} apiKeyId=${apiKeyId} apiKeySecret=${apiKeySecret} walletSecret=${walletSecret} clientApiKey=${clientApiKey} mining=${sandbox.mining} dashboard=${sandbox.url}/_sandbox/ui/${adminToken ? ` adminToken=${adminToken}` : ""}${isLoopbackHost(host) ? "" : ` optIns=${sandbox.optIns.join(",") || "none"}`}\n`,
+    `cdp-sandbox ready basePath=${basePath} projectId=${projectId} apiKeyId=${apiKeyId} apiKeySecret=${apiKeySecret} walletSecret=${walletSecret} clientApiKey=${clientApiKey} mining=${sandbox.mining}${sandbox.devAccounts.length > 0 ? ` devAccounts=${sandbox.devAccounts.length}` : ""} dashboard=${sandbox.url}/_sandbox/ui/${adminToken ? ` adminToken=${adminToken}` : ""}${isLoopbackHost(host) ? "" : ` optIns=${sandbox.optIns.join(",") || "none"}`}\n`,
   );
   const stop = () => void sandbox.close().finally(() => process.exit(0));
   process.on("SIGINT", stop);

@@ -10,7 +10,8 @@
  */
 import type { AddressInfo } from "node:net";
 import { createServer, type Server } from "node:http";
-import { isLoopbackHost, newAdminToken } from "./admin/guard.js";
+import { carriesAdminToken, isLoopbackHost, newAdminToken } from "./admin/guard.js";
+import { creditDevAccounts, deriveDevAccounts, devAccountsProblem } from "./node/evm/devAccounts.js";
 import { bindMiningMode, MINING_MODES, type MiningMode } from "./chain/mining.js";
 import { createApp } from "./app.js";
 import { answerClientError } from "./pipeline/clientError.js";
@@ -43,7 +44,7 @@ import { loadShippedScenarios, resolveStartupScenarios } from "./scenarios/load.
 import { startWebhookDispatcher } from "./domains/webhooks/dispatcher.js";
 import { JournalFile } from "./pipeline/journalFile.js";
 import { exportState } from "./state-files/export.js";
-import { seedState, writeExport } from "./state-files/lifecycle.js";
+import { initStartSettings, seedState, writeExport } from "./state-files/lifecycle.js";
 import type { StateFile } from "./state-files/model.js";
 
 export type { Clock } from "./clock.js";
@@ -103,6 +104,17 @@ export interface SandboxOptions {
    * With `data`, applied only when the data file is new. A bad file stops the start with a StateFileError.
    */
   init?: string | StateFile;
+  /**
+   * Dev accounts the node holds keys for (docs/testing-front-ends.md): the first N of the mnemonic Anvil and Hardhat
+   * use, each credited 10,000 of the native token on every EVM network; at most 100. Default: none (or the init
+   * file's `devAccounts`), as the platform's node holds no keys.
+   */
+  devAccounts?: number;
+  /**
+   * The node's test methods (`anvil_*`, `hardhat_*`, `evm_*`) without the admin token. Default: on loopback yes;
+   * bound to another address they take the X-Sandbox-Admin-Token header, unless set.
+   */
+  allowTestMethods?: boolean;
   /** Writes the state (GET /_sandbox/export) to this file when the sandbox closes. */
   exportOnExit?: string;
   /** Appends every journal entry, with its bodies, to this file as JSON Lines while the sandbox runs. */
@@ -123,9 +135,11 @@ export interface Sandbox {
   clock: Clock;
   /** The token the admin API requires (X-Sandbox-Admin-Token), when one is in force. */
   adminToken?: string;
+  /** The addresses of the node's dev accounts (`SandboxOptions.devAccounts`), in order; empty without them. */
+  devAccounts: `0x${string}`[];
   /** How sent transactions are mined (`SandboxOptions.mining`). */
   mining: MiningMode;
-  /** What a sandbox bound off loopback was told to allow (`accept-unknown-keys`, `private-webhook-targets`); empty on loopback. */
+  /** What a sandbox bound off loopback was told to allow (`accept-unknown-keys`, `private-webhook-targets`, `test-methods`); empty on loopback. */
   optIns: string[];
   /** A new isolated project with its own credentials. */
   createProject(name?: string): Promise<ProjectCredentials & { basePath: string }>;
@@ -188,6 +202,10 @@ async function startOn(
   for (const scenario of resolveStartupScenarios(options.scenario ?? [], shipped)) engine.activate(scenario);
   const importKey = importKeyFromPem((await importKeyPending).privateKeyPem);
   const keys = { importKey, endUserTokenSecret };
+  const devAccountCount = options.devAccounts ?? (options.init === undefined ? undefined : initStartSettings(options.init).devAccounts) ?? 0;
+  const devAccountsProblemText = devAccountsProblem(devAccountCount);
+  if (devAccountsProblemText) throw new Error(devAccountsProblemText);
+  const devAccounts = deriveDevAccounts(devAccountCount);
   const handlers = options.handlers ?? defaultHandlers;
   if (options.init !== undefined) {
     if (earlierStarts > 0) log("--init: the data file has been started before; its state is kept and the init file is not applied again");
@@ -196,6 +214,12 @@ async function startOn(
       // The file may have given the default project an identity of its own (an export's).
       defaultCredentials = projects.credentialsOf(store.project(projects.defaultProjectId())!);
     }
+  }
+  // Dev accounts hold their balance from the start in the projects that exist (others at their node's first call).
+  for (const project of store.projects()) {
+    const tx = store.begin(project.id);
+    creditDevAccounts(tx, devAccounts);
+    await tx.commit();
   }
   const journal = new Journal();
   const journalFile = options.journal ? new JournalFile(options.journal, options.journalBodyLimit) : undefined;
@@ -209,7 +233,14 @@ async function startOn(
   const adminToken = options.adminToken || (loopback ? undefined : newAdminToken());
   const acceptUnknownKeys = options.acceptUnknownKeys ?? loopback;
   const privateWebhookTargets = options.allowPrivateWebhookTargets ?? loopback;
-  const optIns = loopback ? [] : [...(acceptUnknownKeys ? ["accept-unknown-keys"] : []), ...(privateWebhookTargets ? ["private-webhook-targets"] : [])];
+  const testMethods = options.allowTestMethods ?? loopback;
+  const optIns = loopback
+    ? []
+    : [
+        ...(acceptUnknownKeys ? ["accept-unknown-keys"] : []),
+        ...(privateWebhookTargets ? ["private-webhook-targets"] : []),
+        ...(testMethods ? ["test-methods"] : []),
+      ];
   // Without unknown keys, verify mode is strict: the only difference between the two is whether such keys are served.
   const authMode: AuthMode = (options.auth ?? "verify") === "verify" && !acceptUnknownKeys ? "strict" : (options.auth ?? "verify");
   let listening: { host: string; port: number } | undefined;
@@ -256,6 +287,7 @@ async function startOn(
     listeningPorts,
     privateWebhookTargets,
     adminAccess: { listening: () => listening, token: adminToken },
+    nodeTesting: { devAccounts, allows: (headers) => testMethods || (adminToken !== undefined && carriesAdminToken(headers, adminToken)) },
   });
 
   const server: Server = createServer(app);
@@ -296,6 +328,7 @@ async function startOn(
     adminToken,
     mining,
     optIns,
+    devAccounts: [...devAccounts.values()].map((a) => a.address),
     createProject: async (name) => ({ ...(await projects.create(name)), basePath }),
     exportState: (projectId) => exportState(store, clock, projectId),
     flushJournal: () => journalFile?.flush(),
