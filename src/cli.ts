@@ -5,6 +5,7 @@
  * key is served at GET /_sandbox/import-key and written to --credentials-file).
  * Flags (each also as an environment variable CDP_SANDBOX_<FLAG>):
  *   --port N (0 = any free port; default 8080)  --host H (default 127.0.0.1)
+ *   --ws-port N (the node's WebSockets also on N; default port + 1 when free, as Solana's clients look there; 0 = none)
  *   --spec FILE  --data FILE  --auth verify|strict|none  --credentials-file FILE
  *   --seed S  --validate-responses  --scenario NAME_OR_FILE (repeatable)  --mining auto|interval
  *   --admin-token T (required by /_sandbox; made up and printed when the host is not loopback)
@@ -55,6 +56,7 @@ async function main(): Promise<void> {
         "allow-private-webhook-targets": { type: "boolean" },
         "allow-test-methods": { type: "boolean" },
         "dev-accounts": { type: "string" },
+        "ws-port": { type: "string" },
         // State files and the journal that outlives the process (docs/state-files.md).
         init: { type: "string" },
         "export-on-exit": { type: "string" },
@@ -82,6 +84,9 @@ async function main(): Promise<void> {
   const portText = get("port") ?? process.env.PORT ?? "8080";
   const port = Number(portText);
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be an integer from 0 to 65535, got '${portText}'`);
+  const wsPortText = get("ws-port");
+  const wsPort = wsPortText === undefined ? undefined : Number(wsPortText);
+  if (wsPort !== undefined && (!/^\d+$/.test(wsPortText!) || wsPort > 65535)) fail(`--ws-port must be an integer from 0 to 65535, got '${wsPortText}'`);
   const auth = get("auth") ?? "verify";
   if (auth !== "verify" && auth !== "strict" && auth !== "none") fail(`--auth must be verify, strict or none, got '${auth}'`);
   const mining = get("mining") ?? "auto";
@@ -97,6 +102,7 @@ async function main(): Promise<void> {
   const optIn = (name: string) => (values[name] || env(name) === "true" ? true : undefined);
   const sandbox = await startSandbox({
     port,
+    wsPort,
     host,
     spec: get("spec"),
     data: get("data"),
@@ -132,7 +138,7 @@ async function main(): Promise<void> {
   }
   // One line, so scripts can read the fields from the first line of stdout.
   process.stdout.write(
-    `cdp-sandbox ready basePath=${basePath} projectId=${projectId} apiKeyId=${apiKeyId} apiKeySecret=${apiKeySecret} walletSecret=${walletSecret} clientApiKey=${clientApiKey} mining=${sandbox.mining}${sandbox.devAccounts.length > 0 ? ` devAccounts=${sandbox.devAccounts.length}` : ""} dashboard=${sandbox.url}/_sandbox/ui/${adminToken ? ` adminToken=${adminToken}` : ""}${isLoopbackHost(host) ? "" : ` optIns=${sandbox.optIns.join(",") || "none"}`}\n`,
+    `cdp-sandbox ready basePath=${basePath} projectId=${projectId} apiKeyId=${apiKeyId} apiKeySecret=${apiKeySecret} walletSecret=${walletSecret} clientApiKey=${clientApiKey} mining=${sandbox.mining}${sandbox.wsPort ? ` wsPort=${sandbox.wsPort}` : ""}${sandbox.devAccounts.length > 0 ? ` devAccounts=${sandbox.devAccounts.length}` : ""} dashboard=${sandbox.url}/_sandbox/ui/${adminToken ? ` adminToken=${adminToken}` : ""}${isLoopbackHost(host) ? "" : ` optIns=${sandbox.optIns.join(",") || "none"}`}\n`,
   );
   const stop = () => void sandbox.close().finally(() => process.exit(0));
   process.on("SIGINT", stop);

@@ -115,6 +115,13 @@ export interface SandboxOptions {
    * bound to another address they take the X-Sandbox-Admin-Token header, unless set.
    */
   allowTestMethods?: boolean;
+  /**
+   * A second port serving the node's WebSockets (and the rest), where Solana's web3.js looks for them: the HTTP
+   * port plus one (solana-test-validator serves 8899 and 8900). Default: with a fixed `port`, port + 1 when it is
+   * free; with port 0, none. `"next"`: port + 1 of whatever port was picked, when free. 0: none. Another number:
+   * that port, and a start that cannot bind it fails.
+   */
+  wsPort?: number | "next";
   /** Writes the state (GET /_sandbox/export) to this file when the sandbox closes. */
   exportOnExit?: string;
   /** Appends every journal entry, with its bodies, to this file as JSON Lines while the sandbox runs. */
@@ -137,6 +144,8 @@ export interface Sandbox {
   adminToken?: string;
   /** The addresses of the node's dev accounts (`SandboxOptions.devAccounts`), in order; empty without them. */
   devAccounts: `0x${string}`[];
+  /** The second port serving the node's WebSockets (`SandboxOptions.wsPort`); undefined when there is none. */
+  wsPort?: number;
   /** How sent transactions are mined (`SandboxOptions.mining`). */
   mining: MiningMode;
   /** What a sandbox bound off loopback was told to allow (`accept-unknown-keys`, `private-webhook-targets`, `test-methods`); empty on loopback. */
@@ -313,8 +322,33 @@ async function startOn(
       resolve();
     });
   });
+  started.push(() => {
+    server.closeAllConnections();
+    server.close();
+  });
   const { port } = server.address() as AddressInfo;
   listening = { host, port };
+  const wsWanted = options.wsPort ?? (options.port ? "next" : 0);
+  const wsServer =
+    wsWanted === 0 ? undefined : await listenForWebSockets(createServer(app), host, wsWanted === "next" ? port + 1 : wsWanted, wsWanted !== "next");
+  let stopSecondWebSocket: (() => void) | undefined;
+  if (wsServer) {
+    const secondIds = random.fork("websocket-journal-ws-port");
+    stopSecondWebSocket = attachNodeWebSockets(wsServer, {
+      store,
+      clock,
+      random: random.fork("node-websocket-ws-port"),
+      locks,
+      clientKeys: projects,
+      journal: { journal, correlationId: () => `${secondIds.hex(8)}-SBX` },
+    });
+    started.push(() => {
+      stopSecondWebSocket?.();
+      wsServer.closeAllConnections();
+      wsServer.close();
+    });
+  } else if (wsWanted === "next") log(`port ${port + 1} is taken: the node's WebSockets are served on port ${port} only`);
+  const wsPort = wsServer ? (wsServer.address() as AddressInfo).port : undefined;
   const urlHost = host.includes(":") ? `[${host}]` : host === "0.0.0.0" ? "127.0.0.1" : host;
   const url = `http://${urlHost}:${port}`;
   basePath = `${url}${PLATFORM_PREFIX}`;
@@ -329,11 +363,17 @@ async function startOn(
     mining,
     optIns,
     devAccounts: [...devAccounts.values()].map((a) => a.address),
+    wsPort,
     createProject: async (name) => ({ ...(await projects.create(name)), basePath }),
     exportState: (projectId) => exportState(store, clock, projectId),
     flushJournal: () => journalFile?.flush(),
     close: async () => {
       await webhooks.stop();
+      if (wsServer) {
+        stopSecondWebSocket?.();
+        wsServer.closeAllConnections();
+        await new Promise<void>((resolve) => wsServer.close(() => resolve()));
+      }
       await new Promise<void>((resolve, reject) => {
         stopWebSocket();
         server.closeAllConnections();
@@ -344,4 +384,19 @@ async function startOn(
       await store.close();
     },
   };
+}
+
+/**
+ * Listens on the WebSocket port: the server, or undefined when the port is taken and was only a default. A port asked
+ * for by number that cannot be bound fails the start.
+ */
+async function listenForWebSockets(server: Server, host: string, port: number, required: boolean): Promise<Server | undefined> {
+  if (port > 65535) return undefined;
+  return new Promise<Server | undefined>((resolve, reject) => {
+    server.once("error", (error: Error & { code?: string }) => {
+      if (required) reject(new Error(`the WebSocket port ${port} cannot be used (${error.code ?? error.message}); pick another with --ws-port, or 0 for none`));
+      else resolve(undefined);
+    });
+    server.listen(port, host, () => resolve(server));
+  });
 }
