@@ -235,4 +235,23 @@ describe("test methods off loopback", () => {
       await guarded.close();
     }
   });
+
+  it("bound to 0.0.0.0, take the made-up admin token, or nothing once --allow-test-methods is listed under optIns", async () => {
+    const [exposed, opened] = await Promise.all([withSandbox({ host: "0.0.0.0" }), withSandbox({ host: "0.0.0.0", allowTestMethods: true })]);
+    try {
+      const setBalance = async (sandbox: Sandbox, headers: Record<string, string>) =>
+        (await fetch(await nodeUrlFor(sandbox, "base-sepolia"), {
+          method: "POST",
+          headers: { "content-type": "application/json", ...headers },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "anvil_setBalance", params: [BOB, "0x7"] }),
+        }).then((r) => r.json())) as { result?: unknown; error?: { code: number } };
+      expect(exposed.optIns).toEqual([]);
+      expect((await setBalance(exposed, {})).error?.code).toBe(-32001);
+      expect(await setBalance(exposed, { "X-Sandbox-Admin-Token": exposed.adminToken! })).toMatchObject({ result: null });
+      expect(opened.optIns).toContain("test-methods");
+      expect(await setBalance(opened, {})).toMatchObject({ result: null });
+    } finally {
+      await Promise.all([exposed.close(), opened.close()]);
+    }
+  });
 });
