@@ -20,6 +20,7 @@ export default defineConfig({
     alias: [
       // Tests import the package by its public name, served from source, and the shared helpers as #test/…
       { find: /^cdp-sandbox$/, replacement: fileURLToPath(new URL("./src/index.ts", import.meta.url)) },
+      { find: /^cdp-sandbox\/testing$/, replacement: fileURLToPath(new URL("./src/testing.ts", import.meta.url)) },
       { find: /^#test\/(.*)\.js$/, replacement: `${fileURLToPath(new URL("./test/", import.meta.url))}$1.ts` },
     ],
   },

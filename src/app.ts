@@ -15,6 +15,9 @@ import { apiError } from "./errors/catalogue.js";
 import { errorResponse } from "./pipeline/errors.js";
 import { sendOutgoing } from "./pipeline/write.js";
 import { createNodeRouter } from "./node/http.js";
+import type { NodeTesting } from "./node/evm/testDoor.js";
+import { exportState } from "./state-files/export.js";
+import { Snapshots } from "./store/snapshots.js";
 import { applyCors } from "./pipeline/cors.js";
 import { createPipeline, PLATFORM_PREFIX, type PipelineDeps } from "./pipeline/pipeline.js";
 import { ProjectLocks } from "./pipeline/locks.js";
@@ -26,6 +29,8 @@ export type AppDeps = PipelineDeps &
     bodyLimit?: string;
     /** The sandbox's per-project write locks, when something outside the app (the node's WebSockets) writes too. */
     locks?: ProjectLocks;
+    /** The node's dev accounts and who may call its test methods (evm/testDoor.ts); without it, neither. */
+    nodeTesting?: Pick<NodeTesting, "devAccounts" | "allows">;
   };
 
 /** What `http.createServer` takes. */
@@ -45,7 +50,9 @@ export function createApp(deps: AppDeps): SandboxListener {
   ) => void;
   app.use(readBody);
   const locks = deps.locks ?? new ProjectLocks(); // one per sandbox: the pipeline, the node and the admin API all write ledgers
-  app.use(ADMIN_PREFIX, createAdminApi({ ...deps, operations: deps.adminOperations, platformOperations: deps.operations, locks }));
+  // One set of snapshots: the admin API's and the node's evm_snapshot are the same project snapshots.
+  const snapshots = new Snapshots(deps.store, deps.random.fork("snapshots"));
+  app.use(ADMIN_PREFIX, createAdminApi({ ...deps, operations: deps.adminOperations, platformOperations: deps.operations, locks, snapshots }));
   const pipeline = createPipeline({ ...deps, locks });
   const correlationIds = deps.random.fork("correlation-outside");
   const send = (res: ServerResponse, status: number, out: ReturnType<typeof errorResponse>, correlationId: string) =>
@@ -86,6 +93,12 @@ export function createApp(deps: AppDeps): SandboxListener {
       authMode: deps.authMode,
       locks,
       journal: deps.journal,
+      testing: deps.nodeTesting && {
+        ...deps.nodeTesting,
+        snapshots,
+        exportProject: (projectId) => exportState(deps.store, deps.clock, projectId),
+        reindex: () => deps.projects.reindex(),
+      },
     }),
   );
   const cors = { store: deps.store, defaultProjectId: () => deps.projects.defaultProjectId() };

@@ -5,6 +5,7 @@
  * key is served at GET /_sandbox/import-key and written to --credentials-file).
  * Flags (each also as an environment variable CDP_SANDBOX_<FLAG>):
  *   --port N (0 = any free port; default 8080)  --host H (default 127.0.0.1)
+ *   --ws-port N (the node's WebSockets also on N; default port + 1 when free, as Solana's clients look there; 0 = none)
  *   --spec FILE  --data FILE  --auth verify|strict|none  --credentials-file FILE
  *   --seed S  --validate-responses  --scenario NAME_OR_FILE (repeatable)  --mining auto|interval
  *   --admin-token T (required by /_sandbox; made up and printed when the host is not loopback)
@@ -12,6 +13,8 @@
  *   ready line then lists them as optIns=…)
  *   --init FILE (seed state: docs/state-files.md)  --export-on-exit FILE  --journal FILE (JSON Lines)
  *   --strict (stopping exits 1 when a request broke the contract)  --report DIR (coverage reports: docs/ci.md)
+ *   --dev-accounts N (keys the node holds: docs/testing-front-ends.md)  --allow-test-methods (off loopback, the
+ *   node's anvil_/evm_ methods without the admin token; listed under optIns=…)
  * A scenario file that does not check out stops the start with exit code 2.
  * `cdp-sandbox run [options] -- <command> [args…]` runs a command against a sandbox (src/run.ts).
  */
@@ -20,6 +23,7 @@ import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { isLoopbackHost } from "./admin/guard.js";
 import { ContractViolationError, startSandbox } from "./index.js";
+import { MAX_DEV_ACCOUNTS } from "./node/evm/devAccounts.js";
 import { runCommand } from "./run.js";
 
 function env(name: string): string | undefined {
@@ -51,6 +55,9 @@ async function main(): Promise<void> {
         mining: { type: "string" },
         "accept-unknown-keys": { type: "boolean" },
         "allow-private-webhook-targets": { type: "boolean" },
+        "allow-test-methods": { type: "boolean" },
+        "dev-accounts": { type: "string" },
+        "ws-port": { type: "string" },
         // State files and the journal that outlives the process (docs/state-files.md).
         init: { type: "string" },
         "export-on-exit": { type: "string" },
@@ -73,6 +80,7 @@ async function main(): Promise<void> {
         "                   [--accept-unknown-keys] [--allow-private-webhook-targets]   (off loopback: opt-ins)\n" +
         "                   [--init state.yaml] [--export-on-exit state.json] [--journal journal.jsonl]\n" +
         "                   [--strict] [--report DIR]   (contract verdict and coverage reports: docs/ci.md)\n" +
+        "                   [--dev-accounts N (0-100)] [--allow-test-methods]   (test nodes: docs/testing-front-ends.md)\n" +
         "       cdp-sandbox run [options] -- <command> [args...]   (cdp-sandbox run --help)\n",
     );
     return;
@@ -81,10 +89,17 @@ async function main(): Promise<void> {
   const portText = get("port") ?? process.env.PORT ?? "8080";
   const port = Number(portText);
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be an integer from 0 to 65535, got '${portText}'`);
+  const wsPortText = get("ws-port");
+  const wsPort = wsPortText === undefined ? undefined : Number(wsPortText);
+  if (wsPort !== undefined && (!/^\d+$/.test(wsPortText!) || wsPort > 65535)) fail(`--ws-port must be an integer from 0 to 65535, got '${wsPortText}'`);
   const auth = get("auth") ?? "verify";
   if (auth !== "verify" && auth !== "strict" && auth !== "none") fail(`--auth must be verify, strict or none, got '${auth}'`);
   const mining = get("mining") ?? "auto";
   if (mining !== "auto" && mining !== "interval") fail(`--mining must be auto or interval, got '${mining}'`);
+  const devAccountsText = get("dev-accounts");
+  const devAccounts = devAccountsText === undefined ? undefined : /^\d{1,4}$/.test(devAccountsText) ? Number(devAccountsText) : Number.NaN;
+  if (devAccounts !== undefined && !(devAccounts <= MAX_DEV_ACCOUNTS))
+    fail(`--dev-accounts must be a whole number from 0 to ${MAX_DEV_ACCOUNTS}, got '${devAccountsText}'`);
   if (auth === "none") process.stderr.write("cdp-sandbox: --auth none accepts any request without checking credentials; never expose it.\n");
 
   const host = get("host") ?? "127.0.0.1";
@@ -92,6 +107,7 @@ async function main(): Promise<void> {
   const optIn = (name: string) => (values[name] || env(name) === "true" ? true : undefined);
   const sandbox = await startSandbox({
     port,
+    wsPort,
     host,
     spec: get("spec"),
     data: get("data"),
@@ -103,6 +119,8 @@ async function main(): Promise<void> {
     mining,
     acceptUnknownKeys: optIn("accept-unknown-keys"),
     allowPrivateWebhookTargets: optIn("allow-private-webhook-targets"),
+    allowTestMethods: optIn("allow-test-methods"),
+    devAccounts,
     init: get("init"),
     exportOnExit: get("export-on-exit"),
     journal: get("journal"),
@@ -127,7 +145,7 @@ async function main(): Promise<void> {
   }
   // One line, so scripts can read the fields from the first line of stdout.
   process.stdout.write(
-    `cdp-sandbox ready basePath=${basePath} projectId=${projectId} apiKeyId=${apiKeyId} apiKeySecret=${apiKeySecret} walletSecret=${walletSecret} clientApiKey=${clientApiKey} mining=${sandbox.mining} dashboard=${sandbox.url}/_sandbox/ui/${adminToken ? ` adminToken=${adminToken}` : ""}${isLoopbackHost(host) ? "" : ` optIns=${sandbox.optIns.join(",") || "none"}`}\n`,
+    `cdp-sandbox ready basePath=${basePath} projectId=${projectId} apiKeyId=${apiKeyId} apiKeySecret=${apiKeySecret} walletSecret=${walletSecret} clientApiKey=${clientApiKey} mining=${sandbox.mining}${sandbox.wsPort ? ` wsPort=${sandbox.wsPort}` : ""}${sandbox.devAccounts.length > 0 ? ` devAccounts=${sandbox.devAccounts.length}` : ""} dashboard=${sandbox.url}/_sandbox/ui/${adminToken ? ` adminToken=${adminToken}` : ""}${isLoopbackHost(host) ? "" : ` optIns=${sandbox.optIns.join(",") || "none"}`}\n`,
   );
   // Closing writes the report (--report); with --strict it fails when a client broke the contract: exit 1, saying how.
   const journalFile = get("journal");

@@ -10,7 +10,8 @@
  */
 import type { AddressInfo } from "node:net";
 import { createServer, type Server } from "node:http";
-import { isLoopbackHost, newAdminToken } from "./admin/guard.js";
+import { carriesAdminToken, isLoopbackHost, newAdminToken } from "./admin/guard.js";
+import { creditDevAccounts, deriveDevAccounts, devAccountsProblem } from "./node/evm/devAccounts.js";
 import { bindMiningMode, MINING_MODES, type MiningMode } from "./chain/mining.js";
 import { createApp } from "./app.js";
 import { answerClientError } from "./pipeline/clientError.js";
@@ -43,7 +44,7 @@ import { JournalFile } from "./pipeline/journalFile.js";
 import { exportState } from "./state-files/export.js";
 import { type CoverageDocument, coverageDocument, describeViolation, type Violation } from "./admin/coverage.js";
 import { checkReportDir, writeReport } from "./admin/coverageReport.js";
-import { seedState, writeExport } from "./state-files/lifecycle.js";
+import { initStartSettings, seedState, writeExport } from "./state-files/lifecycle.js";
 import type { StateFile } from "./state-files/model.js";
 
 export type { Clock } from "./clock.js";
@@ -115,6 +116,24 @@ export interface SandboxOptions {
    * With `data`, applied only when the data file is new. A bad state file stops the start with a StateFileError.
    */
   init?: string | StateFile;
+  /**
+   * Dev accounts the node holds keys for (docs/testing-front-ends.md): the first N of the mnemonic Anvil and Hardhat
+   * use, each credited 10,000 of the native token on every EVM network; at most 100. Default: none (or the init
+   * file's `devAccounts`), as the platform's node holds no keys.
+   */
+  devAccounts?: number;
+  /**
+   * The node's test methods (`anvil_*`, `hardhat_*`, `evm_*`) without the admin token. Default: on loopback yes;
+   * bound to another address they take the X-Sandbox-Admin-Token header, unless set.
+   */
+  allowTestMethods?: boolean;
+  /**
+   * A second port serving the node's WebSockets (and the rest), where Solana's web3.js looks for them: the HTTP
+   * port plus one (solana-test-validator serves 8899 and 8900). Default: with a fixed `port`, port + 1 when it is
+   * free; with port 0, none. `"next"`: port + 1 of whatever port was picked, when free. 0: none. Another number:
+   * that port, and a start that cannot bind it fails.
+   */
+  wsPort?: number | "next";
   /** Writes the state (GET /_sandbox/export) to this file when the sandbox closes. */
   exportOnExit?: string;
   /** Appends every journal entry, with its bodies, to this file as JSON Lines while the sandbox runs. */
@@ -145,9 +164,13 @@ export interface Sandbox {
   clock: Clock;
   /** The token the admin API requires (X-Sandbox-Admin-Token), when one is in force. */
   adminToken?: string;
+  /** The addresses of the node's dev accounts (`SandboxOptions.devAccounts`), in order; empty without them. */
+  devAccounts: `0x${string}`[];
+  /** The second port serving the node's WebSockets (`SandboxOptions.wsPort`); undefined when there is none. */
+  wsPort?: number;
   /** How sent transactions are mined (`SandboxOptions.mining`). */
   mining: MiningMode;
-  /** What a sandbox bound off loopback was told to allow (`accept-unknown-keys`, `private-webhook-targets`); empty on loopback. */
+  /** What a sandbox bound off loopback was told to allow (`accept-unknown-keys`, `private-webhook-targets`, `test-methods`); empty on loopback. */
   optIns: string[];
   /** A new isolated project with its own credentials. */
   createProject(name?: string): Promise<ProjectCredentials & { basePath: string }>;
@@ -220,6 +243,10 @@ async function startOn(
   for (const scenario of resolveStartupScenarios(options.scenario ?? [], shipped)) engine.activate(scenario);
   const importKey = importKeyFromPem((await importKeyPending).privateKeyPem);
   const keys = { importKey, endUserTokenSecret };
+  const devAccountCount = options.devAccounts ?? (options.init === undefined ? undefined : initStartSettings(options.init).devAccounts) ?? 0;
+  const devAccountsProblemText = devAccountsProblem(devAccountCount);
+  if (devAccountsProblemText) throw new Error(devAccountsProblemText);
+  const devAccounts = deriveDevAccounts(devAccountCount);
   const handlers = options.handlers ?? defaultHandlers;
   if (options.init !== undefined) {
     if (earlierStarts > 0) log("--init: the data file has been started before; its state is kept and the init file is not applied again");
@@ -228,6 +255,12 @@ async function startOn(
       // The file may have given the default project an identity of its own (an export's).
       defaultCredentials = projects.credentialsOf(store.project(projects.defaultProjectId())!);
     }
+  }
+  // Dev accounts hold their balance from the start in the projects that exist (others at their node's first call).
+  for (const project of store.projects()) {
+    const tx = store.begin(project.id);
+    creditDevAccounts(tx, devAccounts);
+    await tx.commit();
   }
   const journal = new Journal();
   const journalFile = options.journal ? new JournalFile(options.journal, options.journalBodyLimit) : undefined;
@@ -241,7 +274,14 @@ async function startOn(
   const adminToken = options.adminToken || (loopback ? undefined : newAdminToken());
   const acceptUnknownKeys = options.acceptUnknownKeys ?? loopback;
   const privateWebhookTargets = options.allowPrivateWebhookTargets ?? loopback;
-  const optIns = loopback ? [] : [...(acceptUnknownKeys ? ["accept-unknown-keys"] : []), ...(privateWebhookTargets ? ["private-webhook-targets"] : [])];
+  const testMethods = options.allowTestMethods ?? loopback;
+  const optIns = loopback
+    ? []
+    : [
+        ...(acceptUnknownKeys ? ["accept-unknown-keys"] : []),
+        ...(privateWebhookTargets ? ["private-webhook-targets"] : []),
+        ...(testMethods ? ["test-methods"] : []),
+      ];
   // Without unknown keys, verify mode is strict: the only difference between the two is whether such keys are served.
   const authMode: AuthMode = (options.auth ?? "verify") === "verify" && !acceptUnknownKeys ? "strict" : (options.auth ?? "verify");
   let listening: { host: string; port: number } | undefined;
@@ -282,6 +322,7 @@ async function startOn(
     privateWebhookTargets,
     adminAccess: { listening: () => listening, token: adminToken },
     exportState: (projectId) => exportState(store, clock, projectId),
+    nodeTesting: { devAccounts, allows: (headers) => testMethods || (adminToken !== undefined && carriesAdminToken(headers, adminToken)) },
   });
 
   const server: Server = createServer(app);
@@ -323,8 +364,33 @@ async function startOn(
       resolve();
     });
   });
+  started.push(() => {
+    server.closeAllConnections();
+    server.close();
+  });
   const { port } = server.address() as AddressInfo;
   listening = { host, port };
+  const wsWanted = options.wsPort ?? (options.port ? "next" : 0);
+  const wsServer =
+    wsWanted === 0 ? undefined : await listenForWebSockets(createServer(app), host, wsWanted === "next" ? port + 1 : wsWanted, wsWanted !== "next");
+  let stopSecondWebSocket: (() => void) | undefined;
+  if (wsServer) {
+    const secondIds = random.fork("websocket-journal-ws-port");
+    stopSecondWebSocket = attachNodeWebSockets(wsServer, {
+      store,
+      clock,
+      random: random.fork("node-websocket-ws-port"),
+      locks,
+      clientKeys: projects,
+      journal: { journal, correlationId: () => `${secondIds.hex(8)}-SBX` },
+    });
+    started.push(() => {
+      stopSecondWebSocket?.();
+      wsServer.closeAllConnections();
+      wsServer.close();
+    });
+  } else if (wsWanted === "next") log(`port ${port + 1} is taken: the node's WebSockets are served on port ${port} only`);
+  const wsPort = wsServer ? (wsServer.address() as AddressInfo).port : undefined;
   const urlHost = host.includes(":") ? `[${host}]` : host === "0.0.0.0" ? "127.0.0.1" : host;
   const url = `http://${urlHost}:${port}`;
   basePath = `${url}${PLATFORM_PREFIX}`;
@@ -338,6 +404,8 @@ async function startOn(
     adminToken,
     mining,
     optIns,
+    devAccounts: [...devAccounts.values()].map((a) => a.address),
+    wsPort,
     createProject: async (name) => ({ ...(await projects.create(name)), basePath }),
     exportState: (projectId) => exportState(store, clock, projectId),
     flushJournal: () => journalFile?.flush(),
@@ -345,6 +413,11 @@ async function startOn(
     violations: () => coverageDocument({ operations, journal, store }).total.violations,
     close: async () => {
       await webhooks.stop();
+      if (wsServer) {
+        stopSecondWebSocket?.();
+        wsServer.closeAllConnections();
+        await new Promise<void>((resolve) => wsServer.close(() => resolve()));
+      }
       await new Promise<void>((resolve, reject) => {
         stopWebSocket();
         server.closeAllConnections();
@@ -359,4 +432,19 @@ async function startOn(
       if (options.strict && coverage.total.violations.length > 0) throw new ContractViolationError(coverage.total.violations);
     },
   };
+}
+
+/**
+ * Listens on the WebSocket port: the server, or undefined when the port is taken and was only a default. A port asked
+ * for by number that cannot be bound fails the start.
+ */
+async function listenForWebSockets(server: Server, host: string, port: number, required: boolean): Promise<Server | undefined> {
+  if (port > 65535) return undefined;
+  return new Promise<Server | undefined>((resolve, reject) => {
+    server.once("error", (error: Error & { code?: string }) => {
+      if (required) reject(new Error(`the WebSocket port ${port} cannot be used (${error.code ?? error.message}); pick another with --ws-port, or 0 for none`));
+      else resolve(undefined);
+    });
+    server.listen(port, host, () => resolve(server));
+  });
 }

@@ -138,6 +138,8 @@ async function start(values: Values): Promise<RunSandbox> {
   try {
     sandbox = await startSandbox({
       port,
+      // Solana's web3.js looks for the WebSocket at the port plus one: served there too, whatever port was picked.
+      wsPort: "next",
       host: values.host ?? "127.0.0.1",
       spec: values.spec,
       data: values.data,

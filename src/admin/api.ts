@@ -25,6 +25,8 @@ import { type AdminContext, type AdminHandler, type AdminOperationId, callerProj
 export const ADMIN_PREFIX = "/_sandbox";
 
 export type AdminApiDeps = Omit<AdminContext, "snapshots" | "random"> & {
+  /** The sandbox's snapshots, when another door (the node's evm_snapshot) takes them too. */
+  snapshots?: Snapshots;
   /** The operations of admin-openapi.yaml. */
   operations: OperationIndex;
   random: Random;
@@ -73,7 +75,7 @@ function htmlPage(title: string, body: unknown): string {
 export function createAdminApi(deps: AdminApiDeps): (req: Request, res: Response) => void {
   const ctx: AdminContext = {
     ...deps,
-    snapshots: new Snapshots(deps.store, deps.random.fork("snapshots")),
+    snapshots: deps.snapshots ?? new Snapshots(deps.store, deps.random.fork("snapshots")),
     random: {
       walletSecrets: deps.random.fork("end-user-wallet-secrets"),
       grants: deps.random.fork("admin-delegation-grants"),

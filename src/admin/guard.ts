@@ -93,3 +93,9 @@ export function guardAdminRequest(headers: Readonly<Record<string, string | unde
   if (given === undefined || given === "") throw apiError("unauthorized", "The sandbox admin API needs the admin token in the X-Sandbox-Admin-Token header.");
   if (!sameSecret(given, access.token)) throw apiError("unauthorized", "The X-Sandbox-Admin-Token header does not carry the sandbox's admin token.");
 }
+
+/** Whether a request carries the admin token (the node's test methods take it off loopback too). */
+export function carriesAdminToken(headers: Readonly<Record<string, string | string[] | undefined>>, token: string): boolean {
+  const given = headers[ADMIN_TOKEN_HEADER];
+  return typeof given === "string" && given !== "" && sameSecret(given, token);
+}

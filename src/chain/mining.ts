@@ -19,7 +19,7 @@
 import type { Clock } from "../clock.js";
 import { declareCollection } from "../store/collections.js";
 import type { ProjectTx } from "../store/store.js";
-import { blockNumberAt } from "./blocks.js";
+import { blockNumberAt, blockTimestampOf } from "./blocks.js";
 
 export type MiningMode = "auto" | "interval";
 
@@ -33,7 +33,7 @@ export function bindMiningMode(clock: Clock, mode: MiningMode): void {
 }
 
 /** The mining mode of the sandbox whose clock this is; `auto` unless one was bound. */
-const miningModeOf = (clock: Clock): MiningMode => modes.get(clock) ?? "auto";
+export const miningModeOf = (clock: Clock): MiningMode => modes.get(clock) ?? "auto";
 
 /** The newest block mined for a transaction, per network (automine only; keyed by network). */
 const MINED_HEADS = declareCollection<{ block: number }>("chainMinedHeads");
@@ -61,7 +61,8 @@ function mineBlock(store: ProjectTx, network: string, nowMs: number): number {
  * @example inclusionBlock(ctx.store, ctx.clock, "base") // the block of a transaction sent now on Base
  */
 export function inclusionBlock(store: ProjectTx, clock: Clock, network: string, atMs: number = clock.now()): number {
-  return miningModeOf(clock) === "auto" ? mineBlock(store, network, clock.now()) : blockNumberAt(network, atMs) + 1;
+  // In `interval` mode, after blocks mined at once (automine before, or a test node's `mine`): the block after those.
+  return miningModeOf(clock) === "auto" ? mineBlock(store, network, clock.now()) : headBlock(store, network, atMs) + 1;
 }
 
 /**
@@ -71,4 +72,19 @@ export function inclusionBlock(store: ProjectTx, clock: Clock, network: string, 
  */
 export function settlementBlock(store: ProjectTx, clock: Clock, network: string, atMs: number = clock.now()): number {
   return miningModeOf(clock) === "auto" ? mineBlock(store, network, clock.now()) : blockNumberAt(network, atMs);
+}
+
+/**
+ * Mines `count` empty blocks on a network (a test node's `mine`): the head moves `count` blocks on, and since blocks
+ * are the clock's, the sandbox clock moves to the new head's start when it is behind it (on every network, for every
+ * project: there is one clock). Transactions waiting for a block in `interval` mode are mined on the way.
+ *
+ * @example mineBlocks(ctx.store, ctx.clock, "base", 10) // the new head
+ */
+export function mineBlocks(store: ProjectTx, clock: Clock, network: string, count: number): number {
+  const target = headBlock(store, network, clock.now()) + count;
+  const startsAt = blockTimestampOf(network, target);
+  if (clock.now() < startsAt) clock.set(startsAt);
+  store.collection(MINED_HEADS).put(network, { block: target });
+  return target;
 }

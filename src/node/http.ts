@@ -28,6 +28,7 @@ import type { Store } from "../store/store.js";
 import { clientRpcMethods, nodeEthCall } from "./clientRpc/methods.js";
 import { nodeCors } from "./cors.js";
 import { evmMethods } from "./evm/methods.js";
+import { createEvmDoor, type NodeTesting } from "./evm/testDoor.js";
 import { answerOnLedger } from "./answerOnLedger.js";
 import { rpcFailure, stringifyWithBigInts } from "./jsonRpc.js";
 import { nodeCaller, UNKNOWN_NODE_TOKEN } from "./nodeToken.js";
@@ -47,14 +48,16 @@ export interface NodeDeps {
   locks: ProjectLocks;
   /** Where each call (each method of a batch) is recorded. */
   journal?: Journal;
+  /** The test methods (`anvil_*`, `evm_*`…) and dev accounts (evm/testDoor.ts); without it the node answers neither. */
+  testing?: NodeTesting;
 }
 
 export function createNodeRouter(deps: NodeDeps): express.Router {
   const router = express.Router();
   const correlationIds = deps.random.fork("node-correlation");
-  const clientRpcRandom = deps.random.fork("client-rpc");
   // The EVM table and the client-side cdp_ methods, answered on the same URL.
   const evmNodeMethods = { ...evmMethods, ...clientRpcMethods };
+  const evmDoor = createEvmDoor({ ...deps, random: deps.random.fork("client-rpc") }, evmNodeMethods, nodeEthCall, deps.testing);
 
   router.get("/apikeys/v1/tokens/active", async (req: Request, res: Response) => {
     try {
@@ -130,14 +133,7 @@ export function createNodeRouter(deps: NodeDeps): express.Router {
           (tx) => ({ network, store: tx, clock: deps.clock }),
           () => "Method not found",
         )
-      : await answerOnLedger(
-          deps,
-          projectId,
-          payload,
-          evmNodeMethods,
-          (tx) => ({ network, chainId: chainId!, store: tx, clock: deps.clock, contracts: CHAIN_CONTRACTS, random: clientRpcRandom, ethCall: nodeEthCall }),
-          (m) => `the method ${m} does not exist/is not available`,
-        );
+      : await evmDoor({ projectId, network, chainId: chainId!, payload, headers: req.headers });
     send(200, stringifyWithBigInts(out), out);
   });
   return router;

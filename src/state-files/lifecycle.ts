@@ -26,6 +26,15 @@ export async function seedState(
   for (const s of extras.scenarios) for (const scenario of resolve(s.names)) deps.engine.activate(scenario, s.projectId);
 }
 
+/**
+ * What an init file says about the start rather than the state (read before the sandbox is built, and on every
+ * start: a data file started before keeps its state, not its start settings).
+ */
+export function initStartSettings(init: string | StateFile): { devAccounts?: number } {
+  const content = typeof init === "string" ? readStateFile(init) : checkStateFile("init", init);
+  return { devAccounts: content.devAccounts };
+}
+
 /** Writes a state file whole or not at all (a temporary file renamed over the target). */
 export function writeExport(file: string, state: StateFile): void {
   const temporary = `${file}.tmp-${process.pid}`;

@@ -42,5 +42,7 @@ export interface StateFile extends ProjectContent {
   $schema?: string;
   version?: 1;
   clock?: { now?: string };
+  /** Dev accounts the node holds keys for (as `--dev-accounts N`); not an export's: it describes the start. */
+  devAccounts?: number;
   projects?: ProjectEntry[];
 }

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, withSandbox } from "#test/helpers/sandbox.js";
 import { buildApp, codeSentTo, serveApp, signInByEmail } from "./viteApp.js";
 import { type Browser, openBrowser, openDashboard } from "./browser.js";
+import { signInPage } from "cdp-sandbox/testing";
 
 const APP_SOURCE = join(import.meta.dirname, "embedded-wallet-app");
 
@@ -86,6 +87,25 @@ describe("a React app using @coinbase/cdp-react, in Chromium", () => {
     const users = await call(sandbox, "GET", "/platform/v2/end-users");
     const user = (users.body.endUsers as Array<{ evmAccounts: string[]; authenticationMethods: unknown[] }>).find((u) => u.evmAccounts.includes(shown));
     expect(user?.authenticationMethods).toEqual([{ type: "google", sub: "google-browser-1", email: "oauth@example.com" }]);
+  });
+
+  it("starts signed in through cdp-sandbox/testing: no sign-in screens, no inbox", async () => {
+    const { page } = browser;
+    // The app creates an account only in its sign-in flow: this end user gets one from the developer's server first.
+    const made = await call(sandbox, "POST", "/platform/v2/end-users", {
+      body: { authenticationMethods: [{ type: "email", email: "preset@example.com" }], evmAccount: { createSmartAccount: false } },
+      wallet: true,
+    });
+    expect(made.status).toBe(201);
+    await page.context().clearCookies();
+    const signedIn = await signInPage(page, { sandbox, email: "preset@example.com" });
+    expect(signedIn.endUser.userId).toBe(made.body.userId);
+    await page.goto(appUrl);
+    const address = page.getByTestId("address");
+    await address.waitFor({ timeout: 20_000 });
+    await browser.screenshot("embedded-wallet-testing-helper");
+    expect((await address.innerText()).trim()).toBe(made.body.evmAccounts[0]);
+    await page.getByRole("button", { name: "Sign out" }).waitFor();
   });
 
   it("shows the codes in the dashboard's Inbox and saves the embedded-wallet settings there (needs npm run build)", async () => {

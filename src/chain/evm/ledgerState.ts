@@ -67,6 +67,25 @@ export function storageAt(store: ProjectTx, network: string, address: string, sl
   return `0x${value.slice(2).padStart(64, "0")}`;
 }
 
+/** Replaces the code at an address outside any transaction (a test node's `setCode`); empty code removes it. */
+export function putCodeAt(store: ProjectTx, network: string, address: string, code: `0x${string}`): void {
+  const codes = store.collection(EVM_CODE);
+  if (code === "0x") {
+    if (codes.get(codeKey(network, address))) codes.delete(codeKey(network, address));
+  } else codes.put(codeKey(network, address), { code, hash: keccak256(code) });
+}
+
+/** Writes one 32-byte storage slot outside any transaction (a test node's `setStorageAt`); zero clears it. */
+export function putStorageSlot(store: ProjectTx, network: string, address: string, slot: bigint, value: `0x${string}`): void {
+  const slotBytes = hexToBytes(`0x${slot.toString(16).padStart(64, "0")}`);
+  const id = slotKey(network, address, slotBytes);
+  const bytes = unpadBytes(hexToBytes(value));
+  const slots = store.collection(EVM_STORAGE);
+  if (bytes.length === 0) {
+    if (slots.get(id)) slots.delete(id);
+  } else slots.put(id, { contract: codeKey(network, address), slot: slotHex(slotBytes), value: bytesToHex(bytes) });
+}
+
 export class LedgerStateManager implements StateManagerInterface {
   private tx: JournaledTx | undefined;
   private network = "";

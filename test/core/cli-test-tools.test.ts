@@ -1,0 +1,54 @@
+/**
+ * The built command's flags for test tools: dev accounts and the WebSocket port on the ready line, the node
+ * signing for a dev account, and the bounds refused before anything starts. Skipped until `npm run build` has run.
+ */
+import { createServer } from "node:net";
+import { afterAll, describe, expect, it } from "vitest";
+import { built, cliPath, type Running, startNode } from "#test/helpers/cli.js";
+
+/** A port that was free a moment ago (the command binds it next; a rare race is retried). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe.skipIf(!built)("cdp-sandbox --dev-accounts and --ws-port", () => {
+  const running: Running[] = [];
+  afterAll(() => {
+    for (const r of running) r.child.kill("SIGTERM");
+  });
+
+  it("says wsPort= and devAccounts= on the ready line, and the node signs for the first dev account", async () => {
+    let line: string | undefined;
+    let port = 0;
+    for (let attempt = 0; attempt < 5 && !line; attempt++) {
+      port = await freePort();
+      const started = startNode([cliPath, "--port", String(port), "--dev-accounts", "2", "--seed", "cli-test-tools"]);
+      running.push(started);
+      line = await started.waitFor(/^cdp-sandbox ready .*$/m, "stdout").then(
+        (m) => m[0],
+        () => undefined,
+      );
+    }
+    expect(line).toMatch(new RegExp(` mining=auto wsPort=${port + 1} devAccounts=2 dashboard=`));
+    const token = /clientApiKey=(\S+)/.exec(line!)![1];
+    const answer = await fetch(`http://127.0.0.1:${port}/rpc/v1/base-sepolia/${token}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_accounts" }),
+    }).then((r) => r.json() as Promise<{ result: string[] }>);
+    expect(answer.result).toEqual(["0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"]);
+  });
+
+  it("refuses more than 100 dev accounts and a port out of range, with exit code 2", async () => {
+    const many = await startNode([cliPath, "--port", "0", "--dev-accounts", "101"]).finished;
+    expect(many.code).toBe(2);
+    expect(many.stderr).toMatch(/--dev-accounts must be a whole number from 0 to 100, got '101'/);
+    const ws = await startNode([cliPath, "--port", "0", "--ws-port", "70000"]).finished;
+    expect(ws.code).toBe(2);
+    expect(ws.stderr).toMatch(/--ws-port must be an integer from 0 to 65535, got '70000'/);
+  });
+});
