@@ -8,8 +8,8 @@
  *   --spec FILE  --data FILE  --auth verify|strict|none  --credentials-file FILE
  *   --seed S  --validate-responses  --scenario NAME_OR_FILE (repeatable)  --mining auto|interval
  *   --admin-token T (required by /_sandbox; made up and printed when the host is not loopback)
- *   --accept-unknown-keys  --allow-private-webhook-targets (off loopback, both are refused unless given; the
- *   ready line then lists them as optIns=…)
+ *   --accept-unknown-keys  --allow-private-webhook-targets  --open-sign-in-pages (off loopback, each is refused
+ *   unless given; the ready line then lists them as optIns=…)
  *   --init FILE (seed state: docs/state-files.md)  --export-on-exit FILE  --journal FILE (JSON Lines)
  * A scenario file that does not check out stops the start with exit code 2.
  * `cdp-sandbox run [options] -- <command> [args…]` runs a command against a sandbox (src/run.ts).
@@ -50,6 +50,7 @@ async function main(): Promise<void> {
         mining: { type: "string" },
         "accept-unknown-keys": { type: "boolean" },
         "allow-private-webhook-targets": { type: "boolean" },
+        "open-sign-in-pages": { type: "boolean" },
         // State files and the journal that outlives the process (docs/state-files.md).
         init: { type: "string" },
         "export-on-exit": { type: "string" },
@@ -66,7 +67,7 @@ async function main(): Promise<void> {
       "usage: cdp-sandbox [--port 8080] [--host 127.0.0.1] [--spec openapi.yaml] [--data state.json]\n" +
         "                   [--auth verify|strict|none] [--credentials-file creds.json] [--seed S] [--validate-responses]\n" +
         "                   [--scenario NAME_OR_FILE ...] [--admin-token T] [--mining auto|interval]\n" +
-        "                   [--accept-unknown-keys] [--allow-private-webhook-targets]   (off loopback: opt-ins)\n" +
+        "                   [--accept-unknown-keys] [--allow-private-webhook-targets] [--open-sign-in-pages]   (off loopback: opt-ins)\n" +
         "                   [--init state.yaml] [--export-on-exit state.json] [--journal journal.jsonl]\n" +
         "       cdp-sandbox run [options] -- <command> [args...]   (cdp-sandbox run --help)\n",
     );
@@ -98,6 +99,7 @@ async function main(): Promise<void> {
     mining,
     acceptUnknownKeys: optIn("accept-unknown-keys"),
     allowPrivateWebhookTargets: optIn("allow-private-webhook-targets"),
+    openSignInPages: optIn("open-sign-in-pages"),
     init: get("init"),
     exportOnExit: get("export-on-exit"),
     journal: get("journal"),

@@ -19,7 +19,7 @@ export function startOtpFlow(req: RequestFacts, ctx: HandlerContext, projectId: 
   assertMethodEnabled(settings, channel);
   const to = channel === "email" ? rawTo.toLowerCase() : rawTo;
   const flowId = ctx.random.uuid();
-  const code = settings.testCodes[to] ?? String(ctx.random.int(1_000_000)).padStart(6, "0");
+  const code = settings.testCodes[to] ?? String(ctx.random.secrets().int(1_000_000)).padStart(6, "0");
   signInFlows(ctx.store).insert(flowId, {
     flowId,
     kind: channel,

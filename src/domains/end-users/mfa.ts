@@ -168,7 +168,7 @@ function ownUser(req: RequestFacts, ctx: HandlerContext, userId: string) {
 
 /** A 6-digit code "sent" by SMS: recorded in the inbox, under a flow id of its own. */
 function sendSmsCode(ctx: HandlerContext, phoneNumber: string): PendingCode {
-  const code = String(ctx.random.int(1_000_000)).padStart(6, "0");
+  const code = String(ctx.random.secrets().int(1_000_000)).padStart(6, "0");
   recordInboxMessage(ctx.store, { to: phoneNumber, channel: "sms", code, flowId: ctx.random.uuid(), sentAt: ctx.clock.iso() });
   return { phoneNumber, code, expiresAtMs: ctx.clock.now() + FLOW_LIFETIME_MS };
 }
@@ -182,7 +182,7 @@ function startEnrollment(ctx: HandlerContext, userId: string, method: MfaMethod,
     save(ctx.store, { ...r, enrolling: { ...r.enrolling, sms: sendSmsCode(ctx, phoneNumber) } });
     return { status: 200 as const, body: { success: true } };
   }
-  const secretBase32 = base32Encode(ctx.random.bytes(20));
+  const secretBase32 = base32Encode(ctx.random.secrets().bytes(20));
   save(ctx.store, { ...r, enrolling: { ...r.enrolling, totp: { secretBase32, expiresAtMs: ctx.clock.now() + FLOW_LIFETIME_MS } } });
   const user = findEndUser(ctx.store, userId);
   const account = user.authenticationMethods.map(accountLabel).find((l) => l !== undefined) ?? userId;
