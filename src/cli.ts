@@ -15,7 +15,7 @@
  * `cdp-sandbox run [options] -- <command> [args…]` runs a command against a sandbox (src/run.ts).
  */
 import "./cli-early.js"; // first: starts work that runs while the rest loads
-import { writeFileSync } from "node:fs";
+import { chmodSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { isLoopbackHost } from "./admin/guard.js";
 import { startSandbox } from "./index.js";
@@ -118,7 +118,9 @@ async function main(): Promise<void> {
   if (credentialsFile) {
     const encryptionPublicKey = sandbox.importKeyPem;
     const credentials = { basePath, apiKeyId, apiKeySecret, walletSecret, projectId, clientApiKey, encryptionPublicKey, adminToken };
-    writeFileSync(credentialsFile, `${JSON.stringify(credentials, null, 2)}\n`);
+    writeFileSync(credentialsFile, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
+    // A file left by an earlier run keeps its mode through the write: it holds the API key secret, so owner only.
+    chmodSync(credentialsFile, 0o600);
   }
   // One line, so scripts can read the fields from the first line of stdout.
   process.stdout.write(

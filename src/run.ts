@@ -14,7 +14,7 @@
  * 127 for one that does not exist.
  */
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { constants } from "node:os";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
@@ -156,7 +156,9 @@ async function start(values: Values): Promise<RunSandbox> {
       encryptionPublicKey: sandbox.importKeyPem,
       adminToken: sandbox.adminToken,
     };
-    writeFileSync(credentialsFile, `${JSON.stringify(credentials, null, 2)}\n`); // as `cdp-sandbox --credentials-file` writes it
+    // As `cdp-sandbox --credentials-file` writes it: owner only, an earlier run's file included.
+    writeFileSync(credentialsFile, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
+    chmodSync(credentialsFile, 0o600);
   }
   return { url: sandbox.url, project, importKeyPem: sandbox.importKeyPem, adminToken: sandbox.adminToken, close: () => sandbox.close() };
 }

@@ -2,12 +2,17 @@
  * The attacks of the third hardening pass on sign-in and the evidence files, over HTTP (MFA has a file of its own,
  * attacks-mfa.test.ts, as it runs the embedded-wallet client). Each was let through once: a sandbox off loopback
  * made anyone who reached its consent page any OAuth identity; `--seed` made sign-in codes, refresh tokens, TOTP
- * secrets and the key of end users' access tokens computable by whoever knew the seed, off loopback too.
+ * secrets and the key of end users' access tokens computable by whoever knew the seed, off loopback too; the
+ * journal, its file and the HAR handed out live refresh tokens, codes and keys, in files anyone on the host could read.
  */
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { call, withSandbox } from "#test/helpers/sandbox.js";
+import { built, cliPath, startNode } from "#test/helpers/cli.js";
+import { call, endUserSession, withSandbox } from "#test/helpers/sandbox.js";
 
 const expectRefused = (res: { status: number; body: Record<string, unknown> }, status: number, errorType: string) => {
   expect([res.status, res.body.errorType], JSON.stringify(res.body)).toEqual([status, errorType]);
@@ -133,6 +138,117 @@ describe("--seed and the secrets handed out", () => {
       expect(await accepts(b, sa.accessToken)).toBe(true);
     } finally {
       await Promise.all([a.close(), b.close()]);
+    }
+  });
+});
+
+describe("the evidence files", () => {
+  let dir: string;
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "third-pass-evidence-"));
+    sandbox = await withSandbox({ seed: "third-pass-evidence", journal: join(dir, "journal.jsonl"), data: join(dir, "state.json") });
+    sandbox.clock.freeze(true);
+  });
+  afterAll(async () => {
+    await sandbox.close().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("carry no live secret in any body or header: the journal, its file and the HAR; the inbox stays readable", async () => {
+    const projectId = sandbox.credentials.projectId;
+    const auth = (p: string) => `/platform/v2/embedded-wallet-api/projects/${projectId}/auth/${p}`;
+    const secrets: string[] = [];
+
+    // Email sign-in: the code (the inbox's answer and the verify request), the access and refresh tokens; a refresh.
+    const { flowId } = (await request(sandbox.url).post(auth("init")).send({ type: "email", email: "evidence@example.com" })).body;
+    const code = (await request(sandbox.url).get("/_sandbox/messages?to=evidence@example.com")).body.messages[0].code as string;
+    const signedIn = (await request(sandbox.url).post(auth("verify/email")).send({ flowId, otp: code })).body;
+    const refreshed = (await request(sandbox.url).post(auth("refresh")).send({ grantType: "refresh_token", refreshToken: signedIn.refreshToken })).body;
+    secrets.push(code, signedIn.accessToken, signedIn.refreshToken, refreshed.accessToken);
+    // TOTP enrolment: the secret, alone and in its otpauth:// URI.
+    const userId = signedIn.endUser.userId as string;
+    const totp = await request(sandbox.url)
+      .post(`/platform/v2/embedded-wallet-api/end-users/${userId}/mfa/enroll/totp/init`)
+      .set("Authorization", `Bearer ${signedIn.accessToken}`);
+    secrets.push(totp.body.secret);
+    // OAuth: the code in the consent's Location, then in the verify request.
+    const oauth = (await request(sandbox.url).post(auth("init")).send({ type: "google", redirectUrl: "http://localhost:3000/callback" })).body;
+    const consent = await request(sandbox.url).get(`/_sandbox/oauth/consent?projectId=${projectId}&flowId=${oauth.flowId}&sub=evidence-sub`);
+    const oauthCode = new URL(consent.headers.location!).searchParams.get("code")!;
+    const oauthSignedIn = (await request(sandbox.url).post(auth("verify/oauth/google")).send({ flowId: oauth.flowId, code: oauthCode })).body;
+    secrets.push(oauthCode, oauthSignedIn.accessToken, oauthSignedIn.refreshToken);
+    // An end user's session from the admin API: the Temporary Wallet Secret.
+    const session = await endUserSession(sandbox, userId);
+    secrets.push(session.walletSecret, session.accessToken);
+    // A key export (encrypted to the caller's key, still the key), a webhook signing secret, the project's credentials.
+    const { address } = (await call(sandbox, "POST", "/platform/v2/evm/accounts", { body: {}, wallet: true })).body;
+    const { generateKeyPairSync } = await import("node:crypto");
+    const exportEncryptionKey = generateKeyPairSync("rsa", { modulusLength: 2048 }).publicKey.export({ type: "spki", format: "der" }).toString("base64");
+    const exported = await call(sandbox, "POST", `/platform/v2/evm/accounts/${address}/export`, { body: { exportEncryptionKey }, wallet: true });
+    expect(exported.status, exported.text).toBe(200);
+    secrets.push(exported.body.encryptedPrivateKey);
+    const hook = await call(sandbox, "POST", "/platform/v2/data/webhooks/subscriptions", {
+      body: {
+        eventTypes: ["onchain.activity.detected"],
+        isEnabled: true,
+        target: { url: "https://hooks.example.com/x" },
+        labels: { contract_address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e" },
+      },
+    });
+    expect(hook.status, hook.text).toBe(201);
+    secrets.push(hook.body.secret);
+    const project = await call(sandbox, "GET", `/_sandbox/projects/${projectId}`, { anonymous: true });
+    secrets.push(...["apiKeySecret", "walletSecret", "clientApiKey"].map((k) => project.body[k]).filter((v): v is string => typeof v === "string"));
+    expect(
+      secrets.every((x) => typeof x === "string" && x.length >= 6),
+      JSON.stringify(secrets),
+    ).toBe(true);
+
+    sandbox.flushJournal();
+    const listed = (await request(sandbox.url).get("/_sandbox/requests?limit=1000")).body;
+    const details = await Promise.all(
+      (listed.requests as Array<{ correlationId: string }>).map(async (r) => (await request(sandbox.url).get(`/_sandbox/requests/${r.correlationId}`)).text),
+    );
+    const har = (await request(sandbox.url).get("/_sandbox/requests.har")).text;
+    const file = readFileSync(join(dir, "journal.jsonl"), "utf8");
+    for (const [name, text] of [
+      ["details", details.join("\n")],
+      ["HAR", har],
+      ["journal file", file],
+    ] as const) {
+      expect(text).toContain("<removed>");
+      for (const secret of secrets) expect(text.includes(secret), `${name} holds ${secret.slice(0, 12)}…`).toBe(false);
+    }
+    // What the redaction keeps: the inbox's own answer, and the journal's bodies otherwise.
+    expect((await request(sandbox.url).get("/_sandbox/messages?to=evidence@example.com")).body.messages[0].code).toBe(code);
+    expect(har).toContain("evidence@example.com");
+  });
+
+  it("are created readable by their owner only (0600): the state file, the journal and an export", async () => {
+    const exportFile = join(dir, "export.json");
+    const other = await withSandbox({
+      seed: "third-pass-modes",
+      data: join(dir, "modes-state.json"),
+      journal: join(dir, "modes.jsonl"),
+      exportOnExit: exportFile,
+    });
+    await call(other, "POST", "/platform/v2/evm/accounts", { body: {}, wallet: true });
+    await other.close();
+    for (const file of ["modes-state.json", "modes.jsonl", "export.json"]) expect(statSync(join(dir, file)).mode & 0o777, file).toBe(0o600);
+  });
+
+  it.skipIf(!built)("the credentials file is owner-only, also when an earlier run left it readable by all", async () => {
+    const credentials = join(dir, "credentials.json");
+    writeFileSync(credentials, "{}", { mode: 0o644 });
+    const running = startNode([cliPath, "--port", "0", "--credentials-file", credentials]);
+    try {
+      await running.waitFor(/cdp-sandbox ready/);
+      expect(statSync(credentials).mode & 0o777).toBe(0o600);
+      expect(JSON.parse(readFileSync(credentials, "utf8")).apiKeySecret).toEqual(expect.any(String));
+    } finally {
+      running.child.kill("SIGTERM");
+      await running.finished.catch(() => undefined);
     }
   });
 });
