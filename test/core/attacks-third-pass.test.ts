@@ -3,7 +3,8 @@
  * attacks-mfa.test.ts, as it runs the embedded-wallet client). Each was let through once: a sandbox off loopback
  * made anyone who reached its consent page any OAuth identity; `--seed` made sign-in codes, refresh tokens, TOTP
  * secrets and the key of end users' access tokens computable by whoever knew the seed, off loopback too; the
- * journal, its file and the HAR handed out live refresh tokens, codes and keys, in files anyone on the host could read.
+ * journal, its file and the HAR handed out live refresh tokens, codes and keys, in files anyone on the host could read;
+ * a script could open sign-in flow after flow for one address, five code guesses each.
  */
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -250,5 +251,72 @@ describe("the evidence files", () => {
       running.child.kill("SIGTERM");
       await running.finished.catch(() => undefined);
     }
+  });
+});
+
+describe("one-time sign-in codes across flows", () => {
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    sandbox = await withSandbox({ seed: "third-pass-sign-in-limits" });
+    sandbox.clock.freeze(true);
+  });
+  afterAll(() => sandbox.close());
+
+  const project = async () => {
+    const p = await sandbox.createProject();
+    const auth = (path: string) => `/platform/v2/embedded-wallet-api/projects/${p.projectId}/auth/${path}`;
+    const start = (email: string) => request(sandbox.url).post(auth("init")).send({ type: "email", email });
+    const verify = (flowId: string, otp: string) => request(sandbox.url).post(auth("verify/email")).send({ flowId, otp });
+    const inbox = async (to: string) =>
+      (await request(sandbox.url).get(`/_sandbox/messages?to=${to}`).set("X-Sandbox-Project", p.projectId)).body.messages as Array<{
+        flowId: string;
+        code: string;
+      }>;
+    const settings = (signInRateLimits: object) =>
+      request(sandbox.url)
+        .patch(`/_sandbox/projects/${p.projectId}`)
+        .send({ settings: { embeddedWallets: { signInRateLimits } } });
+    return { start, verify, inbox, settings };
+  };
+  const wrong = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, "0");
+
+  it("open 10 flows per address per 10 minutes: the 11th is refused (429) and sends nothing; another address is not held up", async () => {
+    const p = await project();
+    for (let i = 0; i < 10; i++) expect((await p.start("target@example.com")).status).toBe(200);
+    expectRefused(await p.start("target@example.com"), 429, "rate_limit_exceeded");
+    expectRefused(await p.start("TARGET@example.com"), 429, "rate_limit_exceeded");
+    expect(await p.inbox("target@example.com")).toHaveLength(10);
+    expect((await p.start("someone-else@example.com")).status).toBe(200);
+    sandbox.clock.advance(600_000);
+    expect((await p.start("target@example.com")).status).toBe(200);
+  });
+
+  it("check 20 codes per address per 10 minutes, right or wrong, across flows: past it even the right code is refused", async () => {
+    const p = await project();
+    const email = "guessed@example.com";
+    for (let f = 0; f < 5; f++) {
+      const { flowId } = (await p.start(email)).body;
+      const code = (await p.inbox(email)).find((m) => m.flowId === flowId)!.code;
+      for (let i = 0; i < 4; i++) expectRefused(await p.verify(flowId, wrong(code)), 400, "invalid_request");
+    }
+    const { flowId } = (await p.start(email)).body;
+    const code = (await p.inbox(email)).find((m) => m.flowId === flowId)!.code;
+    expectRefused(await p.verify(flowId, code), 429, "rate_limit_exceeded");
+    // The refusal used nothing up (the flow is still open, its count unchanged); once the window passed, the
+    // address signs in again (with a new flow: this one has expired by then).
+    sandbox.clock.advance(540_000);
+    expectRefused(await p.verify(flowId, code), 429, "rate_limit_exceeded");
+    sandbox.clock.advance(60_000);
+    const next = (await p.start(email)).body.flowId as string;
+    expect((await p.verify(next, (await p.inbox(email)).find((m) => m.flowId === next)!.code)).status).toBe(200);
+  });
+
+  it("are limited per project too, and a project setting raises the limits for a load test", async () => {
+    const p = await project();
+    expect((await p.settings({ flowsPerProject: 3 })).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await p.start(`user${i}@example.com`)).status).toBe(200);
+    expectRefused(await p.start("user3@example.com"), 429, "rate_limit_exceeded");
+    expect((await p.settings({ flowsPerProject: 10_000, flowsPerIdentity: 100 })).status).toBe(200);
+    for (let i = 0; i < 60; i++) expect((await p.start("load@example.com")).status).toBe(200);
   });
 });

@@ -10687,6 +10687,7 @@ export interface operations {
             401: components["responses"]["UnauthorizedError"];
             404: components["responses"]["NotFoundError"];
             409: components["responses"]["AlreadyExistsError"];
+            429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["InternalServerError"];
         };
     };
