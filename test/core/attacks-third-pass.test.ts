@@ -4,11 +4,16 @@
  * made anyone who reached its consent page any OAuth identity; `--seed` made sign-in codes, refresh tokens, TOTP
  * secrets and the key of end users' access tokens computable by whoever knew the seed, off loopback too; the
  * journal, its file and the HAR handed out live refresh tokens, codes and keys, in files anyone on the host could read;
- * a script could open sign-in flow after flow for one address, five code guesses each.
+ * a script could open sign-in flow after flow for one address, five code guesses each; a custom-auth JWT could live
+ * for ever, a configuration could leave out its audience, and made-up key ids made the sandbox fetch the JWKS again
+ * for each request, holding the project's lock while it waited.
  */
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
@@ -318,5 +323,97 @@ describe("one-time sign-in codes across flows", () => {
     expectRefused(await p.start("user3@example.com"), 429, "rate_limit_exceeded");
     expect((await p.settings({ flowsPerProject: 10_000, flowsPerIdentity: 100 })).status).toBe(200);
     for (let i = 0; i < 60; i++) expect((await p.start("load@example.com")).status).toBe(200);
+  });
+});
+
+describe("custom authentication JWTs", () => {
+  let sandbox: Sandbox;
+  let idp: Server;
+  let jwksUrl: string;
+  let fetches = 0;
+  let hang = false;
+  let privateKey: CryptoKey;
+  beforeAll(async () => {
+    sandbox = await withSandbox({ seed: "third-pass-custom-jwt" });
+    const pair = await generateKeyPair("RS256");
+    privateKey = pair.privateKey as CryptoKey;
+    const jwks = { keys: [{ ...(await exportJWK(pair.publicKey)), kid: "k1", alg: "RS256" }] };
+    idp = createServer((_req, res) => {
+      fetches++;
+      if (hang) return; // never answers
+      res.setHeader("content-type", "application/json").end(JSON.stringify(jwks));
+    });
+    await new Promise<void>((resolve) => idp.listen(0, "127.0.0.1", resolve));
+    jwksUrl = `http://127.0.0.1:${(idp.address() as AddressInfo).port}/jwks.json`;
+  });
+  afterAll(async () => {
+    idp.closeAllConnections();
+    idp.close();
+    await sandbox.close();
+  });
+
+  const configure = (p: { projectId: string }, customAuth: object) =>
+    request(sandbox.url)
+      .patch(`/_sandbox/projects/${p.projectId}`)
+      .send({ settings: { embeddedWallets: { customAuth } } });
+  const nowS = () => Math.floor(sandbox.clock.now() / 1000);
+  const jwt = (claims: { exp?: number; iat?: number }, kid = "k1") => {
+    const token = new SignJWT({}).setProtectedHeader({ alg: "RS256", kid }).setIssuer("https://idp.example").setAudience("shop").setSubject("jwt-user");
+    if (claims.iat !== undefined) token.setIssuedAt(claims.iat);
+    if (claims.exp !== undefined) token.setExpirationTime(claims.exp);
+    return token.sign(privateKey);
+  };
+  const authenticate = async (p: { projectId: string }, token: string) =>
+    request(sandbox.url).post(`/platform/v2/embedded-wallet-api/projects/${p.projectId}/auth/custom/authenticate`).set("authorization", `Bearer ${token}`);
+
+  it("are refused without exp, or living longer than a day; a configuration without audience is refused when written", async () => {
+    const p = await sandbox.createProject();
+    const refusedConfig = await configure(p, { jwksUrl, issuer: "https://idp.example" });
+    expectRefused(refusedConfig, 400, "invalid_request");
+    expect(refusedConfig.body.errorMessage).toMatch(/audience is required/);
+    expect((await request(sandbox.url).get(`/_sandbox/projects/${p.projectId}`)).body.settings.embeddedWallets).toBeUndefined();
+    expect((await configure(p, { jwksUrl, issuer: "https://idp.example", audience: "shop" })).status).toBe(200);
+
+    expectRefused(await authenticate(p, await jwt({})), 401, "unauthorized");
+    expectRefused(await authenticate(p, await jwt({ iat: nowS(), exp: nowS() + 2 * 86_400 })), 401, "unauthorized");
+    expectRefused(await authenticate(p, await jwt({ exp: nowS() + 2 * 86_400 })), 401, "unauthorized");
+    const ok = await authenticate(p, await jwt({ iat: nowS(), exp: nowS() + 3600 }));
+    expect(ok.status, ok.text).toBe(200);
+  });
+
+  it("with made-up key ids make the sandbox fetch the JWKS again at most once per 30 seconds, not once per request", async () => {
+    const p = await sandbox.createProject();
+    const url = `${jwksUrl}?kids`; // a URL of its own: a cache of its own
+    expect((await configure(p, { jwksUrl: url, issuer: "https://idp.example", audience: "shop" })).status).toBe(200);
+    expect((await authenticate(p, await jwt({ iat: nowS(), exp: nowS() + 300 }))).status).toBe(200);
+    const before = fetches;
+    for (let i = 0; i < 20; i++) expectRefused(await authenticate(p, await jwt({ iat: nowS(), exp: nowS() + 300 }, `made-up-${i}`)), 401, "unauthorized");
+    expect(fetches - before).toBeLessThanOrEqual(1);
+  });
+
+  it("fetch keys outside the project's lock, giving up after 2 s: a silent identity provider holds no other request", async () => {
+    const p = await sandbox.createProject();
+    expect((await configure(p, { jwksUrl: `${jwksUrl}?silent`, issuer: "https://idp.example", audience: "shop" })).status).toBe(200);
+    hang = true;
+    try {
+      const order: string[] = [];
+      const token = await jwt({ iat: nowS(), exp: nowS() + 300 });
+      const waiting = authenticate(p, token).then((res) => {
+        order.push("custom-auth");
+        return res;
+      });
+      // A write to the same project, which takes its lock, while the key set is being fetched.
+      const write = call(sandbox, "POST", "/platform/v2/evm/accounts", { body: {}, wallet: true, credentials: p }).then((res) => {
+        order.push("write");
+        return res;
+      });
+      const [refused, written] = await Promise.all([waiting, write]);
+      expect(written.status, written.text).toBe(201);
+      expectRefused(refused, 401, "unauthorized");
+      expect(refused.body.errorMessage).toMatch(/could not be fetched/);
+      expect(order).toEqual(["write", "custom-auth"]);
+    } finally {
+      hang = false;
+    }
   });
 });

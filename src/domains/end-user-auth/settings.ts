@@ -100,6 +100,22 @@ export function embeddedWalletSettings(settings: Readonly<Record<string, unknown
   };
 }
 
+/**
+ * What is wrong with the custom authentication a settings change would configure, or undefined. Refused when it is
+ * written rather than at each sign-in: without an audience, a JWT the identity provider issued for any other app of
+ * the developer's would sign users in here.
+ */
+export function customAuthProblem(settings: Readonly<Record<string, unknown>>): string | undefined {
+  const wallets = settings.embeddedWallets;
+  if (!isRecord(wallets) || wallets.customAuth === undefined || wallets.customAuth === null) return undefined;
+  const custom = wallets.customAuth;
+  if (!isRecord(custom)) return "settings.embeddedWallets.customAuth must be an object ({ jwks | jwksUrl, issuer, audience }).";
+  if (typeof custom.audience !== "string" || custom.audience === "")
+    return "settings.embeddedWallets.customAuth.audience is required (the aud your JWTs carry).";
+  if (typeof custom.issuer !== "string" || custom.issuer === "") return "settings.embeddedWallets.customAuth.issuer is required (the iss your JWTs carry).";
+  return undefined;
+}
+
 /** Whether a page at `origin` may call the embedded-wallet API of a project with these settings (CORS). */
 export function originAllowed(origin: string, allowedOrigins: readonly string[]): boolean {
   if (/^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/.test(origin)) return true;
