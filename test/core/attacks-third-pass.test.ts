@@ -116,8 +116,10 @@ describe("--seed and the secrets handed out", () => {
       b.clock.freeze(true);
       b.clock.set(a.clock.now());
       const [sa, sb] = [await secretsOf(a), await secretsOf(b)];
-      // Ids may stay seeded: the same user id in both.
+      // Ids may stay seeded: the same user id in both. The project's own credentials are secrets too.
       expect(sb.userId).toBe(sa.userId);
+      expect(b.credentials.apiKeySecret).not.toBe(a.credentials.apiKeySecret);
+      expect(b.credentials.walletSecret).not.toBe(a.credentials.walletSecret);
       expect(sb.codes).not.toBe(sa.codes);
       expect(sb.refreshToken).not.toBe(sa.refreshToken);
       expect(sb.totpSecret).not.toBe(sa.totpSecret);
@@ -141,6 +143,9 @@ describe("--seed and the secrets handed out", () => {
       b.clock.set(a.clock.now());
       const [sa, sb] = [await secretsOf(a), await secretsOf(b)];
       expect(sb).toEqual(sa);
+      const { basePath: _a, ...credentialsA } = a.credentials;
+      const { basePath: _b, ...credentialsB } = b.credentials;
+      expect(credentialsB).toEqual(credentialsA);
       expect(await accepts(b, sa.accessToken)).toBe(true);
     } finally {
       await Promise.all([a.close(), b.close()]);
