@@ -109,24 +109,36 @@ describe("a second factor with a stolen access token", () => {
   });
 
   it("cannot finish an enrolment started before the first factor existed without verifying that factor", async () => {
+    // A project whose verification window (60 s) ends before an enrolment's five minutes do.
+    const project = await sandbox.createProject();
+    await request(sandbox.url)
+      .patch(`/_sandbox/projects/${project.projectId}`)
+      .send({ settings: { mfaVerificationWindowSeconds: 60 } });
     const userId = `mfa-early-${++n}`;
     await call(sandbox, "POST", "/platform/v2/end-users", {
       body: { userId, authenticationMethods: [{ type: "email", email: `${userId}@example.com` }] },
       wallet: true,
+      credentials: project,
     });
-    const session = await endUserSession(sandbox, userId);
+    const session = await endUserSession(sandbox, userId, project);
     const as = (body?: object) => ({ endUser: session, wallet: false as const, ...(body ? { body } : {}) });
     // The thief starts an SMS enrolment while the user has no factor; the user then enrols TOTP.
     const thief = "+14155550124";
     expect((await call(sandbox, "POST", `${EW}/${userId}/mfa/enroll/sms/initiate`, as({ type: "sms", phoneNumber: thief }))).status).toBe(200);
     const started = await call(sandbox, "POST", `${EW}/${userId}/mfa/enroll/totp/init`, as());
     await call(sandbox, "POST", `${EW}/${userId}/mfa/enroll/totp/submit`, as({ mfaCode: totp(started.body.secret, sandbox.clock.now()) }));
-    sandbox.clock.advance(WINDOW_PASSED_MS - 60_000);
-    // Still in the enrolment's five minutes, but no longer in the verification window... of 300 s: advance past it.
+    // Past the verification window, inside the SMS enrolment's five minutes: its code would still be good.
     sandbox.clock.advance(61_000);
-    const submitted = await call(sandbox, "POST", `${EW}/${userId}/mfa/enroll/sms/submit`, as({ mfaCode: (await inbox(thief))[0]!.code }));
+    const sent = (
+      await request(sandbox.url)
+        .get(`/_sandbox/messages?to=${encodeURIComponent(thief)}`)
+        .set("X-Sandbox-Project", project.projectId)
+    ).body.messages as Array<{ code: string }>;
+    const submitted = await call(sandbox, "POST", `${EW}/${userId}/mfa/enroll/sms/submit`, as({ mfaCode: sent[0]!.code }));
     expectRefused(submitted, 401, "mfa_required");
-    expect((await call(sandbox, "GET", `/platform/v2/end-users/${userId}`)).body.mfaMethods.sms).toBeUndefined();
+    const user = await call(sandbox, "GET", `/platform/v2/end-users/${userId}`, { credentials: project });
+    expect(user.body.mfaMethods.totp).toBeDefined();
+    expect(user.body.mfaMethods.sms).toBeUndefined();
   });
 });
 

@@ -77,10 +77,15 @@ export function withMfaMethods<T extends { userId: string }>(store: ProjectTx, v
   return mfaMethods ? { ...view, mfaMethods } : view;
 }
 
-/** The project's `settings.embeddedWallets.mfa.verificationWindowSeconds` (what `auth/mfa` reports), 300 s by default. */
+/**
+ * The window `auth/mfa` reports: the project-wide `settings.mfaVerificationWindowSeconds` when set, else
+ * `settings.embeddedWallets.mfa.verificationWindowSeconds`, else 300 s. (The gate read only the second once, so a
+ * client told 60 s was let through for 300.)
+ */
 function verificationWindowMs(ctx: HandlerContext): number {
   const wallets = ctx.project.settings.embeddedWallets as { mfa?: { verificationWindowSeconds?: unknown } } | undefined;
-  const seconds = wallets?.mfa?.verificationWindowSeconds;
+  const projectWide = ctx.project.settings.mfaVerificationWindowSeconds;
+  const seconds = typeof projectWide === "number" ? projectWide : wallets?.mfa?.verificationWindowSeconds;
   return (typeof seconds === "number" && seconds > 0 ? seconds : DEFAULT_VERIFICATION_WINDOW_SECONDS) * 1000;
 }
 
