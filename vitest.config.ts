@@ -13,6 +13,7 @@ const ISOLATED = [
   // Farcaster SDK) would then take the worker for a browser
   "test/interop/cdp-core-sign-in.test.ts",
   "test/interop/cdp-core-delegation.test.ts",
+  "test/core/attacks-mfa.test.ts",
 ];
 
 export default defineConfig({

@@ -9,8 +9,8 @@
  *   --spec FILE  --data FILE  --auth verify|strict|none  --credentials-file FILE
  *   --seed S  --validate-responses  --scenario NAME_OR_FILE (repeatable)  --mining auto|interval
  *   --admin-token T (required by /_sandbox; made up and printed when the host is not loopback)
- *   --accept-unknown-keys  --allow-private-webhook-targets (off loopback, both are refused unless given; the
- *   ready line then lists them as optIns=…)
+ *   --accept-unknown-keys  --allow-private-webhook-targets  --open-sign-in-pages (off loopback, each is refused
+ *   unless given; the ready line then lists them as optIns=…)
  *   --init FILE (seed state: docs/state-files.md)  --export-on-exit FILE  --journal FILE (JSON Lines)
  *   --strict (stopping exits 1 when a request broke the contract)  --report DIR (coverage reports: docs/ci.md)
  *   --dev-accounts N (keys the node holds: docs/testing-front-ends.md)  --allow-test-methods (off loopback, the
@@ -19,7 +19,7 @@
  * `cdp-sandbox run [options] -- <command> [args…]` runs a command against a sandbox (src/run.ts).
  */
 import "./cli-early.js"; // first: starts work that runs while the rest loads
-import { writeFileSync } from "node:fs";
+import { chmodSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { isLoopbackHost } from "./admin/guard.js";
 import { ContractViolationError, startSandbox } from "./index.js";
@@ -58,6 +58,7 @@ async function main(): Promise<void> {
         "allow-test-methods": { type: "boolean" },
         "dev-accounts": { type: "string" },
         "ws-port": { type: "string" },
+        "open-sign-in-pages": { type: "boolean" },
         // State files and the journal that outlives the process (docs/state-files.md).
         init: { type: "string" },
         "export-on-exit": { type: "string" },
@@ -77,7 +78,7 @@ async function main(): Promise<void> {
       "usage: cdp-sandbox [--port 8080] [--host 127.0.0.1] [--spec openapi.yaml] [--data state.json]\n" +
         "                   [--auth verify|strict|none] [--credentials-file creds.json] [--seed S] [--validate-responses]\n" +
         "                   [--scenario NAME_OR_FILE ...] [--admin-token T] [--mining auto|interval]\n" +
-        "                   [--accept-unknown-keys] [--allow-private-webhook-targets]   (off loopback: opt-ins)\n" +
+        "                   [--accept-unknown-keys] [--allow-private-webhook-targets] [--open-sign-in-pages]   (off loopback: opt-ins)\n" +
         "                   [--init state.yaml] [--export-on-exit state.json] [--journal journal.jsonl]\n" +
         "                   [--strict] [--report DIR]   (contract verdict and coverage reports: docs/ci.md)\n" +
         "                   [--dev-accounts N (0-100)] [--allow-test-methods]   (test nodes: docs/testing-front-ends.md)\n" +
@@ -121,6 +122,7 @@ async function main(): Promise<void> {
     allowPrivateWebhookTargets: optIn("allow-private-webhook-targets"),
     allowTestMethods: optIn("allow-test-methods"),
     devAccounts,
+    openSignInPages: optIn("open-sign-in-pages"),
     init: get("init"),
     exportOnExit: get("export-on-exit"),
     journal: get("journal"),
@@ -141,7 +143,9 @@ async function main(): Promise<void> {
   if (credentialsFile) {
     const encryptionPublicKey = sandbox.importKeyPem;
     const credentials = { basePath, apiKeyId, apiKeySecret, walletSecret, projectId, clientApiKey, encryptionPublicKey, adminToken };
-    writeFileSync(credentialsFile, `${JSON.stringify(credentials, null, 2)}\n`);
+    writeFileSync(credentialsFile, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
+    // A file left by an earlier run keeps its mode through the write: it holds the API key secret, so owner only.
+    chmodSync(credentialsFile, 0o600);
   }
   // One line, so scripts can read the fields from the first line of stdout.
   process.stdout.write(

@@ -112,6 +112,11 @@ export interface SandboxOptions {
    */
   allowPrivateWebhookTargets?: boolean;
   /**
+   * The OAuth consent page (and its answer) without the admin token. Default: on loopback open; bound to another
+   * address it takes the admin token like the rest of /_sandbox (whoever reaches it signs in as anyone), unless set.
+   */
+  openSignInPages?: boolean;
+  /**
    * State to seed before the first request (docs/state-files.md): a YAML or JSON file, or its content as an object.
    * With `data`, applied only when the data file is new. A bad state file stops the start with a StateFileError.
    */
@@ -170,7 +175,7 @@ export interface Sandbox {
   wsPort?: number;
   /** How sent transactions are mined (`SandboxOptions.mining`). */
   mining: MiningMode;
-  /** What a sandbox bound off loopback was told to allow (`accept-unknown-keys`, `private-webhook-targets`, `test-methods`); empty on loopback. */
+  /** What a sandbox bound off loopback was told to allow (`accept-unknown-keys`, `private-webhook-targets`, `test-methods`, `open-sign-in-pages`); empty on loopback. */
   optIns: string[];
   /** A new isolated project with its own credentials. */
   createProject(name?: string): Promise<ProjectCredentials & { basePath: string }>;
@@ -224,7 +229,11 @@ async function startOn(
 ): Promise<Sandbox> {
   // Each start on a kept state draws from a seeded stream of its own (the first from the seed as is): no id repeats.
   const earlierStarts = await store.countStart();
-  const random = createRandomForStart(options.seed, earlierStarts);
+  const host = options.host ?? "127.0.0.1";
+  // Off loopback, other machines reach the admin API, which can reset and fund everything: it then takes a token;
+  // and the secrets handed out (sign-in codes, tokens, TOTP secrets) come from the operating system, never the seed.
+  const loopback = isLoopbackHost(host);
+  const random = createRandomForStart(options.seed, earlierStarts, { secretsFromOs: !loopback });
   // A new RSA import key is generated on the thread pool while the rest of the start-up runs.
   const importKeyPending = store.ensureImportKey(generateImportKey);
   importKeyPending.catch(() => undefined); // awaited below; this only keeps Node from calling it unhandled meanwhile
@@ -237,7 +246,7 @@ async function startOn(
   loadValidation();
   const projects = new ProjectRegistry(store, clock, random.fork("projects"));
   let defaultCredentials = await projects.ensureDefault();
-  const endUserTokenSecret = Buffer.from(await store.ensureEndUserTokenSecret(() => random.fork("end-user-tokens").hex(32)), "hex");
+  const endUserTokenSecret = Buffer.from(await store.ensureEndUserTokenSecret(() => random.fork("end-user-tokens").secrets().hex(32)), "hex");
   const shipped = loadShippedScenarios(options.scenariosDir);
   const engine = new ScenarioEngine(shipped, clock, random.fork("scenarios"));
   for (const scenario of resolveStartupScenarios(options.scenario ?? [], shipped)) engine.activate(scenario);
@@ -268,19 +277,18 @@ async function startOn(
   if (journalFile) started.push(() => journalFile.close());
 
   let basePath = "";
-  const host = options.host ?? "127.0.0.1";
-  // Off loopback, other machines reach the admin API, which can reset and fund everything: it then takes a token.
-  const loopback = isLoopbackHost(host);
   const adminToken = options.adminToken || (loopback ? undefined : newAdminToken());
   const acceptUnknownKeys = options.acceptUnknownKeys ?? loopback;
   const privateWebhookTargets = options.allowPrivateWebhookTargets ?? loopback;
   const testMethods = options.allowTestMethods ?? loopback;
+  const signInPagesOpen = options.openSignInPages ?? loopback;
   const optIns = loopback
     ? []
     : [
         ...(acceptUnknownKeys ? ["accept-unknown-keys"] : []),
         ...(privateWebhookTargets ? ["private-webhook-targets"] : []),
         ...(testMethods ? ["test-methods"] : []),
+        ...(signInPagesOpen ? ["open-sign-in-pages"] : []),
       ];
   // Without unknown keys, verify mode is strict: the only difference between the two is whether such keys are served.
   const authMode: AuthMode = (options.auth ?? "verify") === "verify" && !acceptUnknownKeys ? "strict" : (options.auth ?? "verify");
@@ -320,7 +328,7 @@ async function startOn(
     startedAt,
     listeningPorts,
     privateWebhookTargets,
-    adminAccess: { listening: () => listening, token: adminToken },
+    adminAccess: { listening: () => listening, token: adminToken, signInPagesOpen },
     exportState: (projectId) => exportState(store, clock, projectId),
     nodeTesting: { devAccounts, allows: (headers) => testMethods || (adminToken !== undefined && carriesAdminToken(headers, adminToken)) },
   });

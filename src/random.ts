@@ -21,6 +21,19 @@ export interface Random {
   int(max: number): number;
   /** A child source whose stream depends only on this seed and `label` (stable across unrelated draws). */
   fork(label: string): Random;
+  /**
+   * Where a secret is drawn (a sign-in code, a refresh token, a TOTP secret, a token-signing key): this very stream,
+   * or, for a source made with `secretsFromOs`, the operating system's CSPRNG whatever the seed.
+   */
+  secrets(): Random;
+}
+
+export interface RandomOptions {
+  /**
+   * Secrets come from the operating system even when seeded: a sandbox others reach must not hand out secrets that
+   * whoever knows the seed (shared in scripts and repositories) can compute. Ids stay seeded.
+   */
+  secretsFromOs?: boolean;
 }
 
 /** Deterministic stream: SHA-256 in counter mode over the seed. Not for secrets outside the sandbox. */
@@ -42,8 +55,11 @@ function seededBytes(seed: string): (n: number) => Uint8Array {
   };
 }
 
-export function createRandom(seed?: string): Random {
+export function createRandom(seed?: string, options: RandomOptions = {}): Random {
   const draw = seed === undefined ? (n: number) => new Uint8Array(osRandomBytes(n)) : seededBytes(seed);
+  // Unseeded, this stream is the operating system's already; seeded, it stays itself unless told otherwise (on
+  // loopback `--seed` reproduces every secret, as tests expect).
+  const secretSource = seed !== undefined && options.secretsFromOs ? createRandom() : undefined;
   const random: Random = {
     bytes: draw,
     hex: (n) => Buffer.from(draw(n)).toString("hex"),
@@ -61,7 +77,8 @@ export function createRandom(seed?: string): Random {
       return v / 2 ** 48;
     },
     int: (max) => Math.floor(random.float() * max),
-    fork: (label) => createRandom(seed === undefined ? undefined : `${seed}/${label}`),
+    fork: (label) => createRandom(seed === undefined ? undefined : `${seed}/${label}`, options),
+    secrets: () => secretSource ?? random,
   };
   return random;
 }
@@ -74,7 +91,7 @@ export function createRandom(seed?: string): Random {
  * @example
  *   createRandomForStart("demo", 0).uuid() === createRandom("demo").uuid(); // true
  */
-export function createRandomForStart(seed: string | undefined, start: number): Random {
+export function createRandomForStart(seed: string | undefined, start: number, options: RandomOptions = {}): Random {
   // A NUL no command-line seed can hold, and no fork's label (joined with "/") produces.
-  return createRandom(seed === undefined || start === 0 ? seed : `${seed}\u0000start ${start}`);
+  return createRandom(seed === undefined || start === 0 ? seed : `${seed}\u0000start ${start}`, options);
 }

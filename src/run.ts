@@ -16,7 +16,7 @@
  * writes coverage.json, junit.xml and summary.md when the sandbox stops.
  */
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { constants } from "node:os";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
@@ -172,7 +172,9 @@ async function start(values: Values): Promise<RunSandbox> {
       encryptionPublicKey: sandbox.importKeyPem,
       adminToken: sandbox.adminToken,
     };
-    writeFileSync(credentialsFile, `${JSON.stringify(credentials, null, 2)}\n`); // as `cdp-sandbox --credentials-file` writes it
+    // As `cdp-sandbox --credentials-file` writes it: owner only, an earlier run's file included.
+    writeFileSync(credentialsFile, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
+    chmodSync(credentialsFile, 0o600);
   }
   return {
     url: sandbox.url,

@@ -59,6 +59,9 @@ const UNRECORDED = new Set([
   "exportSandboxState",
 ]);
 
+/** Hosted pages that make whoever opens them an end user of their choosing. */
+const SIGN_IN_PAGES = new Set(["openSandboxOAuthConsentPage", "grantSandboxOAuthConsent"]);
+
 /** The dashboard marks its calls; its polling reads are left out of the journal too, its changes are not. */
 const recorded = (ex: Exchange) =>
   !(ex.operation && UNRECORDED.has(ex.operation.operationId)) && !(ex.method === "GET" && ex.headers["x-sandbox-dashboard"] !== undefined);
@@ -104,9 +107,11 @@ export function createAdminApi(deps: AdminApiDeps): (req: Request, res: Response
   async function carryOut(ex: Exchange, req: Request): Promise<Outgoing> {
     // The dashboard's page is /_sandbox/ui/ (relative links resolve under it) and /_sandbox/ui.
     const match = deps.operations.match(ex.method, ex.path === "/ui/" ? "/ui" : ex.path);
-    // The hosted pages (`security: [{}]` alone) are opened by browsers and webviews, which hold no admin token.
+    // The hosted pages (`security: [{}]` alone) are opened by browsers and webviews, which hold no admin token; those
+    // that hand out an identity are held to it off loopback all the same (guard.ts).
     const hostedPage = match.kind === "found" && match.operation.security.length === 1 && match.operation.security[0]!.length === 0;
-    guardAdminRequest(ex.headers, hostedPage, deps.adminAccess);
+    const signInPage = hostedPage && SIGN_IN_PAGES.has(match.operation.operationId);
+    guardAdminRequest(ex.headers, signInPage ? "sign-in" : hostedPage ? "hosted" : "none", deps.adminAccess);
     if (match.kind === "malformed") throw apiError("invalid_request", `The path segment '${match.segment}' has a malformed percent-escape.`);
     if (match.kind !== "found") {
       const allowed = match.kind === "method-not-allowed" ? `; it supports ${match.allowed.join(", ")}` : "";

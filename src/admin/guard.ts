@@ -6,7 +6,8 @@
  * name (its `Host` gives it away). Bound to a network address the API is
  * reachable by other machines, so it then takes an admin token, which no page
  * can know. The hosted onramp pages are opened by browsers and webviews and
- * need no token; the Host and Origin checks apply to them too.
+ * need no token; the Host and Origin checks apply to them too. The pages that
+ * hand out an identity (OAuth consent) take the token too unless opted out.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { apiError } from "../errors/catalogue.js";
@@ -19,6 +20,12 @@ export interface AdminAccess {
   listening: () => { host: string; port: number } | undefined;
   /** When set, every call but the hosted pages carries it in X-Sandbox-Admin-Token, and any Host is accepted. */
   token?: string;
+  /**
+   * Whether the hosted pages that hand out an identity (the OAuth consent page and its answer) stay open to callers
+   * without the token. Off loopback they need it unless `--open-sign-in-pages` opted in: whoever reaches the page
+   * signs in as anyone they type.
+   */
+  signInPagesOpen: boolean;
 }
 
 const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
@@ -62,7 +69,7 @@ function sameSecret(given: string, expected: string): boolean {
  * Host, and 401 `unauthorized` for a call without the admin token when one is
  * in force; returns when the request may go on. Runs before anything changes.
  */
-export function guardAdminRequest(headers: Readonly<Record<string, string | undefined>>, hostedPage: boolean, access: AdminAccess): void {
+export function guardAdminRequest(headers: Readonly<Record<string, string | undefined>>, page: "none" | "hosted" | "sign-in", access: AdminAccess): void {
   const hostHeader = headers.host ?? "";
   const requested = httpOrigin(hostHeader);
   if (access.token === undefined) {
@@ -88,7 +95,7 @@ export function guardAdminRequest(headers: Readonly<Record<string, string | unde
       throw apiError("forbidden", `The sandbox admin API refuses calls from other sites: the request's Origin '${origin}' is not the sandbox's own.`);
     }
   }
-  if (access.token === undefined || hostedPage) return;
+  if (access.token === undefined || page === "hosted" || (page === "sign-in" && access.signInPagesOpen)) return;
   const given = headers[ADMIN_TOKEN_HEADER];
   if (given === undefined || given === "") throw apiError("unauthorized", "The sandbox admin API needs the admin token in the X-Sandbox-Admin-Token header.");
   if (!sameSecret(given, access.token)) throw apiError("unauthorized", "The X-Sandbox-Admin-Token header does not carry the sandbox's admin token.");

@@ -1,4 +1,5 @@
 /** The sandbox itself: liveness, projects and their settings, and the key imported private keys are encrypted with. */
+import { customAuthProblem } from "../wallet/identity/settings.js";
 import { apiError } from "../errors/catalogue.js";
 import type { ProjectMeta } from "../store/state.js";
 import type { AdminCall, AdminContext, AdminHandler } from "./types.js";
@@ -49,6 +50,8 @@ export const getSandboxProject: AdminHandler<"getSandboxProject"> = (call, ctx) 
 
 export const updateSandboxProjectSettings: AdminHandler<"updateSandboxProjectSettings"> = async (call, ctx) => {
   const project = visibleProject(call, ctx);
+  const problem = customAuthProblem(call.body.settings);
+  if (problem) throw apiError("invalid_request", problem);
   const updated = await ctx.projects.updateSettings(project.id, call.body.settings);
   return { status: 200, body: projectView(updated!) };
 };

@@ -171,6 +171,16 @@ export function keepingWrites(error: ApiError): ApiError {
   return error;
 }
 
+/**
+ * The same refusal under another status, for an operation whose contract does not declare the catalogue's status
+ * (the errorType, message and link, which clients decide by, stay as they are).
+ */
+export function withStatus(error: ApiError, status: number): ApiError {
+  const restated = new ApiError(status, error.errorType, error.message, error.extra, error.headers);
+  restated.keepWrites = error.keepWrites;
+  return restated;
+}
+
 /** Builds the catalogue error `name`, with an optional specific message and extra body fields. */
 export function apiError(name: ErrorCase, message?: string, extra?: Record<string, unknown>, headers?: Record<string, string>): ApiError {
   const entry = catalogue[name];

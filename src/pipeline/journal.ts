@@ -18,6 +18,7 @@ import { CoverageTally } from "./coverageTally.js";
 import type { Exchange, ViolationKind } from "./exchange.js";
 
 export type { ViolationKind } from "./exchange.js";
+import { redactedBody, redactedLocation } from "./redact.js";
 
 export interface JournalEntry {
   /** Increasing across all projects: later requests have larger numbers. */
@@ -157,15 +158,23 @@ function withoutSignature(value: string): string {
 /** Headers as the journal shows them: credentials cut (a JWT keeps its header and claims, not its signature). */
 function redactedHeaders(headers: Record<string, string> | undefined): Record<string, string> {
   const kept: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers ?? {})) kept[name] = CREDENTIAL_HEADERS.has(name.toLowerCase()) ? withoutSignature(value) : value;
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    const lower = name.toLowerCase();
+    kept[name] = CREDENTIAL_HEADERS.has(lower) ? withoutSignature(value) : lower === "location" ? redactedLocation(value) : value;
+  }
   return kept;
 }
 
-/** A message with its credentials cut and its body cut at `limit` characters (the sink cuts it itself, per entry). */
+/**
+ * A message with its credentials cut, in headers and body (redact.ts), and its body cut at `limit` characters (the
+ * sink cuts it itself, per entry). Done when a message is shown or written, never on the request's path.
+ */
 function message(headers: Record<string, string> | undefined, body: string | undefined, cut = false, limit = BODY_LIMIT): Message {
   const kept = redactedHeaders(headers);
   if (body === undefined || body === "") return { headers: kept };
-  return cut || body.length > limit ? { headers: kept, body: body.slice(0, limit), truncated: true } : { headers: kept, body };
+  return cut || body.length > limit
+    ? { headers: kept, body: redactedBody(body.slice(0, limit)), truncated: true }
+    : { headers: kept, body: redactedBody(body) };
 }
 
 /** A kept exchange written out as the admin API shows it. */

@@ -29,7 +29,8 @@ export class JournalFile implements JournalSink {
     private readonly bodyLimit = DEFAULT_FILE_BODY_LIMIT,
   ) {
     // Appends to what is there: a journal of several runs reads as one.
-    this.fd = openSync(file, "a");
+    // Owner only when new: bodies are redacted, but requests and answers are still the user's business.
+    this.fd = openSync(file, "a", 0o600);
   }
 
   write(entry: JournalEntry, detail: JournalDetail): void {

@@ -154,7 +154,9 @@ export function createPipeline(deps: PipelineDeps) {
     ex.violation = undefined;
 
     const projectId = ex.projectId!;
-    const outbound = deps.handlers[match.operation.operationId]?.outbound === true;
+    const handler = deps.handlers[match.operation.operationId];
+    const outbound = handler?.outbound === true;
+    if (handler?.beforeLock) await handler.beforeLock({ headers: ex.headers }, { settings: deps.store.project(projectId)?.settings ?? {} });
     return deps.scenarios.around(ex, () =>
       // Writes of one project are serialized, so checks such as "name is unique" hold under concurrency.
       // A read that lands due work writes too, so it takes the lock like a write. Outbound handlers (which call

@@ -65,8 +65,9 @@ export class ProjectRegistry {
     if (supplied.apiKeyId !== undefined && this.keyToProject.has(supplied.apiKeyId)) {
       throw new Error(`API key ${supplied.apiKeyId} already belongs to a project`);
     }
-    const apiKey = supplied.apiKeyId !== undefined ? apiKeyFromSecret(supplied.apiKeyId, supplied.apiKeySecret!) : generateApiKey(this.random);
-    const wallet = supplied.walletSecret !== undefined ? walletSecretFromBase64(supplied.walletSecret) : generateWalletSecret(this.random);
+    // Key material is a secret: off loopback it comes from the operating system whatever the seed (random.ts).
+    const apiKey = supplied.apiKeyId !== undefined ? apiKeyFromSecret(supplied.apiKeyId, supplied.apiKeySecret!) : generateApiKey(this.random.secrets());
+    const wallet = supplied.walletSecret !== undefined ? walletSecretFromBase64(supplied.walletSecret) : generateWalletSecret(this.random.secrets());
     const project: ProjectRecord = {
       id: this.random.uuid(),
       name: name ?? "sandbox project",
@@ -122,7 +123,10 @@ export class ProjectRegistry {
    * shifts the ids of anything else a seeded sandbox makes.
    */
   private newClientKey(project: Pick<ProjectMeta, "id" | "clientApiKeyRotations">): string {
-    return this.random.fork(`client-api-key:${project.id}:${project.clientApiKeyRotations ?? 0}`).hex(16);
+    return this.random
+      .fork(`client-api-key:${project.id}:${project.clientApiKeyRotations ?? 0}`)
+      .secrets()
+      .hex(16);
   }
 
   /** The project's client API key, made on first use for a project kept from before client keys existed. */

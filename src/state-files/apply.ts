@@ -140,10 +140,10 @@ function placeProject(file: string, state: SandboxState, entry: ProjectEntry, pa
   }
   if (entry.meta) Object.assign(project, entry.meta); // the schema keeps out the fields above and prototype names
   if (project.apiKeys.length === 0) {
-    const key = generateApiKey(deps.random);
+    const key = generateApiKey(deps.random.secrets());
     project.apiKeys = [{ apiKeyId: key.apiKeyId, apiKeySecret: key.apiKeySecret, verified: true }];
   }
-  project.walletSecret ??= generateWalletSecret(deps.random).walletSecret;
+  project.walletSecret ??= generateWalletSecret(deps.random.secrets()).walletSecret;
   return project;
 }
 

@@ -38,6 +38,7 @@ export function initStartSettings(init: string | StateFile): { devAccounts?: num
 /** Writes a state file whole or not at all (a temporary file renamed over the target). */
 export function writeExport(file: string, state: StateFile): void {
   const temporary = `${file}.tmp-${process.pid}`;
-  writeFileSync(temporary, `${JSON.stringify(state, null, 2)}\n`);
+  // Owner only: an export holds private keys and API key secrets.
+  writeFileSync(temporary, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
   renameSync(temporary, file);
 }

@@ -75,7 +75,8 @@ export class SnapshotFile<T> implements Adapter<T> {
 
   async write(data: T): Promise<void> {
     const temporary = join(dirname(this.file), `.${basename(this.file)}.tmp`);
-    const handle = await open(temporary, "w");
+    // Owner only: the state holds private keys and API key secrets.
+    const handle = await open(temporary, "w", 0o600);
     try {
       let pending: string[] = [];
       let size = 0;

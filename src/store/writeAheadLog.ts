@@ -77,7 +77,7 @@ export class WriteAheadLog {
         this.queued = [];
         this.waiting = [];
         try {
-          this.handle ??= await open(this.file, "a");
+          this.handle ??= await open(this.file, "a", 0o600); // owner only, as the state file
           await this.handle.write(text);
           await this.handle.sync();
           this.size += Buffer.byteLength(text);

@@ -87,7 +87,14 @@ export type Handler<Id extends OperationId> = ((request: HandlerRequest<Id>, ctx
    * and would otherwise wait for the lock it is holding up.
    */
   readonly outbound?: boolean;
+  /**
+   * Work that waits on another server and must not hold the project's lock (a custom-auth JWKS fetch): run before
+   * the lock is taken, on the project's settings; the handler then reads what it prepared.
+   */
+  readonly beforeLock?: BeforeLock;
 };
+
+export type BeforeLock = (request: { headers: Record<string, string> }, project: { settings: Readonly<Record<string, unknown>> }) => Promise<void>;
 
 /** An area's operations: operationId → its handler. Only an area's `handlers.ts` builds one. */
 export type Handlers = { readonly [Id in OperationId]?: Handler<Id> };
@@ -103,6 +110,6 @@ export type AnyHandler = ((
     auth: RequestAuth;
   },
   ctx: HandlerContext,
-) => Promise<AnyResult> | AnyResult) & { readonly outbound?: boolean };
+) => Promise<AnyResult> | AnyResult) & { readonly outbound?: boolean; readonly beforeLock?: BeforeLock };
 
 type AnyResult = { status: number; body?: unknown; headers?: Record<string, string> };

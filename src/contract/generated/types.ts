@@ -10687,6 +10687,7 @@ export interface operations {
             401: components["responses"]["UnauthorizedError"];
             404: components["responses"]["NotFoundError"];
             409: components["responses"]["AlreadyExistsError"];
+            429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -12467,7 +12468,6 @@ export interface operations {
             400: components["responses"]["BadRequestError"];
             401: components["responses"]["UnauthorizedError"];
             402: components["responses"]["PaymentMethodRequiredError"];
-            403: components["responses"]["ForbiddenError"];
             404: components["responses"]["NotFoundError"];
             409: components["responses"]["AlreadyExistsError"];
             422: components["responses"]["IdempotencyError"];
@@ -13217,6 +13217,7 @@ export interface operations {
             401: components["responses"]["UnauthorizedError"];
             404: components["responses"]["NotFoundError"];
             409: components["responses"]["AlreadyExistsError"];
+            429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -13293,6 +13294,7 @@ export interface operations {
             400: components["responses"]["BadRequestError"];
             401: components["responses"]["UnauthorizedError"];
             404: components["responses"]["NotFoundError"];
+            429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["InternalServerError"];
         };
     };

@@ -44,7 +44,7 @@ const createWebhookSubscription: Handler<"createWebhookSubscription"> = (req, ct
   const record: SubscriptionRecord = {
     subscriptionId: ctx.random.uuid(),
     ...configOf(body, labels),
-    secret: ctx.random.uuid(),
+    secret: ctx.random.secrets().uuid(), // signs deliveries: never from the seed off loopback
     createdAt: ctx.clock.iso(),
     createdAtMs: ctx.clock.now(),
     seq: all.reduce((max, s) => Math.max(max, s.seq), 0) + 1,

@@ -1,4 +1,5 @@
 /** x402 Facilitator: every operation of the area, by operationId. */
+import { afterMfa } from "../../wallet/end-users/mfa.js";
 import type { Handlers } from "../../wallet/types.js";
 import { getX402Bundle, listX402Bundles, listX402DiscoveryMerchant, listX402DiscoveryResources, searchX402Resources } from "./discovery.js";
 import { signSolanaX402PaymentWithEndUserAccount } from "./endUserPayment.js";
@@ -17,5 +18,6 @@ export const handlers: Handlers = {
   getX402Bundle,
   postX402DiscoveryMcp,
   validateX402Resource,
-  signSolanaX402PaymentWithEndUserAccount,
+  // An end user's payment signature moves funds: it waits for a recent MFA verification like every signing.
+  signSolanaX402PaymentWithEndUserAccount: afterMfa(signSolanaX402PaymentWithEndUserAccount),
 };

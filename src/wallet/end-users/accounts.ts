@@ -9,7 +9,7 @@ import { decodeSolanaTransaction, encodeSolanaTransaction, signSolanaBytes, sign
 import { evmAccountOf } from "../../crypto/evm.js";
 import { readSolanaTransactionOn } from "../../chain/solana/index.js";
 import { platformSendSolana } from "../solana-accounts/platformSend.js";
-import { apiError } from "../../errors/catalogue.js";
+import { ApiError, apiError, withStatus } from "../../errors/catalogue.js";
 import {
   parseUnsignedTransaction,
   readTypedData,
@@ -189,7 +189,13 @@ export function createGrant(
 export const createDelegationForEndUserAccount: Handler<"createDelegationForEndUserAccount"> = (req, ctx) => {
   const user = findEndUser(ctx.store, req.pathParams.userId);
   requireOwnToken(req, user.userId);
-  assertDelegationEnabled(ctx);
+  try {
+    assertDelegationEnabled(ctx);
+  } catch (error) {
+    // The platform's contract declares no 403 for this operation: a project that would never honour the grant
+    // refuses it as a bad request.
+    throw error instanceof ApiError ? withStatus(error, 400) : error;
+  }
   const grant = createGrant(ctx, user, grantAddress(user, req.pathParams.address), req.body.expiresAt);
   return { status: 201, body: { expiresAt: new Date(grant.expiresAtMs).toISOString() } };
 };

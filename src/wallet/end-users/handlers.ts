@@ -45,7 +45,10 @@ import {
 } from "./spendPermissions.js";
 import { getUserOperationWithEndUserAccount, sendUserOperationWithEndUserAccount } from "./userOperations.js";
 
-/** What moves funds or keys waits for a recent MFA verification when the end user enrolled (afterMfa, mfa.ts). */
+/**
+ * What moves funds or keys waits for a recent MFA verification when the end user enrolled (afterMfa, mfa.ts); the
+ * table of gated operations is in docs/end-users.md.
+ */
 export const handlers: Handlers = {
   // Management
   createEndUser,
@@ -88,9 +91,10 @@ export const handlers: Handlers = {
   recordMfaEnrollmentPrompted,
   // Delegation grants
   createDelegationForEndUser: afterMfa(createDelegationForEndUser),
-  createDelegationForEndUserAccount: afterMfa(createDelegationForEndUserAccount),
+  // The contract declares no 403 for these three: mfa_required comes as 401 (the client decides by errorType).
+  createDelegationForEndUserAccount: afterMfa(createDelegationForEndUserAccount, 401),
   getDelegationForEndUserAccount,
   getDelegationForEndUser,
-  revokeDelegationForEndUserAccount: afterMfa(revokeDelegationForEndUserAccount),
-  revokeDelegationForEndUser: afterMfa(revokeDelegationForEndUser),
+  revokeDelegationForEndUserAccount: afterMfa(revokeDelegationForEndUserAccount, 401),
+  revokeDelegationForEndUser: afterMfa(revokeDelegationForEndUser, 401),
 };

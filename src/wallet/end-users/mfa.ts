@@ -3,12 +3,15 @@
  * phone number), then submit the first code within 5 minutes — and from then on the operations that move funds or
  * keys need a recent verification: initiate (SMS sends a code), submit a code, and for the project's verification
  * window (`settings.embeddedWallets.mfa.verificationWindowSeconds`, 300 s by default) those operations are accepted; after it they
- * answer 403 mfa_required, which is what the client waits for to ask the user for a code. A wrong or expired code
- * changes nothing. SMS codes are never sent: they land in the sandbox's message inbox.
+ * answer mfa_required (403, or 401 where the operation's contract declares no 403), which is what the client waits for
+ * to ask the user for a code. Enrolling a second factor is such an operation too: otherwise a stolen access token
+ * would enrol the thief's own factor and pass every gate. Wrong codes are counted per user, across methods and
+ * flows: the fifth locks code submission for MFA_LOCK_MS (429 rate_limit_exceeded); a right code resets the count.
+ * An expired code changes nothing. SMS codes are never sent: they land in the sandbox's message inbox.
  *
  * Kept beside the end user rather than in their record: the sign-in flows own that record.
  */
-import { apiError } from "../../errors/catalogue.js";
+import { ApiError, apiError, keepingWrites, withStatus } from "../../errors/catalogue.js";
 import { declareCollection } from "../../store/collections.js";
 import type { ProjectTx } from "../../store/store.js";
 import type { OperationId, Schema } from "../../contract/types.js";
@@ -38,12 +41,18 @@ interface EndUserMfaRecord {
   smsChallenge?: PendingCode;
   enrollmentPromptedAt?: string;
   lastVerificationCompletedAtMs?: number;
+  /** Wrong codes since the last right one or the last lock. */
+  wrongCodes?: number;
+  lockedUntilMs?: number;
 }
 
 const END_USER_MFA = declareCollection<EndUserMfaRecord>("endUserMfa");
 const FLOW_LIFETIME_MS = 5 * 60_000;
 const DEFAULT_VERIFICATION_WINDOW_SECONDS = 300;
 const TOTP_ISSUER = "CDP Sandbox";
+/** Wrong codes a user may give (verification and enrolment together) before code submission locks, as a sign-in flow does. */
+const MAX_WRONG_MFA_CODES = 5;
+const MFA_LOCK_MS = 15 * 60_000;
 
 const mfaOf = (store: ProjectTx, userId: string): EndUserMfaRecord => store.collection(END_USER_MFA).get(userId) ?? { userId, enrolling: {} };
 const save = (store: ProjectTx, record: EndUserMfaRecord) => store.collection(END_USER_MFA).put(record.userId, record);
@@ -68,28 +77,35 @@ export function withMfaMethods<T extends { userId: string }>(store: ProjectTx, v
   return mfaMethods ? { ...view, mfaMethods } : view;
 }
 
-/** The project's `settings.embeddedWallets.mfa.verificationWindowSeconds` (what `auth/mfa` reports), 300 s by default. */
+/**
+ * The window `auth/mfa` reports: the project-wide `settings.mfaVerificationWindowSeconds` when set, else
+ * `settings.embeddedWallets.mfa.verificationWindowSeconds`, else 300 s. (The gate read only the second once, so a
+ * client told 60 s was let through for 300.)
+ */
 function verificationWindowMs(ctx: HandlerContext): number {
   const wallets = ctx.project.settings.embeddedWallets as { mfa?: { verificationWindowSeconds?: unknown } } | undefined;
-  const seconds = wallets?.mfa?.verificationWindowSeconds;
+  const projectWide = ctx.project.settings.mfaVerificationWindowSeconds;
+  const seconds = typeof projectWide === "number" ? projectWide : wallets?.mfa?.verificationWindowSeconds;
   return (typeof seconds === "number" && seconds > 0 ? seconds : DEFAULT_VERIFICATION_WINDOW_SECONDS) * 1000;
 }
 
 /**
- * Refuses, with 403 mfa_required, an end user enrolled in MFA whose last verification is older than the window.
- * Only the end user's own calls: a developer acting under a delegation grant has no second factor to give.
+ * Refuses with mfa_required (`status`: 403 unless the operation's contract declares only 401) an end user enrolled in
+ * MFA whose last verification is older than the window. Only the end user's own calls: a developer acting under a
+ * delegation grant has no second factor to give.
  */
-function requireRecentMfa(req: RequestFacts, ctx: HandlerContext, userId: string): void {
+function requireRecentMfa(req: RequestFacts, ctx: HandlerContext, userId: string, status: 401 | 403): void {
   // Another user's token is refused by the operation itself (401), without learning whether this user enrolled.
   if (req.auth.kind !== "endUser" || req.auth.endUserId !== userId) return;
   const r = ctx.store.collection(END_USER_MFA).get(userId);
   if (!r || !isEnrolled(r)) return;
   const last = r.lastVerificationCompletedAtMs;
   if (last !== undefined && ctx.clock.now() <= last + verificationWindowMs(ctx)) return;
-  throw apiError(
+  const refusal = apiError(
     "mfa_required",
     `End user ${userId} is enrolled in MFA and ${last === undefined ? "has not verified yet" : `last verified at ${new Date(last).toISOString()}`}; verify with /mfa/verify/{mfaMethod}/init and /submit, then retry.`,
   );
+  throw status === 403 ? refusal : withStatus(refusal, status);
 }
 
 /** The path's method (the contract's enum already checked it; this narrows the type). */
@@ -99,15 +115,55 @@ function methodOf(value: string): MfaMethod {
 }
 
 /**
- * `handler`, refused with 403 mfa_required while the end user owes a verification: the operations the client runs
- * behind its MFA prompt (signing, sending, exporting, delegating, swaps, spend permissions).
+ * `handler`, refused with mfa_required while the end user owes a verification: the operations the client runs
+ * behind its MFA prompt (signing, sending, exporting, delegating, swaps, spend permissions), and x402 payments. The
+ * status is 403 unless the operation's contract declares no 403 (then 401: `status`).
  */
-export function afterMfa<Id extends OperationId>(handler: Handler<Id>): Handler<Id> {
+export function afterMfa<Id extends OperationId>(handler: Handler<Id>, status: 401 | 403 = 403): Handler<Id> {
   return (req, ctx) => {
-    requireRecentMfa(req, ctx, (req.pathParams as { userId: string }).userId);
+    requireRecentMfa(req, ctx, (req.pathParams as { userId: string }).userId, status);
     return handler(req, ctx);
   };
 }
+
+/** 429 while the user's code submission is locked after too many wrong codes. */
+function assertNotLocked(ctx: HandlerContext, r: EndUserMfaRecord): void {
+  if (r.lockedUntilMs !== undefined && ctx.clock.now() < r.lockedUntilMs) {
+    throw apiError(
+      "rate_limit_exceeded",
+      `End user ${r.userId} gave ${MAX_WRONG_MFA_CODES} wrong MFA codes; codes are refused until ${new Date(r.lockedUntilMs).toISOString()}.`,
+    );
+  }
+}
+
+/**
+ * Runs `check` of a code. A wrong one (mfa_invalid_code) is counted and the count committed although the request is
+ * refused; the fifth locks code submission. The caller resets the count on success (`codeAccepted`).
+ */
+function countingWrongCodes<T>(ctx: HandlerContext, r: EndUserMfaRecord, check: () => T): T {
+  assertNotLocked(ctx, r);
+  try {
+    return check();
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.errorType !== "mfa_invalid_code") throw error;
+    const wrongCodes = (r.wrongCodes ?? 0) + 1;
+    if (wrongCodes < MAX_WRONG_MFA_CODES) {
+      save(ctx.store, { ...r, wrongCodes });
+      throw keepingWrites(error);
+    }
+    const lockedUntilMs = ctx.clock.now() + MFA_LOCK_MS;
+    save(ctx.store, { ...r, wrongCodes: 0, lockedUntilMs });
+    throw keepingWrites(
+      apiError(
+        "rate_limit_exceeded",
+        `Wrong code; after ${MAX_WRONG_MFA_CODES} wrong MFA codes, end user ${r.userId}'s codes are refused until ${new Date(lockedUntilMs).toISOString()}.`,
+      ),
+    );
+  }
+}
+
+/** The record with the wrong-code count and any lock cleared: a right code was given. */
+const codeAccepted = ({ wrongCodes: _count, lockedUntilMs: _lock, ...r }: EndUserMfaRecord): EndUserMfaRecord => r;
 
 function ownUser(req: RequestFacts, ctx: HandlerContext, userId: string) {
   if (req.auth.kind === "endUser" && req.auth.endUserId !== userId)
@@ -117,7 +173,7 @@ function ownUser(req: RequestFacts, ctx: HandlerContext, userId: string) {
 
 /** A 6-digit code "sent" by SMS: recorded in the inbox, under a flow id of its own. */
 function sendSmsCode(ctx: HandlerContext, phoneNumber: string): PendingCode {
-  const code = String(ctx.random.int(1_000_000)).padStart(6, "0");
+  const code = String(ctx.random.secrets().int(1_000_000)).padStart(6, "0");
   recordInboxMessage(ctx.store, { to: phoneNumber, channel: "sms", code, flowId: ctx.random.uuid(), sentAt: ctx.clock.iso() });
   return { phoneNumber, code, expiresAtMs: ctx.clock.now() + FLOW_LIFETIME_MS };
 }
@@ -131,7 +187,7 @@ function startEnrollment(ctx: HandlerContext, userId: string, method: MfaMethod,
     save(ctx.store, { ...r, enrolling: { ...r.enrolling, sms: sendSmsCode(ctx, phoneNumber) } });
     return { status: 200 as const, body: { success: true } };
   }
-  const secretBase32 = base32Encode(ctx.random.bytes(20));
+  const secretBase32 = base32Encode(ctx.random.secrets().bytes(20));
   save(ctx.store, { ...r, enrolling: { ...r.enrolling, totp: { secretBase32, expiresAtMs: ctx.clock.now() + FLOW_LIFETIME_MS } } });
   const user = findEndUser(ctx.store, userId);
   const account = user.authenticationMethods.map(accountLabel).find((l) => l !== undefined) ?? userId;
@@ -159,8 +215,15 @@ function checkPending(ctx: HandlerContext, pending: PendingCode | undefined, wha
   return undefined;
 }
 
+/**
+ * A user who already has a factor enrols another only after a recent verification of it: with a stolen access token
+ * alone, a second factor of the thief's would open every gate. Declared status of the enrolment operations: 401.
+ */
+const requireRecentMfaToEnrol = (req: RequestFacts, ctx: HandlerContext, userId: string) => requireRecentMfa(req, ctx, userId, 401);
+
 export const initiateMfaEnrollment: Handler<"initiateMfaEnrollment"> = (req, ctx) => {
   ownUser(req, ctx, req.pathParams.userId);
+  requireRecentMfaToEnrol(req, ctx, req.pathParams.userId);
   return startEnrollment(ctx, req.pathParams.userId, methodOf(req.pathParams.mfaMethod), undefined);
 };
 
@@ -168,6 +231,7 @@ export const initiateMfaEnrollment2: Handler<"initiateMfaEnrollment2"> = (req, c
   ownUser(req, ctx, req.pathParams.userId);
   if (req.body.type !== req.pathParams.mfaMethod)
     throw apiError("invalid_request", `body.type (${req.body.type}) must match the path's method (${req.pathParams.mfaMethod}).`);
+  requireRecentMfaToEnrol(req, ctx, req.pathParams.userId);
   return startEnrollment(ctx, req.pathParams.userId, methodOf(req.pathParams.mfaMethod), req.body.phoneNumber);
 };
 
@@ -176,12 +240,14 @@ export const submitMfaEnrollment: Handler<"submitMfaEnrollment"> = (req, ctx) =>
   const method = methodOf(req.pathParams.mfaMethod);
   const r = mfaOf(ctx.store, user.userId);
   if (r[method]) throw apiError("mfa_already_enrolled", `End user ${user.userId} is already enrolled in ${method} MFA.`);
+  // An enrolment started before the first factor existed finishes only after verifying that factor.
+  requireRecentMfaToEnrol(req, ctx, user.userId);
   const pending = r.enrolling[method];
-  const counter = checkPending(ctx, pending, `${method} enrolment`, req.body.mfaCode);
+  const counter = countingWrongCodes(ctx, r, () => checkPending(ctx, pending, `${method} enrolment`, req.body.mfaCode));
   const now = ctx.clock.now();
   const { [method]: _done, ...enrolling } = r.enrolling;
   const next: EndUserMfaRecord = {
-    ...r,
+    ...codeAccepted(r),
     enrolling,
     ...(method === "totp" ? { totp: { secretBase32: pending!.secretBase32!, enrolledAt: ctx.clock.iso(), lastCounter: counter! } } : {}),
     ...(method === "sms" ? { sms: { phoneNumber: pending!.phoneNumber!, enrolledAt: ctx.clock.iso() } } : {}),
@@ -212,20 +278,24 @@ export const submitMfaVerification: Handler<"submitMfaVerification"> = (req, ctx
   const r = mfaOf(ctx.store, user.userId);
   const now = ctx.clock.now();
   if (method === "totp") {
-    if (!r.totp) throw apiError("mfa_not_enrolled", `End user ${user.userId} has not enrolled in TOTP MFA.`);
-    const counter = matchTotp(base32Decode(r.totp.secretBase32), req.body.mfaCode, now);
-    // A code works once: a step at or before the last one accepted is a replay.
-    if (counter === undefined || counter <= r.totp.lastCounter) {
-      throw apiError(
-        "mfa_invalid_code",
-        counter === undefined ? "The code does not match the authenticator's current code." : "This code was already used; wait for the next one.",
-      );
-    }
-    save(ctx.store, { ...r, totp: { ...r.totp, lastCounter: counter }, lastVerificationCompletedAtMs: now });
+    const totp = r.totp;
+    if (!totp) throw apiError("mfa_not_enrolled", `End user ${user.userId} has not enrolled in TOTP MFA.`);
+    const counter = countingWrongCodes(ctx, r, () => {
+      const step = matchTotp(base32Decode(totp.secretBase32), req.body.mfaCode, now);
+      // A code works once: a step at or before the last one accepted is a replay.
+      if (step === undefined || step <= totp.lastCounter) {
+        throw apiError(
+          "mfa_invalid_code",
+          step === undefined ? "The code does not match the authenticator's current code." : "This code was already used; wait for the next one.",
+        );
+      }
+      return step;
+    });
+    save(ctx.store, { ...codeAccepted(r), totp: { ...totp, lastCounter: counter }, lastVerificationCompletedAtMs: now });
   } else {
     if (!r.sms) throw apiError("mfa_not_enrolled", `End user ${user.userId} has not enrolled in SMS MFA.`);
-    checkPending(ctx, r.smsChallenge, "SMS verification", req.body.mfaCode);
-    const { smsChallenge: _used, ...rest } = r;
+    countingWrongCodes(ctx, r, () => checkPending(ctx, r.smsChallenge, "SMS verification", req.body.mfaCode));
+    const { smsChallenge: _used, ...rest } = codeAccepted(r);
     save(ctx.store, { ...rest, lastVerificationCompletedAtMs: now });
   }
   return { status: 204 };

@@ -59,7 +59,7 @@ export const getMfaConfig: Handler<"getMfaConfig"> = (req, ctx) => {
 
 export const generateAttestationChallenge: Handler<"generateAttestationChallenge"> = (req, ctx) => {
   projectSettings(req.pathParams.projectId, ctx);
-  const challenge = Buffer.from(ctx.random.bytes(32)).toString("base64");
+  const challenge = Buffer.from(ctx.random.secrets().bytes(32)).toString("base64");
   const expiresAtMs = ctx.clock.now() + CHALLENGE_TTL_MS;
   ctx.store.collection(ATTESTATION_CHALLENGES).insert(challenge, { expiresAtMs, used: false });
   return { status: 200, body: { challenge, expiresAt: new Date(expiresAtMs).toISOString() } };

@@ -61,7 +61,7 @@ export function consentFlow(tx: ProjectTx, flowId: string, nowMs: number): Extra
 export function grantConsent(tx: ProjectTx, scope: { random: Random; clock: Clock }, flowId: string, identity: ConsentIdentity): string {
   const flow = openFlow(tx, flowId, "oauth", scope.clock.now());
   if (!identity.sub.trim()) throw apiError("invalid_request", "The identity needs a subject (sub).");
-  const code = scope.random.hex(16);
+  const code = scope.random.secrets().hex(16);
   signInFlows(tx).put(flowId, { ...flow, code, identity });
   const back = new URL(flow.redirectUrl);
   back.searchParams.set("code", code);

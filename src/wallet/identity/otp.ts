@@ -2,7 +2,8 @@
  * Email and SMS sign-in: a 6-digit one-time code per flow, "sent" to the
  * message inbox, valid for 10 minutes of sandbox time and once. A project may
  * fix the code for an address (settings.embeddedWallets.testCodes). Wrong
- * codes are counted; the fifth locks the flow.
+ * codes are counted; the fifth locks the flow. Flows opened and codes
+ * checked are limited per address and per project too (rateLimits.ts).
  */
 import { timingSafeEqual } from "node:crypto";
 import { apiError, keepingWrites } from "../../errors/catalogue.js";
@@ -10,6 +11,7 @@ import { recordInboxMessage } from "../shared/inbox.js";
 import type { HandlerContext, RequestFacts } from "../types.js";
 import { FLOW_TTL_MS, MAX_WRONG_CODES, openFlow, signInFlows } from "./flows.js";
 import { assertMethodEnabled, origin, projectSettings, signedInUser } from "./project.js";
+import { countSignInAttempt } from "./rateLimits.js";
 import { endUserFor, startSession } from "./session.js";
 
 type Channel = "email" | "sms";
@@ -18,8 +20,9 @@ export function startOtpFlow(req: RequestFacts, ctx: HandlerContext, projectId: 
   const settings = projectSettings(projectId, ctx);
   assertMethodEnabled(settings, channel);
   const to = channel === "email" ? rawTo.toLowerCase() : rawTo;
+  countSignInAttempt(ctx, settings.signInRateLimits, "flow", to);
   const flowId = ctx.random.uuid();
-  const code = settings.testCodes[to] ?? String(ctx.random.int(1_000_000)).padStart(6, "0");
+  const code = settings.testCodes[to] ?? String(ctx.random.secrets().int(1_000_000)).padStart(6, "0");
   signInFlows(ctx.store).insert(flowId, {
     flowId,
     kind: channel,
@@ -42,8 +45,9 @@ export function startOtpFlow(req: RequestFacts, ctx: HandlerContext, projectId: 
 const sameCode = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 export async function verifyOtp(req: RequestFacts, ctx: HandlerContext, projectId: string, channel: Channel, body: { flowId: string; otp: string }) {
-  projectSettings(projectId, ctx);
+  const settings = projectSettings(projectId, ctx);
   const flow = openFlow(ctx.store, body.flowId, channel, ctx.clock.now());
+  countSignInAttempt(ctx, settings.signInRateLimits, "codeCheck", flow.to);
   if (!sameCode(flow.code, body.otp)) {
     const wrongCodes = flow.wrongCodes + 1;
     const locked = wrongCodes >= MAX_WRONG_CODES;

@@ -78,7 +78,7 @@ function refreshCookie(projectId: string, token: string, maxAgeSeconds: number):
 /** Issues the access token and a new refresh token: the body fields and the headers of a sign-in answer. */
 export async function startSession(req: RequestFacts, ctx: HandlerContext, user: EndUserRecord) {
   const { accessToken, expiresAt } = await issueEndUserToken(ctx.keys.endUserTokenSecret, { userId: user.userId, projectId: ctx.project.id }, ctx.clock.now());
-  const refreshToken = ctx.random.hex(32);
+  const refreshToken = ctx.random.secrets().hex(32);
   ctx.store
     .collection(REFRESH_TOKENS)
     .insert(digest(refreshToken), { userId: user.userId, expiresAtMs: ctx.clock.now() + REFRESH_TOKEN_TTL_MS, revoked: false });

@@ -4,6 +4,8 @@
  * dashboard). Everything has a default, so a project nobody configured signs
  * users in by every method from any localhost page.
  */
+import { DEFAULT_SIGN_IN_RATE_LIMITS, type SignInRateLimits } from "./rateLimits.js";
+
 export type SignInMethod = "email" | "sms" | "siwe" | "google" | "apple" | "x" | "telegram" | "github" | "jwt";
 
 const ALL_SIGN_IN_METHODS: readonly SignInMethod[] = ["email", "sms", "siwe", "google", "apple", "x", "telegram", "github", "jwt"];
@@ -25,6 +27,8 @@ export interface EmbeddedWalletSettings {
   /** Email address or phone number → the one-time code always sent to it (deterministic tests). */
   testCodes: Readonly<Record<string, string>>;
   customAuth?: CustomAuthSettings;
+  /** Flows and code checks per identity and per project (rateLimits.ts); a load test may raise them. */
+  signInRateLimits: SignInRateLimits;
   mfa: {
     enabled: boolean;
     totp: boolean;
@@ -52,6 +56,11 @@ export function embeddedWalletSettings(settings: Readonly<Record<string, unknown
       )
     : {};
   const custom = isRecord(raw.customAuth) ? raw.customAuth : undefined;
+  const limits = isRecord(raw.signInRateLimits) ? raw.signInRateLimits : {};
+  const positive = (k: keyof SignInRateLimits) => {
+    const v = limits[k];
+    return typeof v === "number" && Number.isInteger(v) && v > 0 ? v : DEFAULT_SIGN_IN_RATE_LIMITS[k];
+  };
   return {
     signInMethods: methods ?? ALL_SIGN_IN_METHODS,
     allowedOrigins: strings(raw.allowedOrigins) ?? [],
@@ -67,6 +76,13 @@ export function embeddedWalletSettings(settings: Readonly<Record<string, unknown
           audience: typeof custom.audience === "string" ? custom.audience : undefined,
         }
       : undefined,
+    signInRateLimits: {
+      windowSeconds: positive("windowSeconds"),
+      flowsPerIdentity: positive("flowsPerIdentity"),
+      codeChecksPerIdentity: positive("codeChecksPerIdentity"),
+      flowsPerProject: positive("flowsPerProject"),
+      codeChecksPerProject: positive("codeChecksPerProject"),
+    },
     mfa: {
       enabled: bool(mfa.enabled, false),
       totp: bool(mfa.totp, true),
@@ -82,6 +98,22 @@ export function embeddedWalletSettings(settings: Readonly<Record<string, unknown
       requireVerificationOnLogin: bool(mfa.requireVerificationOnLogin, false),
     },
   };
+}
+
+/**
+ * What is wrong with the custom authentication a settings change would configure, or undefined. Refused when it is
+ * written rather than at each sign-in: without an audience, a JWT the identity provider issued for any other app of
+ * the developer's would sign users in here.
+ */
+export function customAuthProblem(settings: Readonly<Record<string, unknown>>): string | undefined {
+  const wallets = settings.embeddedWallets;
+  if (!isRecord(wallets) || wallets.customAuth === undefined || wallets.customAuth === null) return undefined;
+  const custom = wallets.customAuth;
+  if (!isRecord(custom)) return "settings.embeddedWallets.customAuth must be an object ({ jwks | jwksUrl, issuer, audience }).";
+  if (typeof custom.audience !== "string" || custom.audience === "")
+    return "settings.embeddedWallets.customAuth.audience is required (the aud your JWTs carry).";
+  if (typeof custom.issuer !== "string" || custom.issuer === "") return "settings.embeddedWallets.customAuth.issuer is required (the iss your JWTs carry).";
+  return undefined;
 }
 
 /** Whether a page at `origin` may call the embedded-wallet API of a project with these settings (CORS). */

@@ -40,7 +40,7 @@ export function startSiweFlow(req: RequestFacts, ctx: HandlerContext, projectId:
     if (host !== init.domain) throw apiError("invalid_request", `domain ${init.domain} is not the domain of the requesting page (${pageOrigin}).`);
   }
   const flowId = ctx.random.uuid();
-  const nonce = ctx.random.hex(8);
+  const nonce = ctx.random.secrets().hex(8);
   const expiresAtMs = ctx.clock.now() + FLOW_TTL_MS;
   let message: string;
   try {

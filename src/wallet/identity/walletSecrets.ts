@@ -29,7 +29,7 @@ export function issueTemporaryWalletSecret(
   userId: string,
   expiresAtMs: number,
 ): { walletSecretId: string; walletSecret: string } {
-  const { walletSecret, publicKey } = generateWalletSecret(random);
+  const { walletSecret, publicKey } = generateWalletSecret(random.secrets());
   const walletSecretId = random.uuid();
   const record: TemporaryWalletSecret = {
     walletSecretId,
