@@ -198,7 +198,7 @@ async function startOn(
     }
   }
   const journal = new Journal();
-  const journalFile = options.journal ? new JournalFile(options.journal, options.journalBodyLimit) : undefined;
+  const journalFile = options.journal ? new JournalFile(options.journal, options.journalBodyLimit, log) : undefined;
   journal.attach(journalFile);
   if (journalFile) started.push(() => journalFile.close());
 
