@@ -1,6 +1,7 @@
 /** Transactions on the node: look-ups by hash, raw sends of transactions signed anywhere, and gas estimates. */
 import { type Hex, keccak256, parseTransaction, recoverTransactionAddress, toHex } from "viem";
 import { applyTransaction, runsBytecode } from "../../chain/evm/executeTransaction.js";
+import { submissionRefusal } from "../../chain/evm/submissionLimits.js";
 import { applyEvmTransaction, balanceOf, type EvmTransactionInput, evmNonces, type LedgerTx, ledgerTxs } from "../../chain/ledger.js";
 import { CHAIN_CONTRACTS, SANDBOX_CONTRACTS } from "../../domains/sandboxContracts.js";
 import { NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
@@ -56,6 +57,8 @@ export async function eth_sendRawTransaction(params: unknown[], ctx: EvmNodeCont
     gas: parsed.gas ?? 21_000n,
     type: parsed.type ?? "eip1559",
   };
+  const refused = submissionRefusal(input);
+  if (refused) throw new RpcError(-32000, refused);
   try {
     await applyTransaction(ctx.store, ctx.clock, input, CHAIN_CONTRACTS);
   } catch (error) {
