@@ -272,7 +272,7 @@ async function startOn(
     await tx.commit();
   }
   const journal = new Journal();
-  const journalFile = options.journal ? new JournalFile(options.journal, options.journalBodyLimit) : undefined;
+  const journalFile = options.journal ? new JournalFile(options.journal, options.journalBodyLimit, log) : undefined;
   journal.attach(journalFile);
   if (journalFile) started.push(() => journalFile.close());
 

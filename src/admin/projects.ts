@@ -4,10 +4,18 @@ import { apiError } from "../errors/catalogue.js";
 import type { ProjectMeta } from "../store/state.js";
 import type { AdminCall, AdminContext, AdminHandler } from "./types.js";
 
-export const sandboxHealth: AdminHandler<"sandboxHealth"> = (_call, ctx) => ({
-  status: 200,
-  body: { status: "ok", uptimeSeconds: Math.round((Date.now() - ctx.startedAt) / 1000), projects: ctx.store.projects().length },
-});
+export const sandboxHealth: AdminHandler<"sandboxHealth"> = (_call, ctx) => {
+  const journalFile = ctx.journal.sinkStatus();
+  return {
+    status: 200,
+    body: {
+      status: "ok",
+      uptimeSeconds: Math.round((Date.now() - ctx.startedAt) / 1000),
+      projects: ctx.store.projects().length,
+      ...(journalFile ? { journalFile } : {}),
+    },
+  };
+};
 
 export const createSandboxProject: AdminHandler<"createSandboxProject"> = async ({ body }, ctx) => {
   const { name, apiKeyId, apiKeySecret, walletSecret } = body;

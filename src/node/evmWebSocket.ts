@@ -28,7 +28,7 @@ import { evmMethods } from "./evm/methods.js";
 import { receiptView } from "./evm/views.js";
 import { recordWebSocketMessage, type WebSocketJournal } from "./journalRpc.js";
 import { answerOnLedger } from "./answerOnLedger.js";
-import { MAX_SUBSCRIPTIONS, subscriptionEndpoint, type WebSocketEndpoint, type WebSocketTarget } from "./webSocketEndpoint.js";
+import { type ServedConnection, type SubscriptionRoom, subscriptionEndpoint, type WebSocketEndpoint, type WebSocketTarget } from "./webSocketEndpoint.js";
 
 export interface EvmWebSocketDeps {
   store: Store;
@@ -99,12 +99,12 @@ export function evmSubscriptions(deps: EvmWebSocketDeps): WebSocketEndpoint {
     maxPayload: MAX_PAYLOAD,
     checkEveryMs: CHECK_INTERVAL_MS,
     checkOnCommit: true,
-    serve: (ws, target) => serve(ws, target, deps),
+    serve: (ws, target, _changeOf, room) => serve(ws, target, deps, room),
   });
 }
 
 /** One connection: answers its messages and returns the check of its subscriptions. */
-function serve(ws: WebSocket, { network, projectId }: WebSocketTarget, deps: EvmWebSocketDeps): () => void {
+function serve(ws: WebSocket, { network, projectId }: WebSocketTarget, deps: EvmWebSocketDeps, room: SubscriptionRoom): ServedConnection {
   const chainId = chainIdOf(network)!;
   const subscriptions = new Map<string, Subscription>();
   let nextId = 1;
@@ -131,6 +131,17 @@ function serve(ws: WebSocket, { network, projectId }: WebSocketTarget, deps: Evm
     const ctx = readContext();
     if (!ctx) return;
     const head = latestBlock(ctx);
+    // A block's header is made once per check, however many newHeads subscriptions the connection holds (up to 128).
+    const headers = new Map<number, object>();
+    const headerOf = (n: number) => {
+      let header = headers.get(n);
+      if (!header) {
+        const { transactions: _transactions, ...fields } = eth_getBlockByNumber([hex(n), false], ctx)!;
+        header = fields;
+        headers.set(n, header);
+      }
+      return header;
+    };
     for (const [id, sub] of subscriptions) {
       if (sub.kind === "newPendingTransactions") {
         const { txs, total } = sentSince(ctx, sub.seen);
@@ -145,10 +156,7 @@ function serve(ws: WebSocket, { network, projectId }: WebSocketTarget, deps: Evm
       const from = sub.lastBlock;
       sub.lastBlock = head;
       if (sub.kind === "newHeads") {
-        for (let n = Math.max(from + 1, head - MAX_HEADS_PER_CHECK + 1); n <= head; n++) {
-          const { transactions: _transactions, ...header } = eth_getBlockByNumber([hex(n), false], ctx)!;
-          notify(id, header);
-        }
+        for (let n = Math.max(from + 1, head - MAX_HEADS_PER_CHECK + 1); n <= head; n++) notify(id, headerOf(n));
         continue;
       }
       for (const t of minedIn(ctx, from, head)) {
@@ -167,7 +175,8 @@ function serve(ws: WebSocket, { network, projectId }: WebSocketTarget, deps: Evm
   };
 
   const subscribe = (args: unknown[]): string => {
-    if (subscriptions.size >= MAX_SUBSCRIPTIONS) throw new InvalidParams(`at most ${MAX_SUBSCRIPTIONS} subscriptions per connection`);
+    const full = room();
+    if (full) throw new InvalidParams(full);
     const ctx = readContext();
     if (!ctx) throw new InvalidParams("the project no longer exists");
     const head = latestBlock(ctx);
@@ -251,5 +260,5 @@ function serve(ws: WebSocket, { network, projectId }: WebSocketTarget, deps: Evm
       (error: Error) => answer({ jsonrpc: "2.0", id: (payload as { id?: unknown })?.id ?? null, error: { code: -32603, message: error.message } }),
     );
   });
-  return check;
+  return { check, subscriptions: () => subscriptions.size };
 }

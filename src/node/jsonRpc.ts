@@ -28,6 +28,12 @@ export const CALLER_VIOLATION = Symbol("callerViolation");
 
 const asViolation = <T extends object>(value: T): T => Object.defineProperty(value, CALLER_VIOLATION, { value: true });
 
+/** The most calls one batch may carry: geth's and most providers' default; a larger batch is refused whole. */
+const MAX_BATCH_CALLS = 1_000;
+
+/** Lets timers, I/O and other projects' requests run between two calls of a batch. */
+const letTheLoopGo = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** A method of a node table: its params and a context of the caller's choosing. */
 export type RpcMethod<Ctx> = (params: unknown[], ctx: Ctx) => unknown;
 
@@ -76,10 +82,19 @@ export async function answer<Ctx extends { store: object }>(
     if (reverts.length > 0) Object.defineProperty(value, EVM_REVERTS, { value: reverts });
     return value;
   };
-  // A batch is answered in order, one message after the other: they may write the same ledger.
   if (!Array.isArray(payload)) return traced(payload as Message | null);
+  // As geth answers a batch over its limit: one error, with the id of the batch's first call, and nothing run.
+  if (payload.length > MAX_BATCH_CALLS) {
+    const first = payload.find((m): m is Message => typeof m === "object" && m !== null && "method" in m);
+    return [reply(first?.id, { error: { code: -32600, message: `batch too large: at most ${MAX_BATCH_CALLS} calls` } })];
+  }
+  // A batch is answered in order, one message after the other: they may write the same ledger. Between two calls
+  // the event loop goes, so a batch of slow calls holds it no longer than its slowest call.
   const answers: unknown[] = [];
-  for (const message of payload) answers.push(await traced(message as Message | null));
+  for (const [i, message] of payload.entries()) {
+    if (i > 0) await letTheLoopGo();
+    answers.push(await traced(message as Message | null));
+  }
   return answers;
 }
 

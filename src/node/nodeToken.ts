@@ -7,9 +7,11 @@
  */
 import type { Store } from "../store/store.js";
 
-/** The part of the project registry the node needs: the client keys' index. */
+/** The part of the project registry the node needs: the client keys' index, and word of a key rotated away. */
 export interface ClientKeyIndex {
   projectOfClientKey(clientApiKey: string): string | undefined;
+  /** Calls `listener` with each client key rotated away, from now on; returns the function that stops it. */
+  onClientKeyRetired(listener: (clientApiKey: string) => void): () => void;
 }
 
 export type NodeCaller = { projectId: string; via: "clientApiKey" | "projectId" };

@@ -24,7 +24,7 @@ import { RpcError } from "./jsonRpc.js";
 import { recordWebSocketMessage, type WebSocketJournal } from "./journalRpc.js";
 import { solanaMethods, type SolanaNodeContext } from "./solana/methods.js";
 import { accountChanges, accountSnapshot, newLogs, programSnapshot } from "./solana/subscriptions.js";
-import { type ChangeCount, MAX_SUBSCRIPTIONS, type SubscriptionCheck, subscriptionEndpoint, type WebSocketEndpoint } from "./webSocketEndpoint.js";
+import { type ChangeCount, type ServedConnection, type SubscriptionRoom, subscriptionEndpoint, type WebSocketEndpoint } from "./webSocketEndpoint.js";
 
 export interface SolanaWebSocketDeps {
   store: Store;
@@ -70,7 +70,7 @@ export function solanaPubSub(deps: SolanaWebSocketDeps): WebSocketEndpoint {
     maxPayload: MAX_PAYLOAD,
     checkEveryMs: CHECK_INTERVAL_MS,
     checkOnCommit: false,
-    serve: (ws, { network, projectId }, changeOf) => serve(ws, { network, projectId, deps, changeOf }),
+    serve: (ws, { network, projectId }, changeOf, room) => serve(ws, { network, projectId, deps, changeOf, room }),
   });
 }
 
@@ -79,7 +79,10 @@ export function solanaPubSub(deps: SolanaWebSocketDeps): WebSocketEndpoint {
  * subscriptions, whose checks cost more the more accounts a program owns (~60 ms for 10,000 token accounts), compare
  * again only when `changeOf` says the project changed since their last look.
  */
-function serve(ws: WebSocket, o: { network: string; projectId: string; deps: SolanaWebSocketDeps; changeOf: ChangeCount }): SubscriptionCheck {
+function serve(
+  ws: WebSocket,
+  o: { network: string; projectId: string; deps: SolanaWebSocketDeps; changeOf: ChangeCount; room: SubscriptionRoom },
+): ServedConnection {
   const subscriptions = new Map<number, Subscription>();
   let nextId = 0;
   // A read of the committed ledger: a transaction never committed changes nothing.
@@ -154,7 +157,8 @@ function serve(ws: WebSocket, o: { network: string; projectId: string; deps: Sol
     if (id === undefined || id === null) return; // a notification (web3.js pings this way): no answer
     const args = Array.isArray(params) ? params : [];
     const invalid = (text: string) => reply(id, { error: { code: -32602, message: `Invalid params: ${text}` } });
-    if (SUBSCRIBE.has(method as string) && subscriptions.size >= MAX_SUBSCRIPTIONS) return invalid(`at most ${MAX_SUBSCRIPTIONS} subscriptions per connection`);
+    const full = SUBSCRIBE.has(method as string) ? o.room() : undefined;
+    if (full) return invalid(full);
     switch (method) {
       case "signatureSubscribe": {
         const [signature, options] = args as [unknown, { commitment?: unknown } | undefined];
@@ -246,5 +250,5 @@ function serve(ws: WebSocket, o: { network: string; projectId: string; deps: Sol
     recordWebSocketMessage(o.deps.journal, { projectId, network, ...current, wallNow: Date.now() });
     current = undefined;
   });
-  return check;
+  return { check, subscriptions: () => subscriptions.size };
 }

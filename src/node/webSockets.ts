@@ -2,7 +2,8 @@
  * The node's WebSockets: an upgrade to `/rpc/v1/{network}/{token}` (the HTTP node's path, under the same network and
  * token rules) is handed to Solana's PubSub (`solanaWebSocket.ts`) or the EVM's `eth_subscribe`
  * (`evmWebSocket.ts`); anything else is refused before the upgrade with the JSON-RPC error body the HTTP node
- * answers. The upgrade handler never throws: a refused upgrade ends that socket only.
+ * answers. The upgrade handler never throws: a refused upgrade ends that socket only. Rotating a project's client
+ * API key closes the sockets opened with the old key (close code 1008, "client API key rotated: …").
  */
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
@@ -59,9 +60,15 @@ export function attachNodeWebSockets(server: Server, deps: NodeWebSocketDeps): (
     // Any Origin is accepted, as on the HTTP node: the client API key is public by design.
     const projectId = nodeCaller(token, deps.store, deps.clientKeys)?.projectId;
     if (!projectId) return refuse(socket, 401, "Unauthorized", UNKNOWN_NODE_TOKEN);
-    (solanaNetwork ? solana : evm).accept(req, socket, head, { network, projectId });
+    (solanaNetwork ? solana : evm).accept(req, socket, head, { network, projectId, token });
+  });
+  // A rotated client key retires its node URL at once, the sockets opened with it included.
+  const stopRetiring = deps.clientKeys.onClientKeyRetired((key) => {
+    solana.retire(key);
+    evm.retire(key);
   });
   return () => {
+    stopRetiring();
     solana.close();
     evm.close();
   };

@@ -86,6 +86,15 @@ export interface CallRecord {
 /** Where entries go besides memory (the `--journal FILE` sink): each entry with its request and response. */
 export interface JournalSink {
   write(entry: JournalEntry, detail: JournalDetail): void;
+  /** Whether the sink still writes, for `GET /_sandbox/health`. */
+  status(): JournalFileStatus;
+}
+
+/** The `--journal FILE` sink's state: writing, or turned off by a write error (named). */
+export interface JournalFileStatus {
+  file: string;
+  writing: boolean;
+  error?: string;
 }
 
 /** What went over the wire, as far as the journal keeps it. */
@@ -227,6 +236,11 @@ export class Journal {
   /** Sends every entry from now on to `sink` as well (`--journal FILE`). */
   attach(sink: JournalSink | undefined): void {
     this.sink = sink;
+  }
+
+  /** The attached sink's state, if there is one. */
+  sinkStatus(): JournalFileStatus | undefined {
+    return this.sink?.status();
   }
 
   record(ex: Exchange, wallNow: number, kind: JournalKind = "platform"): void {

@@ -6,9 +6,13 @@
  * append at the end of it; `flush()` writes what is pending at once (on close,
  * at exit and on signals), so a killed process leaves every finished request
  * in the file.
+ *
+ * The file is evidence, not the service: a write that fails (a full disk, a path
+ * that cannot be opened) turns the file off with one warning, and
+ * `GET /_sandbox/health` says so; requests go on being answered and kept in memory.
  */
 import { appendFileSync, closeSync, openSync } from "node:fs";
-import type { JournalDetail, JournalEntry, JournalSink } from "./journal.js";
+import type { JournalDetail, JournalEntry, JournalFileStatus, JournalSink } from "./journal.js";
 
 /** Characters of each body kept in the file. */
 const DEFAULT_FILE_BODY_LIMIT = 256 * 1024;
@@ -22,19 +26,30 @@ export class JournalFile implements JournalSink {
   private pending: string[] = [];
   private scheduled = false;
   private closed = false;
-  private readonly fd: number;
+  private fd: number | undefined;
+  private failure: string | undefined;
 
   constructor(
     readonly file: string,
     private readonly bodyLimit = DEFAULT_FILE_BODY_LIMIT,
+    /** Where the one warning goes when the file is turned off (stderr from the command). */
+    private readonly warn: (message: string) => void = () => undefined,
   ) {
-    // Appends to what is there: a journal of several runs reads as one.
-    // Owner only when new: bodies are redacted, but requests and answers are still the user's business.
-    this.fd = openSync(file, "a", 0o600);
+    try {
+      // Appends to what is there: a journal of several runs reads as one.
+      // Owner only when new: bodies are redacted, but requests and answers are still the user's business.
+      this.fd = openSync(file, "a", 0o600);
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  status(): JournalFileStatus {
+    return this.failure === undefined ? { file: this.file, writing: true } : { file: this.file, writing: false, error: this.failure };
   }
 
   write(entry: JournalEntry, detail: JournalDetail): void {
-    if (this.closed) return;
+    if (this.closed || this.fd === undefined) return;
     const line = { ...entry, request: cut(detail.request, this.bodyLimit), response: cut(detail.response, this.bodyLimit) };
     this.pending.push(`${JSON.stringify(line)}\n`);
     if (this.scheduled) return;
@@ -45,16 +60,40 @@ export class JournalFile implements JournalSink {
   /** Writes every pending line now (synchronously: it also runs at exit and in signal handlers). */
   flush(): void {
     this.scheduled = false;
-    if (this.pending.length === 0) return;
+    if (this.pending.length === 0 || this.fd === undefined) return;
     const text = this.pending.join("");
     this.pending = [];
-    appendFileSync(this.fd, text);
+    try {
+      appendFileSync(this.fd, text);
+    } catch (error) {
+      this.fail(error);
+    }
   }
 
   close(): void {
     if (this.closed) return;
     this.flush();
     this.closed = true;
-    closeSync(this.fd);
+    this.release();
+  }
+
+  /** Turns the file off for the rest of the run: one warning, nothing more written or thrown. */
+  private fail(error: unknown): void {
+    const code = (error as NodeJS.ErrnoException).code;
+    this.failure = `${code ? `${code}: ` : ""}${(error as Error).message}`;
+    this.pending = [];
+    this.release();
+    this.warn(`--journal ${this.file}: ${this.failure}; the journal file is turned off for this run (GET /_sandbox/requests still has the journal)`);
+  }
+
+  private release(): void {
+    if (this.fd === undefined) return;
+    const fd = this.fd;
+    this.fd = undefined;
+    try {
+      closeSync(fd);
+    } catch {
+      // Already unusable: nothing more to release.
+    }
   }
 }

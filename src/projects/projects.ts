@@ -25,6 +25,7 @@ export class ProjectRegistry {
   private readonly apiKeys = new Map<string, ApiKey>();
   private readonly walletKeys = new Map<string, KeyObject>();
   private readonly clientKeyToProject = new Map<string, string>();
+  private readonly retiredKeyListeners = new Set<(clientApiKey: string) => void>();
 
   constructor(
     private readonly store: Store,
@@ -150,12 +151,20 @@ export class ProjectRegistry {
   async rotateClientKey(projectId: string): Promise<string | undefined> {
     const project = this.store.project(projectId);
     if (!project) return undefined;
-    if (project.clientApiKey) this.clientKeyToProject.delete(project.clientApiKey);
+    const retired = project.clientApiKey;
+    if (retired) this.clientKeyToProject.delete(retired);
     project.clientApiKeyRotations = (project.clientApiKeyRotations ?? 0) + 1;
     project.clientApiKey = this.newClientKey(project);
     this.clientKeyToProject.set(project.clientApiKey, project.id);
     await this.store.saveProject(projectId);
+    if (retired) for (const listener of this.retiredKeyListeners) listener(retired);
     return project.clientApiKey;
+  }
+
+  /** Calls `listener` with each client key rotated away (the node closes the sockets opened with it). */
+  onClientKeyRetired(listener: (clientApiKey: string) => void): () => void {
+    this.retiredKeyListeners.add(listener);
+    return () => this.retiredKeyListeners.delete(listener);
   }
 
   /** The verifiable key with this id, if the sandbox knows its secret. */

@@ -65,13 +65,16 @@ describe("Solana PubSub, automine", () => {
     expect(await refusedWith(`${sandbox.url.replace(/^http/, "ws")}/rpc/v1/solana-devnet/not-a-token`)).toBe(401);
   });
 
-  it("serves at most 256 WebSockets at once, refusing one more with 503 until one closes", async () => {
-    const url = httpUrl.replace(/^http/, "ws");
-    const open = await Promise.all(Array.from({ length: 256 }, () => openWebSocket(url)));
-    expect(await refusedWith(url)).toBe(503);
+  it("serves at most 256 WebSockets at once (64 per project), refusing one more with 503 until one closes", async () => {
+    // Four projects of 64 sockets each: a project's 65th is refused with 429 before the sandbox's 257th.
+    const urls = [httpUrl.replace(/^http/, "ws")];
+    for (let i = 1; i < 4; i++) urls.push((await nodeUrlFor(sandbox, "solana-devnet", await sandbox.createProject(`sockets-${i}`))).replace(/^http/, "ws"));
+    const open = (await Promise.all(urls.map((url) => Promise.all(Array.from({ length: 64 }, () => openWebSocket(url)))))).flat();
+    const fifth = (await nodeUrlFor(sandbox, "solana-devnet", await sandbox.createProject("sockets-5"))).replace(/^http/, "ws");
+    expect(await refusedWith(fifth)).toBe(503);
     open[0]!.ws.close();
     // Taken again once the server has seen that socket close.
-    const again = await vi.waitFor(() => openWebSocket(url), { timeout: 5000, interval: 20 });
+    const again = await vi.waitFor(() => openWebSocket(fifth), { timeout: 5000, interval: 20 });
     for (const client of [...open.slice(1), again]) client.ws.close();
   });
 });

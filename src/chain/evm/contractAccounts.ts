@@ -25,7 +25,7 @@ export interface AccountChain {
 const MAGIC_VALUE = "0x1626ba7e";
 /**
  * The gas a signature check may burn. Wallets spend a few thousand (ECDSA recovery, a storage read); a 6492
- * deployment a few hundred thousand. The cap keeps a hostile account from holding the EVM queue.
+ * deployment a few hundred thousand. The cap keeps a hostile account from holding its project's EVM queue.
  */
 const CHECK_GAS = 5_000_000n;
 const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000" as const;

@@ -1,7 +1,8 @@
 /**
- * Runs EVM bytecode against a project's ledger (@ethereumjs/evm, used unmodified). One EVM per network per
- * process, its state manager pointed at the run's project (ledgerState.ts), and one queue for all EVM work of
- * the process: a run awaits, and another project's request must not re-point the state manager meanwhile.
+ * Runs EVM bytecode against a project's ledger (@ethereumjs/evm, used unmodified). One EVM per project and network
+ * (the most recently used few are kept), its state manager pointed at the run's transaction (ledgerState.ts), and
+ * one queue per project: a run pauses (yieldingWork.ts), and no other run may re-point that EVM's state manager
+ * meanwhile. Another project's runs have their own EVM and queue, so one project's long run never holds them.
  *
  * Modelled contracts (modelled.ts) are precompiles at their addresses; the caller, value and static flag of
  * the frame that reached them come from the EVM's message events, kept as a stack. A modelled contract that
@@ -20,7 +21,8 @@ import { JournaledTx } from "./journaledTx.js";
 import { LedgerStateManager } from "./ledgerState.js";
 import { type ModelledContract, ModelledRevert } from "./modelled.js";
 import { type EvmRevertTrace, revertReason } from "./revertTrace.js";
-import { yieldingJumps } from "./yieldingJumps.js";
+import { BLOCK_GAS_LIMIT } from "./submissionLimits.js";
+import { yieldingWork } from "./yieldingWork.js";
 
 /** What a run reads: the project (in the request's transaction), the clock, and the block it runs in. */
 export interface EvmRunContext {
@@ -67,8 +69,6 @@ export interface EvmOutcome {
   revert?: Omit<EvmRevertTrace, "transactionHash">;
 }
 
-const BLOCK_GAS_LIMIT = 30_000_000n;
-
 /** The gas a transaction pays before its first opcode: the base, its calldata, and a creation's surcharge. */
 function intrinsicGas(data: Uint8Array, creation: boolean): bigint {
   let gas = 21_000n;
@@ -94,13 +94,20 @@ interface FrameFailure {
 
 type ExecLog = [Uint8Array, Uint8Array[], Uint8Array];
 
+/** EVMs kept, most recently used last: one per project and network in use, each a few hundred kilobytes. */
 const runtimes = new Map<string, Promise<Runtime>>();
-let queue: Promise<unknown> = Promise.resolve();
+const KEPT_RUNTIMES = 32;
+/** Each project's EVM work, in order: the tail of its queue while there is any. */
+const queues = new Map<string, Promise<unknown>>();
 
-/** Runs `work` after all EVM work queued before it, whatever that work's outcome. */
-function enqueue<T>(work: () => Promise<T>): Promise<T> {
-  const next = queue.then(work, work);
-  queue = next.catch(() => undefined);
+/** Runs `work` after all of the project's EVM work queued before it, whatever that work's outcome. */
+function enqueue<T>(projectId: string, work: () => Promise<T>): Promise<T> {
+  const next = (queues.get(projectId) ?? Promise.resolve()).then(work, work);
+  const tail = next.catch(() => undefined);
+  queues.set(projectId, tail);
+  void tail.then(() => {
+    if (queues.get(projectId) === tail) queues.delete(projectId);
+  });
   return next;
 }
 
@@ -115,12 +122,13 @@ const genesisCode =
     return models(network).some((m) => m.address.toLowerCase() === a) ? "0xfe" : undefined;
   };
 
-function runtimeOf(network: string, chainId: number, models: (network: string) => readonly ModelledContract[]): Promise<Runtime> {
-  let made = runtimes.get(network);
-  if (!made) {
-    made = createRuntime(network, chainId, models);
-    runtimes.set(network, made);
-  }
+function runtimeOf(projectId: string, network: string, chainId: number, models: (network: string) => readonly ModelledContract[]): Promise<Runtime> {
+  const key = `${projectId}\n${network}`;
+  const made = runtimes.get(key) ?? createRuntime(network, chainId, models);
+  // Most recently used last; the least recently used goes (a run still holding it finishes on it).
+  runtimes.delete(key);
+  runtimes.set(key, made);
+  if (runtimes.size > KEPT_RUNTIMES) runtimes.delete(runtimes.keys().next().value!);
   return made;
 }
 
@@ -140,7 +148,7 @@ async function createRuntime(network: string, chainId: number, models: (network:
       return blockchain;
     },
   };
-  rt.evm = await createEVM({ common, stateManager: state, blockchain, customPrecompiles, customOpcodes: yieldingJumps(common) });
+  rt.evm = await createEVM({ common, stateManager: state, blockchain, ...yieldingWork(common, customPrecompiles) });
   rt.evm.events!.on("beforeMessage", (message: Message) => void rt.frames.push(message));
   rt.evm.events!.on("afterMessage", (result: EVMResult) => {
     const frame = rt.frames.pop();
@@ -212,8 +220,8 @@ export function runEvm(
   models: (network: string) => readonly ModelledContract[],
   options: { commit: boolean },
 ): Promise<EvmOutcome> {
-  return enqueue(async () => {
-    const rt = await runtimeOf(ctx.network, ctx.chainId, models);
+  return enqueue(ctx.store.projectId, async () => {
+    const rt = await runtimeOf(ctx.store.projectId, ctx.network, ctx.chainId, models);
     const store = new JournaledTx(ctx.store);
     rt.state.bind(store, ctx.network);
     rt.frames.length = 0;

@@ -1509,6 +1509,13 @@ export interface operations {
                         status: "ok";
                         uptimeSeconds?: number;
                         projects?: number;
+                        /** @description With --journal FILE: whether the file is still written. A write error (a full disk, a path that cannot be opened) turns the file off for the rest of the run, with one warning on stderr; the sandbox goes on answering and the in-memory journal is kept. */
+                        journalFile?: {
+                            file: string;
+                            writing: boolean;
+                            /** @description The write error that turned the file off */
+                            error?: string;
+                        };
                     };
                 };
             };

@@ -13,7 +13,7 @@ import { type EvmNodeContext, hex, latestBlock } from "./context.js";
 const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000" as const;
 /**
  * The gas an `eth_call` / `eth_estimateGas` may use (its default, and its cap). A run lets the event loop go as it
- * loops (yieldingJumps.ts), but it holds the process's one EVM queue: 10M gas of a loop is ~0.4 s of it, and a real
+ * loops (yieldingWork.ts), but it holds its project's EVM queue: 10M gas of a loop is ~0.4 s of it, and a real
  * contract call (a token transfer ~50k, a large deployment ~5M) stays far below.
  */
 const CALL_GAS_LIMIT = 10_000_000n;

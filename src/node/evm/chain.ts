@@ -2,6 +2,7 @@
 import { keccak256 } from "viem";
 import { BLOCK_COINBASE, blockTimestampOf, prevRandaoOf } from "../../chain/blocks.js";
 import { GAS_PRICE_WEI, ledgerTxs } from "../../chain/evm/ledger.js";
+import { BLOCK_GAS_LIMIT } from "../../chain/evm/submissionLimits.js";
 import { type EvmNodeContext, hex, latestBlock } from "./context.js";
 import { blockHash, txView, ZERO_BLOOM } from "./views.js";
 
@@ -16,8 +17,10 @@ export const eth_gasPrice = () => hex(GAS_PRICE_WEI);
 export const eth_maxPriorityFeePerGas = () => "0x0";
 
 export function eth_feeHistory(params: unknown[], ctx: EvmNodeContext) {
-  const count = Number(params[0] ?? 1);
   const now = latestBlock(ctx);
+  // geth answers at most 1,024 blocks, and never more than the chain has: a count of 1e9 must not allocate 1e9 entries.
+  const asked = Number(params[0] ?? 1);
+  const count = Number.isSafeInteger(asked) && asked > 0 ? Math.min(asked, 1_024, now + 1) : 1;
   return {
     oldestBlock: hex(Math.max(0, now - count + 1)),
     baseFeePerGas: Array(count + 1).fill(hex(GAS_PRICE_WEI)),
@@ -38,7 +41,7 @@ function block(ctx: EvmNodeContext, n: number, full: boolean) {
     timestamp: hex(Math.floor(blockTimestampOf(network, n) / 1000)),
     nonce: "0x0000000000000000",
     difficulty: "0x0",
-    gasLimit: hex(30_000_000),
+    gasLimit: hex(BLOCK_GAS_LIMIT),
     gasUsed: hex(txs.reduce((s, t) => s + Number(t.gasUsed), 0)),
     baseFeePerGas: hex(GAS_PRICE_WEI),
     miner: BLOCK_COINBASE,

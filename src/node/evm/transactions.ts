@@ -4,6 +4,7 @@ import { applyTransaction, runsBytecode } from "../../chain/evm/executeTransacti
 import { nextNonce, setNextNonce } from "../../chain/evm/nonces.js";
 import { applyEvmTransaction, balanceOf, type EvmTransactionInput, type LedgerTx, ledgerTxs } from "../../chain/evm/ledger.js";
 import { CHAIN_CONTRACTS, SANDBOX_CONTRACTS } from "../../products/sandboxContracts.js";
+import { submissionRefusal } from "../../chain/evm/submissionLimits.js";
 import { NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
 import { ApiError } from "../../errors/catalogue.js";
 import { RpcError } from "../jsonRpc.js";
@@ -55,6 +56,8 @@ export async function eth_sendRawTransaction(params: unknown[], ctx: EvmNodeCont
     gas: parsed.gas ?? 21_000n,
     type: parsed.type ?? "eip1559",
   };
+  const refused = submissionRefusal(input);
+  if (refused) throw new RpcError(-32000, refused);
   try {
     await applyTransaction(ctx.store, ctx.clock, input, CHAIN_CONTRACTS);
   } catch (error) {

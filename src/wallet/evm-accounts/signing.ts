@@ -6,7 +6,7 @@
  * simulated chain.
  */
 import { keccak256, parseTransaction, type Hex, type TransactionSerializable } from "viem";
-import { applyTransaction, chainIdOf, networkOfChainId, nextNonce, runsBytecode, setNextNonce } from "../../chain/evm/index.js";
+import { applyTransaction, chainIdOf, networkOfChainId, nextNonce, runsBytecode, setNextNonce, submissionRefusal } from "../../chain/evm/index.js";
 import { evmAccountOf, isHash32, lowercaseTypedDataAddresses, type TypedDataInput } from "../../crypto/evm.js";
 import { apiError } from "../../errors/catalogue.js";
 import { enforcePolicies } from "../policies/evaluate.js";
@@ -176,9 +176,11 @@ export async function signAndSendEvmTransaction(
       ? { gasPrice: orDefault(t.gasPrice, DEFAULT_MAX_FEE_PER_GAS) }
       : { maxFeePerGas: orDefault(t.maxFeePerGas, DEFAULT_MAX_FEE_PER_GAS), maxPriorityFeePerGas: orDefault(t.maxPriorityFeePerGas, DEFAULT_PRIORITY_FEE) }),
   } as TransactionSerializable;
+  const f = filled as TransactionSerializable & { to?: `0x${string}` | null; value?: bigint; data?: Hex; gas?: bigint; type?: string };
+  const refused = submissionRefusal({ to: f.to ?? null, input: f.data ?? "0x", gas: f.gas ?? 21_000n });
+  if (refused) throw apiError("invalid_request", `The network refuses this transaction: ${refused}.`);
   const signed = await signTransaction(signer.privateKey, filled);
   const hash = keccak256(signed);
-  const f = filled as TransactionSerializable & { to?: `0x${string}` | null; value?: bigint; data?: Hex; gas?: bigint; type?: string };
   await applyTransaction(
     ctx.store,
     ctx.clock,

@@ -1,6 +1,7 @@
 /**
  * A run that loops for long lets the event loop go: while an endless loop burns 10M gas, callbacks queued with
- * setImmediate keep running, and the run still ends out of gas with the gas it burnt. A short run never pauses.
+ * setImmediate keep running, and the run still ends out of gas with the gas it burnt; a loop of precompile calls pauses
+ * by their gas. A short run never pauses.
  * Counted, not timed: the test asserts how often the loop ran meanwhile, never how long anything took.
  */
 import { createClock } from "../../clock.js";
@@ -10,6 +11,8 @@ import { runEvm } from "./runtime.js";
 
 // JUMPDEST; PUSH1 0; JUMP — forever, run as the init code of a deployless call.
 const ENDLESS = "0x5b600056";
+// 100 times: STATICCALL of the identity precompile (0x04) with 32 KiB, ~3,100 gas a call and one JUMPI an iteration.
+const PRECOMPILE_LOOP = "0x6100645b60006000618000600060045afa50600190038060035700";
 // PUSH1 1; PUSH1 0; MSTORE; PUSH1 32; PUSH1 0; RETURN — returns at once, no jump.
 const QUICK = "0x600160005260206000f3";
 
@@ -41,7 +44,7 @@ async function turnsDuring(data: `0x${string}`, gasLimit: bigint) {
   return { outcome, turns };
 }
 
-describe("yielding jumps", () => {
+describe("yielding work", () => {
   it("lets the event loop run during an endless loop, which still ends out of gas", async () => {
     const { outcome, turns } = await turnsDuring(ENDLESS, 10_000_000n);
     expect(outcome.success).toBe(false);
@@ -49,6 +52,13 @@ describe("yielding jumps", () => {
     expect(outcome.gasUsed).toBe(10_000_000n);
     // 10M gas of 12-gas iterations is ~830k jumps: one pause every 16,384 of them.
     expect(turns).toBeGreaterThanOrEqual(40);
+  });
+
+  it("counts a precompile's gas as work: a loop of 100 precompile calls pauses, though it jumps only 100 times", async () => {
+    const { outcome, turns } = await turnsDuring(PRECOMPILE_LOOP, 1_000_000n);
+    expect(outcome.success).toBe(true);
+    // ~310k gas of precompile work: one pause every 16,384 units (before, 100 jumps never paused).
+    expect(turns).toBeGreaterThanOrEqual(15);
   });
 
   it("does not pause a run without loops", async () => {

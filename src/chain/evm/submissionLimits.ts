@@ -1,0 +1,23 @@
+/**
+ * What a node refuses before a transaction runs, as geth's transaction pool refuses it: a gas limit above the
+ * block's (no block could include it, and here it would let one run burn far more than a block's work), and a
+ * creation whose init code exceeds EIP-3860's bound.
+ */
+
+/** The gas limit of every block the sandbox makes (what `eth_getBlockByNumber` reports). */
+export const BLOCK_GAS_LIMIT = 30_000_000n;
+
+/** EIP-3860: init code at most twice EIP-170's 24,576-byte code limit. */
+const MAX_INITCODE_BYTES = 49_152;
+
+/**
+ * Why a node refuses this transaction at submission, in geth's words, or undefined if it does not.
+ *
+ * @example submissionRefusal({ to: null, input: "0x…", gas: 40_000_000n }) // "exceeds block gas limit"
+ */
+export function submissionRefusal(tx: { to: string | null; input: string; gas: bigint }): string | undefined {
+  if (tx.gas > BLOCK_GAS_LIMIT) return "exceeds block gas limit";
+  if (tx.to !== null) return undefined;
+  const size = (tx.input.length - 2) / 2;
+  return size > MAX_INITCODE_BYTES ? `max initcode size exceeded: code size ${size}, limit ${MAX_INITCODE_BYTES}` : undefined;
+}

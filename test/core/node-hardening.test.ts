@@ -1,0 +1,125 @@
+/**
+ * The node cannot stall the process, attacked through viem as a client would: a batch over 1,000 calls is refused
+ * whole, a batch's calls let the event loop go between them, a transaction above the block gas limit or with init
+ * code over EIP-3860's bound is refused at submission (as geth's pool refuses it, on the node and on the platform's
+ * send), and one project's long EVM run never holds another project's calls.
+ */
+import type { Sandbox } from "cdp-sandbox";
+import { createPublicClient, createWalletClient, http, parseEther, serializeTransaction, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { baseSepolia } from "viem/chains";
+import { getHttpRpcClient } from "viem/utils";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, fund, nodeUrlFor, withSandbox } from "#test/helpers/sandbox.js";
+
+// JUMPDEST; PUSH1 0; JUMP — forever, run as the init code of a deployless call.
+const ENDLESS: Hex = "0x5b600056";
+// PUSH1 1; PUSH1 0; MSTORE; PUSH1 32; PUSH1 0; RETURN — returns one word at once.
+const QUICK: Hex = "0x600160005260206000f3";
+
+let sandbox: Sandbox;
+let nodeUrl: string;
+beforeAll(async () => {
+  sandbox = await withSandbox({ seed: "node-hardening" });
+  nodeUrl = await nodeUrlFor(sandbox, "base-sepolia");
+});
+afterAll(() => sandbox?.close());
+
+const calls = (n: number) => Array.from({ length: n }, (_, i) => ({ jsonrpc: "2.0" as const, id: i + 1, method: "eth_blockNumber", params: [] }));
+
+describe("JSON-RPC batches", () => {
+  it("answers a batch of 1,001 calls with one error, geth's 'batch too large' with the first call's id, running none", async () => {
+    // On the wire: one error in a one-element array, as geth answers.
+    const wire = await fetch(nodeUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(calls(1_001)) });
+    expect(wire.status).toBe(200);
+    const body = (await wire.json()) as Array<{ id: number; error: { code: number; message: string } }>;
+    expect(body).toHaveLength(1);
+    expect(body[0]).toMatchObject({ id: 1, error: { code: -32600, message: expect.stringContaining("batch too large") } });
+    // viem reads that answer as geth's: every call of the batch gets the error.
+    const rpc = getHttpRpcClient(nodeUrl);
+    const refused = (await rpc.request({ body: calls(1_001) })) as unknown as Array<{ error: { code: number } }>;
+    expect(refused.every((a) => a.error.code === -32600)).toBe(true);
+    const answered = (await rpc.request({ body: calls(1_000) })) as unknown as Array<{ id: number; result: string }>;
+    expect(answered).toHaveLength(1_000);
+    expect(answered.every((a, i) => a.id === i + 1 && typeof a.result === "string")).toBe(true);
+  });
+
+  it("lets the event loop go between the calls of a batch", async () => {
+    const rpc = getHttpRpcClient(nodeUrl);
+    // Counted, not timed: turns of the event loop while the batch is answered (the sandbox runs in this process).
+    let turns = 0;
+    let running = true;
+    const tick = () => {
+      if (!running) return;
+      turns++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    const answered = (await rpc.request({ body: calls(1_000) })) as unknown as unknown[];
+    running = false;
+    expect(answered).toHaveLength(1_000);
+    // One turn at least between two calls; before, the whole batch ran in one turn.
+    expect(turns).toBeGreaterThanOrEqual(999);
+  });
+});
+
+describe("transactions a node refuses at submission", () => {
+  const node = () => createPublicClient({ chain: baseSepolia, transport: http(nodeUrl) });
+
+  /** A transaction signed by a funded key of its own, as a wallet signs it. */
+  async function signed(tx: { to?: `0x${string}`; data?: Hex; gas: bigint }): Promise<{ raw: Hex; from: `0x${string}` }> {
+    const account = privateKeyToAccount(generatePrivateKey());
+    await fund(sandbox, { network: "base-sepolia", address: account.address, amount: parseEther("10").toString() });
+    const wallet = createWalletClient({ account, chain: baseSepolia, transport: http(nodeUrl) });
+    const raw = await wallet.signTransaction({ ...tx, nonce: 0, maxFeePerGas: 2_000_000_000n, maxPriorityFeePerGas: 0n, chain: baseSepolia });
+    return { raw, from: account.address };
+  }
+
+  it("refuses a gas limit above the block's 30M with geth's 'exceeds block gas limit', changing nothing", async () => {
+    const { raw, from } = await signed({ data: ENDLESS, gas: 30_000_001n });
+    await expect(node().sendRawTransaction({ serializedTransaction: raw })).rejects.toThrow(/exceeds block gas limit/);
+    expect(await node().getTransactionCount({ address: from })).toBe(0);
+    expect(await node().getBalance({ address: from })).toBe(parseEther("10"));
+  });
+
+  it("refuses init code over EIP-3860's 49,152 bytes, and accepts it at the bound", async () => {
+    const over = await signed({ data: `0x${"00".repeat(49_153)}`, gas: 29_000_000n });
+    await expect(node().sendRawTransaction({ serializedTransaction: over.raw })).rejects.toThrow(/max initcode size exceeded: code size 49153, limit 49152/);
+    const at = await signed({ data: `0x${"00".repeat(49_152)}`, gas: 29_000_000n });
+    await expect(node().sendRawTransaction({ serializedTransaction: at.raw })).resolves.toMatch(/^0x[0-9a-f]{64}$/);
+  });
+
+  it("refuses the same on the platform's sendEvmTransaction: 400 invalid_request, nothing sent", async () => {
+    const created = await call(sandbox, "POST", "/platform/v2/evm/accounts", { body: { name: "gas-bound" }, wallet: true });
+    expect(created.status).toBe(201);
+    const address = created.body.address as `0x${string}`;
+    const transaction = serializeTransaction({ chainId: 84532, type: "eip1559", to: address, gas: 30_000_001n, maxFeePerGas: 2_000_000_000n });
+    const res = await call(sandbox, "POST", `/platform/v2/evm/accounts/${address}/send/transaction`, {
+      body: { network: "base-sepolia", transaction },
+      wallet: true,
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ errorType: "invalid_request", errorMessage: expect.stringContaining("exceeds block gas limit") });
+    expect(res.body.correlationId).toBeTruthy();
+    expect(await node().getTransactionCount({ address })).toBe(0);
+  });
+});
+
+describe("projects' EVM work", () => {
+  it("answers another project's call while one project's endless loop burns its 10M gas", async () => {
+    const other = await sandbox.createProject("other-evm-project");
+    const otherUrl = await nodeUrlFor(sandbox, "base-sepolia", other);
+    const order: string[] = [];
+    const long = createPublicClient({ chain: baseSepolia, transport: http(nodeUrl, { timeout: 120_000 }) })
+      .call({ data: ENDLESS, gas: 10_000_000n })
+      .catch((error: Error) => error.message)
+      .finally(() => order.push("endless loop"));
+    // Let the loop start: it runs for tens of pauses, long after this.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const quick = await createPublicClient({ chain: baseSepolia, transport: http(otherUrl) }).call({ data: QUICK });
+    order.push("other project");
+    expect(quick.data).toBe(`0x${"0".repeat(63)}1`);
+    expect(await long).toMatch(/out of gas/);
+    expect(order).toEqual(["other project", "endless loop"]);
+  });
+});
