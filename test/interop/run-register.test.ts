@@ -17,7 +17,7 @@ import { optimismSepolia } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
 import { PUBLIC_RPC_ENDPOINTS } from "../../src/register/hosts.js";
-import { built, programPath, registerPath, startNode } from "#test/helpers/cli.js";
+import { BUILD_TIMEOUT_MS, ensureBuilt, programPath, registerPath, startNode } from "#test/helpers/cli.js";
 import { call, fund } from "#test/helpers/sandbox.js";
 
 /**
@@ -42,13 +42,14 @@ function expectedAnswer(url: string): string {
   return `0x${id.toString(16)}`;
 }
 
-describe.skipIf(!built)("node --import cdp-sandbox/register, alone", () => {
+describe("node --import cdp-sandbox/register, alone", () => {
   let sandbox: Sandbox;
   let other: Server;
   let otherUrl: string;
   const seen: Record<string, string | undefined>[] = [];
 
   beforeAll(async () => {
+    await ensureBuilt();
     sandbox = await startSandbox({ port: 0, seed: "register-alone" });
     // A host outside the table: requests must reach it as sent.
     other = createServer((req, res) => {
@@ -58,7 +59,7 @@ describe.skipIf(!built)("node --import cdp-sandbox/register, alone", () => {
     });
     await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
     otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}/echo`;
-  });
+  }, BUILD_TIMEOUT_MS);
   afterAll(async () => {
     other.close();
     await sandbox.close();
