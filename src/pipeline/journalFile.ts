@@ -7,7 +7,8 @@
  * at exit and on signals), so a killed process leaves every finished request
  * in the file.
  */
-import { appendFileSync, closeSync, openSync } from "node:fs";
+import { appendFileSync, closeSync, mkdirSync, openSync } from "node:fs";
+import { dirname } from "node:path";
 import type { JournalDetail, JournalEntry, JournalSink } from "./journal.js";
 
 /** Characters of each body kept in the file. */
@@ -28,7 +29,9 @@ export class JournalFile implements JournalSink {
     readonly file: string,
     private readonly bodyLimit = DEFAULT_FILE_BODY_LIMIT,
   ) {
-    // Appends to what is there: a journal of several runs reads as one.
+    // Appends to what is there: a journal of several runs reads as one. A folder that does not exist yet
+    // (test-results/ before the first run) is made, as a test runner's reporters do.
+    mkdirSync(dirname(file), { recursive: true });
     this.fd = openSync(file, "a");
   }
 
