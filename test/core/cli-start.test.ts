@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { parse, stringify } from "yaml";
 import { verifyMessage } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BUILD_TIMEOUT_MS, ensureBuilt } from "#test/helpers/cli.js";
+import { BUILD_TIMEOUT_MS, ensureBuilt, startNode } from "#test/helpers/cli.js";
 import type { Sandbox } from "cdp-sandbox";
 import { defaultSpecPath, packageRoot } from "../../src/paths.js";
 import { call } from "#test/helpers/sandbox.js";
@@ -166,16 +166,18 @@ describe("a program that starts the sandbox in process", () => {
     const program = `const { startSandbox } = await import(${JSON.stringify(join(packageRoot, "dist", "index.js"))});
       const sandbox = await startSandbox();
       await fetch(sandbox.url + "/_sandbox/health");
-      await sandbox.close();`;
-    const child = spawn(process.execPath, ["--input-type=module", "-e", program], { stdio: "ignore" });
-    const exited = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => resolve(null), 15_000);
-      child.once("exit", (code) => {
-        clearTimeout(timer);
-        resolve(code);
-      });
-    });
-    child.kill("SIGKILL");
+      await sandbox.close();
+      console.log("closed");`;
+    // The 15 s count from the close: loading and starting took 20 s of wall time on a machine at load 19.
+    const running = startNode(["--input-type=module", "-e", program], { timeoutMs: 120_000 });
+    await running.waitFor(/^closed$/m, "stdout");
+    let timer: NodeJS.Timeout | undefined;
+    const exited = await Promise.race([
+      running.finished.then((f) => f.code),
+      new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), 15_000))),
+    ]);
+    clearTimeout(timer);
+    running.child.kill("SIGKILL");
     expect(exited, "still running 15 s after close").toBe(0);
-  }, 30_000);
+  }, 150_000);
 });
