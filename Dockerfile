@@ -1,5 +1,5 @@
 # cdp-sandbox: the same two commands as the README (npm ci, then npm start), in a container.
-FROM node:20-slim AS build
+FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
@@ -8,7 +8,7 @@ COPY scenarios ./scenarios
 COPY scripts ./scripts
 RUN npm ci && npm pack --pack-destination /tmp && mv /tmp/cdp-sandbox-*.tgz /tmp/cdp-sandbox.tgz
 
-FROM node:20-slim
+FROM node:24-slim
 ENV NODE_ENV=production
 WORKDIR /srv
 RUN useradd --create-home --uid 10001 sandbox

@@ -40,6 +40,8 @@ export default defineConfig({
           include: ["src/**/*.test.ts", "test/**/*.test.ts"],
           exclude: [...configDefaults.exclude, ...ISOLATED],
           isolate: false,
+          // Says once whether the browser tests run (they are all in this project).
+          globalSetup: ["test/globalSetup.ts"],
         },
       },
       { extends: true, test: { name: "isolated", include: ISOLATED, isolate: true } },

@@ -23,6 +23,8 @@ function clientReport(rule) {
   if (rule.raw) return rule.raw.status === 403 ? "`NetworkError` `network_ip_blocked`" : `status ${rule.raw.status}, text body`;
   if (rule.fault === "reset") return "`NetworkError` `network_connection_failed` (after 3 retries, any method)";
   if (rule.fault === "hang") return "nothing: the client has no timeout and waits";
+  // Headers without a body: the client's HTTP library resolves with an empty answer, which the client wraps.
+  if (rule.fault === "close-after-headers") return "`APIError` `unexpected_error` (headers, then no body)";
   if (rule.fault) return "`NetworkError` (connection closed mid-answer)";
   if (rule.advance) return "the normal answer; later calls see the clock moved";
   return "the normal answer, late";

@@ -54,7 +54,8 @@ class RunError extends Error {
   }
 }
 
-const OPTIONS = {
+/** Every option `run` accepts; `--help` names each one (run.test.ts holds it to that). */
+export const OPTIONS = {
   attach: { type: "string" },
   "credentials-file": { type: "string" },
   "new-project": { type: "boolean" },
@@ -82,9 +83,11 @@ const OPTIONS = {
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; strict: true }>>["values"];
 
 const USAGE =
-  "usage: cdp-sandbox run [--port 0] [--seed S] [--scenario NAME ...] [--data FILE] [--auth MODE] [--new-project] [--no-hook]\n" +
+  "usage: cdp-sandbox run [--port 0] [--host H] [--seed S] [--scenario NAME ...] [--data FILE] [--auth MODE] [--spec FILE]\n" +
+  "                       [--mining MODE] [--validate-responses] [--admin-token T] [--new-project] [--no-hook]\n" +
   "                       [--init FILE] [--export-on-exit FILE] [--journal FILE] [--strict] [--report DIR]\n" +
-  "                       [--attach URL --credentials-file FILE] [--credentials-file FILE] -- <command> [args...]\n";
+  "                       [--attach URL --credentials-file FILE] [--credentials-file FILE] -- <command> [args...]\n" +
+  "       cdp-sandbox run --help\n";
 
 /** Sandbox options before the command; the command starts at `--` or at the first word that is not an option. */
 function splitCommand(argv: string[]): { options: string[]; command: string[] } {

@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { IHttpOperation } from "@stoplight/types";
 import { packageRoot } from "../paths.js";
@@ -170,7 +170,7 @@ export function cacheKeyOf(specPath: string): string {
  * documents): the build runs it, so the published package carries only what a start can read. Returns the
  * names removed.
  */
-export function pruneContractCache(specPaths: readonly string[], dir = cacheDirs()[0]!): string[] {
+export function pruneContractCache(specPaths: readonly string[], dir = packageCacheDir()): string[] {
   const keep = new Set(specPaths.map(cacheKeyOf));
   const removed: string[] = [];
   let names: string[];
@@ -188,8 +188,21 @@ export function pruneContractCache(specPaths: readonly string[], dir = cacheDirs
   return removed;
 }
 
+/** The package's own cache: written by the build (`withValidators`) and shipped with the package. */
+const packageCacheDir = () => join(packageRoot, ".contract-cache");
+
+/**
+ * Where a start writes what it compiled (another `--spec`, or documents changed since the build): the user's cache
+ * folder, never the installed package's, which may be read-only or shared between users. The temporary folder is
+ * the last resort when there is no writable home.
+ */
+function userCacheDirs(): string[] {
+  const base = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
+  return [join(base, "cdp-sandbox", "contract"), join(tmpdir(), "cdp-sandbox-contract-cache")];
+}
+
 function cacheDirs(): string[] {
-  return [join(packageRoot, ".contract-cache"), join(tmpdir(), "cdp-sandbox-contract-cache")];
+  return [packageCacheDir(), ...userCacheDirs()];
 }
 
 /**
@@ -233,7 +246,9 @@ export async function loadCompiledOperations(specPath: string, options: { withVa
   const validatorsDir = `validators-${hash}`;
   let operations: IHttpOperation[] | undefined;
   let dirOfCache: string | undefined;
-  for (const dir of cacheDirs()) {
+  // The build fills the package's cache from the document itself, whatever a user's cache holds.
+  const readFrom = options.withValidators ? [packageCacheDir()] : cacheDirs();
+  for (const dir of readFrom) {
     try {
       operations = withLazyResponses(JSON.parse(readFileSync(join(dir, operationsFile), "utf8")) as IHttpOperation[], join(dir, responsesFile));
       dirOfCache = dir;
@@ -245,7 +260,7 @@ export async function loadCompiledOperations(specPath: string, options: { withVa
   if (!operations) {
     operations = await compileContract(specPath);
     const requestSides = operations.map(({ responses: _responses, ...rest }) => rest);
-    for (const dir of cacheDirs()) {
+    for (const dir of options.withValidators ? [packageCacheDir()] : userCacheDirs()) {
       try {
         // Responses first: whoever finds the operations file finds its responses.
         writeAtomically(join(dir, responsesFile), JSON.stringify(operations.map((op) => op.responses)));

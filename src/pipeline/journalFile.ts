@@ -11,7 +11,8 @@
  * that cannot be opened) turns the file off with one warning, and
  * `GET /_sandbox/health` says so; requests go on being answered and kept in memory.
  */
-import { appendFileSync, closeSync, openSync } from "node:fs";
+import { appendFileSync, closeSync, mkdirSync, openSync } from "node:fs";
+import { dirname } from "node:path";
 import type { JournalDetail, JournalEntry, JournalFileStatus, JournalSink } from "./journal.js";
 
 /** Characters of each body kept in the file. */
@@ -37,6 +38,8 @@ export class JournalFile implements JournalSink {
   ) {
     try {
       // Appends to what is there: a journal of several runs reads as one.
+      // A folder that does not exist yet (test-results/ before the first run) is made, as a test runner's reporters do.
+      mkdirSync(dirname(file), { recursive: true });
       // Owner only when new: bodies are redacted, but requests and answers are still the user's business.
       this.fd = openSync(file, "a", 0o600);
     } catch (error) {

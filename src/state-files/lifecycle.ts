@@ -2,7 +2,8 @@
  * The state file around a sandbox's life: seeding it at start (`--init`), and
  * writing the export when it stops (`--export-on-exit`).
  */
-import { renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import type { ScenarioEngine } from "../scenarios/engine.js";
 import { resolveStartupScenarios } from "../scenarios/load.js";
 import type { Scenario } from "../scenarios/model.js";
@@ -37,6 +38,8 @@ export function initStartSettings(init: string | StateFile): { devAccounts?: num
 
 /** Writes a state file whole or not at all (a temporary file renamed over the target). */
 export function writeExport(file: string, state: StateFile): void {
+  // The folder is made as the journal's is: an export into test-results/ must not fail at the very end of a run.
+  mkdirSync(dirname(file), { recursive: true });
   const temporary = `${file}.tmp-${process.pid}`;
   // Owner only: an export holds private keys and API key secrets.
   writeFileSync(temporary, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });

@@ -12,10 +12,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
 import { packageRoot } from "../../src/paths.js";
-import { alive, answers, built } from "#test/helpers/cli.js";
+import { alive, answers, BUILD_TIMEOUT_MS, ensureBuilt } from "#test/helpers/cli.js";
 import { call } from "#test/helpers/sandbox.js";
 
 interface Step {
@@ -89,7 +89,8 @@ async function runAction(file: string, given: Record<string, string>, runner: { 
   return { code, env: readCommandFile(envFile), outputs: readCommandFile(outputFile), printed };
 }
 
-describe.skipIf(!built)("the GitHub Action", () => {
+describe("the GitHub Action", () => {
+  beforeAll(ensureBuilt, BUILD_TIMEOUT_MS);
   const dir = mkdtempSync(join(tmpdir(), "cdp-sandbox-action-"));
   let pid: number | undefined;
   afterAll(() => {

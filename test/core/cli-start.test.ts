@@ -5,25 +5,27 @@
  * sql.js and its WASM). Skipped until `npm run build` has run.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
 import { verifyMessage } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BUILD_TIMEOUT_MS, ensureBuilt, startNode } from "#test/helpers/cli.js";
 import type { Sandbox } from "cdp-sandbox";
 import { defaultSpecPath, packageRoot } from "../../src/paths.js";
 import { call } from "#test/helpers/sandbox.js";
 
 const cli = join(packageRoot, "dist", "cli.js");
 
-describe.skipIf(!existsSync(cli))("the built cdp-sandbox command", () => {
+describe("the built cdp-sandbox command", () => {
   let child: ChildProcess;
   let output = "";
   let specDir: string | undefined;
   let sandbox: Sandbox;
 
   beforeAll(async () => {
+    await ensureBuilt();
     // Every operation of openapi.yaml has a handler: one extra operation, unknown to the sandbox, shows the fallback.
     const spec = parse(readFileSync(defaultSpecPath, "utf8"), { maxAliasCount: -1 });
     spec.paths["/v2/sandbox-probe"] = {
@@ -56,7 +58,7 @@ describe.skipIf(!existsSync(cli))("the built cdp-sandbox command", () => {
     const fields = Object.fromEntries([...output.split("\n")[0]!.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1], m[2]]));
     const url = new URL(fields.basePath!).origin;
     sandbox = { url, basePath: fields.basePath, credentials: fields } as unknown as Sandbox;
-  }, 60_000);
+  }, BUILD_TIMEOUT_MS + 60_000);
   afterAll(() => {
     child?.kill("SIGTERM");
     if (specDir) rmSync(specDir, { recursive: true, force: true });
@@ -109,13 +111,14 @@ describe.skipIf(!existsSync(cli))("the built cdp-sandbox command", () => {
   });
 });
 
-describe.skipIf(!existsSync(cli))("the built cdp-sandbox command bound to every address", () => {
+describe("the built cdp-sandbox command bound to every address", () => {
   let child: ChildProcess;
   let output = "";
   let errors = "";
   let dir: string;
 
   beforeAll(async () => {
+    await ensureBuilt();
     dir = mkdtempSync(join(tmpdir(), "cdp-sandbox-cli-"));
     const args = ["--port", "0", "--host", "0.0.0.0", "--seed", "cli-admin-token", "--credentials-file", join(dir, "creds.json")];
     // The mining mode from the environment, as CDP_SANDBOX_<FLAG> names every flag.
@@ -131,7 +134,7 @@ describe.skipIf(!existsSync(cli))("the built cdp-sandbox command bound to every 
         }
       }, 20);
     });
-  }, 60_000);
+  }, BUILD_TIMEOUT_MS + 60_000);
   afterAll(() => {
     child?.kill("SIGTERM");
     if (dir) rmSync(dir, { recursive: true, force: true });
@@ -157,21 +160,24 @@ describe.skipIf(!existsSync(cli))("the built cdp-sandbox command bound to every 
   });
 });
 
-describe.skipIf(!existsSync(join(packageRoot, "dist", "index.js")))("a program that starts the sandbox in process", () => {
+describe("a program that starts the sandbox in process", () => {
+  beforeAll(ensureBuilt, BUILD_TIMEOUT_MS);
   it("exits on its own once it closed the sandbox (the idle signature thread holds nothing open)", async () => {
     const program = `const { startSandbox } = await import(${JSON.stringify(join(packageRoot, "dist", "index.js"))});
       const sandbox = await startSandbox();
       await fetch(sandbox.url + "/_sandbox/health");
-      await sandbox.close();`;
-    const child = spawn(process.execPath, ["--input-type=module", "-e", program], { stdio: "ignore" });
-    const exited = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => resolve(null), 15_000);
-      child.once("exit", (code) => {
-        clearTimeout(timer);
-        resolve(code);
-      });
-    });
-    child.kill("SIGKILL");
+      await sandbox.close();
+      console.log("closed");`;
+    // The 15 s count from the close: loading and starting took 20 s of wall time on a machine at load 19.
+    const running = startNode(["--input-type=module", "-e", program], { timeoutMs: 120_000 });
+    await running.waitFor(/^closed$/m, "stdout");
+    let timer: NodeJS.Timeout | undefined;
+    const exited = await Promise.race([
+      running.finished.then((f) => f.code),
+      new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), 15_000))),
+    ]);
+    clearTimeout(timer);
+    running.child.kill("SIGKILL");
     expect(exited, "still running 15 s after close").toBe(0);
-  }, 30_000);
+  }, 150_000);
 });

@@ -6,8 +6,8 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { built, cliPath, startNode } from "../helpers/cli.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { BUILD_TIMEOUT_MS, cliPath, ensureBuilt, startNode } from "../helpers/cli.js";
 import { mintBearer } from "../helpers/tokens.js";
 
 const dir = mkdtempSync(join(tmpdir(), "cdp-sandbox-cli-state-"));
@@ -47,7 +47,8 @@ async function get(sandbox: { basePath: string; apiKeyId: string; apiKeySecret: 
   return fetch(url, { headers: { authorization: `Bearer ${token}` } });
 }
 
-describe.skipIf(!built)("cdp-sandbox --init --journal --export-on-exit", () => {
+describe("cdp-sandbox --init --journal --export-on-exit", () => {
+  beforeAll(ensureBuilt, BUILD_TIMEOUT_MS);
   it("seeds before the first request, appends the journal while running, flushes it and writes the export on SIGTERM", async () => {
     const journal = join(dir, "term.jsonl");
     const exported = join(dir, "export.json");

@@ -6,12 +6,12 @@
  * Three kills at random moments, then a last start that checks them all.
  * Skipped until `npm run build` has run.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { cliPath, type Running, startNode } from "#test/helpers/cli.js";
+import { BUILD_TIMEOUT_MS, cliPath, ensureBuilt, type Running, startNode } from "#test/helpers/cli.js";
 import { call } from "#test/helpers/sandbox.js";
 
 const ROUNDS = 3;
@@ -77,7 +77,8 @@ async function burstAndKill(run: Running, sandbox: Sandbox, round: number, killA
   return acknowledged;
 }
 
-describe.skipIf(!existsSync(cliPath))("the built command killed with SIGKILL during writes", () => {
+describe("the built command killed with SIGKILL during writes", () => {
+  beforeAll(ensureBuilt, BUILD_TIMEOUT_MS);
   const dir = mkdtempSync(join(tmpdir(), "cdp-sandbox-crash-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

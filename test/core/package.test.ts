@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/paths.js";
-import { answers, built } from "#test/helpers/cli.js";
+import { answers, BUILD_TIMEOUT_MS, ensureBuilt } from "#test/helpers/cli.js";
 
 interface Done {
   code: number | null;
@@ -50,11 +50,12 @@ function exec(command: string, args: string[], cwd: string, o: { env?: NodeJS.Pr
   });
 }
 
-describe.skipIf(!built)("the packed package, installed offline with production dependencies only", () => {
+describe("the packed package, installed offline with production dependencies only", () => {
   const dir = mkdtempSync(join(tmpdir(), "cdp-sandbox-package-"));
   const app = join(dir, "app");
 
   beforeAll(async () => {
+    await ensureBuilt();
     // --ignore-scripts: dist/ is already built (prepare would rebuild it under the other tests' feet).
     const packed = await exec("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], packageRoot, { timeoutMs: 120_000 });
     expect(packed.code, packed.stderr).toBe(0);
@@ -90,7 +91,7 @@ describe.skipIf(!built)("the packed package, installed offline with production d
     writeFileSync(join(app, "package-lock.json"), JSON.stringify({ name: "app", lockfileVersion: 3, requires: true, packages }));
     const installed = await exec("npm", ["install", "--omit=dev", "--offline", "--no-audit", "--no-fund", tarball], app, { timeoutMs: 240_000 });
     expect(installed.code, installed.stderr).toBe(0);
-  }, 400_000);
+  }, BUILD_TIMEOUT_MS + 400_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }), 180_000); // the installed tree is large: slow to remove on a busy machine
 
   it("holds no development dependency: the official client, vitest and the compilers stay out", () => {

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
-import { alive, answers, built, cliPath, journalOrigin, startNode } from "#test/helpers/cli.js";
+import { alive, answers, BUILD_TIMEOUT_MS, cliPath, ensureBuilt, journalOrigin, startNode } from "#test/helpers/cli.js";
 
 const node = process.execPath;
 const printEnv =
@@ -27,7 +27,8 @@ const freePort = () =>
     });
   });
 
-describe.skipIf(!built)("cdp-sandbox run", () => {
+describe("cdp-sandbox run", () => {
+  beforeAll(ensureBuilt, BUILD_TIMEOUT_MS);
   it("runs the command with a project's credentials, the base path, analytics off and the hook in NODE_OPTIONS", async () => {
     const { code, stdout, stderr } = await run(["--seed", "run-env", "--", node, "-e", printEnv], { NODE_OPTIONS: "--max-old-space-size=256" }).finished;
     expect(code, stderr).toBe(0);

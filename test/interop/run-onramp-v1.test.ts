@@ -6,14 +6,15 @@
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "cdp-sandbox";
-import { built, programPath, registerPath, startNode } from "#test/helpers/cli.js";
+import { BUILD_TIMEOUT_MS, ensureBuilt, programPath, registerPath, startNode } from "#test/helpers/cli.js";
 import { createOrder, orderBody } from "#test/helpers/onramp.js";
 
-describe.skipIf(!built)("OnchainKit's Onramp v1 calls under the register hook", () => {
+describe("OnchainKit's Onramp v1 calls under the register hook", () => {
   let sandbox: Sandbox;
   beforeAll(async () => {
+    await ensureBuilt();
     sandbox = await startSandbox({ port: 0, seed: "run-onramp-v1" });
-  });
+  }, BUILD_TIMEOUT_MS);
   afterAll(() => sandbox.close());
 
   it("are answered by the sandbox's onramp, camel-cased by the kit", async () => {

@@ -13,14 +13,15 @@ import { getBase58Encoder } from "@solana/kit";
 import { verifyMessage } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
-import { answers, built, cliPath, journalOrigin, programPath, startNode } from "#test/helpers/cli.js";
+import { answers, BUILD_TIMEOUT_MS, cliPath, ensureBuilt, journalOrigin, programPath, startNode } from "#test/helpers/cli.js";
 import { call } from "#test/helpers/sandbox.js";
 import { USDC_BASE_SEPOLIA } from "#test/helpers/x402.js";
 
 const lastJsonLine = (stdout: string) => JSON.parse(stdout.trim().split("\n").at(-1)!);
 const bytes58 = (text: string) => new Uint8Array(getBase58Encoder().encode(text));
 
-describe.skipIf(!built)("cdp-sandbox run -- node <a program written for production>", () => {
+describe("cdp-sandbox run -- node <a program written for production>", () => {
+  beforeAll(ensureBuilt, BUILD_TIMEOUT_MS);
   it("creates EVM and Solana accounts, signs, imports a key, takes the faucet, sends and waits for the receipt on the public RPC host", async () => {
     const run = startNode([cliPath, "run", "--seed", "run-programs", "--", process.execPath, programPath("wallet-basics.mjs")], { timeoutMs: 90_000 });
     const { code, stdout, stderr } = await run.finished;

@@ -6,10 +6,11 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { built, cliPath, programPath, startNode } from "#test/helpers/cli.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { BUILD_TIMEOUT_MS, cliPath, ensureBuilt, programPath, startNode } from "#test/helpers/cli.js";
 
-describe.skipIf(!built)("cdp-sandbox run --init --journal", () => {
+describe("cdp-sandbox run --init --journal", () => {
+  beforeAll(ensureBuilt, BUILD_TIMEOUT_MS);
   it("gives the program its named, funded account, and keeps every request of the run in the journal file", async () => {
     const dir = mkdtempSync(join(tmpdir(), "cdp-sandbox-run-state-"));
     const init = join(dir, "init.yaml");

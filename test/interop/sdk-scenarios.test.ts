@@ -3,10 +3,13 @@
  * does against the platform: it retries GETs on 5xx, never POSTs, maps a raw
  * gateway 403 and a dropped connection to its NetworkError types.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { CdpClient } from "@coinbase/cdp-sdk";
 import request from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
+import { packageRoot } from "../../src/paths.js";
 import { cdpClientFor } from "#test/helpers/cdpClient.js";
 
 let sandbox: Sandbox;
@@ -60,5 +63,23 @@ describe("@coinbase/cdp-sdk under error scenarios", () => {
     await activate({ name: "network-connection-failed" });
     await expect(cdp.evm.listAccounts()).rejects.toMatchObject({ errorType: "network_connection_failed" });
     expect((await journal("listEvmAccounts")).length).toBe(4);
+  });
+
+  // docs/scenarios.md's table says what the client reports for the two faults that break an answer mid-way.
+  it.each([
+    ["close-after-headers", "APIError", "unexpected_error"],
+    ["truncated-body", "NetworkError", undefined],
+  ])("reports %s as an %s, as docs/scenarios.md says", async (name, errorClass, errorType) => {
+    await activate({ name });
+    const error = await cdp.evm.createAccount().then(
+      () => undefined,
+      (e: unknown) => e as Error & { errorType?: string },
+    );
+    expect(error?.name).toBe(errorClass);
+    if (errorType) expect(error?.errorType).toBe(errorType);
+    const row = readFileSync(join(packageRoot, "docs", "scenarios.md"), "utf8")
+      .split("\n")
+      .find((line) => line.startsWith(`| \`${name}\` |`));
+    expect(row?.split(" | ")[3]).toContain(`\`${errorClass}\`${errorType ? ` \`${errorType}\`` : ""}`);
   });
 });

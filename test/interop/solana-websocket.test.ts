@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { closeSolanaSocket, openWebSocket, refusedWith } from "#test/helpers/webSocket.js";
 import type { Sandbox } from "cdp-sandbox";
 import { pathToFileURL } from "node:url";
-import { built, registerPath, startNode } from "#test/helpers/cli.js";
+import { BUILD_TIMEOUT_MS, ensureBuilt, registerPath, startNode } from "#test/helpers/cli.js";
 import { call, fund, withSandbox, nodeUrlFor } from "#test/helpers/sandbox.js";
 
 /** A funded payer's signed 0.01 SOL transfer (a new account must be rent-exempt), with the blockhash it names. */
@@ -207,11 +207,12 @@ describe("Solana PubSub, interval mining", () => {
   });
 });
 
-describe.skipIf(!built)("Solana PubSub through the register hook", () => {
+describe("Solana PubSub through the register hook", () => {
   let sandbox: Sandbox;
   beforeAll(async () => {
+    await ensureBuilt();
     sandbox = await withSandbox({ seed: "solana-websocket-hook" });
-  });
+  }, BUILD_TIMEOUT_MS);
   afterAll(() => sandbox.close());
 
   it("confirms a transaction sent to the public devnet endpoint: its WebSocket URL is redirected too", async () => {

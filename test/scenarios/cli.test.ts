@@ -4,15 +4,17 @@
  * (npm ci builds it through `prepare`).
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { BUILD_TIMEOUT_MS, ensureBuilt } from "#test/helpers/cli.js";
 import { packageRoot } from "../../src/paths.js";
 
 const cli = join(packageRoot, "dist", "cli.js");
 
-describe.skipIf(!existsSync(cli))("cdp-sandbox --scenario FILE", () => {
+describe("cdp-sandbox --scenario FILE", () => {
+  beforeAll(ensureBuilt, BUILD_TIMEOUT_MS);
   it("exits with code 2 and names file, line and field of a broken scenario", () => {
     const dir = mkdtempSync(join(tmpdir(), "cdp-sandbox-scenario-"));
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }));

@@ -2,14 +2,18 @@
  * The dashboard in a real browser: Debian's headless Chromium driven by
  * playwright-core (no browser download), a fresh profile per test file, a
  * 1280×800 window, and a screenshot of each test in test-results/ui/ (not
- * committed). `.ci/run` installs chromium when it is missing.
+ * committed). Without a Chromium binary the browser tests are skipped, and
+ * test/globalSetup.ts says once how to run them; with CI=true it fails the run
+ * instead. `.ci/run` installs chromium when it is missing.
  */
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+/** Whether the browser tests can run here: `describe.skipIf(!browserFound)`. */
+export const browserFound = existsSync(CHROMIUM);
 const SCREENSHOTS = join(process.cwd(), "test-results", "ui");
 
 export interface Browser {

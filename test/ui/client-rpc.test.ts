@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import type { Sandbox } from "cdp-sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, withSandbox } from "#test/helpers/sandbox.js";
-import { type Browser, openBrowser, openDashboard } from "./browser.js";
+import { type Browser, browserFound, openBrowser, openDashboard } from "./browser.js";
 
 let sandbox: Sandbox;
 let browser: Browser;
@@ -48,7 +48,7 @@ function priceFromPage(rpcUrl: string) {
   }, rpcUrl);
 }
 
-describe("a page on another origin", () => {
+describe.skipIf(!browserFound)("a page on another origin", () => {
   it("calls the node with the client API key, until the key is rotated in the dashboard", async () => {
     const { page } = browser;
     await page.goto(siteUrl);

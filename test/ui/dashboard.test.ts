@@ -12,7 +12,7 @@ import { fundAccount, openAccount, P } from "#test/helpers/money.js";
 import { type Receiver, startReceiver } from "#test/helpers/receiver.js";
 import { call, fund, withSandbox } from "#test/helpers/sandbox.js";
 import { flush, subscribe } from "#test/helpers/webhooks.js";
-import { type Browser, openBrowser, openDashboard } from "./browser.js";
+import { type Browser, browserFound, openBrowser, openDashboard } from "./browser.js";
 
 /** How long the page may take to show what a test waits for (it polls the sandbox once a second). */
 const WAIT = { timeout: 10_000, interval: 100 };
@@ -32,7 +32,7 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-describe("the dashboard", () => {
+describe.skipIf(!browserFound)("the dashboard", () => {
   it("finds an account created and a transaction sent over the API in the explorer", async () => {
     const created = await call(sandbox, "POST", `${P}/evm/accounts`, { body: { name: "explorer-sender" }, wallet: true });
     expect(created.status).toBe(201);
@@ -291,7 +291,7 @@ describe("the dashboard", () => {
   });
 });
 
-describe("the dashboard of a sandbox that requires its admin token", () => {
+describe.skipIf(!browserFound)("the dashboard of a sandbox that requires its admin token", () => {
   it("loads its page without the token, asks for it once, and then shows the data", async () => {
     const guarded = await withSandbox({ seed: "dashboard-guarded", adminToken: "ui-admin-token" });
     const { page } = browser;

@@ -14,7 +14,7 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, withSandbox } from "#test/helpers/sandbox.js";
 import { buildApp, codeSentTo, serveApp, signInByEmail } from "./viteApp.js";
-import { type Browser, openBrowser, openDashboard } from "./browser.js";
+import { type Browser, browserFound, openBrowser, openDashboard } from "./browser.js";
 import { signInPage } from "cdp-sandbox/testing";
 
 const APP_SOURCE = join(import.meta.dirname, "embedded-wallet-app");
@@ -39,7 +39,7 @@ afterAll(async () => {
   if (outDir) rmSync(outDir, { recursive: true, force: true });
 });
 
-describe("a React app using @coinbase/cdp-react, in Chromium", () => {
+describe.skipIf(!browserFound)("a React app using @coinbase/cdp-react, in Chromium", () => {
   it("signs in by email with the code from the inbox and shows the address created on login", async () => {
     const { page } = browser;
     await page.goto(appUrl);

@@ -13,7 +13,7 @@ import { privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withSandbox } from "#test/helpers/sandbox.js";
 import { buildApp, serveApp, signInByEmail } from "./viteApp.js";
-import { type Browser, openBrowser } from "./browser.js";
+import { type Browser, browserFound, openBrowser } from "./browser.js";
 
 const APP_SOURCE = join(import.meta.dirname, "export-key-app");
 
@@ -43,7 +43,7 @@ afterAll(async () => {
   if (outDir) rmSync(outDir, { recursive: true, force: true });
 });
 
-describe("CopyEvmKeyButton of @coinbase/cdp-react with the sandbox's secure iframe", () => {
+describe.skipIf(!browserFound)("CopyEvmKeyButton of @coinbase/cdp-react with the sandbox's secure iframe", () => {
   it("copies the signed-in user's EVM key: its address is the one the app shows", async () => {
     const { page } = browser;
     await page.goto(appUrl);

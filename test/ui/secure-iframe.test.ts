@@ -13,7 +13,7 @@ import { privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
 import { call, endUserSession, withSandbox } from "#test/helpers/sandbox.js";
-import { type Browser, openBrowser } from "./browser.js";
+import { type Browser, browserFound, openBrowser } from "./browser.js";
 
 let sandbox: Sandbox;
 let browser: Browser;
@@ -81,7 +81,7 @@ async function openApp(payload: object) {
 const statuses = () => browser.page.evaluate(() => (window as unknown as { statuses: Array<{ status: string; message?: string }> }).statuses);
 
 /** Whether the sandbox serves the registration of a client's own Temporary Wallet Secret (the sign-in work adds it). */
-describe("the key-export iframe", () => {
+describe.skipIf(!browserFound)("the key-export iframe", () => {
   it("is framed by another origin, says it is listening, turns ready on the access token, and reports an expired session", async () => {
     const u = await signedInUser();
     const page = await openApp({
