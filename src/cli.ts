@@ -13,6 +13,7 @@
  *   --init FILE (seed state: docs/state-files.md)  --export-on-exit FILE  --journal FILE (JSON Lines)
  * A scenario file that does not check out stops the start with exit code 2.
  * `cdp-sandbox run [options] -- <command> [args…]` runs a command against a sandbox (src/run.ts).
+ * `cdp-sandbox mcp` serves the sandbox to a coding assistant over MCP (src/tools/mcp.ts).
  */
 import "./cli-early.js"; // first: starts work that runs while the rest loads
 import { writeFileSync } from "node:fs";
@@ -33,6 +34,9 @@ function fail(message: string): never {
 async function main(): Promise<void> {
   // `cdp-sandbox run [options] -- <command>`: a sandbox for one command (src/run.ts).
   if (process.argv[2] === "run") return process.exit(await runCommand(process.argv.slice(3)));
+  // `cdp-sandbox mcp`: tools for a coding assistant, over stdio (src/tools/mcp.ts).
+  // Loaded on demand: the MCP SDK costs the plain start nothing.
+  if (process.argv[2] === "mcp") return process.exit(await (await import("./tools/mcp.js")).runMcp(process.argv.slice(3)));
   let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({
@@ -68,7 +72,8 @@ async function main(): Promise<void> {
         "                   [--scenario NAME_OR_FILE ...] [--admin-token T] [--mining auto|interval]\n" +
         "                   [--accept-unknown-keys] [--allow-private-webhook-targets]   (off loopback: opt-ins)\n" +
         "                   [--init state.yaml] [--export-on-exit state.json] [--journal journal.jsonl]\n" +
-        "       cdp-sandbox run [options] -- <command> [args...]   (cdp-sandbox run --help)\n",
+        "       cdp-sandbox run [options] -- <command> [args...]   (cdp-sandbox run --help)\n" +
+        "       cdp-sandbox mcp [options] [--attach URL]           an MCP server over stdio for coding assistants\n",
     );
     return;
   }
