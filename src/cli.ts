@@ -37,6 +37,8 @@ async function main(): Promise<void> {
   // `cdp-sandbox mcp`: tools for a coding assistant, over stdio (src/tools/mcp.ts).
   // Loaded on demand: the MCP SDK costs the plain start nothing.
   if (process.argv[2] === "mcp") return process.exit(await (await import("./tools/mcp.js")).runMcp(process.argv.slice(3)));
+  // `cdp-sandbox trigger <event-type>` and `listen`: webhook events on demand, and a local receiver (src/tools/).
+  if (process.argv[2] === "trigger") return process.exit(await (await import("./tools/trigger.js")).runTrigger(process.argv.slice(3)));
   let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({
