@@ -1,6 +1,6 @@
 /**
  * The layers of src/ and the rule that arrows point down only:
- *   cli/run/index/app → state-files, admin, node, scenarios → pipeline → products → wallet → chain →
+ *   cli/run/tools/index/app → state-files, admin, node, scenarios → pipeline → products → wallet → chain →
  *   store, clock, random, crypto, errors, contract, auth, projects, paths.
  * A module that needs something from above takes it as a parameter or an
  * interface it defines. The register hook (register.ts, register/) stands
@@ -54,7 +54,7 @@ const areaFloorRules = AREA_FLOORS.flatMap((floor, i) =>
     },
   })),
 );
-const ABOVE_DOMAINS = ["pipeline", "admin", "node", "scenarios", "state-files", "app", "index", "cli", "cli-early", "run", "register"];
+const ABOVE_DOMAINS = ["pipeline", "admin", "node", "scenarios", "state-files", "app", "index", "cli", "cli-early", "run", "register", "tools"];
 
 module.exports = {
   forbidden: [
@@ -133,7 +133,7 @@ module.exports = {
       severity: "error",
       comment: "The pipeline runs under the admin API, the node and the scenario engine, never the other way.",
       from: { path: "^src/pipeline/", pathNot: "\\.test\\.ts$" },
-      to: { path: layer(["admin", "node", "scenarios", "app", "index", "cli", "cli-early", "run", "register"]) },
+      to: { path: layer(["admin", "node", "scenarios", "app", "index", "cli", "cli-early", "run", "register", "tools"]) },
     },
   ],
   options: {

@@ -17,6 +17,7 @@
  *   node's anvil_/evm_ methods without the admin token; listed under optIns=…)
  * A scenario file that does not check out stops the start with exit code 2.
  * `cdp-sandbox run [options] -- <command> [args…]` runs a command against a sandbox (src/run.ts).
+ * `cdp-sandbox mcp` serves the sandbox to a coding assistant over MCP (src/tools/mcp.ts).
  */
 import "./cli-early.js"; // first: starts work that runs while the rest loads
 import { chmodSync, writeFileSync } from "node:fs";
@@ -38,6 +39,11 @@ function fail(message: string): never {
 async function main(): Promise<void> {
   // `cdp-sandbox run [options] -- <command>`: a sandbox for one command (src/run.ts).
   if (process.argv[2] === "run") return process.exit(await runCommand(process.argv.slice(3)));
+  // `cdp-sandbox mcp`: tools for a coding assistant, over stdio (src/tools/mcp.ts).
+  // Loaded on demand: the MCP SDK costs the plain start nothing.
+  if (process.argv[2] === "mcp") return process.exit(await (await import("./tools/mcp.js")).runMcp(process.argv.slice(3)));
+  // `cdp-sandbox trigger <event-type>` and `listen`: webhook events on demand, and a local receiver (src/tools/).
+  if (process.argv[2] === "trigger") return process.exit(await (await import("./tools/trigger.js")).runTrigger(process.argv.slice(3)));
   let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({
@@ -82,7 +88,8 @@ async function main(): Promise<void> {
         "                   [--init state.yaml] [--export-on-exit state.json] [--journal journal.jsonl]\n" +
         "                   [--strict] [--report DIR]   (contract verdict and coverage reports: docs/ci.md)\n" +
         "                   [--dev-accounts N (0-100)] [--allow-test-methods]   (test nodes: docs/testing-front-ends.md)\n" +
-        "       cdp-sandbox run [options] -- <command> [args...]   (cdp-sandbox run --help)\n",
+        "       cdp-sandbox run [options] -- <command> [args...]   (cdp-sandbox run --help)\n" +
+        "       cdp-sandbox mcp [options] [--attach URL]           an MCP server over stdio for coding assistants\n",
     );
     return;
   }

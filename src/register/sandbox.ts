@@ -115,7 +115,7 @@ function signingKey(secret: string): { alg: "EdDSA" | "ES256"; key: KeyObject } 
 }
 
 /** A bearer JWT for one request to the sandbox itself, with the claims the platform checks. */
-function mintBearer(keyId: string, secret: string, method: string, host: string, path: string): string {
+export function mintBearer(keyId: string, secret: string, method: string, host: string, path: string): string {
   const { alg, key } = signingKey(secret);
   const now = Math.floor(Date.now() / 1000);
   const part = (value: object) => Buffer.from(JSON.stringify(value)).toString("base64url");
