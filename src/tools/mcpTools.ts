@@ -6,7 +6,7 @@
  * over HTTP, so a tool does nothing a client could not do, and a call the
  * sandbox refuses changes nothing (each API call is all-or-nothing).
  */
-import { ledgerToken } from "../admin/balances.js";
+import { ledgerToken } from "../chain/credit.js";
 import { type Json, type ProjectKeys, RefusedError, type SandboxClient } from "./client.js";
 
 /** What a tool runs with: the sandbox and the default project's credentials (read once). */

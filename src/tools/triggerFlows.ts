@@ -9,7 +9,7 @@
  */
 import { encodeFunctionData, erc20Abi, keccak256, serializeTransaction, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { ledgerToken } from "../admin/balances.js";
+import { ledgerToken } from "../chain/credit.js";
 import { type Json, type ProjectKeys, RefusedError, type SandboxClient } from "./client.js";
 
 /** What a flow works with: the sandbox, the project's keys, and what it tells the user along the way. */

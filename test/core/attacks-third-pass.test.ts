@@ -17,13 +17,15 @@ import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { built, cliPath, startNode } from "#test/helpers/cli.js";
+import { BUILD_TIMEOUT_MS, cliPath, ensureBuilt, startNode } from "#test/helpers/cli.js";
 import { call, endUserSession, withSandbox } from "#test/helpers/sandbox.js";
 
 const expectRefused = (res: { status: number; body: Record<string, unknown> }, status: number, errorType: string) => {
   expect([res.status, res.body.errorType], JSON.stringify(res.body)).toEqual([status, errorType]);
   expect(res.body).toMatchObject({ errorMessage: expect.any(String), correlationId: expect.any(String), errorLink: expect.any(String) });
 };
+
+beforeAll(() => ensureBuilt(), BUILD_TIMEOUT_MS);
 
 describe("off loopback, the pages that hand out an identity", () => {
   let exposed: Sandbox;
@@ -249,7 +251,7 @@ describe("the evidence files", () => {
     for (const file of ["modes-state.json", "modes.jsonl", "export.json"]) expect(statSync(join(dir, file)).mode & 0o777, file).toBe(0o600);
   });
 
-  it.skipIf(!built)("the credentials file is owner-only, also when an earlier run left it readable by all", async () => {
+  it("the credentials file is owner-only, also when an earlier run left it readable by all", async () => {
     const credentials = join(dir, "credentials.json");
     writeFileSync(credentials, "{}", { mode: 0o644 });
     const running = startNode([cliPath, "--port", "0", "--credentials-file", credentials]);

@@ -1,10 +1,10 @@
 /**
  * The built command's flags for test tools: dev accounts and the WebSocket port on the ready line, the node
- * signing for a dev account, and the bounds refused before anything starts. Skipped until `npm run build` has run.
+ * signing for a dev account, and the bounds refused before anything starts.
  */
 import { createServer } from "node:net";
-import { afterAll, describe, expect, it } from "vitest";
-import { built, cliPath, type Running, startNode } from "#test/helpers/cli.js";
+import { afterAll, describe, expect, it, beforeAll } from "vitest";
+import { BUILD_TIMEOUT_MS, cliPath, ensureBuilt, type Running, startNode } from "#test/helpers/cli.js";
 
 /** A port that was free a moment ago (the command binds it next; a rare race is retried). */
 async function freePort(): Promise<number> {
@@ -15,7 +15,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-describe.skipIf(!built)("cdp-sandbox --dev-accounts and --ws-port", () => {
+describe("cdp-sandbox --dev-accounts and --ws-port", () => {
+  beforeAll(() => ensureBuilt(), BUILD_TIMEOUT_MS);
   const running: Running[] = [];
   afterAll(() => {
     for (const r of running) r.child.kill("SIGTERM");

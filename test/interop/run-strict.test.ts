@@ -2,15 +2,15 @@
  * `cdp-sandbox run --strict`: a program written with the official client that sends one request the contract refuses,
  * logs the 400, handles a 404 and exits 0 passes a plain run but fails a strict one, which names only the violation;
  * `--report DIR` writes the reports when the sandbox stops, and a folder that cannot be written is refused before
- * anything starts. The built command spawns the program, so these skip until `npm run build` has run.
+ * anything starts. The built command spawns the program; it builds dist/ first when that is missing or stale.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parseJunit, type TestSuites } from "junit2json";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, beforeAll } from "vitest";
 import { startSandbox } from "cdp-sandbox";
-import { built, cliPath, programPath, startNode } from "#test/helpers/cli.js";
+import { BUILD_TIMEOUT_MS, cliPath, ensureBuilt, programPath, startNode } from "#test/helpers/cli.js";
 import { call } from "#test/helpers/sandbox.js";
 
 const dir = mkdtempSync(join(tmpdir(), "cdp-sandbox-run-strict-"));
@@ -19,7 +19,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const careless = (...options: string[]) =>
   startNode([cliPath, "run", "--seed", "run-strict", ...options, "--", process.execPath, programPath("careless-client.mjs")], { timeoutMs: 90_000 });
 
-describe.skipIf(!built)("cdp-sandbox run --strict -- node <a client that logs a 400 and carries on>", () => {
+describe("cdp-sandbox run --strict -- node <a client that logs a 400 and carries on>", () => {
+  beforeAll(() => ensureBuilt(), BUILD_TIMEOUT_MS);
   it("exits 0 without --strict: the client handled both errors", async () => {
     const { code, stdout, stderr } = await careless().finished;
     expect(code, stderr).toBe(0);

@@ -8,7 +8,7 @@ import { generateJwt } from "@coinbase/cdp-sdk/auth";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { built, cliPath } from "#test/helpers/cli.js";
+import { BUILD_TIMEOUT_MS, cliPath, ensureBuilt } from "#test/helpers/cli.js";
 
 const client = new Client({ name: "mcp-test", version: "1.0.0" });
 let stderr = "";
@@ -51,7 +51,8 @@ async function anonymous(creds: Creds, path: string, body: unknown) {
   return { status: res.status, body: (await res.json()) as any };
 }
 
-describe.skipIf(!built)("cdp-sandbox mcp", () => {
+describe("cdp-sandbox mcp", () => {
+  beforeAll(() => ensureBuilt(), BUILD_TIMEOUT_MS);
   let creds: Creds & { walletSecret: string; clientApiKey: string };
   let url: string;
 

@@ -4,10 +4,10 @@
  * its subscription's secret (checked with node:crypto, as the docs tell a
  * receiver to). The command itself is run once end to end, and with bad input.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, beforeAll } from "vitest";
 import { SandboxClient } from "../../src/tools/client.js";
 import { triggerableEventTypes, triggerEvent } from "../../src/tools/trigger.js";
-import { built, cliPath, startNode } from "#test/helpers/cli.js";
+import { BUILD_TIMEOUT_MS, cliPath, ensureBuilt, startNode } from "#test/helpers/cli.js";
 import { deliveredTo, type Subscription, subscribe, sandboxWithReceiver } from "#test/helpers/webhooks.js";
 import { call } from "#test/helpers/sandbox.js";
 
@@ -69,7 +69,8 @@ describe("cdp-sandbox trigger", () => {
   });
 });
 
-describe.skipIf(!built)("the trigger command", () => {
+describe("the trigger command", () => {
+  beforeAll(() => ensureBuilt(), BUILD_TIMEOUT_MS);
   it("lists the event types with what each does", async () => {
     const run = await startNode([cliPath, "trigger", "--list"]).finished;
     expect(run.code).toBe(0);

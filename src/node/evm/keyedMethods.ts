@@ -8,7 +8,8 @@
  */
 import { type Hex, keccak256, serializeTransaction, type TypedDataDefinition } from "viem";
 import { applyTransaction } from "../../chain/evm/executeTransaction.js";
-import { type EvmTransactionInput, evmNonces, GAS_PRICE_WEI } from "../../chain/evm/ledger.js";
+import { type EvmTransactionInput, GAS_PRICE_WEI } from "../../chain/evm/ledger.js";
+import { nextNonce, setNextNonce } from "../../chain/evm/nonces.js";
 import { CHAIN_CONTRACTS } from "../../products/sandboxContracts.js";
 import { ApiError } from "../../errors/catalogue.js";
 import { RpcError, type RpcMethod } from "../jsonRpc.js";
@@ -60,7 +61,7 @@ async function sendTransaction(params: unknown[], ctx: KeyedNodeContext): Promis
   const data = field(tx, "data", dataParam) ?? field(tx, "input", dataParam) ?? "0x";
   const key = ctx.devAccounts.get(from.toLowerCase());
   if (!key && !isImpersonated(ctx.store, from)) throw unknownAccount(from);
-  const nonce = Number(field(tx, "nonce", quantityParam) ?? BigInt(evmNonces(ctx.store).get(`${from.toLowerCase()}:${ctx.network}`)?.next ?? 0));
+  const nonce = Number(field(tx, "nonce", quantityParam) ?? BigInt(nextNonce(ctx.store, ctx.network, from)));
   const gas =
     field(tx, "gas", quantityParam) ??
     BigInt((await eth_estimateGas([{ from, ...(to ? { to } : {}), value: `0x${value.toString(16)}`, data }], ctx)) as string);
@@ -75,9 +76,7 @@ async function sendImpersonated(
   from: `0x${string}`,
   fields: { to: `0x${string}` | null; value: bigint; data: Hex; gas: bigint; nonce: number },
 ): Promise<Hex> {
-  const nonces = evmNonces(ctx.store);
-  const key = `${from.toLowerCase()}:${ctx.network}`;
-  const expected = nonces.get(key)?.next ?? 0;
+  const expected = nextNonce(ctx.store, ctx.network, from);
   if (fields.nonce < expected) throw new RpcError(-32000, `nonce too low: next nonce of ${from} is ${expected}`);
   const unsigned = serializeTransaction({ ...fields, to: fields.to ?? undefined, chainId: ctx.chainId, type: "eip1559", maxFeePerGas: GAS_PRICE_WEI });
   const hash = keccak256(`${unsigned}${from.slice(2)}`);
@@ -99,7 +98,7 @@ async function sendImpersonated(
     if (error instanceof ApiError) throw new RpcError(-32000, `insufficient funds for gas * price + value: ${error.message}`);
     throw error;
   }
-  nonces.put(key, { next: fields.nonce + 1 });
+  setNextNonce(ctx.store, ctx.network, from, fields.nonce + 1);
   return hash;
 }
 

@@ -10,6 +10,7 @@
  * (X-Sandbox-Admin-Token), unless the sandbox was started with `--allow-test-methods`.
  */
 import type { Clock } from "../../clock.js";
+import { CHAIN_CONTRACTS } from "../../products/sandboxContracts.js";
 import type { Random } from "../../random.js";
 import type { Snapshots } from "../../store/snapshots.js";
 import type { ProjectTx } from "../../store/store.js";
@@ -76,7 +77,7 @@ export function createEvmDoor(
     const projectTable = allowed ? projectOpen : projectClosed;
     const contextOf = (tx: ProjectTx): Ctx => {
       creditDevAccounts(tx, devAccounts);
-      return { network: call.network, chainId: call.chainId, store: tx, clock: deps.clock, random, ethCall, devAccounts };
+      return { network: call.network, chainId: call.chainId, store: tx, clock: deps.clock, contracts: CHAIN_CONTRACTS, random, ethCall, devAccounts };
     };
     const onLedger = (payload: unknown) => answerOnLedger(deps, call.projectId, payload, table, contextOf, unknownMethod);
     const isProjectMethod = (m: unknown) =>

@@ -11,7 +11,8 @@
 import { bindMiningMode, headBlock, mineBlocks, miningModeOf } from "../../chain/mining.js";
 import { blockTimestampOf } from "../../chain/blocks.js";
 import { putCodeAt, putStorageSlot } from "../../chain/evm/ledgerState.js";
-import { evmNonces, setBalance } from "../../chain/evm/ledger.js";
+import { setBalance } from "../../chain/evm/ledger.js";
+import { setNextNonce } from "../../chain/evm/nonces.js";
 import { erc20ByAddress, NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
 import { declareCollection } from "../../store/collections.js";
 import type { ProjectTx } from "../../store/store.js";
@@ -79,7 +80,7 @@ const setNonceOf =
   (params, ctx) => {
     const address = addressParam(method, params, 0);
     const nonce = countParam(method, params, 1, Number.MAX_SAFE_INTEGER, "a nonce");
-    evmNonces(ctx.store).put(`${address.toLowerCase()}:${ctx.network}`, { next: nonce });
+    setNextNonce(ctx.store, ctx.network, address, nonce);
     return null;
   };
 
