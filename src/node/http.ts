@@ -16,7 +16,6 @@ import express, { type Request, type Response } from "express";
 import type { AuthMode } from "../auth/bearer.js";
 import type { Clock } from "../clock.js";
 import { chainIdOf } from "../chain/networks.js";
-import { CHAIN_CONTRACTS } from "../products/sandboxContracts.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../pipeline/body.js";
 import { errorResponse } from "../pipeline/errors.js";
 import { redirectedFrom } from "../pipeline/exchange.js";

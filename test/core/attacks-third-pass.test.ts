@@ -25,6 +25,7 @@ const expectRefused = (res: { status: number; body: Record<string, unknown> }, s
   expect(res.body).toMatchObject({ errorMessage: expect.any(String), correlationId: expect.any(String), errorLink: expect.any(String) });
 };
 
+// The built command: dist/ is built first when it is missing or older than its sources.
 beforeAll(() => ensureBuilt(), BUILD_TIMEOUT_MS);
 
 describe("off loopback, the pages that hand out an identity", () => {

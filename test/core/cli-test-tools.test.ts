@@ -15,8 +15,10 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+// The built command: dist/ is built first when it is missing or older than its sources.
+beforeAll(() => ensureBuilt(), BUILD_TIMEOUT_MS);
+
 describe("cdp-sandbox --dev-accounts and --ws-port", () => {
-  beforeAll(() => ensureBuilt(), BUILD_TIMEOUT_MS);
   const running: Running[] = [];
   afterAll(() => {
     for (const r of running) r.child.kill("SIGTERM");

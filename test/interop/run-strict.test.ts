@@ -2,7 +2,7 @@
  * `cdp-sandbox run --strict`: a program written with the official client that sends one request the contract refuses,
  * logs the 400, handles a 404 and exits 0 passes a plain run but fails a strict one, which names only the violation;
  * `--report DIR` writes the reports when the sandbox stops, and a folder that cannot be written is refused before
- * anything starts. The built command spawns the program; it builds dist/ first when that is missing or stale.
+ * anything starts. The built command spawns the program; dist/ is built first when missing or stale.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,8 +19,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const careless = (...options: string[]) =>
   startNode([cliPath, "run", "--seed", "run-strict", ...options, "--", process.execPath, programPath("careless-client.mjs")], { timeoutMs: 90_000 });
 
+// The built command: dist/ is built first when it is missing or older than its sources.
+beforeAll(() => ensureBuilt(), BUILD_TIMEOUT_MS);
+
 describe("cdp-sandbox run --strict -- node <a client that logs a 400 and carries on>", () => {
-  beforeAll(() => ensureBuilt(), BUILD_TIMEOUT_MS);
   it("exits 0 without --strict: the client handled both errors", async () => {
     const { code, stdout, stderr } = await careless().finished;
     expect(code, stderr).toBe(0);

@@ -51,8 +51,10 @@ async function anonymous(creds: Creds, path: string, body: unknown) {
   return { status: res.status, body: (await res.json()) as any };
 }
 
+// The built command: dist/ is built first when it is missing or older than its sources.
+beforeAll(() => ensureBuilt(), BUILD_TIMEOUT_MS);
+
 describe("cdp-sandbox mcp", () => {
-  beforeAll(() => ensureBuilt(), BUILD_TIMEOUT_MS);
   let creds: Creds & { walletSecret: string; clientApiKey: string };
   let url: string;
 

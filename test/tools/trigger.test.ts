@@ -33,6 +33,9 @@ async function subscribeWithLabels(eventTypes: string[], labels?: Record<string,
   return { subscriptionId: res.body.subscriptionId, secret: res.body.secret, path };
 }
 
+// The built command: dist/ is built first when it is missing or older than its sources.
+beforeAll(() => ensureBuilt(), BUILD_TIMEOUT_MS);
+
 describe("cdp-sandbox trigger", () => {
   it.each(triggerableEventTypes())("delivers %s, signed, to a subscription taking it, from the real flow", async (eventType) => {
     const sub = await subscribeWithLabels([eventType], LABELS[eventType]);
@@ -70,7 +73,6 @@ describe("cdp-sandbox trigger", () => {
 });
 
 describe("the trigger command", () => {
-  beforeAll(() => ensureBuilt(), BUILD_TIMEOUT_MS);
   it("lists the event types with what each does", async () => {
     const run = await startNode([cliPath, "trigger", "--list"]).finished;
     expect(run.code).toBe(0);
