@@ -83,7 +83,7 @@ module.exports = {
       to: { path: [layer(["wallet", "products", "projects", "auth", ...ABOVE_DOMAINS]), "^node_modules/express/"] },
     },
     {
-      name: "domains-point-down",
+      name: "areas-point-down",
       severity: "error",
       comment: "Handlers never see Express objects, the pipeline, the admin API or the node.",
       from: { path: "^src/(wallet|products)/", pathNot: "\\.test\\.ts$" },

@@ -6,7 +6,8 @@
  */
 import { decodeEventLog, getAddress, parseAbi } from "viem";
 import { blockTimestampOf } from "../chain/blocks.js";
-import { forEachBalance, ledgerTxs } from "../chain/evm/ledger.js";
+import { ledgerTxs } from "../chain/evm/ledger.js";
+import { forEachBalance } from "../chain/balances.js";
 import { headBlock } from "../chain/mining.js";
 import { EVM_NETWORKS } from "../chain/networks.js";
 import { solanaTxs } from "../chain/solana/ledger.js";

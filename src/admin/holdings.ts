@@ -4,7 +4,7 @@
  * call by holder so a page of accounts costs one walk over the balances.
  */
 import { formatUnits } from "viem";
-import { forEachBalance } from "../chain/evm/ledger.js";
+import { forEachBalance } from "../chain/balances.js";
 import { SOL, SOLANA_TOKENS, solanaTokenByMint } from "../chain/solana/tokens.js";
 import { evmTokenByAddress, nativeTokenOf } from "../chain/tokens.js";
 import type { components } from "../contract/generated/admin-types.js";

@@ -6,7 +6,7 @@
  */
 import { apiError } from "../errors/catalogue.js";
 import type { ProjectTx } from "../store/store.js";
-import { balanceOf, credit } from "./evm/ledger.js";
+import { balanceOf, credit } from "./balances.js";
 import { EVM_NETWORKS } from "./networks.js";
 import { SOL, SOLANA_TOKENS, solanaTokenByMint, solanaTokenBySymbol } from "./solana/tokens.js";
 import { evmTokenByAddress, evmTokenBySymbol, nativeTokenOf } from "./tokens.js";

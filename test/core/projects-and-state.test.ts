@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vites
 import type { Sandbox } from "cdp-sandbox";
 import { call, fund, withSandbox } from "#test/helpers/sandbox.js";
 import { recordingHandlers } from "#test/helpers/handlers.js";
-import { balanceOf, setBalance } from "../../src/chain/evm/ledger.js";
+import { balanceOf, setBalance } from "../../src/chain/balances.js";
 import { NATIVE_TOKEN_ADDRESS } from "../../src/chain/tokens.js";
 
 const CREATE = "/platform/v2/evm/accounts";

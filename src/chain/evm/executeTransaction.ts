@@ -6,17 +6,8 @@
 import { apiError } from "../../errors/catalogue.js";
 import type { Clock } from "../../clock.js";
 import type { ProjectTx } from "../../store/store.js";
-import {
-  applyEvmTransaction,
-  balanceOf,
-  type EvmTransactionInput,
-  GAS_PRICE_WEI,
-  type LedgerTx,
-  ledgerRecord,
-  ledgerTxs,
-  type SandboxContract,
-  setBalance,
-} from "./ledger.js";
+import { applyEvmTransaction, type EvmTransactionInput, GAS_PRICE_WEI, type LedgerTx, ledgerRecord, ledgerTxs, type SandboxContract } from "./ledger.js";
+import { evmBalanceOf, setEvmBalance } from "./balances.js";
 import { inclusionBlock } from "../mining.js";
 import { NATIVE_TOKEN_ADDRESS } from "../tokens.js";
 import { hasDeployedCode } from "./ledgerState.js";
@@ -36,7 +27,7 @@ async function executeEvmTransaction(
   tx: EvmTransactionInput,
   models: (network: string) => readonly ModelledContract[],
 ): Promise<LedgerTx> {
-  const held = balanceOf(store, tx.network, NATIVE_TOKEN_ADDRESS, tx.from);
+  const held = evmBalanceOf(store, tx.network, NATIVE_TOKEN_ADDRESS, tx.from);
   if (held < tx.value) {
     throw apiError("insufficient_balance", `${tx.from} has ${held} wei on ${tx.network}; this transaction sends ${tx.value}.`);
   }
@@ -49,12 +40,12 @@ async function executeEvmTransaction(
     { commit: true },
   );
   const fee = tx.sponsored ? 0n : outcome.gasUsed * GAS_PRICE_WEI;
-  const left = balanceOf(store, tx.network, NATIVE_TOKEN_ADDRESS, tx.from);
+  const left = evmBalanceOf(store, tx.network, NATIVE_TOKEN_ADDRESS, tx.from);
   if (left < fee) {
     undo();
     throw apiError("insufficient_balance", `${tx.from} has ${held} wei on ${tx.network}; this transaction needs ${tx.value} and gas ${fee}.`);
   }
-  setBalance(store, tx.network, NATIVE_TOKEN_ADDRESS, tx.from, left - fee);
+  setEvmBalance(store, tx.network, NATIVE_TOKEN_ADDRESS, tx.from, left - fee);
   if (outcome.revert) reportEvmRevert(store, { ...outcome.revert, transactionHash: tx.hash as `0x${string}` });
   const record = ledgerRecord(clock, tx, block, {
     gasUsed: outcome.gasUsed,

@@ -12,13 +12,11 @@ import type { Clock } from "../../clock.js";
 import { apiError } from "../../errors/catalogue.js";
 import type { ProjectTx } from "../../store/store.js";
 import { inclusionBlock } from "../mining.js";
-import { erc20ByAddress, NATIVE_TOKEN_ADDRESS } from "../tokens.js";
+import { erc20ByAddress } from "../tokens.js";
+import { assetKey, creditEvm, evmBalanceOf, NATIVE, setEvmBalance } from "./balances.js";
 import { declareCollection } from "../../store/collections.js";
-import { forEachSolanaBalance, setSolanaBalance, solanaBalanceOf, solanaHoldings, solanaTotalHeld } from "../solana/accounts.js";
-import { isSolanaNetwork } from "../solana/tokens.js";
 
 export const GAS_PRICE_WEI = 1_000_000n;
-const NATIVE = "native";
 export const TRANSFER_TOPIC = keccak256(toHex("Transfer(address,address,uint256)"));
 export const APPROVAL_TOPIC = keccak256(toHex("Approval(address,address,uint256)"));
 
@@ -57,72 +55,13 @@ export interface LedgerTx {
   submittedAtMs: number;
 }
 
-export interface BalanceRecord {
-  network: string;
-  asset: string;
-  holder: string;
-  amount: string;
-}
-
-const LEDGER_BALANCES = declareCollection<BalanceRecord>("ledgerBalances");
 const LEDGER_TXS = declareCollection<LedgerTx>("ledgerTxs");
 const LEDGER_ALLOWANCES = declareCollection<{ amount: string }>("ledgerAllowances");
 /** A token's EIP-2612 `nonces(owner)`: the next permit nonce, kept once a permit has been executed. */
 const LEDGER_PERMIT_NONCES = declareCollection<{ next: string }>("ledgerPermitNonces");
 
-const balances = (store: ProjectTx) => store.collection(LEDGER_BALANCES);
 export const ledgerTxs = (store: ProjectTx) => store.collection(LEDGER_TXS);
 const allowances = (store: ProjectTx) => store.collection(LEDGER_ALLOWANCES);
-
-// EVM addresses compare case-insensitively; Solana's base-58 addresses exactly.
-const addressKey = (a: string) => (a.startsWith("0x") ? a.toLowerCase() : a);
-const assetKey = (asset: string) => (asset === NATIVE || asset.toLowerCase() === NATIVE_TOKEN_ADDRESS.toLowerCase() ? NATIVE : addressKey(asset));
-const balanceId = (network: string, asset: string, holder: string) => `${network}|${assetKey(asset)}|${addressKey(holder)}`;
-
-// On a Solana network the balances are the project's Solana accounts (chain/solana/accounts.ts), which the runtime
-// executes against: these functions read and write them there, so callers need not know the difference.
-
-export function balanceOf(store: ProjectTx, network: string, asset: string, holder: string): bigint {
-  if (isSolanaNetwork(network)) return solanaBalanceOf(store, network, asset, holder);
-  return BigInt(balances(store).get(balanceId(network, asset, holder))?.amount ?? "0");
-}
-
-export function setBalance(store: ProjectTx, network: string, asset: string, holder: string, amount: bigint): void {
-  if (isSolanaNetwork(network)) setSolanaBalance(store, network, asset, holder, amount);
-  else balances(store).put(balanceId(network, asset, holder), { network, asset: assetKey(asset), holder: addressKey(holder), amount: amount.toString() });
-}
-
-export function credit(store: ProjectTx, network: string, asset: string, holder: string, amount: bigint): void {
-  setBalance(store, network, asset, holder, balanceOf(store, network, asset, holder) + amount);
-}
-
-/** Calls `visit` with every balance record of the project's ledgers, zero ones included (not copies: never change them). */
-export function forEachBalance(store: ProjectTx, visit: (balance: Readonly<BalanceRecord>) => void): void {
-  forEachSolanaBalance(store, visit);
-  // A filter that keeps nothing walks the records without copying them.
-  balances(store).filter((b) => {
-    visit(b);
-    return false;
-  });
-}
-
-/** Every non-zero balance of a holder on a network: [asset ("native" or lowercase contract), amount]. */
-export function holdings(store: ProjectTx, network: string, holder: string): Array<[string, bigint]> {
-  if (isSolanaNetwork(network)) return solanaHoldings(store, network, holder);
-  const h = addressKey(holder);
-  return balances(store)
-    .filter((b) => b.network === network && b.holder === h && b.amount !== "0")
-    .map((b) => [b.asset, BigInt(b.amount)]);
-}
-
-/** What all holders on a network hold of one asset together (a token's supply on the sandbox's ledger). */
-export function totalHeld(store: ProjectTx, network: string, asset: string): bigint {
-  if (isSolanaNetwork(network)) return solanaTotalHeld(store, network, asset);
-  const key = assetKey(asset);
-  return balances(store)
-    .filter((b) => b.network === network && b.asset === key)
-    .reduce((sum, b) => sum + BigInt(b.amount), 0n);
-}
 
 const topicAddress = (a: string) => pad(a.toLowerCase() as Hex, { size: 32 });
 
@@ -143,10 +82,10 @@ export function transferLog(token: `0x${string}`, from: string, to: string, amou
  * is a sandbox defect, and throws without changing anything.
  */
 export function moveToken(store: ProjectTx, network: string, asset: string, from: string, to: string, amount: bigint, logs: LedgerLog[]): void {
-  const held = balanceOf(store, network, asset, from);
+  const held = evmBalanceOf(store, network, asset, from);
   if (held < amount) throw new Error(`moveToken: ${from} holds ${held} of ${asset} on ${network}, not ${amount}`);
-  setBalance(store, network, asset, from, held - amount);
-  credit(store, network, asset, to, amount);
+  setEvmBalance(store, network, asset, from, held - amount);
+  creditEvm(store, network, asset, to, amount);
   if (assetKey(asset) !== NATIVE) logs.push(transferLog(asset as `0x${string}`, from, to, amount, logs.length));
 }
 
@@ -200,14 +139,14 @@ export function applyEvmTransaction(store: ProjectTx, clock: Clock, tx: EvmTrans
   const contract = to === undefined ? undefined : contracts.find((c) => c.address.toLowerCase() === to);
   const gasUsed = contract ? contract.gasUsed : isTokenCall ? 52_000n : tx.input && tx.input !== "0x" ? 60_000n : 21_000n;
   const fee = tx.sponsored ? 0n : gasUsed * GAS_PRICE_WEI;
-  const native = balanceOf(store, tx.network, NATIVE, tx.from);
+  const native = evmBalanceOf(store, tx.network, NATIVE, tx.from);
   if (native < tx.value + fee) {
     throw apiError(
       "insufficient_balance",
       `${tx.from} has ${native} wei on ${tx.network}; this transaction needs ${tx.value + fee} (value ${tx.value} + gas ${fee}).`,
     );
   }
-  setBalance(store, tx.network, NATIVE, tx.from, native - fee);
+  setEvmBalance(store, tx.network, NATIVE, tx.from, native - fee);
   let status: LedgerTx["status"] = "success";
   let revertReason: string | undefined;
   const logs: LedgerLog[] = [];
@@ -215,8 +154,8 @@ export function applyEvmTransaction(store: ProjectTx, clock: Clock, tx: EvmTrans
     // A sandbox contract moves any value itself, and only if its call succeeds.
     ({ status, revertReason } = contract.call(store, clock, tx, logs));
   } else if (tx.value > 0n) {
-    setBalance(store, tx.network, NATIVE, tx.from, balanceOf(store, tx.network, NATIVE, tx.from) - tx.value);
-    if (tx.to) credit(store, tx.network, NATIVE, tx.to, tx.value);
+    setEvmBalance(store, tx.network, NATIVE, tx.from, evmBalanceOf(store, tx.network, NATIVE, tx.from) - tx.value);
+    if (tx.to) creditEvm(store, tx.network, NATIVE, tx.to, tx.value);
   }
   if (isTokenCall) status = applyTokenCall(store, tx, token!.address, logs) ? "success" : "reverted";
   const record = ledgerRecord(clock, tx, tx.block ?? inclusionBlock(store, clock, tx.network), {
@@ -276,7 +215,7 @@ function applyTokenCall(store: ProjectTx, tx: EvmTransactionInput, contract: `0x
   }
   const [from, to, amount] = call.functionName === "transfer" ? [tx.from, ...(call.args as [string, bigint])] : (call.args as [string, string, bigint]);
   // Both checks before any write: a transferFrom that reverts for want of balance keeps its allowance.
-  if (balanceOf(store, tx.network, contract, from) < amount) return false;
+  if (evmBalanceOf(store, tx.network, contract, from) < amount) return false;
   if (call.functionName === "transferFrom") {
     const key = `${tx.network}|${contract.toLowerCase()}|${from.toLowerCase()}|${tx.from.toLowerCase()}`;
     const allowed = BigInt(allowances(store).get(key)?.amount ?? "0");
@@ -328,7 +267,7 @@ export interface PayoutInput {
 /** Credits the holder and records the paying transaction, with a Transfer log for tokens. */
 export function recordPayout(store: ProjectTx, p: PayoutInput): LedgerTx {
   const isNative = assetKey(p.asset) === NATIVE;
-  credit(store, p.network, p.asset, p.holder, p.amount);
+  creditEvm(store, p.network, p.asset, p.holder, p.amount);
   const record: LedgerTx = {
     hash: p.hash,
     network: p.network,

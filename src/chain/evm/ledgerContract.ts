@@ -4,7 +4,8 @@
  * the transaction's, and its revert reverts the calling frame with `Error(reason)`.
  */
 import { encodeErrorResult, type Hex, keccak256, parseAbi } from "viem";
-import { balanceOf, credit, type LedgerLog, type SandboxContract, setBalance } from "./ledger.js";
+import type { LedgerLog, SandboxContract } from "./ledger.js";
+import { evmBalanceOf, creditEvm, setEvmBalance } from "./balances.js";
 import { NATIVE_TOKEN_ADDRESS } from "../tokens.js";
 import { type ModelledContract, ModelledRevert } from "./modelled.js";
 
@@ -19,14 +20,14 @@ export function ledgerContractModel(contract: SandboxContract): ModelledContract
       // The EVM has already moved the value to the contract's address; these contracts take it from the sender
       // themselves, and only when the call succeeds, so it goes back first.
       if (call.value > 0n) {
-        setBalance(
+        setEvmBalance(
           call.store,
           call.network,
           NATIVE_TOKEN_ADDRESS,
           contract.address,
-          balanceOf(call.store, call.network, NATIVE_TOKEN_ADDRESS, contract.address) - call.value,
+          evmBalanceOf(call.store, call.network, NATIVE_TOKEN_ADDRESS, contract.address) - call.value,
         );
-        credit(call.store, call.network, NATIVE_TOKEN_ADDRESS, call.caller, call.value);
+        creditEvm(call.store, call.network, NATIVE_TOKEN_ADDRESS, call.caller, call.value);
       }
       const logs: LedgerLog[] = [];
       const result = contract.call(

@@ -14,7 +14,7 @@ import { Account, type Address, bytesToHex, hexToBytes, KECCAK256_NULL, KECCAK25
 import { keccak256 } from "viem";
 import { declareCollection } from "../../store/collections.js";
 import type { ProjectTx } from "../../store/store.js";
-import { balanceOf, setBalance } from "./ledger.js";
+import { evmBalanceOf, setEvmBalance } from "./balances.js";
 import { clearNonce, nextNonce, setNextNonce } from "./nonces.js";
 import type { JournaledTx } from "./journaledTx.js";
 
@@ -120,7 +120,7 @@ export class LedgerStateManager implements StateManagerInterface {
 
   async getAccount(address: Address): Promise<Account | undefined> {
     const a = address.toString();
-    const balance = balanceOf(this.store, this.network, NATIVE, a);
+    const balance = evmBalanceOf(this.store, this.network, NATIVE, a);
     const nonce = BigInt(nextNonce(this.store, this.network, a));
     const codeHash = this.codeHashOf(a);
     if (balance === 0n && nonce === 0n && codeHash === KECCAK256_NULL) return undefined;
@@ -138,13 +138,13 @@ export class LedgerStateManager implements StateManagerInterface {
   async putAccount(address: Address, account?: Account): Promise<void> {
     if (!account) return this.deleteAccount(address);
     const a = address.toString();
-    if (balanceOf(this.store, this.network, NATIVE, a) !== account.balance) setBalance(this.store, this.network, NATIVE, a, account.balance);
+    if (evmBalanceOf(this.store, this.network, NATIVE, a) !== account.balance) setEvmBalance(this.store, this.network, NATIVE, a, account.balance);
     if (BigInt(nextNonce(this.store, this.network, a)) !== account.nonce) setNextNonce(this.store, this.network, a, Number(account.nonce));
   }
 
   async deleteAccount(address: Address): Promise<void> {
     const a = address.toString();
-    if (balanceOf(this.store, this.network, NATIVE, a) !== 0n) setBalance(this.store, this.network, NATIVE, a, 0n);
+    if (evmBalanceOf(this.store, this.network, NATIVE, a) !== 0n) setEvmBalance(this.store, this.network, NATIVE, a, 0n);
     clearNonce(this.store, this.network, a);
     if (hasDeployedCode(this.store, this.network, a)) this.store.collection(EVM_CODE).delete(codeKey(this.network, a));
     await this.clearStorage(address);

@@ -15,7 +15,8 @@ import {
   serializeSignature,
 } from "viem";
 import type { ProjectTx } from "../../store/store.js";
-import { APPROVAL_TOPIC, allowanceOf, balanceOf, executePermit, type LedgerLog, moveToken, permitNonceOf, setAllowance, totalHeld } from "./ledger.js";
+import { APPROVAL_TOPIC, allowanceOf, executePermit, type LedgerLog, moveToken, permitNonceOf, setAllowance } from "./ledger.js";
+import { evmBalanceOf, evmTotalHeld } from "./balances.js";
 import { type EvmToken, evmTokensOf, NATIVE_TOKEN_ADDRESS } from "../tokens.js";
 import { type ModelledCall, type ModelledContract, ModelledRevert } from "./modelled.js";
 
@@ -71,11 +72,11 @@ export function decodeTokenCall(data: Hex): TokenCall | undefined {
 export function readToken(store: ProjectTx, network: string, chainId: number, token: EvmToken, call: TokenCall): Hex | undefined {
   switch (call.functionName) {
     case "balanceOf":
-      return uint(balanceOf(store, network, token.address, call.args[0]));
+      return uint(evmBalanceOf(store, network, token.address, call.args[0]));
     case "allowance":
       return uint(allowanceOf(store, network, token.address, call.args[0], call.args[1]));
     case "totalSupply":
-      return uint(totalHeld(store, network, token.address));
+      return uint(evmTotalHeld(store, network, token.address));
     case "decimals":
       return encodeAbiParameters([{ type: "uint8" }], [token.decimals]);
     case "symbol":
@@ -97,7 +98,7 @@ export function readToken(store: ProjectTx, network: string, chainId: number, to
 
 /** Moves `amount` of a token between holders on the ledger, with its Transfer log; reverts when `from` holds too little. */
 function move(call: ModelledCall, token: EvmToken, from: string, to: string, amount: bigint): void {
-  if (balanceOf(call.store, call.network, token.address, from) < amount) throw fail("ERC20: transfer amount exceeds balance");
+  if (evmBalanceOf(call.store, call.network, token.address, from) < amount) throw fail("ERC20: transfer amount exceeds balance");
   const logs: LedgerLog[] = [];
   moveToken(call.store, call.network, token.address, from, to, amount, logs);
   for (const log of logs) call.emit(log.topics, log.data);

@@ -311,13 +311,6 @@ export function solanaHoldings(store: ProjectTx, network: string, owner: string)
   return rows;
 }
 
-/** What everyone holds of an asset on `network`: a mint's supply, or all lamports for "native". */
-export function solanaTotalHeld(store: ProjectTx, network: string, asset: string): bigint {
-  if (asset === "native") return solanaAccountsOwnedBy(store, network).reduce((sum, a) => sum + BigInt(a.lamports), 0n);
-  const mint = readSolanaAccount(store, network, asset);
-  return mint ? decodeMint(Buffer.from(mint.data, "base64")).supply : 0n;
-}
-
 /** Every balance of every wallet on the project's Solana networks, as the ledger lists balances (SOL as "native"). */
 export function forEachSolanaBalance(store: ProjectTx, visit: (b: { network: string; asset: string; holder: string; amount: string }) => void): void {
   const tokens = new Map<string, { network: string; asset: string; holder: string; amount: bigint }>();

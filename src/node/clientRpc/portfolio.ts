@@ -3,7 +3,7 @@
  * network, from the ledger) and token prices, both valued with the swap price table. A token the table does not
  * price is listed at $0, as the platform lists tokens it cannot value.
  */
-import { holdings } from "../../chain/evm/ledger.js";
+import { holdings } from "../../chain/balances.js";
 import { type EvmToken, evmTokenByAddress, NATIVE_TOKEN_ADDRESS, nativeTokenOf } from "../../chain/tokens.js";
 import { type ClientRpcContext, invalidParams, isAddress, paramObject } from "./context.js";
 import { kitToken } from "./swap.js";

@@ -1,7 +1,7 @@
 /** What the ledger holds for an address: balances, nonces, code, ERC-20 reads, and the platform's balance listing. */
 import type { Hex } from "viem";
 import { nextNonce } from "../../chain/evm/nonces.js";
-import { balanceOf, holdings } from "../../chain/evm/ledger.js";
+import { balanceOf, holdings } from "../../chain/balances.js";
 import { erc20ByAddress, evmTokenByAddress, NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
 import { hasSandboxCode } from "../../products/sandboxContracts.js";
 import { canonicalCodeAt } from "../../chain/evm/canonical.js";

@@ -2,7 +2,8 @@
 import { type Hex, keccak256, parseTransaction, recoverTransactionAddress, toHex } from "viem";
 import { applyTransaction, runsBytecode } from "../../chain/evm/executeTransaction.js";
 import { nextNonce, setNextNonce } from "../../chain/evm/nonces.js";
-import { applyEvmTransaction, balanceOf, type EvmTransactionInput, type LedgerTx, ledgerTxs } from "../../chain/evm/ledger.js";
+import { applyEvmTransaction, type EvmTransactionInput, type LedgerTx, ledgerTxs } from "../../chain/evm/ledger.js";
+import { balanceOf } from "../../chain/balances.js";
 import { CHAIN_CONTRACTS, SANDBOX_CONTRACTS } from "../../products/sandboxContracts.js";
 import { submissionRefusal } from "../../chain/evm/submissionLimits.js";
 import { NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";

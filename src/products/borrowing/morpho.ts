@@ -14,8 +14,16 @@
  * collateral's value × the liquidation LTV. Nobody liquidates in the sandbox.
  */
 import { decodeFunctionData, encodeFunctionData, type Hex, pad } from "viem";
-import { allowanceOf, type ContractCallResult, type EvmTransactionInput, type LedgerLog, type SandboxContract, setAllowance } from "../../chain/evm/index.js";
-import { balanceOf, credit, moveToken } from "../../chain/index.js";
+import {
+  allowanceOf,
+  type ContractCallResult,
+  type EvmTransactionInput,
+  type LedgerLog,
+  moveToken,
+  type SandboxContract,
+  setAllowance,
+} from "../../chain/evm/index.js";
+import { balanceOf, credit } from "../../chain/index.js";
 import type { Clock } from "../../clock.js";
 import { declareCollection } from "../../store/collections.js";
 import type { ProjectTx } from "../../store/store.js";

@@ -5,8 +5,7 @@
  * Limits per address and per project over a rolling 24 h of sandbox time
  * (table below, also in docs/chain.md) → 429 faucet_limit_exceeded.
  */
-import { chainIdOf, evmTokenBySymbol } from "../../chain/evm/index.js";
-import { faucetPayout } from "../../chain/index.js";
+import { chainIdOf, evmTokenBySymbol, faucetPayout } from "../../chain/evm/index.js";
 import { solanaTokenBySymbol } from "../../chain/solana/index.js";
 import { isSolanaAddress } from "../../crypto/solana.js";
 import { apiError } from "../../errors/catalogue.js";

@@ -11,8 +11,8 @@
  */
 import { encodeEventTopics, encodeFunctionData, getAddress, keccak256, parseAbi, toHex, type Hex } from "viem";
 import type { Clock } from "../../clock.js";
-import { allowanceOf, chainIdOf, GAS_PRICE_WEI, type LedgerLog, ledgerTxs, setAllowance, takeNonce } from "../../chain/evm/index.js";
-import { balanceOf, moveToken, recordPayout, settlementBlock } from "../../chain/index.js";
+import { allowanceOf, chainIdOf, GAS_PRICE_WEI, type LedgerLog, ledgerTxs, moveToken, recordPayout, setAllowance, takeNonce } from "../../chain/evm/index.js";
+import { balanceOf, settlementBlock } from "../../chain/index.js";
 import type { ProjectTx } from "../../store/store.js";
 import { HOT_WALLET } from "../transfers/settle.js";
 import { executeTransferWithAuthorization } from "../x402/eip3009.js";

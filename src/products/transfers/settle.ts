@@ -16,8 +16,8 @@
  */
 import { keccak256, toHex, type Hex } from "viem";
 import { sha512 } from "@noble/hashes/sha2.js";
-import { chainIdOf } from "../../chain/evm/index.js";
-import { blockNumberAt, credit, recordPayout } from "../../chain/index.js";
+import { chainIdOf, recordPayout } from "../../chain/evm/index.js";
+import { blockNumberAt, credit } from "../../chain/index.js";
 import { solanaTxs } from "../../chain/solana/index.js";
 import { toBase58 } from "../../crypto/solana.js";
 import type { ProjectTx, Store } from "../../store/store.js";

@@ -8,8 +8,8 @@
  * AuthorizationUsed logs.
  */
 import { encodeEventTopics, encodeFunctionData, getAddress, isAddress, parseAbi, hashTypedData, parseSignature, size, type Hex } from "viem";
-import { chainIdOf, evmTokenByAddress, GAS_PRICE_WEI, type LedgerLog, type LedgerTx, ledgerTxs, takeNonce } from "../../chain/evm/index.js";
-import { balanceOf, moveToken, settlementBlock } from "../../chain/index.js";
+import { chainIdOf, evmTokenByAddress, GAS_PRICE_WEI, type LedgerLog, type LedgerTx, ledgerTxs, moveToken, takeNonce } from "../../chain/evm/index.js";
+import { balanceOf, settlementBlock } from "../../chain/index.js";
 import type { Clock } from "../../clock.js";
 import type { ProjectTx } from "../../store/store.js";
 import { checkEvmSignature, prepareSignatureForSettlement, signatureChain } from "../../wallet/evm-smart-accounts/evmSignatures.js";

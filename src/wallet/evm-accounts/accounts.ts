@@ -7,13 +7,13 @@ import { evmAccountOf, generateEvmPrivateKey, isValidEvmPrivateKey } from "../..
 import { openImportEnvelope, sealExportEnvelope } from "../../crypto/rsaEnvelope.js";
 import { apiError } from "../../errors/catalogue.js";
 import { paginatePages } from "../shared/pagination.js";
-import { assertAccountPolicy } from "../policies/attach.js";
+import { policiesAfter } from "../policies/attach.js";
 import type { Handler, HandlerContext } from "../types.js";
 import { assertEvmNameFree, evmAccounts, evmAccountView, findEvmAccount, findEvmAccountByName, type EvmAccountRecord } from "../records/evmAccounts.js";
 
 function addAccount(ctx: HandlerContext, privateKey: `0x${string}`, body: { name?: string; accountPolicy?: string }): EvmAccountRecord {
   assertEvmNameFree(ctx.store, body.name);
-  if (body.accountPolicy) assertAccountPolicy(ctx.store, body.accountPolicy);
+  const policies = policiesAfter(ctx.store, body.accountPolicy, []);
   const address = evmAccountOf(privateKey).address;
   if (evmAccounts(ctx.store).get(address.toLowerCase())) throw apiError("already_exists", `EVM account ${address} already exists in this project.`);
   const now = ctx.clock.iso();
@@ -21,7 +21,7 @@ function addAccount(ctx: HandlerContext, privateKey: `0x${string}`, body: { name
     address,
     privateKey,
     ...(body.name !== undefined ? { name: body.name } : {}),
-    policies: body.accountPolicy ? [body.accountPolicy] : [],
+    policies,
     createdAt: now,
     updatedAt: now,
   };
@@ -53,14 +53,7 @@ export const updateEvmAccount: Handler<"updateEvmAccount"> = (req, ctx) => {
     assertEvmNameFree(ctx.store, body.name, record.address);
     record.name = body.name;
   }
-  if (body.accountPolicy !== undefined) {
-    // "" detaches the policy.
-    if (body.accountPolicy === "") record.policies = [];
-    else {
-      assertAccountPolicy(ctx.store, body.accountPolicy);
-      record.policies = [body.accountPolicy];
-    }
-  }
+  record.policies = policiesAfter(ctx.store, body.accountPolicy, record.policies);
   record.updatedAt = ctx.clock.iso();
   evmAccounts(ctx.store).put(record.address.toLowerCase(), record);
   return { status: 200, body: evmAccountView(record) };

@@ -3,7 +3,7 @@ import { generateSolanaKey, solanaKeyFromSeed, type SolanaKey } from "../../cryp
 import { openImportEnvelope, sealExportEnvelope } from "../../crypto/rsaEnvelope.js";
 import { apiError } from "../../errors/catalogue.js";
 import { paginatePages } from "../shared/pagination.js";
-import { assertAccountPolicy } from "../policies/attach.js";
+import { policiesAfter } from "../policies/attach.js";
 import type { Handler, HandlerContext } from "../types.js";
 import {
   assertSolanaNameFree,
@@ -16,14 +16,14 @@ import {
 
 function addAccount(ctx: HandlerContext, key: SolanaKey, body: { name?: string; accountPolicy?: string }): SolanaAccountRecord {
   assertSolanaNameFree(ctx.store, body.name);
-  if (body.accountPolicy) assertAccountPolicy(ctx.store, body.accountPolicy);
+  const policies = policiesAfter(ctx.store, body.accountPolicy, []);
   if (solanaAccounts(ctx.store).get(key.address)) throw apiError("already_exists", `Solana account ${key.address} already exists in this project.`);
   const now = ctx.clock.iso();
   const record: SolanaAccountRecord = {
     address: key.address,
     seedHex: key.seedHex,
     ...(body.name !== undefined ? { name: body.name } : {}),
-    policies: body.accountPolicy ? [body.accountPolicy] : [],
+    policies,
     createdAt: now,
     updatedAt: now,
   };
@@ -58,13 +58,7 @@ export const updateSolanaAccount: Handler<"updateSolanaAccount"> = (req, ctx) =>
     assertSolanaNameFree(ctx.store, body.name, record.address);
     record.name = body.name;
   }
-  if (body.accountPolicy !== undefined) {
-    if (body.accountPolicy === "") record.policies = [];
-    else {
-      assertAccountPolicy(ctx.store, body.accountPolicy);
-      record.policies = [body.accountPolicy];
-    }
-  }
+  record.policies = policiesAfter(ctx.store, body.accountPolicy, record.policies);
   record.updatedAt = ctx.clock.iso();
   solanaAccounts(ctx.store).put(record.address, record);
   return { status: 200, body: solanaAccountView(record) };

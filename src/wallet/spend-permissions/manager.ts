@@ -6,8 +6,15 @@
  * beyond it — with the contract's own error names as revert reasons.
  */
 import { decodeFunctionData, encodeAbiParameters, encodeEventTopics, encodeFunctionData, hashTypedData, type Hex } from "viem";
-import { type ContractCallResult, type EvmTransactionInput, type LedgerLog, NATIVE_TOKEN_ADDRESS, type SandboxContract } from "../../chain/evm/index.js";
-import { balanceOf, moveToken } from "../../chain/index.js";
+import {
+  type ContractCallResult,
+  type EvmTransactionInput,
+  type LedgerLog,
+  moveToken,
+  NATIVE_TOKEN_ADDRESS,
+  type SandboxContract,
+} from "../../chain/evm/index.js";
+import { balanceOf } from "../../chain/index.js";
 import type { Clock } from "../../clock.js";
 import type { ProjectTx } from "../../store/store.js";
 import { SPEND_PERMISSION_MANAGER_ADDRESS } from "../evm-smart-accounts/accounts.js";
