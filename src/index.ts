@@ -383,6 +383,10 @@ async function startOn(
     wsWanted === 0 ? undefined : await listenForWebSockets(createServer(app), host, wsWanted === "next" ? port + 1 : wsWanted, wsWanted !== "next");
   let stopSecondWebSocket: (() => void) | undefined;
   if (wsServer) {
+    wsServer.on(
+      "clientError",
+      answerClientError(() => `${clientErrorIds.hex(8)}-SBX`),
+    );
     const secondIds = random.fork("websocket-journal-ws-port");
     stopSecondWebSocket = attachNodeWebSockets(wsServer, {
       store,

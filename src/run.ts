@@ -70,6 +70,7 @@ export const OPTIONS = {
   "validate-responses": { type: "boolean" },
   "admin-token": { type: "string" },
   mining: { type: "string" },
+  "dev-accounts": { type: "string" },
   // State files and the journal that outlives the run (docs/state-files.md).
   init: { type: "string" },
   "export-on-exit": { type: "string" },
@@ -85,7 +86,7 @@ type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; strict: tru
 const USAGE =
   "usage: cdp-sandbox run [--port 0] [--host H] [--seed S] [--scenario NAME ...] [--data FILE] [--auth MODE] [--spec FILE]\n" +
   "                       [--mining MODE] [--validate-responses] [--admin-token T] [--new-project] [--no-hook]\n" +
-  "                       [--init FILE] [--export-on-exit FILE] [--journal FILE] [--strict] [--report DIR]\n" +
+  "                       [--init FILE] [--export-on-exit FILE] [--journal FILE] [--strict] [--report DIR] [--dev-accounts N]\n" +
   "                       [--attach URL --credentials-file FILE] [--credentials-file FILE] -- <command> [args...]\n" +
   "       cdp-sandbox run --help\n";
 
@@ -152,6 +153,7 @@ async function start(values: Values): Promise<RunSandbox> {
       validateResponses: values["validate-responses"] ?? false,
       adminToken: values["admin-token"],
       mining: values.mining as SandboxOptions["mining"],
+      devAccounts: devAccountsOf(values["dev-accounts"]),
       init: values.init,
       exportOnExit: values["export-on-exit"],
       journal: values.journal,
@@ -190,6 +192,13 @@ async function start(values: Values): Promise<RunSandbox> {
   };
 }
 
+/** `--dev-accounts N` as a number; anything but digits is refused here, with the flag's name. */
+function devAccountsOf(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d{1,4}$/.test(text)) throw new RunError(`--dev-accounts must be a whole number from 0 to 100, got '${text}'`);
+  return Number(text);
+}
+
 /** Joins the sandbox at --attach: it must answer its health check; the project comes from --credentials-file or is made anew. */
 async function attach(values: Values): Promise<RunSandbox> {
   for (const local of [
@@ -202,6 +211,7 @@ async function attach(values: Values): Promise<RunSandbox> {
     "scenario",
     "validate-responses",
     "mining",
+    "dev-accounts",
     "init",
     "export-on-exit",
     "journal",

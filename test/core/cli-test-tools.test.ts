@@ -44,7 +44,7 @@ describe("cdp-sandbox --dev-accounts and --ws-port", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_accounts" }),
     }).then((r) => r.json() as Promise<{ result: string[] }>);
     expect(answer.result).toEqual(["0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"]);
-  });
+  }, 120_000);
 
   it("refuses more than 100 dev accounts and a port out of range, with exit code 2", async () => {
     const many = await startNode([cliPath, "--port", "0", "--dev-accounts", "101"]).finished;
@@ -53,5 +53,22 @@ describe("cdp-sandbox --dev-accounts and --ws-port", () => {
     const ws = await startNode([cliPath, "--port", "0", "--ws-port", "70000"]).finished;
     expect(ws.code).toBe(2);
     expect(ws.stderr).toMatch(/--ws-port must be an integer from 0 to 65535, got '70000'/);
-  });
+  }, 60_000);
+
+  it("cdp-sandbox run --dev-accounts gives the command a node that holds their keys, and serves it on port + 1", async () => {
+    const program = [
+      "const base = process.env.CDP_SANDBOX_URL, token = process.env.CDP_SANDBOX_PROJECT_ID;",
+      "const ask = (origin) => fetch(origin + '/rpc/v1/base/' + token, { method: 'POST', headers: { 'content-type': 'application/json' },",
+      "  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_accounts' }) }).then((r) => r.json());",
+      "const next = base.replace(/:(\\d+)$/, (_, p) => ':' + (Number(p) + 1));",
+      "Promise.all([ask(base), ask(next)]).then(([a, b]) => console.log(JSON.stringify([a.result, b.result])));",
+    ].join("\n");
+    const run = await startNode([cliPath, "run", "--dev-accounts", "1", "--", process.execPath, "-e", program]).finished;
+    expect(run.code, run.stderr).toBe(0);
+    const first = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
+    expect(JSON.parse(run.stdout.trim().split("\n").at(-1)!)).toEqual([[first], [first]]);
+    const refused = await startNode([cliPath, "run", "--dev-accounts", "many", "--", process.execPath, "-e", ""]).finished;
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--dev-accounts must be a whole number from 0 to 100, got 'many'/);
+  }, 120_000);
 });
