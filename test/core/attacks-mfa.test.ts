@@ -1,7 +1,7 @@
 /**
  * Attacks on end users' second factors (third hardening pass). A stolen access token must not get past MFA: it
  * cannot enrol a factor of its own next to the user's, cannot guess codes without end, and cannot use any of the
- * gated operations — each one listed here, as in docs/end-users.md. The enrolment attack goes through the
+ * gated operations — each one listed here, as in docs/embedded-wallets.md. The enrolment attack goes through the
  * embedded-wallet client itself (@coinbase/cdp-core, signed in by email); codes are computed by an RFC 6238
  * implementation written here, on the sandbox clock.
  */
@@ -205,7 +205,7 @@ describe("wrong MFA codes", () => {
   });
 });
 
-/** Each gated operation, with a body its contract accepts, and the status of its mfa_required (the table of docs/end-users.md). */
+/** Each gated operation, with a body its contract accepts, and the status of its mfa_required (the table of docs/embedded-wallets.md). */
 const GATED: Array<{ op: string; status: 401 | 403; method: "POST" | "DELETE"; path: (u: User) => string; body: (u: User) => object | undefined }> = [
   {
     op: "signEvmHashWithEndUserAccount",

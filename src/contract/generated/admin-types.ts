@@ -1073,7 +1073,7 @@ export interface paths {
         };
         /**
          * The OAuth consent page an embedded-wallet sign-in's authUrl points at (stands in for Google, Apple, X, Telegram, GitHub)
-         * @description A form where the tester types the identity the provider would return (subject, email, name, username). Its submission goes to /oauth/consent. Needs no credentials: the flow names its project.
+         * @description A form where the tester types the identity the provider would return (subject, email, name, username). Its submission goes to /oauth/consent. Needs no credentials on loopback: the flow names its project. Off loopback it needs the admin token (it makes whoever opens it any identity), unless started with --open-sign-in-pages.
          */
         get: operations["openSandboxOAuthConsentPage"];
         put?: never;
@@ -1093,7 +1093,7 @@ export interface paths {
         };
         /**
          * The consent page's answer — redirects back to the app with code, flow_id and provider_type
-         * @description Binds the identity to the open OAuth flow and gives it a fresh code (a later consent replaces it), then answers 302 to the flow's redirectUrl. An unknown, used or expired flow is the platform's error body.
+         * @description Binds the identity to the open OAuth flow and gives it a fresh code (a later consent replaces it), then answers 302 to the flow's redirectUrl. An unknown, used or expired flow is the platform's error body. Off loopback it needs the admin token, as the consent page does, unless started with --open-sign-in-pages.
          */
         get: operations["grantSandboxOAuthConsent"];
         put?: never;

@@ -47,7 +47,7 @@ import { getUserOperationWithEndUserAccount, sendUserOperationWithEndUserAccount
 
 /**
  * What moves funds or keys waits for a recent MFA verification when the end user enrolled (afterMfa, mfa.ts); the
- * table of gated operations is in docs/end-users.md.
+ * table of gated operations is in docs/embedded-wallets.md (MFA).
  */
 export const handlers: Handlers = {
   // Management
