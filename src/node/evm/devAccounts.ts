@@ -10,7 +10,7 @@
  */
 import { pbkdf2Sync } from "node:crypto";
 import { HDKey, hdKeyToAccount, type HDAccount } from "viem/accounts";
-import { setBalance } from "../../chain/evm/ledger.js";
+import { setEvmBalance } from "../../chain/evm/balances.js";
 import { EVM_NETWORKS } from "../../chain/networks.js";
 import { NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
 import { declareCollection } from "../../store/collections.js";
@@ -62,6 +62,6 @@ export function creditDevAccounts(store: ProjectTx, accounts: DevAccounts): void
   if (credited >= accounts.size) return;
   const fresh = [...accounts.values()].slice(credited);
   for (const network of Object.keys(EVM_NETWORKS))
-    for (const account of fresh) setBalance(store, network, NATIVE_TOKEN_ADDRESS, account.address, DEV_ACCOUNT_BALANCE);
+    for (const account of fresh) setEvmBalance(store, network, NATIVE_TOKEN_ADDRESS, account.address, DEV_ACCOUNT_BALANCE);
   store.collection(CREDITED).put("devAccounts", { count: accounts.size });
 }

@@ -11,7 +11,7 @@
 import { bindMiningMode, headBlock, mineBlocks, miningModeOf } from "../../chain/mining.js";
 import { blockTimestampOf } from "../../chain/blocks.js";
 import { putCodeAt, putStorageSlot } from "../../chain/evm/ledgerState.js";
-import { setBalance } from "../../chain/evm/ledger.js";
+import { setEvmBalance } from "../../chain/evm/balances.js";
 import { setNextNonce } from "../../chain/evm/nonces.js";
 import { erc20ByAddress, NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
 import { declareCollection } from "../../store/collections.js";
@@ -36,7 +36,7 @@ const setBalanceOf =
   (params, ctx) => {
     const address = addressParam(method, params, 0);
     const amount = quantityParam(method, params, 1, "a balance in wei as a hex quantity");
-    setBalance(ctx.store, ctx.network, NATIVE_TOKEN_ADDRESS, address, amount);
+    setEvmBalance(ctx.store, ctx.network, NATIVE_TOKEN_ADDRESS, address, amount);
     return null;
   };
 
@@ -55,7 +55,7 @@ const dealErc20: TestMethod = (params, ctx) => {
       -32602,
       `invalid params of anvil_dealERC20: ${token} is not a token of the sandbox's table on ${ctx.network}; a contract deployed in the project keeps balances in its own storage (anvil_setStorageAt)`,
     );
-  setBalance(ctx.store, ctx.network, known.address, address, amount);
+  setEvmBalance(ctx.store, ctx.network, known.address, address, amount);
   return null;
 };
 
