@@ -118,13 +118,15 @@ async function main(): Promise<void> {
     const credentials = { basePath, apiKeyId, apiKeySecret, walletSecret, projectId, clientApiKey, encryptionPublicKey, adminToken };
     writeFileSync(credentialsFile, `${JSON.stringify(credentials, null, 2)}\n`);
   }
+  // Before the ready line: a script that stops the sandbox as soon as it reads the line must get a clean stop
+  // (export on exit, journal flushed), not the signal's default death.
+  const stop = () => void sandbox.close().finally(() => process.exit(0));
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
   // One line, so scripts can read the fields from the first line of stdout.
   process.stdout.write(
     `cdp-sandbox ready basePath=${basePath} projectId=${projectId} apiKeyId=${apiKeyId} apiKeySecret=${apiKeySecret} walletSecret=${walletSecret} clientApiKey=${clientApiKey} mining=${sandbox.mining} dashboard=${sandbox.url}/_sandbox/ui/${adminToken ? ` adminToken=${adminToken}` : ""}${isLoopbackHost(host) ? "" : ` optIns=${sandbox.optIns.join(",") || "none"}`}\n`,
   );
-  const stop = () => void sandbox.close().finally(() => process.exit(0));
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
 }
 
 main().catch((error: Error & { code?: string }) => {
