@@ -154,11 +154,9 @@ async function main(): Promise<void> {
     // A file left by an earlier run keeps its mode through the write: it holds the API key secret, so owner only.
     chmodSync(credentialsFile, 0o600);
   }
-  // One line, so scripts can read the fields from the first line of stdout.
-  process.stdout.write(
-    `cdp-sandbox ready basePath=${basePath} projectId=${projectId} apiKeyId=${apiKeyId} apiKeySecret=${apiKeySecret} walletSecret=${walletSecret} clientApiKey=${clientApiKey} mining=${sandbox.mining}${sandbox.wsPort ? ` wsPort=${sandbox.wsPort}` : ""}${sandbox.devAccounts.length > 0 ? ` devAccounts=${sandbox.devAccounts.length}` : ""} dashboard=${sandbox.url}/_sandbox/ui/${adminToken ? ` adminToken=${adminToken}` : ""}${isLoopbackHost(host) ? "" : ` optIns=${sandbox.optIns.join(",") || "none"}`}\n`,
-  );
-  // Closing writes the report (--report); with --strict it fails when a client broke the contract: exit 1, saying how.
+  // Before the ready line: a script that stops the sandbox as soon as it reads the line must get a clean stop
+  // (export on exit, journal flushed, report written), not the signal's default death. With --strict, closing fails
+  // when a client broke the contract: exit 1, saying how.
   const journalFile = get("journal");
   const stop = () =>
     void sandbox.close().then(
@@ -171,6 +169,10 @@ async function main(): Promise<void> {
     );
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+  // One line, so scripts can read the fields from the first line of stdout.
+  process.stdout.write(
+    `cdp-sandbox ready basePath=${basePath} projectId=${projectId} apiKeyId=${apiKeyId} apiKeySecret=${apiKeySecret} walletSecret=${walletSecret} clientApiKey=${clientApiKey} mining=${sandbox.mining}${sandbox.wsPort ? ` wsPort=${sandbox.wsPort}` : ""}${sandbox.devAccounts.length > 0 ? ` devAccounts=${sandbox.devAccounts.length}` : ""} dashboard=${sandbox.url}/_sandbox/ui/${adminToken ? ` adminToken=${adminToken}` : ""}${isLoopbackHost(host) ? "" : ` optIns=${sandbox.optIns.join(",") || "none"}`}\n`,
+  );
 }
 
 main().catch((error: Error & { code?: string }) => {

@@ -129,7 +129,8 @@ async function runCommandLine(dir: string, line: string): Promise<void> {
   const running = startNode([cliPath, ...args, "--port", "0"], { cwd: dir, timeoutMs: 120_000 });
   await running.waitFor(/cdp-sandbox ready /);
   running.child.kill("SIGTERM");
-  expect((await running.finished).code).toBe(0);
+  const done = await running.finished;
+  expect(done.code, `${line}: signal ${done.signal}\n${done.stdout}\n${done.stderr}`).toBe(0);
 }
 
 const stateYaml = () => sampleAt("docs/state-files.md: # yaml-language-server: $schema=node_modules/cdp-sandbox/schemas/state-file.schema.json");
@@ -341,7 +342,7 @@ await sandbox.close();
       "vitest.global-setup.ts": sampleAt("docs/test-recipes.md: // vitest.global-setup.ts"),
       "vitest.config.ts": sampleAt("docs/test-recipes.md: // vitest.config.ts"),
       "test/state.yaml": e2eYaml(),
-      "app.test.ts": `import { expect, it } from "vitest";\nit("creates an account", async () => {\n  const { execFileSync } = await import("node:child_process");\n  expect(execFileSync(process.execPath, ["app.mjs"], { encoding: "utf8" })).toMatch(/^0x/);\n});\n`,
+      "app.test.ts": `import { expect, it } from "vitest";\nit("creates an account", async () => {\n  const { execFileSync } = await import("node:child_process");\n  expect(execFileSync(process.execPath, ["app.mjs"], { encoding: "utf8" })).toMatch(/^0x/);\n}, 120_000);\n`,
       "app.mjs": APP_WITH_BASE_PATH,
     });
     const { code, stdout, stderr } = await startNode([join(packageRoot, "node_modules", "vitest", "vitest.mjs"), "run", "--root", dir], {
