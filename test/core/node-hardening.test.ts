@@ -63,6 +63,31 @@ describe("JSON-RPC batches", () => {
   });
 });
 
+describe("params the node fuzzer spoiled", () => {
+  it("answers them with invalid params (-32602), never the internal error (-32603)", async () => {
+    const rpc = getHttpRpcClient(nodeUrl);
+    const spoiled = [
+      ...[[], [null], [true], ["nope"], [{}], ["-1"], [-1]].map((params) => ({ method: "eth_getBlockByNumber", params })),
+      { method: "eth_call", params: [-1, []] },
+      { method: "eth_call", params: [{ to: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", data: {} }] },
+      { method: "eth_call", params: [{ to: { constructor: 1 } }] },
+    ];
+    const answers = (await rpc.request({ body: spoiled.map((m, i) => ({ jsonrpc: "2.0" as const, id: i + 1, ...m })) })) as unknown as Array<{
+      error?: { code: number };
+    }>;
+    expect(answers.map((a) => a.error?.code)).toEqual(spoiled.map(() => -32602));
+    // A block number past the latest has no block yet, however large; eth_feeHistory answers at most 1,024 blocks.
+    const [far, fees] = (await rpc.request({
+      body: [
+        { jsonrpc: "2.0", id: 1, method: "eth_getBlockByNumber", params: [`0x${"f".repeat(64)}`, false] },
+        { jsonrpc: "2.0", id: 2, method: "eth_feeHistory", params: ["0x3b9aca00", "latest", []] },
+      ],
+    })) as unknown as [{ result: unknown }, { result: { baseFeePerGas: string[] } }];
+    expect(far.result).toBeNull();
+    expect(fees.result.baseFeePerGas.length).toBeLessThanOrEqual(1_025);
+  });
+});
+
 describe("transactions a node refuses at submission", () => {
   const node = () => createPublicClient({ chain: baseSepolia, transport: http(nodeUrl) });
 
