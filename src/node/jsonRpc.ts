@@ -20,7 +20,17 @@ export class RpcError extends Error {
 const MAX_BATCH_CALLS = 1_000;
 
 /** Lets timers, I/O and other projects' requests run between two calls of a batch. */
-const letTheLoopGo = () => new Promise<void>((resolve) => setImmediate(resolve));
+export const letTheLoopGo = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * The answer to a batch over MAX_BATCH_CALLS, as geth answers it: one error with the id of the batch's first call,
+ * nothing run. Undefined for a batch within the cap.
+ */
+export function batchTooLarge(batch: readonly unknown[]): unknown[] | undefined {
+  if (batch.length <= MAX_BATCH_CALLS) return undefined;
+  const first = batch.find((m): m is Message => typeof m === "object" && m !== null && "method" in m);
+  return [reply(first?.id, { error: { code: -32600, message: `batch too large: at most ${MAX_BATCH_CALLS} calls` } })];
+}
 
 /** A method of a node table: its params and a context of the caller's choosing. */
 export type RpcMethod<Ctx> = (params: unknown[], ctx: Ctx) => unknown;
@@ -69,11 +79,8 @@ export async function answer<Ctx extends { store: object }>(
     return value;
   };
   if (!Array.isArray(payload)) return traced(payload as Message | null);
-  // As geth answers a batch over its limit: one error, with the id of the batch's first call, and nothing run.
-  if (payload.length > MAX_BATCH_CALLS) {
-    const first = payload.find((m): m is Message => typeof m === "object" && m !== null && "method" in m);
-    return [reply(first?.id, { error: { code: -32600, message: `batch too large: at most ${MAX_BATCH_CALLS} calls` } })];
-  }
+  const refused = batchTooLarge(payload);
+  if (refused) return refused;
   // A batch is answered in order, one message after the other: they may write the same ledger. Between two calls
   // the event loop goes, so a batch of slow calls holds it no longer than its slowest call.
   const answers: unknown[] = [];
