@@ -68,7 +68,10 @@ export async function answer<Ctx extends { store: object }>(
     } catch (error) {
       if (error instanceof RpcError)
         return reply(message.id, { error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } });
-      return reply(message.id, { error: { code: -32603, message: (error as Error).message } });
+      // Whatever was thrown (an EVM error object is not an Error), the reply carries a message, as JSON-RPC requires.
+      return reply(message.id, {
+        error: { code: -32603, message: error instanceof Error ? error.message : String((error as { error?: unknown })?.error ?? error) },
+      });
     }
   };
   // Each reply carries the traces of the EVM runs that failed answering it, for its journal entry (never on the wire).

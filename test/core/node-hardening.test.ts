@@ -85,6 +85,11 @@ describe("params the node fuzzer spoiled", () => {
     })) as unknown as [{ result: unknown }, { result: { baseFeePerGas: string[] } }];
     expect(far.result).toBeNull();
     expect(fees.result.baseFeePerGas.length).toBeLessThanOrEqual(1_025);
+    // A value the caller does not hold: the EVM library throws (not returns) that failure; geth's -32000, not -32603.
+    const poor = (await rpc.request({
+      body: { jsonrpc: "2.0", id: 1, method: "eth_call", params: [{ from: "0x00000000000000000000000000000000000000aa", data: QUICK, value: "0x1" }] },
+    })) as { error?: { code: number; message: string } };
+    expect(poor.error).toMatchObject({ code: -32000, message: expect.stringContaining("insufficient balance") });
   });
 });
 
