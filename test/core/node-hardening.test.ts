@@ -93,6 +93,17 @@ describe("params the node fuzzer spoiled", () => {
   });
 });
 
+describe("a Solana blockhash of 100,000 characters", () => {
+  it("is not valid, answered at once: base58 decoding it held the event loop 40 s", async () => {
+    const solanaUrl = nodeUrl.replace("/base-sepolia/", "/solana-devnet/");
+    const rpc = getHttpRpcClient(solanaUrl);
+    const answer = (await rpc.request({ body: { jsonrpc: "2.0", id: 1, method: "isBlockhashValid", params: ["x".repeat(100_000)] } })) as {
+      result?: { value: boolean };
+    };
+    expect(answer.result?.value).toBe(false);
+  }, 20_000);
+});
+
 describe("transactions a node refuses at submission", () => {
   const node = () => createPublicClient({ chain: baseSepolia, transport: http(nodeUrl) });
 
