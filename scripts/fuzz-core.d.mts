@@ -37,6 +37,12 @@ export interface FuzzOptions {
   /** An answer slower than this is a finding (default 1000). */
   slowMs?: number;
   allow?: AllowedFinding[];
+  /** The share of requests (0 to below 1) sent to the JSON-RPC node instead of the platform API (default 0). */
+  nodeShare?: number;
+  /** The node's method names, from its tables: required with `nodeShare`. */
+  nodeMethods?: { evm: string[]; solana: string[] };
+  /** One node request in this many also sends a message on a node WebSocket (default: none). */
+  socketEvery?: number;
   /** Says why the sandbox is gone (process exit), or undefined while it runs. */
   alive?: () => string | undefined;
   /** Event-loop stalls seen since the last call, each with the requests ("METHOD target") in flight then. */
@@ -46,7 +52,7 @@ export interface FuzzOptions {
 }
 
 export interface Finding {
-  kind: "5xx" | "crash" | "error-body" | "slow" | "stall" | "accepted" | "leak";
+  kind: "5xx" | "crash" | "error-body" | "slow" | "stall" | "accepted" | "leak" | "rpc-internal";
   operationId: string;
   label: string;
   status: number;

@@ -16,6 +16,12 @@
  *                caller's `takeStalls`), under the request in flight then
  *   accepted     a forged or misdirected token, or a replayed wallet token, answered 2xx
  *   leak         another project's key reads a record this project created
+ *   rpc-internal a node answer (HTTP or WebSocket) that is JSON-RPC's internal error (-32603: an exception the
+ *                node did not expect) or not JSON-RPC at all; a WebSocket closed by the sandbox or never
+ *                answering is a crash
+ *
+ * With `nodeShare` (a fraction), that share of the requests goes to the JSON-RPC node (fuzz-node.mjs) and every
+ * `socketEvery`-th request is also a message on the node's EVM or Solana WebSocket.
  *
  * The project's own modules it needs (the operations, the request validator,
  * the faker's recursion pruning) are passed in, so the same core runs against
@@ -23,7 +29,9 @@
  */
 import http from "node:http";
 import { generateKeyPairSync } from "node:crypto";
+import WebSocket from "ws";
 import { createMutator } from "./fuzz-mutations.mjs";
+import { createNodeFuzzer } from "./fuzz-node.mjs";
 import { seededRandom } from "./fuzz-random.mjs";
 import { createPool, createRequestMaker } from "./fuzz-requests.mjs";
 import { makeEndUserWalletSigner, makeSigner } from "./fuzz-tokens.mjs";
@@ -86,6 +94,21 @@ function declaresOwnBody(op, status) {
   return !fields.includes('"errorType"');
 }
 const isJsonRpcError = (b) => b !== null && typeof b === "object" && b.jsonrpc === "2.0" && typeof b.error === "object";
+const isJsonRpcReply = (b) => b !== null && typeof b === "object" && b.jsonrpc === "2.0" && ("result" in b || isJsonRpcError(b));
+
+/**
+ * What is wrong with a node's 200 answer: not JSON-RPC, or an internal error (an exception it did not expect),
+ * naming the method that met it (the call of `sent`, one message or a batch, answered at the same place).
+ */
+function rpcProblem(body, sent) {
+  const replies = Array.isArray(body) ? body : [body];
+  if (body === undefined || replies.some((r) => !isJsonRpcReply(r))) return "the answer is not JSON-RPC";
+  const at = replies.findIndex((r) => r.error?.code === -32603);
+  if (at < 0) return undefined;
+  const calls = Array.isArray(sent) ? sent : [sent];
+  const method = calls.length === replies.length ? calls[at]?.method : undefined;
+  return `internal error -32603${typeof method === "string" ? ` in ${method}` : ""}: ${abbreviate(String(replies[at].error.message), 200)}`;
+}
 
 function parseJson(text) {
   try {
@@ -452,6 +475,10 @@ export async function runFuzz(o) {
     if (res.status >= 400 && !ownBody && !isPlatformError(body) && !(wire.target.startsWith("/rpc/") && isJsonRpcError(body))) {
       record("error-body", d, wire, res, `not the platform's error body: ${abbreviate(res.text || "(empty)", 200)}`, index);
     }
+    if (wire.target.startsWith("/rpc/") && res.status === 200) {
+      const problem = rpcProblem(body, d.body?.json);
+      if (problem) record("rpc-internal", d, wire, res, problem, index);
+    }
     if (d.expect === "refused" && res.status < 300 && !(d.auth?.bearer === "missing" && op?.security.flat().includes("unauthenticated"))) {
       record("accepted", d, wire, res, `${d.label} was answered ${res.status}; it must be refused`, index);
     }
@@ -487,6 +514,85 @@ export async function runFuzz(o) {
     if (res.status < 300 && body) pool.harvest(op, body);
   }
 
+  /** The project's client API key: the node's token. */
+  async function clientKey() {
+    const path = "/apikeys/v1/tokens/active";
+    const headers = { Host: host, Authorization: `Bearer ${await main.bearer({ method: "GET", host, path })}` };
+    const res = await sendRaw(agent, origin, { method: "GET", target: path, headers });
+    const id = parseJson(res.text ?? "")?.id;
+    if (!id) throw new Error(`could not read the client API key: ${res.status} ${res.text}`);
+    return id;
+  }
+
+  /**
+   * The node's WebSockets, one EVM and one Solana socket kept open: each round sends one message and waits for
+   * its answer (by id) if one is due. A socket the sandbox closes, or an answer that does not come in time, is a
+   * crash; an internal error a finding like the HTTP node's.
+   */
+  function createSocketFuzz() {
+    const open = {};
+    let nextId = 1;
+    const connect = (chain) => {
+      const network = chain === "evm" ? "base-sepolia" : "solana-devnet";
+      const ws = new WebSocket(`ws://${host}/rpc/v1/${network}/${nodeToken}`);
+      const state = { ws, waiting: new Map(), closed: undefined, ready: new Promise((resolve) => ws.once("open", resolve).once("error", resolve)) };
+      ws.on("message", (data) => {
+        const reply = parseJson(data.toString());
+        const waiter = reply && typeof reply === "object" && !Array.isArray(reply) ? state.waiting.get(reply.id) : undefined;
+        if (waiter) waiter(reply);
+      });
+      ws.on("error", () => undefined);
+      ws.on("close", (code, reason) => {
+        state.closed = `closed by the sandbox: ${code} ${reason.toString()}`;
+        for (const waiter of state.waiting.values()) waiter(undefined);
+      });
+      open[chain] = state;
+      return state;
+    };
+    return {
+      async round(index) {
+        const chain = rng.chance(0.5) ? "evm" : "solana";
+        const state = open[chain] && !open[chain].closed ? open[chain] : connect(chain);
+        await state.ready;
+        const id = nextId++;
+        const m = node.socketMessage(chain, id);
+        const d = { operationId: `ws:${chain}`, label: m.label };
+        const wire = {
+          method: "WS",
+          target: `/rpc/v1/${chain === "evm" ? "base-sepolia" : "solana-devnet"}/<node token>`,
+          headers: {},
+          notes: {},
+          body: m.data,
+        };
+        const started = performance.now();
+        const answer = m.answered
+          ? new Promise((resolve) => {
+              state.waiting.set(id, resolve);
+              setTimeout(() => resolve("timeout"), TIMEOUT_MS).unref();
+            })
+          : undefined;
+        if (state.ws.readyState === WebSocket.OPEN) state.ws.send(m.data);
+        const reply = await answer;
+        state.waiting.delete(id);
+        sent++;
+        const res = { status: 200, ms: performance.now() - started };
+        count(d, res);
+        // A message over the socket's size limit closes it, as the node documents: that close is the answer.
+        const tooLarge = typeof m.data === "string" && m.data.length > 65_536;
+        if (state.closed && !tooLarge) record("crash", d, wire, res, state.closed, index);
+        else if (reply === "timeout") record("crash", d, wire, res, `no answer in ${TIMEOUT_MS / 1000} s`, index);
+        else if (reply) {
+          const problem = rpcProblem(reply, parseJson(m.data));
+          if (problem) record("rpc-internal", d, wire, res, problem, index);
+          if (res.ms > slowMs) record("slow", d, wire, res, `answered in ${Math.round(res.ms)} ms (limit ${slowMs} ms)`, index);
+        }
+      },
+      close() {
+        for (const state of Object.values(open)) state.ws.terminate();
+      },
+    };
+  }
+
   /** Stalls the caller has seen since the last call, each a finding under the request it names. */
   function takeStalls() {
     for (const stall of o.takeStalls?.() ?? []) {
@@ -504,9 +610,20 @@ export async function runFuzz(o) {
 
   const operations = o.operations;
   const firstPass = [...operations].sort((a, b) => firstPassRank(a) - firstPassRank(b));
+  const nodeShare = o.nodeShare ?? 0;
+  const node = nodeShare > 0 ? createNodeFuzzer({ rng, methods: o.nodeMethods }) : undefined;
+  const nodeToken = node ? await clientKey() : undefined;
+  const sockets = node ? createSocketFuzz() : undefined;
   try {
     for (let i = 0; sent < o.requests && Date.now() < deadline && !stopped; i++) {
       if (sessions.length < 2 && i % 200 === firstPass.length) await openSession();
+      if (node && i >= firstPass.length && rng.chance(nodeShare)) {
+        await exchange(node.draft(nodeToken), undefined, i);
+        if (o.socketEvery && i % o.socketEvery === 0) await sockets.round(i);
+        takeStalls();
+        if (o.progressEvery && sent % o.progressEvery === 0) o.log?.(`… ${sent} requests, ${findings.size} distinct findings`);
+        continue;
+      }
       const op = i < firstPass.length ? firstPass[i] : rng.pick(operations);
       const valid = maker.valid(op);
       const d = i >= firstPass.length && rng.chance(0.6) ? mutate(op, valid) : valid;
@@ -519,6 +636,7 @@ export async function runFuzz(o) {
     if (o.takeStalls) await new Promise((resolve) => setTimeout(resolve, 200));
     takeStalls();
   } finally {
+    sockets?.close();
     agent.destroy();
     await sink.close();
   }

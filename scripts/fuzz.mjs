@@ -8,7 +8,11 @@
  * (scripts/fuzz-loop-monitor.mjs): a stall over 100 ms is a finding naming the request that held it, and the longest
  * stall, with how many passed 100 ms, closes the report. Run `npm run build` first.
  *
- *   npm run fuzz -- [--seed S] [--requests N] [--seconds S] [--slow-ms MS] [--brief] [--out findings.json]
+ *   npm run fuzz -- [--seed S] [--requests N] [--seconds S] [--slow-ms MS] [--node-share F] [--socket-every N]
+ *                   [--brief] [--out findings.json]
+ *
+ * --node-share (0.3 by default; 0 leaves the node out) is the share of requests sent to the JSON-RPC node, EVM and
+ * Solana (scripts/fuzz-node.mjs); one node request in --socket-every (5) also sends a message on a node WebSocket.
  *
  * The same seed draws the same requests (the sandbox is started with a seed
  * derived from it, so its ids repeat too); `request #i` in a finding counts
@@ -31,6 +35,8 @@ const { values } = parseArgs({
     requests: { type: "string", default: "5000" },
     seconds: { type: "string", default: "600" },
     "slow-ms": { type: "string", default: "1000" },
+    "node-share": { type: "string", default: "0.3" },
+    "socket-every": { type: "string", default: "5" },
     brief: { type: "boolean", default: false },
     out: { type: "string" },
   },
@@ -46,18 +52,29 @@ const positive = (name) => {
 const requests = positive("requests");
 const seconds = positive("seconds");
 const slowMs = positive("slow-ms");
+const nodeShare = Number(values["node-share"]);
+if (!(nodeShare >= 0 && nodeShare < 1)) {
+  process.stderr.write(`fuzz: --node-share must be a fraction from 0 to below 1, got '${values["node-share"]}'\n`);
+  process.exit(2);
+}
+const socketEvery = positive("socket-every");
 
 if (!existsSync(dist("cli.js"))) {
   process.stderr.write("fuzz: dist/cli.js is missing; run `npm run build` first\n");
   process.exit(2);
 }
 
-const [{ loadCompiledOperations }, { OperationIndex }, { validateRequest }, { pruneRecursion }] = await Promise.all([
-  import(dist("contract/compile.js")),
-  import(dist("contract/operations.js")),
-  import(dist("contract/validate.js")),
-  import(dist("contract/fallback.js")),
-]);
+const [{ loadCompiledOperations }, { OperationIndex }, { validateRequest }, { pruneRecursion }, { evmMethods }, { clientRpcMethods }, { solanaMethods }] =
+  await Promise.all([
+    import(dist("contract/compile.js")),
+    import(dist("contract/operations.js")),
+    import(dist("contract/validate.js")),
+    import(dist("contract/fallback.js")),
+    import(dist("node/evm/methods.js")),
+    import(dist("node/clientRpc/methods.js")),
+    import(dist("node/solana/methods.js")),
+  ]);
+const nodeMethods = { evm: [...Object.keys(evmMethods), ...Object.keys(clientRpcMethods)], solana: Object.keys(solanaMethods) };
 const operations = new OperationIndex(await loadCompiledOperations(join(root, "openapi.yaml"))).all;
 
 const child = spawn(
@@ -130,6 +147,9 @@ try {
     requests,
     seconds,
     slowMs,
+    nodeShare,
+    nodeMethods,
+    socketEvery,
     alive: () => exited,
     takeStalls: () => stalls.splice(0),
     log: (line) => process.stderr.write(`fuzz: ${line}\n`),

@@ -33,6 +33,20 @@ export function ledgerToken(network: string, token: unknown): { symbol: string; 
       : undefined;
 }
 
+const MAX_UINT256 = 2n ** 256n - 1n;
+const MAX_U64 = 2n ** 64n - 1n;
+
+/** Credits `amount`, refusing a balance no chain could hold: a token balance beyond its word, which no transfer could move. */
+function creditWithin(tx: ProjectTx, c: { network: string; key: string; address: string; amount: string; symbol: string; max: bigint; bound: string }): void {
+  const after = balanceOf(tx, c.network, c.key, c.address) + BigInt(c.amount);
+  if (after > c.max)
+    throw apiError(
+      "invalid_request",
+      `amount ${c.amount.length > 90 ? `${c.amount.slice(0, 87)}...` : c.amount} would bring the ${c.symbol} balance of ${c.address} above ${c.bound}.`,
+    );
+  credit(tx, c.network, c.key, c.address, BigInt(c.amount));
+}
+
 function creditSolana(tx: ProjectTx, network: string, address: unknown, token: unknown, amount: unknown) {
   if (typeof address !== "string" || !/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(address))
     throw apiError("invalid_request", "address must be a base-58 Solana address.");
@@ -41,7 +55,7 @@ function creditSolana(tx: ProjectTx, network: string, address: unknown, token: u
   const asset = token === undefined ? SOL : typeof token === "string" ? (solanaTokenBySymbol(network, token) ?? solanaTokenByMint(network, token)) : undefined;
   if (!asset) throw apiError("invalid_request", `token ${String(token)} is not in the sandbox's token table for ${network}.`);
   const key = asset === SOL ? "native" : asset.mint;
-  credit(tx, network, key, address, BigInt(amount));
+  creditWithin(tx, { network, key, address, amount, symbol: asset.symbol, max: MAX_U64, bound: "2^64 − 1 (a u64: lamports and SPL token amounts)" });
   const balance = balanceOf(tx, network, key, address);
   return { network, address, token: asset.symbol, mintAddress: asset.mint, decimals: asset.decimals, balance: balance.toString() };
 }
@@ -62,7 +76,7 @@ export function creditOnLedger(tx: ProjectTx, body: CreditRequest) {
         ? (evmTokenBySymbol(network, token) ?? evmTokenByAddress(network, token))
         : undefined;
   if (!asset) throw apiError("invalid_request", `token ${String(token)} is not in the sandbox's token table for ${network}.`);
-  credit(tx, network, asset.address, address, BigInt(amount));
+  creditWithin(tx, { network, key: asset.address, address, amount, symbol: asset.symbol, max: MAX_UINT256, bound: "2^256 − 1 (a uint256)" });
   const balance = balanceOf(tx, network, asset.address, address);
   return { network, address, token: asset.symbol, contractAddress: asset.address, decimals: asset.decimals, balance: balance.toString() };
 }

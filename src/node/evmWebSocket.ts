@@ -28,6 +28,7 @@ import { evmMethods } from "./evm/methods.js";
 import { receiptView } from "./evm/views.js";
 import { recordWebSocketMessage, type WebSocketJournal } from "./journalRpc.js";
 import { answerOnLedger } from "./answerOnLedger.js";
+import { batchTooLarge, letTheLoopGo } from "./jsonRpc.js";
 import { type ServedConnection, type SubscriptionRoom, subscriptionEndpoint, type WebSocketEndpoint, type WebSocketTarget } from "./webSocketEndpoint.js";
 
 export interface EvmWebSocketDeps {
@@ -246,10 +247,15 @@ function serve(ws: WebSocket, { network, projectId }: WebSocketTarget, deps: Evm
       return answer({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "parse error" } });
     }
     const reply = async () => {
-      // A batch is answered in order, as the HTTP node answers one.
+      // A batch is answered in order, as the HTTP node answers one: capped, and letting the loop go between calls.
       if (!Array.isArray(payload)) return handle(payload);
+      const refused = batchTooLarge(payload);
+      if (refused) return refused;
       const out: unknown[] = [];
-      for (const message of payload) out.push(await handle(message));
+      for (const [i, message] of payload.entries()) {
+        if (i > 0) await letTheLoopGo();
+        out.push(await handle(message));
+      }
       return out;
     };
     reply().then(

@@ -32,7 +32,17 @@ const asViolation = <T extends object>(value: T): T => Object.defineProperty(val
 const MAX_BATCH_CALLS = 1_000;
 
 /** Lets timers, I/O and other projects' requests run between two calls of a batch. */
-const letTheLoopGo = () => new Promise<void>((resolve) => setImmediate(resolve));
+export const letTheLoopGo = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * The answer to a batch over MAX_BATCH_CALLS, as geth answers it: one error with the id of the batch's first call,
+ * nothing run. Undefined for a batch within the cap.
+ */
+export function batchTooLarge(batch: readonly unknown[]): unknown[] | undefined {
+  if (batch.length <= MAX_BATCH_CALLS) return undefined;
+  const first = batch.find((m): m is Message => typeof m === "object" && m !== null && "method" in m);
+  return [reply(first?.id, { error: { code: -32600, message: `batch too large: at most ${MAX_BATCH_CALLS} calls` } })];
+}
 
 /** A method of a node table: its params and a context of the caller's choosing. */
 export type RpcMethod<Ctx> = (params: unknown[], ctx: Ctx) => unknown;
@@ -72,7 +82,10 @@ export async function answer<Ctx extends { store: object }>(
         const answer = reply(message.id, { error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } });
         return error.callerViolation ? asViolation(answer) : answer;
       }
-      return reply(message.id, { error: { code: -32603, message: (error as Error).message } });
+      // Whatever was thrown (an EVM error object is not an Error), the reply carries a message, as JSON-RPC requires.
+      return reply(message.id, {
+        error: { code: -32603, message: error instanceof Error ? error.message : String((error as { error?: unknown })?.error ?? error) },
+      });
     }
   };
   // Each reply carries the traces of the EVM runs that failed answering it, for its journal entry (never on the wire).
@@ -83,11 +96,8 @@ export async function answer<Ctx extends { store: object }>(
     return value;
   };
   if (!Array.isArray(payload)) return traced(payload as Message | null);
-  // As geth answers a batch over its limit: one error, with the id of the batch's first call, and nothing run.
-  if (payload.length > MAX_BATCH_CALLS) {
-    const first = payload.find((m): m is Message => typeof m === "object" && m !== null && "method" in m);
-    return [reply(first?.id, { error: { code: -32600, message: `batch too large: at most ${MAX_BATCH_CALLS} calls` } })];
-  }
+  const refused = batchTooLarge(payload);
+  if (refused) return refused;
   // A batch is answered in order, one message after the other: they may write the same ledger. Between two calls
   // the event loop goes, so a batch of slow calls holds it no longer than its slowest call.
   const answers: unknown[] = [];

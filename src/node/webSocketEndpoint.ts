@@ -31,7 +31,7 @@ export function refuseUpgrade(socket: Duplex, status: number, reason: string, me
 }
 
 /** A connection's check of its subscriptions: sends what is new since it last looked. */
-export type SubscriptionCheck = () => void;
+type SubscriptionCheck = () => void;
 
 /** A connection being served: the check of its subscriptions, and how many it holds. */
 export interface ServedConnection {

@@ -5,7 +5,7 @@
  * path such as `$.evmAccounts[0].balances.base-sepolia.ETH`) and what was
  * expected, so the sandbox refuses to start with a message a user can act on.
  */
-import { readFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { parse } from "yaml";
@@ -72,18 +72,56 @@ function describe(error: ErrorObject): { at: string; detail: string } {
   }
 }
 
+/** The most bytes a state file may have: an export of 100,000 accounts is ~40 MB. */
+const MAX_STATE_FILE_BYTES = 128 * 1024 * 1024;
+
+/**
+ * The file's text, read in chunks up to MAX_STATE_FILE_BYTES: a device that never ends (`/dev/zero`) or a file too
+ * large is refused once the bound is passed, not read until memory runs out. Pipes (`--init <(…)`) are read as files.
+ */
+function readBounded(file: string): string {
+  const fd = openSync(file, "r");
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(1024 * 1024);
+      const read = readSync(fd, chunk, 0, chunk.length, null);
+      if (read === 0) break;
+      total += read;
+      if (total > MAX_STATE_FILE_BYTES)
+        throw new StateFileError(file, "$", `is larger than ${MAX_STATE_FILE_BYTES / 1024 / 1024} MiB, the most a state file may be`);
+      chunks.push(chunk.subarray(0, read));
+    }
+    return Buffer.concat(chunks, total).toString("utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function parseJsonOrUndefined(source: string): unknown {
+  if (!/^\s*[[{]/.test(source)) return undefined;
+  try {
+    return JSON.parse(source) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The state file's content, checked; throws StateFileError. `text` overrides reading `file` (tests, inline objects). */
 export function readStateFile(file: string, text?: string): StateFile {
   let source: string;
   try {
-    source = text ?? readFileSync(file, "utf8");
+    source = text ?? readBounded(file);
   } catch (error) {
+    if (error instanceof StateFileError) throw error;
     throw new StateFileError(file, "$", `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
   let content: unknown;
   try {
-    // YAML is a superset of JSON: one parser reads both.
-    content = parse(source, { maxAliasCount: 100 });
+    // YAML is a superset of JSON: one parser reads both. A JSON file goes to JSON.parse first, a hundred times
+    // faster (an export of 20,000 accounts: 4.6 s of YAML parsing); text it refuses is read as YAML.
+    content = parseJsonOrUndefined(source) ?? parse(source, { maxAliasCount: 100 });
   } catch (error) {
     throw new StateFileError(file, "$", `is neither YAML nor JSON: ${(error as Error).message.split("\n")[0]}`);
   }

@@ -36,6 +36,12 @@ export interface CollectionOf<T> {
 export type IndexKey<T> = (record: T) => string | readonly string[] | undefined;
 
 /** Whether `record` is found under `key` in the index `keyOf`. */
+/** Every key a record is found under in one index (none, one, or several). */
+export function keysOf<T>(keyOf: IndexKey<T>, record: T): readonly string[] {
+  const keys = keyOf(record);
+  return typeof keys === "string" ? [keys] : (keys ?? []);
+}
+
 export function hasIndexKey<T>(keyOf: IndexKey<T>, record: T, key: string): boolean {
   const keys = keyOf(record);
   return typeof keys === "string" ? keys === key : keys?.includes(key) === true;

@@ -9,7 +9,7 @@
  */
 import { dirname } from "node:path";
 import { Low, Memory } from "lowdb";
-import { type CollectionOf, hasIndexKey } from "./collections.js";
+import { type CollectionOf, hasIndexKey, type IndexKey, keysOf } from "./collections.js";
 import { CollectionIndexes } from "./indexes.js";
 import { SnapshotFile } from "./snapshotFile.js";
 import { checkDataDocument } from "./dataFile.js";
@@ -348,6 +348,12 @@ export class Store {
 
 export class PendingTx implements ProjectTx {
   private readonly pending = new Map<string, Map<string, unknown>>();
+  /**
+   * The pending writes' index keys, per collection and index: key → ids. Built on a collection's first `findBy`
+   * and kept up to date by every write after, so a transaction of many writes (an init file's 100,000 accounts,
+   * each checking its name is free) finds by key without walking its writes each time.
+   */
+  private readonly pendingIndexes = new Map<string, Map<string, Map<string, Set<string>>>>();
 
   constructor(
     private readonly store: Store,
@@ -376,6 +382,37 @@ export class PendingTx implements ProjectTx {
         this.pending.set(name, w);
       }
       return w;
+    };
+    /** Sets a pending write, moving its id between the keys of the indexes built so far. */
+    const write = (id: string, value: unknown) => {
+      const w = writes();
+      const built = this.pendingIndexes.get(name);
+      if (built) {
+        const before = w.get(id);
+        for (const [index, byKey] of built) {
+          const keyOf = of.indexes![index]!;
+          if (before !== undefined && before !== DELETED) for (const key of keysOf(keyOf, before as T)) byKey.get(key)?.delete(id);
+          if (value !== DELETED) for (const key of keysOf(keyOf, value as T)) byKey.set(key, (byKey.get(key) ?? new Set()).add(id));
+        }
+      }
+      w.set(id, value);
+    };
+    /** The ids of pending writes under `key` of `index` (the index built from the writes on first use). */
+    const pendingUnder = (index: string, keyOf: IndexKey<T>, key: string): Iterable<string> => {
+      let built = this.pendingIndexes.get(name);
+      if (!built) {
+        built = new Map();
+        this.pendingIndexes.set(name, built);
+      }
+      let byKey = built.get(index);
+      if (!byKey) {
+        byKey = new Map();
+        for (const [id, v] of this.pending.get(name) ?? []) {
+          if (v !== DELETED) for (const k of keysOf(keyOf, v as T)) byKey.set(k, (byKey.get(k) ?? new Set()).add(id));
+        }
+        built.set(index, byKey);
+      }
+      return byKey.get(key) ?? [];
     };
     /**
      * The records as this transaction sees them, in the order a merged map
@@ -433,20 +470,25 @@ export class PendingTx implements ProjectTx {
         for (const v of current()) if (predicate(v)) found.push(structuredClone(v));
         return found;
       },
-      put: (id, record) => void writes().set(id, structuredClone(record)),
+      put: (id, record) => write(id, structuredClone(record)),
       insert: (id, record) => {
         const w = this.pending.get(name);
         const taken = w?.has(id) ? w.get(id) !== DELETED : Object.hasOwn(committed(), id);
         if (taken) throw new Error(`${name}: a record with id ${id} already exists; a new record never replaces it`);
-        writes().set(id, structuredClone(record));
+        write(id, structuredClone(record));
       },
-      delete: (id) => void writes().set(id, DELETED),
+      delete: (id) => write(id, DELETED),
       findBy: (index, key) => {
         const keyOf = of.indexes?.[index];
         if (!keyOf) throw new Error(`collection ${name} declares no index ${index}`);
         const w = this.pending.get(name);
         // Pending writes first: they shadow committed records and may add new ones.
-        if (w) for (const [, v] of w) if (v !== DELETED && hasIndexKey(keyOf, v as T, key)) return structuredClone(v as T);
+        if (w) {
+          for (const id of pendingUnder(index, keyOf, key)) {
+            const v = w.get(id);
+            if (v !== undefined && v !== DELETED && hasIndexKey(keyOf, v as T, key)) return structuredClone(v as T);
+          }
+        }
         const c = committed();
         for (const id of this.store.indexesOf(this.project, of).lookup(index, key)) if (!w?.has(id)) return structuredClone(c[id]!);
         return undefined;
@@ -511,6 +553,7 @@ export class PendingTx implements ProjectTx {
     const saved = [...this.pending].map(([name, writes]) => [name, new Map(writes)] as const);
     return () => {
       this.pending.clear();
+      this.pendingIndexes.clear(); // rebuilt from the restored writes on the next findBy
       for (const [name, writes] of saved) this.pending.set(name, new Map(writes));
     };
   }
@@ -521,6 +564,7 @@ export class PendingTx implements ProjectTx {
     const writes: LoggedWrite[] = [];
     for (const [name, byId] of this.pending) for (const [id, value] of byId) writes.push(value === DELETED ? [name, id] : [name, id, value]);
     this.pending.clear();
+    this.pendingIndexes.clear();
     await this.store.logEntry({ p: this.project.id, w: writes }, () =>
       applyWrites(this.project, writes, (name) => this.store.builtIndexes(this.project, name)),
     );
@@ -529,6 +573,7 @@ export class PendingTx implements ProjectTx {
 
   discard(): void {
     this.pending.clear();
+    this.pendingIndexes.clear();
   }
 }
 

@@ -63,6 +63,47 @@ describe("JSON-RPC batches", () => {
   });
 });
 
+describe("params the node fuzzer spoiled", () => {
+  it("answers them with invalid params (-32602), never the internal error (-32603)", async () => {
+    const rpc = getHttpRpcClient(nodeUrl);
+    const spoiled = [
+      ...[[], [null], [true], ["nope"], [{}], ["-1"], [-1]].map((params) => ({ method: "eth_getBlockByNumber", params })),
+      { method: "eth_call", params: [-1, []] },
+      { method: "eth_call", params: [{ to: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", data: {} }] },
+      { method: "eth_call", params: [{ to: { constructor: 1 } }] },
+    ];
+    const answers = (await rpc.request({ body: spoiled.map((m, i) => ({ jsonrpc: "2.0" as const, id: i + 1, ...m })) })) as unknown as Array<{
+      error?: { code: number };
+    }>;
+    expect(answers.map((a) => a.error?.code)).toEqual(spoiled.map(() => -32602));
+    // A block number past the latest has no block yet, however large; eth_feeHistory answers at most 1,024 blocks.
+    const [far, fees] = (await rpc.request({
+      body: [
+        { jsonrpc: "2.0", id: 1, method: "eth_getBlockByNumber", params: [`0x${"f".repeat(64)}`, false] },
+        { jsonrpc: "2.0", id: 2, method: "eth_feeHistory", params: ["0x3b9aca00", "latest", []] },
+      ],
+    })) as unknown as [{ result: unknown }, { result: { baseFeePerGas: string[] } }];
+    expect(far.result).toBeNull();
+    expect(fees.result.baseFeePerGas.length).toBeLessThanOrEqual(1_025);
+    // A value the caller does not hold: the EVM library throws (not returns) that failure; geth's -32000, not -32603.
+    const poor = (await rpc.request({
+      body: { jsonrpc: "2.0", id: 1, method: "eth_call", params: [{ from: "0x00000000000000000000000000000000000000aa", data: QUICK, value: "0x1" }] },
+    })) as { error?: { code: number; message: string } };
+    expect(poor.error).toMatchObject({ code: -32000, message: expect.stringContaining("insufficient balance") });
+  });
+});
+
+describe("a Solana blockhash of 100,000 characters", () => {
+  it("is not valid, answered at once: base58 decoding it held the event loop 40 s", async () => {
+    const solanaUrl = nodeUrl.replace("/base-sepolia/", "/solana-devnet/");
+    const rpc = getHttpRpcClient(solanaUrl);
+    const answer = (await rpc.request({ body: { jsonrpc: "2.0", id: 1, method: "isBlockhashValid", params: ["x".repeat(100_000)] } })) as {
+      result?: { value: boolean };
+    };
+    expect(answer.result?.value).toBe(false);
+  }, 20_000);
+});
+
 describe("transactions a node refuses at submission", () => {
   const node = () => createPublicClient({ chain: baseSepolia, transport: http(nodeUrl) });
 

@@ -68,6 +68,22 @@ describe("rotating the client API key", () => {
   });
 });
 
+describe("batches over the EVM socket", () => {
+  it("refuses a batch of 1,001 calls with one error, as the HTTP node does, and answers one of 1,000", async () => {
+    const { url } = await projectNode("socket-batches", "base-sepolia");
+    const client = await openWebSocket(url);
+    const calls = (n: number) => Array.from({ length: n }, (_, i) => ({ jsonrpc: "2.0", id: i + 1, method: "eth_chainId" }));
+    client.ws.send(JSON.stringify(calls(1_001)));
+    const refused = await client.next();
+    expect(refused).toEqual([{ jsonrpc: "2.0", id: 1, error: { code: -32600, message: "batch too large: at most 1000 calls" } }]);
+    client.ws.send(JSON.stringify(calls(1_000)));
+    const answered = await client.next();
+    expect(answered).toHaveLength(1_000);
+    expect(answered[999]).toEqual({ jsonrpc: "2.0", id: 1_000, result: "0x14a34" });
+    client.ws.close();
+  });
+});
+
 describe("caps per project", () => {
   it("refuses a project's 65th EVM socket with 429 while another project still connects", async () => {
     const { url: greedyUrl } = await projectNode("greedy-sockets", "base-sepolia");

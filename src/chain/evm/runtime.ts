@@ -268,18 +268,25 @@ async function execute(rt: Runtime, ctx: EvmRunContext, req: EvmRunRequest): Pro
       getBlobGasPrice: () => 1n,
     },
   };
-  const result = await rt.evm.runCall({
-    caller,
-    origin: caller,
-    ...(to ? { to } : {}),
-    value: req.value,
-    data,
-    gasLimit: req.gasLimit - intrinsic,
-    gasPrice: GAS_PRICE_WEI,
-    block,
-    ...(req.internal ? { skipNonceIncrement: true } : {}),
-    ...(req.isStatic ? { isStatic: true } : {}),
-  });
+  let result: EVMResult;
+  try {
+    result = await rt.evm.runCall({
+      caller,
+      origin: caller,
+      ...(to ? { to } : {}),
+      value: req.value,
+      data,
+      gasLimit: req.gasLimit - intrinsic,
+      gasPrice: GAS_PRICE_WEI,
+      block,
+      ...(req.internal ? { skipNonceIncrement: true } : {}),
+      ...(req.isStatic ? { isStatic: true } : {}),
+    });
+  } catch (error) {
+    // The library throws some failures instead of returning them (a value the caller does not hold): an outcome too.
+    if (error instanceof EVMError) return { success: false, returnValue: "0x", gasUsed: req.gasLimit, logs: [], error: error.error };
+    throw error;
+  }
   const exec = result.execResult;
   let gasUsed = intrinsic + exec.executionGasUsed;
   // EIP-3529: the refund is at most a fifth of the gas used.

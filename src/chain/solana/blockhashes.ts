@@ -20,6 +20,9 @@ export function latestBlockhash(network: string, nowMs: number): { blockhash: st
 
 /** The slot whose blockhash `hash` is, when it is one of the last 150; undefined when it is unknown or too old. */
 export function recentBlockhashSlot(network: string, nowMs: number, hash: string): number | undefined {
+  // A blockhash is 32 bytes, at most 44 base58 characters: base58 decoding is quadratic, and 100,000 characters held
+  // the event loop 40 s.
+  if (hash.length > 44) return undefined;
   let wanted: Buffer;
   try {
     wanted = Buffer.from(fromBase58(hash));

@@ -3,6 +3,7 @@ import { keccak256 } from "viem";
 import { BLOCK_COINBASE, blockTimestampOf, prevRandaoOf } from "../../chain/blocks.js";
 import { GAS_PRICE_WEI, ledgerTxs } from "../../chain/evm/ledger.js";
 import { BLOCK_GAS_LIMIT } from "../../chain/evm/submissionLimits.js";
+import { RpcError } from "../jsonRpc.js";
 import { type EvmNodeContext, hex, latestBlock } from "./context.js";
 import { blockHash, txView, ZERO_BLOOM } from "./views.js";
 
@@ -59,10 +60,16 @@ function block(ctx: EvmNodeContext, n: number, full: boolean) {
 }
 
 export function eth_getBlockByNumber(params: unknown[], ctx: EvmNodeContext) {
-  const tag = String(params[0]);
+  const tag = params[0];
   const now = latestBlock(ctx);
-  const n = tag === "latest" || tag === "pending" || tag === "safe" || tag === "finalized" ? now : tag === "earliest" ? 0 : Number(BigInt(tag));
-  return block(ctx, n, Boolean(params[1]));
+  if (tag === "latest" || tag === "pending" || tag === "safe" || tag === "finalized") return block(ctx, now, Boolean(params[1]));
+  if (tag === "earliest") return block(ctx, 0, Boolean(params[1]));
+  // As geth: a tag or a hex quantity, anything else is invalid params (not an internal error). A number past the
+  // latest block (however large) has no block yet.
+  if (typeof tag !== "string" || !/^0x[0-9a-fA-F]{1,64}$/.test(tag))
+    throw new RpcError(-32602, `invalid block number ${JSON.stringify(tag) ?? "undefined"}: a tag or a hex quantity`);
+  const n = BigInt(tag);
+  return n > BigInt(now) ? null : block(ctx, Number(n), Boolean(params[1]));
 }
 
 /** Any hash names the latest block: the sandbox keeps no index of block hashes. */

@@ -33,7 +33,10 @@ export function eth_getCode(params: unknown[], ctx: EvmNodeContext) {
  * without code succeeds with no data, and a token reverts a call to a function it does not have.
  */
 export function eth_call(params: unknown[], ctx: EvmNodeContext) {
+  if (params[0] !== undefined && (typeof params[0] !== "object" || params[0] === null || Array.isArray(params[0])))
+    throw new RpcError(-32602, "invalid argument 0: a call object ({ to, data, … })");
   const [req] = params as [{ to?: string; data?: Hex; input?: Hex } | undefined];
+  if (req) callRequest(req); // the call object's fields checked (-32602 for a bad one), whichever path answers it
   // A deployless call (no `to`) runs its creation code; the ERC-6492 validator is answered as the sandbox's wallets would.
   if (req && !req.to) return universalSignatureValidation(ctx, (req.data ?? req.input ?? "0x") as Hex) ?? callBytecode(ctx, callRequest(req));
   if (req && typeof req.to === "string" && runsBytecode(ctx.store, ctx.network, req.to)) return callBytecode(ctx, callRequest(req));
