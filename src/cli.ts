@@ -17,7 +17,8 @@
  *   node's anvil_/evm_ methods without the admin token; listed under optIns=…)
  * A scenario file that does not check out stops the start with exit code 2.
  * `cdp-sandbox run [options] -- <command> [args…]` runs a command against a sandbox (src/run.ts).
- * `cdp-sandbox mcp` serves the sandbox to a coding assistant over MCP (src/tools/mcp.ts).
+ * `cdp-sandbox mcp` serves the sandbox to a coding assistant over MCP (src/tools/mcp.ts); `trigger` runs the flow
+ * behind a webhook event and `listen` forwards a project's webhooks to a local endpoint (src/tools/).
  */
 import "./cli-early.js"; // first: starts work that runs while the rest loads
 import { chmodSync, writeFileSync } from "node:fs";
@@ -44,6 +45,7 @@ async function main(): Promise<void> {
   if (process.argv[2] === "mcp") return process.exit(await (await import("./tools/mcp.js")).runMcp(process.argv.slice(3)));
   // `cdp-sandbox trigger <event-type>` and `listen`: webhook events on demand, and a local receiver (src/tools/).
   if (process.argv[2] === "trigger") return process.exit(await (await import("./tools/trigger.js")).runTrigger(process.argv.slice(3)));
+  if (process.argv[2] === "listen") return process.exit(await (await import("./tools/listen.js")).runListen(process.argv.slice(3)));
   let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({
@@ -89,7 +91,9 @@ async function main(): Promise<void> {
         "                   [--strict] [--report DIR]   (contract verdict and coverage reports: docs/ci.md)\n" +
         "                   [--dev-accounts N (0-100)] [--allow-test-methods]   (test nodes: docs/testing-front-ends.md)\n" +
         "       cdp-sandbox run [options] -- <command> [args...]   (cdp-sandbox run --help)\n" +
-        "       cdp-sandbox mcp [options] [--attach URL]           an MCP server over stdio for coding assistants\n",
+        "       cdp-sandbox mcp [options] [--attach URL]           an MCP server over stdio for coding assistants\n" +
+        "       cdp-sandbox trigger <event-type> [--url URL]       the real flow behind a webhook event (trigger --list)\n" +
+        "       cdp-sandbox listen --forward-to URL [--events T,...] forward a project's webhooks to a local endpoint\n",
     );
     return;
   }
