@@ -4,11 +4,11 @@
  * receiver with node:crypto), printed, and the subscription removed on exit;
  * the secret is the same on every run for the same project.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, beforeAll } from "vitest";
 import { SandboxClient } from "../../src/tools/client.js";
 import { listenSecret, startListener } from "../../src/tools/listen.js";
 import { triggerEvent } from "../../src/tools/trigger.js";
-import { built, cliPath, startNode } from "#test/helpers/cli.js";
+import { BUILD_TIMEOUT_MS, cliPath, ensureBuilt, startNode } from "#test/helpers/cli.js";
 import { call } from "#test/helpers/sandbox.js";
 import { deliveredTo, sandboxWithReceiver } from "#test/helpers/webhooks.js";
 
@@ -19,6 +19,9 @@ const subscriptionIds = async () =>
   ((await call(sandbox, "GET", "/platform/v2/data/webhooks/subscriptions")).body.subscriptions as Array<{ subscriptionId: string }>).map(
     (s) => s.subscriptionId,
   );
+
+// The built command: dist/ is built first when it is missing or older than its sources.
+beforeAll(() => ensureBuilt(), BUILD_TIMEOUT_MS);
 
 describe("cdp-sandbox listen", () => {
   it("forwards each delivery of the chosen events, signed with its own secret, prints it, and removes its subscription when it stops", async () => {
@@ -65,7 +68,7 @@ describe("cdp-sandbox listen", () => {
   });
 });
 
-describe.skipIf(!built)("the listen command", () => {
+describe("the listen command", () => {
   it("prints the same secret on every run with the same --seed, forwards what a trigger sends, and removes its subscription on SIGTERM", async () => {
     const secretOf = async (seed: string) => {
       const run = startNode([cliPath, "listen", "--forward-to", receiver.url("/listen/seeded"), "--seed", seed]);
