@@ -283,6 +283,14 @@ export class Store {
     await this.log?.close();
   }
 
+  /** Puts `records` in place of a project's records, its identity and credentials kept (a node's loaded dump). */
+  async replaceRecords(id: string, records: ProjectRecord["data"]): Promise<boolean> {
+    const project = this.copyProject(id);
+    if (!project) return false;
+    await this.putProject({ ...project, data: structuredClone(records) });
+    return true;
+  }
+
   /** Adds or replaces a project; one with records (a snapshot restored) rewrites the snapshot. */
   async putProject(project: ProjectRecord): Promise<void> {
     if (Object.keys(project.data).length > 0) {

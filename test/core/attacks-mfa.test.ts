@@ -432,7 +432,11 @@ describe("the MFA-gated operations", () => {
   it("are all the end users' operations that sign, send, export, delegate or enrol: each one is listed", async () => {
     const { handlers } = await import("../../src/wallet/end-users/handlers.js");
     const { handlers: authHandlers } = await import("../../src/wallet/identity/handlers.js");
-    const all = Object.keys({ ...handlers, ...authHandlers });
+    // An end user's swap and x402 payment live with their products, beside the developer's operations.
+    const { handlers: swapHandlers } = await import("../../src/products/swaps/handlers.js");
+    const { handlers: x402Handlers } = await import("../../src/products/x402/handlers.js");
+    const products = Object.keys({ ...swapHandlers, ...x402Handlers }).filter((op) => op.includes("EndUser"));
+    const all = [...Object.keys({ ...handlers, ...authHandlers }), ...products];
     // Creating the user or an account of theirs, and an onramp order (paid by card), move no funds and no keys.
     const UNGATED = [
       "createEndUser",

@@ -3,7 +3,7 @@
  * answers every write with ENOSPC; or a path whose folder does not exist), the sandbox warns once on stderr, says
  * so in GET /_sandbox/health, and goes on answering every request.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -48,10 +48,13 @@ describe("a journal file that cannot be written", () => {
 
   it("at a path that cannot be opened, starts with the file off and says why", async () => {
     const warnings: string[] = [];
-    const missing = join(mkdtempSync(join(tmpdir(), "journal-missing-")), "no-such-folder", "journal.jsonl");
+    // A missing folder is made (as for --export-on-exit); a "folder" that is a file cannot be.
+    const folder = mkdtempSync(join(tmpdir(), "journal-missing-"));
+    writeFileSync(join(folder, "a-file"), "");
+    const missing = join(folder, "a-file", "journal.jsonl");
     sandbox = await startSandbox({ seed: "journal-missing", journal: missing, log: (line) => warnings.push(line) });
     expect(await answeredRequests(sandbox, 2)).toEqual([200, 200]);
-    expect(warnings.filter((w) => w.includes("--journal"))).toEqual([expect.stringContaining("ENOENT")]);
-    expect((await health(sandbox)).journalFile).toMatchObject({ file: missing, writing: false, error: expect.stringContaining("ENOENT") });
+    expect(warnings.filter((w) => w.includes("--journal"))).toEqual([expect.stringContaining("ENOTDIR")]);
+    expect((await health(sandbox)).journalFile).toMatchObject({ file: missing, writing: false, error: expect.stringContaining("ENOTDIR") });
   });
 });

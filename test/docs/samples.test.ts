@@ -246,6 +246,59 @@ await sandbox.close();
     expect(code, `${stdout}\n${stderr}`).toBe(0);
     expect(stdout).toMatch(/1 passed/);
   },
+  "docs/ci.md: npx cdp-sandbox run --strict --report reports --journal reports/journal.jsonl -- npm test":
+    "runs a project's own suite: test/interop/run-strict.test.ts runs the built command's run --strict --report --journal around a program",
+  "docs/ci.md: // vitest.global-setup.ts": async () => {
+    const dir = workFolder({
+      "vitest.global-setup.ts": sampleAt("docs/ci.md: // vitest.global-setup.ts"),
+      "suite.test.ts": `import { expect, inject, it } from "vitest";
+it("calls a route the contract does not have", async () => {
+  const { basePath } = inject("cdpSandbox" as never) as { basePath: string };
+  expect((await fetch(\`\${basePath}/v2/no-such-route\`)).status).toBe(404);
+});
+`,
+      "vitest.config.mjs": "export default { test: { include: ['suite.test.ts'], globalSetup: ['vitest.global-setup.ts'] } };\n",
+    });
+    const { code, stdout, stderr } = await startNode([join(packageRoot, "node_modules", "vitest", "vitest.mjs"), "run", "--root", dir], {
+      cwd: dir,
+      timeoutMs: 180_000,
+    }).finished;
+    // The test passes, yet the run fails: the teardown names the violation and sets the exit code.
+    expect(stdout).toMatch(/1 passed/);
+    expect(code, `${stdout}\n${stderr}`).toBe(1);
+    expect(`${stdout}${stderr}`).toContain("/v2/no-such-route");
+    expect(readFileSync(join(dir, "reports", "cdp-sandbox", "summary.md"), "utf8")).toMatch(/violation/i);
+  },
+  "docs/ci.md: - uses: OWNER/cdp-sandbox@REF          # this repository, at a tag or commit":
+    "GitHub Actions steps, run by GitHub's runners: test/core/action.test.ts runs action.yml's steps, strict and report-dir included",
+  "docs/ci.md: contract-tests:": "a GitLab CI job, run by GitLab's runners: it runs the same command as the run --strict sample",
+  "docs/ci.md: ## cdp-sandbox: contract coverage":
+    "an example of summary.md with made-up counts: test/interop/run-strict.test.ts checks the summary a run writes",
+  "docs/mcp.md: {": () => {
+    const config = JSON.parse(sampleAt("docs/mcp.md: {")) as { mcpServers: Record<string, { command: string; args: string[] }> };
+    const server = config.mcpServers["cdp-sandbox"]!;
+    expect([server.command, ...server.args].slice(0, 3)).toEqual(["npx", "cdp-sandbox", "mcp"]);
+  },
+  'docs/testing-front-ends.md: import { createTestClient, http, parseEther } from "viem";': async () => {
+    const code = `import { startSandbox } from "cdp-sandbox";
+import { createPublicClient } from "viem";
+const sandbox = await startSandbox();
+const { clientApiKey } = sandbox.credentials;
+const address = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+${sampleAt('docs/testing-front-ends.md: import { createTestClient, http, parseEther } from "viem";')}
+const read = createPublicClient({ chain: baseSepolia, transport: http(\`\${sandbox.url}/rpc/v1/base-sepolia/\${clientApiKey}\`) });
+const balance = await read.getBalance({ address });
+if (balance !== parseEther("10")) throw new Error(\`balance \${balance}\`);
+await sandbox.close();
+`;
+    await runProgram(workFolder(), toJs(code));
+  },
+  'docs/testing-front-ends.md: import { signInPage, signInEndUser, readCode } from "cdp-sandbox/testing";':
+    "a Playwright suite's page: test/ui/embedded-wallet-app.test.ts starts the cdp-react app signed in with signInPage in Chromium",
+  'docs/testing-front-ends.md: import { createConfig, http } from "wagmi";':
+    "a wagmi app's configuration, run in a browser: test/ui/swap-app.test.ts settles OnchainKit's Swap with this mock connector in Chromium",
+  "docs/webhooks.md: cdp-sandbox trigger onramp.transaction.success --url http://127.0.0.1:8080   # a running sandbox (admin token off loopback)":
+    "needs a sandbox already running at that URL: test/tools/trigger.test.ts runs the built command's trigger --url against one, and every event type in process",
   "docs/other-languages.md: import os": "Python: the platform's Python client is not an npm package, so it is not installed here",
   "docs/other-languages.md: client, err := cdp.NewClient(cdp.ClientOptions{": "Go: the platform's Go client is not an npm package, so it is not installed here",
   "docs/other-languages.md: BASE=http://127.0.0.1:8080                  # the sandbox's origin": async () => {

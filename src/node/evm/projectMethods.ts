@@ -80,9 +80,7 @@ const loadState: ProjectMethod = async (params, ctx) => {
       -32602,
       "invalid params of anvil_loadState: params[0] must be what anvil_dumpState returned (hex of the gzipped export of one project) or GET /_sandbox/export's body for one project",
     );
-  const project = ctx.store.copyProject(ctx.projectId)!;
-  await ctx.store.putProject({ ...project, data: structuredClone(records) as typeof project.data });
-  return true;
+  return ctx.store.replaceRecords(ctx.projectId, records as Parameters<typeof ctx.store.replaceRecords>[1]);
 };
 
 export const evmProjectMethods: Readonly<Record<string, ProjectMethod>> = {
