@@ -29,7 +29,10 @@ import { Ajv, type ValidateFunction } from "ajv";
 import { packageRoot } from "../paths.js";
 import { type ProjectKeys, RefusedError } from "./client.js";
 import { connect, type Connected, START_OPTIONS, UsageError } from "./connect.js";
-import { type ToolContext, ToolInputError, TOOLS } from "./mcpTools.js";
+import { type ToolContext, ToolInputError, TOOLS as BASE_TOOLS } from "./mcpTools.js";
+import { VERDICT_TOOLS } from "./mcpVerdictTools.js";
+
+const TOOLS = [...BASE_TOOLS, ...VERDICT_TOOLS];
 
 const OPTIONS = { ...START_OPTIONS, attach: { type: "string" }, help: { type: "boolean", short: "h" } } as const;
 

@@ -274,7 +274,7 @@ it("calls a route the contract does not have", async () => {
   "docs/ci.md: contract-tests:": "a GitLab CI job, run by GitLab's runners: it runs the same command as the run --strict sample",
   "docs/ci.md: ## cdp-sandbox: contract coverage":
     "an example of summary.md with made-up counts: test/interop/run-strict.test.ts checks the summary a run writes",
-  "docs/mcp.md: {": () => {
+  "docs/mcp.md: {": async () => {
     const config = JSON.parse(sampleAt("docs/mcp.md: {")) as { mcpServers: Record<string, { command: string; args: string[] }> };
     const server = config.mcpServers["cdp-sandbox"]!;
     expect([server.command, ...server.args].slice(0, 3)).toEqual(["npx", "cdp-sandbox", "mcp"]);

@@ -88,6 +88,8 @@ describe("cdp-sandbox mcp", () => {
       "take_snapshot",
       "restore_snapshot",
       "export_state",
+      "get_coverage",
+      "list_violations",
     ]) {
       expect(names).toContain(name);
     }
@@ -156,6 +158,28 @@ describe("cdp-sandbox mcp", () => {
       errorType: "transfer_quote_expired",
     });
     expect(JSON.parse(entry.response.body).errorMessage).toBe(refused.body.errorMessage);
+  });
+
+  it("judges the run: the caller's contract violation apart from an answer of state, and each operation's statuses", async () => {
+    const invalid = await platform(creds, "GET", "/v2/evm/accounts?pageSize=lots");
+    expect(invalid.status).toBe(400);
+    const missing = await platform(creds, "GET", "/v2/evm/accounts/0x0000000000000000000000000000000000000001");
+    expect(missing.status).toBe(404);
+
+    const { violations } = await tool("list_violations", { projectId: creds.projectId });
+    expect(violations).toContainEqual(
+      expect.objectContaining({ operation: "listEvmAccounts", check: "validation", status: 400, correlationId: invalid.body.correlationId }),
+    );
+    expect(violations.map((v: any) => v.operation)).not.toContain("getEvmAccount");
+    // The violation's correlationId opens its journal entry.
+    expect((await tool("get_journal_entry", { correlationId: invalid.body.correlationId })).entry.operationId).toBe("listEvmAccounts");
+
+    const coverage = await tool("get_coverage", { projectId: creds.projectId, calledOnly: true });
+    const byId = new Map<string, any>(coverage.operations.map((o: any) => [o.operationId, o]));
+    expect(byId.get("getEvmAccount")).toMatchObject({ called: true, statuses: { "404": 1 } });
+    expect(byId.get("getEvmAccount").unseenStatuses).toContain("200");
+    expect(byId.has("createEvmSwapQuote")).toBe(false);
+    expect((await tool("get_coverage")).operations.length).toBeGreaterThan(coverage.operations.length);
   });
 
   it("signs an end user in without a browser: an access token and a wallet secret the platform accepts", async () => {
