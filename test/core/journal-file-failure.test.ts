@@ -54,7 +54,7 @@ describe("a journal file that cannot be written", () => {
     const missing = join(folder, "a-file", "journal.jsonl");
     sandbox = await startSandbox({ seed: "journal-missing", journal: missing, log: (line) => warnings.push(line) });
     expect(await answeredRequests(sandbox, 2)).toEqual([200, 200]);
-    expect(warnings.filter((w) => w.includes("--journal"))).toEqual([expect.stringContaining("ENOTDIR")]);
-    expect((await health(sandbox)).journalFile).toMatchObject({ file: missing, writing: false, error: expect.stringContaining("ENOTDIR") });
+    expect(warnings.filter((w) => w.includes("--journal"))).toEqual([expect.stringContaining("EEXIST")]);
+    expect((await health(sandbox)).journalFile).toMatchObject({ file: missing, writing: false, error: expect.stringContaining("EEXIST") });
   });
 });
