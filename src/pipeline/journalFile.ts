@@ -83,7 +83,9 @@ export class JournalFile implements JournalSink {
   /** Turns the file off for the rest of the run: one warning, nothing more written or thrown. */
   private fail(error: unknown): void {
     const code = (error as NodeJS.ErrnoException).code;
-    this.failure = `${code ? `${code}: ` : ""}${(error as Error).message}`;
+    const message = (error as Error).message;
+    // Node's file errors already begin with their code ("ENOSPC: no space left on device, write").
+    this.failure = code && !message.startsWith(code) ? `${code}: ${message}` : message;
     this.pending = [];
     this.release();
     this.warn(`--journal ${this.file}: ${this.failure}; the journal file is turned off for this run (GET /_sandbox/requests still has the journal)`);
