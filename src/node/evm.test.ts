@@ -20,6 +20,8 @@ const TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 beforeAll(async () => {
   // Interval mining: these tests watch a transaction wait for its block (automine is in mining.test.ts).
   sandbox = await withSandbox({ seed: "node", mining: "interval" });
+  // A stopped clock: blocks come only from the tests' advance(), so "not mined yet" holds however slow the machine.
+  sandbox.clock.freeze(true);
   const path = "/apikeys/v1/tokens/active";
   const token = await mintBearer(sandbox.credentials.apiKeyId, sandbox.credentials.apiKeySecret, { method: "GET", host: `http://${hostOf(sandbox)}`, path });
   const active = await request(sandbox.url).get(path).set("Authorization", `Bearer ${token}`);
