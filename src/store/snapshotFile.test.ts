@@ -64,7 +64,7 @@ describe("the --data snapshot", () => {
     expect(await new SnapshotFile(file).read()).toEqual(JSON.parse(text));
     // Nothing but the snapshot is left beside it: the temporary file was renamed over it.
     expect(readdirSync(dir)).toEqual(["state.json"]);
-  });
+  }, 120_000); // 100,000 records written, read back and compared whole: seconds alone, far more on a loaded CI runner
 
   it("reads nothing (a new state) when there is no file yet", async () => {
     const file = join(dir, "absent.json");
