@@ -5,7 +5,7 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { readCode, signInEndUser } from "cdp-sandbox/testing";
+import { readCode, SandboxRefusedError, signInEndUser } from "cdp-sandbox/testing";
 import { call, withSandbox } from "#test/helpers/sandbox.js";
 
 let sandbox: Sandbox;
@@ -49,5 +49,15 @@ describe("cdp-sandbox/testing", () => {
     const verified = await request(sandbox.url).post(`${auth}/verify/email`).send({ flowId: second.body.flowId, otp: code });
     expect(verified.status).toBe(200);
     await expect(readCode("nobody@example.com", { sandbox })).rejects.toThrow(/has sent no code to nobody@example.com/);
+  });
+
+  it("rejects a sign-in the sandbox refuses with its error body: an email sign-in in a project that does not exist", async () => {
+    const refused = await signInEndUser({ url: sandbox.url, projectId: "no-such-project", email: "lost@example.com" }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(SandboxRefusedError);
+    const { call: step, status, body } = refused as SandboxRefusedError;
+    expect(step).toBe("auth/init");
+    expect(status).toBeGreaterThanOrEqual(400);
+    expect(status).toBeLessThan(500);
+    expect(body).toMatchObject({ errorType: expect.any(String), errorMessage: expect.any(String), correlationId: expect.any(String) });
   });
 });

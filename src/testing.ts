@@ -40,6 +40,8 @@ export interface SessionCookie {
 
 export interface EndUserSignIn {
   endUser: { userId: string; [field: string]: unknown };
+  /** Whether this sign-in made the end user (their first). */
+  isNewEndUser?: boolean;
   accessToken: string;
   refreshToken: string;
   validUntil?: string;
@@ -66,10 +68,31 @@ function resolve(target: SandboxTarget): Resolved {
   };
 }
 
+/** A call the sandbox answered with something other than 2xx: its status and body (the platform's error body, parsed). */
+export class SandboxRefusedError extends Error {
+  constructor(
+    readonly call: string,
+    readonly status: number,
+    readonly body: unknown,
+    text: string,
+  ) {
+    super(`cdp-sandbox/testing: ${call} answered ${status}: ${text}`);
+    this.name = "SandboxRefusedError";
+  }
+}
+
 async function json(response: Response, what: string): Promise<Record<string, unknown>> {
   const text = await response.text();
-  if (!response.ok) throw new Error(`cdp-sandbox/testing: ${what} answered ${response.status}: ${text}`);
+  if (!response.ok) throw new SandboxRefusedError(what, response.status, parsedOrText(text), text);
   return JSON.parse(text) as Record<string, unknown>;
+}
+
+function parsedOrText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 async function defaultProjectId(at: Resolved): Promise<string> {
@@ -107,7 +130,8 @@ export async function readCode(email: string, target: SandboxTarget): Promise<st
 
 /**
  * Signs an end user in by email, as the kit does (auth/init, the code from the inbox, auth/verify/email): the end
- * user is made on first sign-in, as in the app. Returns the tokens and the refresh-token cookie.
+ * user is made on first sign-in, as in the app. Returns the tokens and the refresh-token cookie; a refused step
+ * throws a SandboxRefusedError carrying the sandbox's error body.
  */
 export async function signInEndUser(options: SandboxTarget & { email: string }): Promise<EndUserSignIn> {
   const at = resolve(options);
@@ -123,6 +147,7 @@ export async function signInEndUser(options: SandboxTarget & { email: string }):
   const refreshToken = verified.refreshToken as string;
   return {
     endUser: verified.endUser as EndUserSignIn["endUser"],
+    ...(typeof verified.isNewEndUser === "boolean" ? { isNewEndUser: verified.isNewEndUser } : {}),
     accessToken: verified.accessToken as string,
     refreshToken,
     validUntil: verified.validUntil as string | undefined,

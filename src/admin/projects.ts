@@ -29,7 +29,10 @@ export const createSandboxProject: AdminHandler<"createSandboxProject"> = async 
 };
 
 /** A project the caller may see: any without a bearer token, only its own with one. */
-function visibleProject(call: AdminCall<"getSandboxProject" | "updateSandboxProjectSettings" | "rotateSandboxClientApiKey">, ctx: AdminContext): ProjectMeta {
+function visibleProject(
+  call: AdminCall<"getSandboxProject" | "getSandboxProjectCredentials" | "updateSandboxProjectSettings" | "rotateSandboxClientApiKey">,
+  ctx: AdminContext,
+): ProjectMeta {
   const id = call.pathParams.projectId;
   const project = call.projectId && call.projectId !== id ? undefined : ctx.store.project(id);
   if (!project) throw apiError("not_found", `Project ${id} was not found.`);
@@ -55,6 +58,16 @@ export const listSandboxProjects: AdminHandler<"listSandboxProjects"> = ({ proje
 };
 
 export const getSandboxProject: AdminHandler<"getSandboxProject"> = (call, ctx) => ({ status: 200, body: projectView(visibleProject(call, ctx)) });
+
+/** The credentials the project's clients sign with: its first verified key whose secret the sandbox holds, and its wallet secret. */
+export const getSandboxProjectCredentials: AdminHandler<"getSandboxProjectCredentials"> = (call, ctx) => {
+  const project = visibleProject(call, ctx);
+  const key = project.apiKeys.find((k) => k.verified && k.apiKeySecret);
+  if (!key)
+    throw apiError("not_found", `Project ${project.id} has no API key whose secret the sandbox holds (a registered key's secret stays with its owner).`);
+  const walletSecret = project.walletSecret ? { walletSecret: project.walletSecret } : {};
+  return { status: 200, body: { projectId: project.id, apiKeyId: key.apiKeyId, apiKeySecret: key.apiKeySecret!, ...walletSecret } };
+};
 
 export const updateSandboxProjectSettings: AdminHandler<"updateSandboxProjectSettings"> = async (call, ctx) => {
   const project = visibleProject(call, ctx);

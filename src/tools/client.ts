@@ -21,7 +21,7 @@ export interface Answer {
   body: Json;
 }
 
-/** A project's credentials, as the ready line, `--credentials-file` and GET /_sandbox/export give them. */
+/** A project's credentials, as the ready line, `--credentials-file` and GET /_sandbox/projects/{id}/credentials give them. */
 export interface ProjectKeys {
   projectId: string;
   apiKeyId: string;
@@ -85,14 +85,11 @@ export class SandboxClient {
     return ok(`${method} /platform${path}`, await this.platform(keys, method, path, o));
   }
 
-  /** The credentials of a project (the default one when `projectId` is absent), read from the admin API's export. */
+  /** The credentials of a project (the default one when `projectId` is absent), read from the admin API. */
   async projectKeys(projectId?: string): Promise<ProjectKeys> {
     const id = projectId ?? (await this.adminOk("GET", "/projects")).projects.find((p: { isDefault: boolean }) => p.isDefault)?.projectId;
     if (!id) throw new Error("the sandbox has no default project");
-    const exported = await this.adminOk("GET", "/export", { project: id });
-    const entry = exported.projects.find((p: { id: string }) => p.id === id);
-    if (!entry?.credentials) throw new Error(`project ${id} has no API key the sandbox knows the secret of`);
-    return { projectId: id, ...entry.credentials };
+    return await this.adminOk("GET", `/projects/${encodeURIComponent(id)}/credentials`);
   }
 
   private async send(method: string, path: string, body: unknown, headers: Record<string, string>): Promise<Answer> {

@@ -7,6 +7,7 @@
  * sandbox refuses changes nothing (each API call is all-or-nothing).
  */
 import { ledgerToken } from "../chain/credit.js";
+import { SandboxRefusedError, signInEndUser } from "../testing.js";
 import { type Json, type ProjectKeys, RefusedError, type SandboxClient } from "./client.js";
 
 /** What a tool runs with: the sandbox and the default project's credentials (read once). */
@@ -139,16 +140,15 @@ export const TOOLS: ToolDefinition[] = [
     },
     async run({ email, projectId }, ctx) {
       const project = projectId ?? (await ctx.defaultKeys()).projectId;
-      const auth = `/v2/embedded-wallet-api/projects/${project}/auth`;
-      const init = await ctx.client.anonymous("POST", `${auth}/init`, { type: "email", email });
-      if (init.status !== 200) return refused("initiateAuthentication", init);
-      const inbox = await ctx.client.adminOk("GET", `/messages${query({ to: email })}`, { project });
-      const code = inbox.messages.find((m: { flowId: string }) => m.flowId === init.body.flowId)?.code;
-      const verified = await ctx.client.anonymous("POST", `${auth}/verify/email`, { flowId: init.body.flowId, otp: code });
-      if (verified.status !== 200) return refused("verifyEmailAuthentication", verified);
-      const userId = verified.body.endUser.userId as string;
+      const at = { url: ctx.client.url, projectId: project, adminToken: ctx.client.adminToken };
+      const signedIn = await signInEndUser({ ...at, email }).catch((error: unknown) => {
+        // The sandbox's refusal (an unknown project, a disabled email sign-in) answers the assistant with its error body.
+        if (error instanceof SandboxRefusedError) refused(error.call, { status: error.status, body: error.body });
+        throw error;
+      });
+      const userId = signedIn.endUser.userId;
       const token = await ctx.client.adminOk("POST", `/end-users/${encodeURIComponent(userId)}/token`, { project });
-      return { ...token, endUser: verified.body.endUser, isNewEndUser: verified.body.isNewEndUser };
+      return { ...token, endUser: signedIn.endUser, isNewEndUser: signedIn.isNewEndUser };
     },
   },
   {

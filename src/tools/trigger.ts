@@ -41,17 +41,8 @@ const NOT_PRODUCED: Record<string, string> = {
   "health.maintenance.started": "the sandbox's services have no maintenance windows",
   "health.maintenance.completed": "the sandbox's services have no maintenance windows",
   "health.maintenance.canceled": "the sandbox's services have no maintenance windows",
-};
-
-/** Event types the sandbox emits but no flow here reaches yet, and why. */
-const NO_FLOW_YET: Record<string, string> = {
-  "payments.transfers.travel_rule_incomplete":
-    "needs a held crypto deposit of $3,000 or more: simulate one with POST /_sandbox/deposit-destinations/{id}/deposit",
-  "payments.transfers.travel_rule_completed": "follows submitDepositTravelRule on a held deposit",
-  "acceptance.payment_session.authorization_failed": "needs a payer who loses the funds before the authorization lands",
-  "acceptance.payment_session.capture_failed": "needs an escrow that cannot pay when the capture lands",
-  "acceptance.payment_session.void_failed": "needs an escrow that cannot pay when the void lands",
-  "acceptance.payment_session.refund_failed": "needs a refund source that cannot pay when the refund lands",
+  "acceptance.payment_session.void_failed":
+    "a void has no deadline and the escrow always holds what is still capturable, so no void the sandbox accepts can fail when it lands",
 };
 
 /** Every event type `trigger` accepts, in the table's order. */
@@ -84,7 +75,7 @@ export async function runTrigger(argv: string[]): Promise<number> {
   }
   const trigger = triggerFor(eventType);
   if (!trigger) {
-    const why = NOT_PRODUCED[eventType] ?? NO_FLOW_YET[eventType];
+    const why = NOT_PRODUCED[eventType];
     say(
       why
         ? `the sandbox has no flow that produces ${eventType}: ${why}. A test event with your own data: POST /_sandbox/webhooks/{subscriptionId}/test`

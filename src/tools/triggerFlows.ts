@@ -10,42 +10,20 @@
 import { encodeFunctionData, erc20Abi, keccak256, serializeTransaction, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { ledgerToken } from "../chain/credit.js";
-import { type Json, type ProjectKeys, RefusedError, type SandboxClient } from "./client.js";
-
-/** What a flow works with: the sandbox, the project's keys, and what it tells the user along the way. */
-interface FlowContext {
-  client: SandboxClient;
-  keys: ProjectKeys;
-  say(line: string): void;
-}
-
-export interface Trigger {
-  /** The event types the flow produces, in the order it produces them. */
-  eventTypes: string[];
-  /** What it does, for `trigger --list`. */
-  does: string;
-  /** `eventType` is the one asked for (the activity flow matches the labels of its subscriptions). */
-  run(f: FlowContext, eventType: string): Promise<void>;
-}
-
-const platform = (f: FlowContext, method: string, path: string, body?: unknown): Promise<Json> => f.client.platformOk(f.keys, method, path, { body });
-const admin = (f: FlowContext, method: string, path: string, body?: unknown): Promise<Json> =>
-  f.client.adminOk(method, path, { body, project: f.keys.projectId });
-
-async function anonymous(f: FlowContext, method: string, path: string, body?: unknown): Promise<Json> {
-  const answer = await f.client.anonymous(method, path, body);
-  if (answer.status >= 300) throw new RefusedError(`${method} /platform${path}`, answer);
-  return answer.body;
-}
-
-/** Moves the sandbox clock, then makes one request of the project so what became due is noticed (and announced). */
-async function advance(f: FlowContext, duration: string): Promise<void> {
-  await admin(f, "POST", "/clock", { advance: duration });
-  await platform(f, "GET", "/v2/data/webhooks/subscriptions?pageSize=1");
-  f.say(`moved the sandbox clock by ${duration}`);
-}
-
-const nowIso = async (f: FlowContext): Promise<string> => (await admin(f, "GET", "/clock")).now;
+import type { Json } from "./client.js";
+import { PAYMENT_SESSION_TRIGGERS } from "./triggerPaymentSessions.js";
+import {
+  admin,
+  advance,
+  evmAccountWithGas,
+  type FlowContext,
+  fundedAccount,
+  nowIso,
+  platform,
+  sendTx,
+  type Trigger,
+  USDC_BASE_SEPOLIA,
+} from "./triggerSteps.js";
 
 // --- Onramp -----------------------------------------------------------------------------------------------------
 
@@ -75,12 +53,6 @@ const freshPhone = () => `+1415555${String(Math.floor(Math.random() * 10_000)).p
 
 // --- Custodial accounts and transfers ----------------------------------------------------------------------------
 
-async function fundedAccount(f: FlowContext, name: string, usdc: string): Promise<string> {
-  const accountId = (await platform(f, "POST", "/v2/accounts", { name })).accountId as string;
-  if (usdc !== "0") await admin(f, "POST", `/accounts/${accountId}/fund`, { asset: "usdc", amount: usdc });
-  return accountId;
-}
-
 async function transfer(f: FlowContext, target: Record<string, unknown>, execute: boolean): Promise<Json> {
   const from = await fundedAccount(f, "trigger source", "100");
   const created = await platform(f, "POST", "/v2/transfers", { source: { accountId: from, asset: "usdc" }, target, amount: "10", asset: "usdc", execute });
@@ -97,21 +69,23 @@ async function untilSettled(f: FlowContext, transferId: string): Promise<void> {
   }
 }
 
-// --- EVM accounts and the ledger ---------------------------------------------------------------------------------
-
-/** A new account of the project on the ledger, with ETH for gas on `network`. */
-async function evmAccountWithGas(f: FlowContext, network: string): Promise<`0x${string}`> {
-  const address = (await platform(f, "POST", "/v2/evm/accounts", {})).address as `0x${string}`;
-  await admin(f, "POST", "/balances", { network, address, amount: "10000000000000000" }); // 0.01 ETH
-  return address;
+/**
+ * A crypto deposit of 3,000 USDC (the travel rule's threshold) arriving at a new deposit destination of a new custodial
+ * account on base: held `processing`, its originator's details asked for. Answers the held transfer's id.
+ */
+async function heldDeposit(f: FlowContext): Promise<string> {
+  const accountId = await fundedAccount(f, "trigger deposits", "0");
+  const dest = await platform(f, "POST", "/v2/deposit-destinations", { accountId, type: "crypto", crypto: { network: "base" } });
+  const held = await admin(f, "POST", `/deposit-destinations/${dest.depositDestinationId}/deposit`, { amount: "3000" });
+  f.say(`3000 USDC arrived at ${dest.crypto.address}: transfer ${held.transferId} is ${held.status}, waiting for travel-rule details`);
+  return held.transferId;
 }
+
+// --- EVM accounts and the ledger ---------------------------------------------------------------------------------
 
 const CHAIN_IDS: Record<string, number> = { base: 8453, "base-sepolia": 84532 };
 /** The sandbox's network name of an activity subscription's `network` label (base-mainnet when left out). */
 const ledgerNetwork = (label: string | undefined) => (label === "base-sepolia" ? "base-sepolia" : "base");
-
-const sendTx = (f: FlowContext, address: string, network: string, tx: Parameters<typeof serializeTransaction>[0]): Promise<Json> =>
-  platform(f, "POST", `/v2/evm/accounts/${address}/send/transaction`, { network, transaction: serializeTransaction(tx) });
 
 /**
  * An ERC-20 transfer mined on the ledger that the project's activity subscriptions watch: on the network their labels
@@ -138,45 +112,6 @@ async function watchedTransfer(f: FlowContext, eventType: string): Promise<void>
   const sent = await sendTx(f, from, network, { type: "eip1559", chainId: CHAIN_IDS[network]!, to: contract, data });
   f.say(`sent 1 ${token.symbol} from ${from} to ${to} on ${network}: ${sent.transactionHash}`);
   await advance(f, "2s"); // its block, on the sandbox clock
-}
-
-// --- Payment sessions --------------------------------------------------------------------------------------------
-
-const PS = "/v2/payment-sessions";
-const USDC_BASE_SEPOLIA = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
-
-async function paymentSession(f: FlowContext): Promise<string> {
-  const merchant = privateKeyToAccount(generatePrivateKey()).address;
-  const session = await platform(f, "POST", PS, { amount: "1.00", asset: "usdc", target: { address: merchant, network: "base-sepolia" } });
-  f.say(`created payment session ${session.paymentSessionId} paying ${merchant}`);
-  return session.paymentSessionId;
-}
-
-/** A session authorized by a payer's wallet (EIP-3009 typed data signed with viem, as a wallet does), landed. */
-async function authorizedSession(f: FlowContext): Promise<string> {
-  const id = await paymentSession(f);
-  const payer = privateKeyToAccount(generatePrivateKey());
-  await admin(f, "POST", "/balances", { network: "base-sepolia", address: payer.address, token: USDC_BASE_SEPOLIA, amount: "1000000" });
-  const options = await anonymous(f, "GET", `${PS}/${id}/authorizations/wallet/options?addresses=${payer.address}`);
-  const option = options.options[0];
-  const payload = option.payloads[0];
-  const m = payload.data.message;
-  const signature = await payer.signTypedData({
-    domain: payload.data.domain,
-    types: payload.data.types,
-    primaryType: payload.data.primaryType,
-    message: { ...m, value: BigInt(m.value), validAfter: BigInt(m.validAfter), validBefore: BigInt(m.validBefore) },
-  });
-  await anonymous(f, "POST", `${PS}/${id}/authorizations/wallet`, { optionId: option.optionId, signedPayloads: [{ payloadId: payload.payloadId, signature }] });
-  f.say(`payer ${payer.address} authorized the session`);
-  await advance(f, "2s");
-  return id;
-}
-
-async function sessionAction(f: FlowContext, id: string, action: "captures" | "voids" | "refunds", body: unknown): Promise<void> {
-  await platform(f, "POST", `${PS}/${id}/${action}`, body);
-  f.say(`requested a ${action.slice(0, -1)}`);
-  await advance(f, "2s");
 }
 
 // --- The table ---------------------------------------------------------------------------------------------------
@@ -222,6 +157,25 @@ export const TRIGGERS: Trigger[] = [
       const to = await fundedAccount(f, "trigger target", "0");
       await transfer(f, { accountId: to, asset: "usdc" }, false);
       await advance(f, "15m1s");
+    },
+  },
+  {
+    eventTypes: ["payments.transfers.processing", "payments.transfers.travel_rule_incomplete"],
+    does: "a deposit of 3,000 USDC to a new deposit destination on base (simulated arrival), held for its originator's travel-rule details",
+    run: (f) => heldDeposit(f).then(() => undefined),
+  },
+  {
+    eventTypes: [
+      "payments.transfers.processing",
+      "payments.transfers.travel_rule_incomplete",
+      "payments.transfers.travel_rule_completed",
+      "payments.transfers.completed",
+    ],
+    does: "the held deposit of 3,000 USDC, then its travel-rule details submitted (a self-transfer from a self-custody wallet): the account is credited",
+    async run(f) {
+      const transferId = await heldDeposit(f);
+      const answer = await platform(f, "POST", `/v2/transfers/${transferId}/travel-rule`, { isSelf: true, originator: { walletType: "self_custody" } });
+      f.say(`submitted the travel-rule details: ${answer.status}`);
     },
   },
   {
@@ -289,61 +243,7 @@ export const TRIGGERS: Trigger[] = [
       f.say("the developer revoked it");
     },
   },
-  {
-    eventTypes: ["acceptance.payment_session.created", "acceptance.payment_session.canceled"],
-    does: "a payment session for 1 USDC on base-sepolia, then canceled by the merchant",
-    async run(f) {
-      const id = await paymentSession(f);
-      await platform(f, "POST", `${PS}/${id}/cancel`, {});
-      f.say("canceled it");
-    },
-  },
-  {
-    eventTypes: [
-      "acceptance.payment_session.created",
-      "acceptance.payment_session.authorization_pending",
-      "acceptance.payment_session.authorization_succeeded",
-      "acceptance.payment_session.capture_pending",
-      "acceptance.payment_session.capture_succeeded",
-    ],
-    does: "a payment session paid from a payer's wallet (a signed EIP-3009 authorization), then captured in full; each action lands 2 s later",
-    async run(f) {
-      const id = await authorizedSession(f);
-      await sessionAction(f, id, "captures", { finalCapture: true });
-    },
-  },
-  {
-    eventTypes: [
-      "acceptance.payment_session.created",
-      "acceptance.payment_session.authorization_pending",
-      "acceptance.payment_session.authorization_succeeded",
-      "acceptance.payment_session.void_pending",
-      "acceptance.payment_session.void_succeeded",
-    ],
-    does: "a payment session authorized from a payer's wallet, then voided: the escrow returns the amount",
-    async run(f) {
-      const id = await authorizedSession(f);
-      await sessionAction(f, id, "voids", {});
-    },
-  },
-  {
-    eventTypes: [
-      "acceptance.payment_session.created",
-      "acceptance.payment_session.authorization_pending",
-      "acceptance.payment_session.authorization_succeeded",
-      "acceptance.payment_session.capture_pending",
-      "acceptance.payment_session.capture_succeeded",
-      "acceptance.payment_session.refund_pending",
-      "acceptance.payment_session.refund_succeeded",
-    ],
-    does: "a payment session authorized, captured, then refunded from a funded custodial account",
-    async run(f) {
-      const id = await authorizedSession(f);
-      await sessionAction(f, id, "captures", { finalCapture: true });
-      const accountId = await fundedAccount(f, "trigger refunds", "10");
-      await sessionAction(f, id, "refunds", { source: { accountId, asset: "usdc" } });
-    },
-  },
+  ...PAYMENT_SESSION_TRIGGERS,
   {
     eventTypes: ["acceptance.disbursement.pending", "acceptance.disbursement.succeeded"],
     does: "a disbursement of 1 USDC from a funded custodial account to an address on base, landing 30 s later",

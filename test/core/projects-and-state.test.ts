@@ -30,6 +30,25 @@ describe("projects are isolated", () => {
     expect(listB.body.accounts).toEqual([]);
   });
 
+  it("hands out one project's credentials, which sign its requests, and shows a bearer of another project none", async () => {
+    const a = (await call(sandbox, "POST", "/_sandbox/projects", { anonymous: true, body: { name: "keys-a" } })).body;
+    const b = (await call(sandbox, "POST", "/_sandbox/projects", { anonymous: true, body: { name: "keys-b" } })).body;
+    const got = await call(sandbox, "GET", `/_sandbox/projects/${a.projectId}/credentials`, { anonymous: true });
+    expect(got.status).toBe(200);
+    expect(got.body).toEqual({ projectId: a.projectId, apiKeyId: a.apiKeyId, apiKeySecret: a.apiKeySecret, walletSecret: a.walletSecret });
+    const created = await call(sandbox, "POST", CREATE, {
+      credentials: { ...got.body, basePath: a.basePath },
+      body: { name: "signed-with-them" },
+      wallet: true,
+    });
+    expect(created.status).toBe(201);
+    const hidden = await call(sandbox, "GET", `/_sandbox/projects/${a.projectId}/credentials`, { credentials: b });
+    expect(hidden.status).toBe(404);
+    const unknown = await call(sandbox, "GET", "/_sandbox/projects/no-such-project/credentials", { anonymous: true });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({ errorType: "not_found", correlationId: expect.any(String), errorLink: expect.any(String) });
+  });
+
   it("journals requests per project", async () => {
     const a = (await call(sandbox, "POST", "/_sandbox/projects", { anonymous: true, body: {} })).body;
     await call(sandbox, "GET", CREATE, { credentials: a });

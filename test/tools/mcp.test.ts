@@ -192,6 +192,12 @@ describe("cdp-sandbox mcp", () => {
     });
     expect(res.status).toBe(200);
     expect(((await res.json()) as any).userId).toBe(signedIn.userId);
+    expect(signedIn.isNewEndUser).toBe(true);
+    expect((await tool("sign_in_end_user", { email: "grace@example.com" })).isNewEndUser).toBe(false);
+    // A sign-in the sandbox refuses is an MCP error carrying the sandbox's error body.
+    const refused = await client.callTool({ name: "sign_in_end_user", arguments: { email: "lost@example.com", projectId: "no-such-project" } });
+    expect(refused.isError).toBe(true);
+    expect((refused.content as Array<{ text: string }>)[0]!.text).toMatch(/refused auth\/init \(4\d\d\)[\s\S]*"errorType": "[a-z_]+"[\s\S]*"correlationId"/);
   });
 
   it("answers an unknown tool or argument with an error naming what is accepted, and a refusal with the sandbox's error body, changing nothing", async () => {

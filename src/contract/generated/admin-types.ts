@@ -62,6 +62,28 @@ export interface paths {
         patch: operations["updateSandboxProjectSettings"];
         trace?: never;
     };
+    "/projects/{projectId}/credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * The API key and wallet secret the project's clients sign with
+         * @description The first verified API key of the project whose secret the sandbox holds, and its wallet secret: what a tool needs to act as one project's client without exporting the whole state. A key registered by its id and public key alone has no secret here (404 when the project has no other).
+         */
+        get: operations["getSandboxProjectCredentials"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/projects/{projectId}/client-api-key/rotate": {
         parameters: {
             query?: never;
@@ -1315,6 +1337,14 @@ export interface components {
             /** Format: date-time */
             paidAt?: string;
         };
+        ProjectKeys: {
+            projectId: string;
+            apiKeyId: string;
+            /** @description base64 of a 64-byte Ed25519 secret (seed and public key), or the PKCS#8 PEM of an EC key */
+            apiKeySecret: string;
+            /** @description base64 PKCS#8 DER of a P-256 key */
+            walletSecret?: string;
+        };
         ProjectCredentials: {
             /** @example http://127.0.0.1:8080/platform */
             basePath: string;
@@ -1624,6 +1654,29 @@ export interface operations {
         responses: {
             200: components["responses"]["Project"];
             400: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+        };
+    };
+    getSandboxProjectCredentials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project's credentials */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectKeys"];
+                };
+            };
             404: components["responses"]["Error"];
         };
     };

@@ -7,7 +7,8 @@
  *   still can at that time (nonce unused, inside its window, funds there),
  *   else it fails with the reason; with autoCapture a full, final capture
  *   starts at once;
- * - capture: the escrow pays the merchant (and, if final, returns the rest);
+ * - capture: the escrow pays the merchant (and, if final, returns the rest),
+ *   unless it lands after captureExpiresAt: then it fails and nothing moves;
  * - void: the escrow returns what is still held;
  * - refund: the merchant's account or approved address pays the payer back,
  *   or the refund fails when the address no longer can.
@@ -77,7 +78,9 @@ function land(ctx: EmitContext, s: PaymentSessionRecord): PaymentSessionRecord {
     if (next.status === "authorization_succeeded" && next.autoCapture) next = startAutoCapture(ctx, next, atMs);
     return next;
   }
-  if (kind === "capture") {
+  if (kind === "capture" && atMs > Date.parse(s.expiries.captureExpiresAt)) {
+    next = captureTooLate(base, id, iso);
+  } else if (kind === "capture") {
     const c = s.captures.find((x) => x.id === id)!;
     const units = BigInt(c.units);
     const left = BigInt(s.capturable) - units;
@@ -114,6 +117,20 @@ function land(ctx: EmitContext, s: PaymentSessionRecord): PaymentSessionRecord {
 
 type OnchainTransaction = NonNullable<CaptureRecord["onchainTransactions"]>[number];
 const onchainTx = (s: PaymentSessionRecord, hash: string): OnchainTransaction => ({ transactionHash: hash, network: s.network as "base" });
+
+/**
+ * A capture accepted before captureExpiresAt whose transaction lands after it: the escrow refuses a capture past the
+ * deadline when it executes, as the request is refused (a Coinbase payer's hold likewise), so nothing moves and what
+ * was capturable stays held until the merchant voids it.
+ */
+function captureTooLate(s: PaymentSessionRecord, id: string, iso: string): PaymentSessionRecord {
+  const error = {
+    code: "capture_expired",
+    message: `The capture landed at ${iso}, after the session's captureExpiresAt ${s.expiries.captureExpiresAt}; void the session to release the funds.`,
+    occurredAt: iso,
+  };
+  return withAction({ ...s, status: "capture_failed" }, "captures", id, (x) => ({ ...x, status: "failed", error, updatedAt: iso }));
+}
 
 /** The payer's signed transfer into the escrow executes if it still can at `atMs`, else the authorization fails with the reason. */
 function landWalletAuthorization(ctx: EmitContext, s: PaymentSessionRecord, a: WalletAuthorizationRecord, atMs: number): PaymentSessionRecord {

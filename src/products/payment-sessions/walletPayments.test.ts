@@ -381,6 +381,25 @@ describe("captures and voids", () => {
     expect((await getSession(sandbox, id)).balances).toEqual({ capturable: "0", captured: "3.00", refundable: "3.00", refunded: "0" });
   });
 
+  it("fails a capture made before captureExpiresAt that lands after it: nothing moves, and a void still releases the funds", async () => {
+    const deadline = sandbox.clock.now() + 60_000;
+    const iso = new Date(deadline).toISOString();
+    const { merchant, payer, id } = await authorized("10.00", { expiries: { authorizationExpiresAt: iso, captureExpiresAt: iso } });
+    sandbox.clock.advance(deadline - sandbox.clock.now() - 1_000);
+    const late = await capture(id, { finalCapture: true });
+    expect(late.status, late.text).toBe(200);
+    land();
+    const s = await getSession(sandbox, id);
+    expect(s).toMatchObject({ status: "capture_failed", balances: { capturable: "10.00", captured: "0", refunded: "0" } });
+    expect(s.captures[0]).toMatchObject({ status: "failed", error: { code: "capture_expired" } });
+    expect(s.captures[0].onchainTransactions).toBeUndefined();
+    expect(await usdc(merchant)).toBe("0");
+    expect((await capture(id, { finalCapture: true })).body.errorType).toBe("capture_expired");
+    expect((await call(sandbox, "POST", `${PS}/${id}/voids`, { body: {} })).status).toBe(200);
+    land();
+    expect(await usdc(payer.address)).toBe("100");
+  });
+
   it("a void releases what is still held to the payer, and nothing can be captured afterwards", async () => {
     const { merchant, payer, id } = await authorized("10.00");
     await capture(id, { amount: "2", finalCapture: false });
