@@ -69,7 +69,8 @@ describe("cdp-sandbox listen", () => {
 });
 
 describe("the listen command", () => {
-  it("prints the same secret on every run with the same --seed, forwards what a trigger sends, and removes its subscription on SIGTERM", async () => {
+  // Three in-process sandboxes started one after another: seconds each on a quiet machine, far more on a loaded runner.
+  it("prints the same secret on every run with the same --seed, and another with another seed", async () => {
     const secretOf = async (seed: string) => {
       const run = startNode([cliPath, "listen", "--forward-to", receiver.url("/listen/seeded"), "--seed", seed]);
       const [, secret] = (await run.waitFor(/signing secret is (\S+)/, "stdout"))!;
@@ -80,7 +81,9 @@ describe("the listen command", () => {
     const first = await secretOf("listen-seed");
     expect(await secretOf("listen-seed")).toBe(first);
     expect(await secretOf("another-seed")).not.toBe(first);
+  }, 120_000);
 
+  it("forwards what a trigger sends, and removes its subscription on SIGTERM", async () => {
     const run = startNode([cliPath, "listen", "--url", sandbox.url, "--forward-to", receiver.url("/listen/cli"), "--events", "customers.customer.deleted"]);
     const [, secret] = (await run.waitFor(/signing secret is (\S+)/, "stdout"))!;
     expect(secret).toBe(listenSecret(keys));
