@@ -71,7 +71,9 @@ export function inclusionBlock(store: ProjectTx, clock: Clock, network: string, 
  * (`interval`).
  */
 export function settlementBlock(store: ProjectTx, clock: Clock, network: string, atMs: number = clock.now()): number {
-  return miningModeOf(clock) === "auto" ? mineBlock(store, network, clock.now()) : blockNumberAt(network, atMs);
+  // In `interval` mode after blocks mined at once (automine before `evm_setAutomine(false)`): the head, not a block
+  // before those, which a client may have read already (as a send lands after them).
+  return miningModeOf(clock) === "auto" ? mineBlock(store, network, clock.now()) : headBlock(store, network, atMs);
 }
 
 /**

@@ -63,6 +63,27 @@ describe("JSON-RPC batches", () => {
   });
 });
 
+describe("EVM gas of one request", () => {
+  it("lets a batch's eth_calls burn a block's 30M gas together: past it, -32005 'limit exceeded', and the rest of the batch answers", async () => {
+    const rpc = getHttpRpcClient(nodeUrl);
+    const endless = (id: number) => ({ jsonrpc: "2.0" as const, id, method: "eth_call", params: [{ data: ENDLESS, gas: "0x989680" }, "latest"] });
+    const body = [...Array.from({ length: 5 }, (_, i) => endless(i + 1)), { jsonrpc: "2.0" as const, id: 6, method: "eth_blockNumber", params: [] }];
+    const answers = (await rpc.request({ body, timeout: 170_000 })) as unknown as Array<{
+      id: number;
+      result?: string;
+      error?: { code: number; message: string };
+    }>;
+    // Three runs of 10M gas each burn it all (out of gas); the fourth and fifth are not run.
+    expect(answers.slice(0, 3).map((a) => a.error)).toEqual(Array(3).fill({ code: -32000, message: "out of gas" }));
+    expect(answers.slice(3, 5).map((a) => a.error?.code)).toEqual([-32005, -32005]);
+    expect(answers[3]!.error!.message).toContain("limit exceeded");
+    expect(answers[5]!.result).toMatch(/^0x/);
+    // The budget is per request: the next one runs again.
+    const next = (await rpc.request({ body: { jsonrpc: "2.0", id: 1, method: "eth_call", params: [{ data: QUICK }, "latest"] } })) as { result?: string };
+    expect(next.result).toBe(`0x${"00".repeat(31)}01`);
+  }, 180_000);
+});
+
 describe("params the node fuzzer spoiled", () => {
   it("answers them with invalid params (-32602), never the internal error (-32603)", async () => {
     const rpc = getHttpRpcClient(nodeUrl);

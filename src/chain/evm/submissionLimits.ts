@@ -21,3 +21,14 @@ export function submissionRefusal(tx: { to: string | null; input: string; gas: b
   const size = (tx.input.length - 2) / 2;
   return size > MAX_INITCODE_BYTES ? `max initcode size exceeded: code size ${size}, limit ${MAX_INITCODE_BYTES}` : undefined;
 }
+
+/**
+ * Why a user operation is refused before it runs: the gas it may burn (its calls' gas limits, or its own gas
+ * fields) adds up to more than a block holds, as a bundler refuses an operation no bundle could include.
+ *
+ * @example userOperationGasRefusal([200_000n, 40_000_000n]) // "gas limits adding up to 40200000 exceed …"
+ */
+export function userOperationGasRefusal(gasLimits: readonly bigint[]): string | undefined {
+  const total = gasLimits.reduce((sum, gas) => sum + gas, 0n);
+  return total > BLOCK_GAS_LIMIT ? `gas limits adding up to ${total} exceed the block gas limit of ${BLOCK_GAS_LIMIT}` : undefined;
+}

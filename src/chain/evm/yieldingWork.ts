@@ -5,9 +5,9 @@
  * jumps (a few milliseconds), while a token transfer (a few hundred jumps) never pauses.
  *
  * Precompiles spend the same budget, one unit per gas they charge: in JavaScript they cost far more time per gas
- * than opcodes (a BN254 pairing check runs tens of milliseconds for 79,000 gas, a 512-byte modexp seconds for
- * 5.6M), so a loop that calls one a few times per jump must pause by their gas, not by its few jumps. A single
- * precompile call is one piece of work and cannot be cut: its gas (at most the call's) bounds it.
+ * than opcodes, so a loop that calls one a few times per jump must pause by their gas, not by its few jumps. Most
+ * calls are short and counted after they return; the two whose single call ran for seconds, MODEXP and the BN254
+ * pairing check, run in pieces that spend into the budget as they go (modexpInPieces.ts, pairingInPieces.ts).
  *
  * JUMP and JUMPI are replaced through the EVM's `customOpcodes` option by the library's own handlers (same gas,
  * same semantics) that count; the precompiles through `customPrecompiles` by the library's own functions, counted
@@ -17,6 +17,8 @@
 import type { Common } from "@ethereumjs/common";
 import { type AddPrecompile, type EVMOpts, getActivePrecompiles, getOpcodesForHF, type PrecompileFunc, paramsEVM } from "@ethereumjs/evm";
 import { createAddressFromString } from "@ethereumjs/util";
+import { modexpInPieces, type Spend } from "./modexpInPieces.js";
+import { pairingInPieces } from "./pairingInPieces.js";
 
 type CustomOpcode = NonNullable<EVMOpts["customOpcodes"]>[number];
 type OpHandler = ReturnType<typeof getOpcodesForHF>["handlers"] extends Map<number, infer H> ? H : never;
@@ -26,6 +28,12 @@ const SLICE = 16_384;
 
 const JUMP = 0x56;
 const JUMPI = 0x57;
+
+/** The precompiles that spend as they go instead of after: MODEXP and the BN254 pairing check. */
+const IN_PIECES: Record<string, typeof modexpInPieces> = {
+  "0000000000000000000000000000000000000005": modexpInPieces,
+  "0000000000000000000000000000000000000008": pairingInPieces,
+};
 
 const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -44,7 +52,7 @@ export function yieldingWork(
   common.updateParams(paramsEVM);
   const { handlers, opcodes } = getOpcodesForHF(common);
   let spent = 0;
-  const spend = (units: number): Promise<void> | undefined => {
+  const spend: Spend = (units) => {
     spent += units;
     if (spent < SLICE) return;
     spent = 0;
@@ -67,12 +75,15 @@ export function yieldingWork(
   const builtIns: AddPrecompile[] = [];
   for (const [address, original] of getActivePrecompiles(common)) {
     if (!original || ownAddresses.has(`0x${address}`)) continue;
-    const counted: PrecompileFunc = async (input) => {
-      const result = await original(input);
-      // A precompile's gas is at most a 30M-gas call's: as a count it stays an exact integer.
-      await spend(Number(result.executionGasUsed));
-      return result;
-    };
+    const inPieces = IN_PIECES[address];
+    const counted: PrecompileFunc = inPieces
+      ? (input) => inPieces(input, original, spend)
+      : async (input) => {
+          const result = await original(input);
+          // A precompile's gas is at most a 30M-gas call's: as a count it stays an exact integer.
+          await spend(Number(result.executionGasUsed));
+          return result;
+        };
     builtIns.push({ address: createAddressFromString(`0x${address}`), function: counted });
   }
   return { customOpcodes: [counting(JUMP), counting(JUMPI)], customPrecompiles: [...own, ...builtIns] };

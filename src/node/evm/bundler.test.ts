@@ -80,14 +80,14 @@ async function smartAccount() {
 async function signedOperation(
   sender: `0x${string}`,
   signer: ReturnType<typeof privateKeyToAccount>,
-  o: { nonce?: bigint; callData: Hex; paymasterAndData?: Hex },
+  o: { nonce?: bigint; callData: Hex; paymasterAndData?: Hex; callGasLimit?: bigint },
 ) {
   const op = {
     sender,
     nonce: o.nonce ?? 0n,
     initCode: "0x" as Hex,
     callData: o.callData,
-    callGasLimit: 100_000n,
+    callGasLimit: o.callGasLimit ?? 100_000n,
     verificationGasLimit: 150_000n,
     preVerificationGas: 50_000n,
     maxFeePerGas: 2_000_000n,
@@ -170,6 +170,46 @@ describe("the node's bundler", () => {
     } finally {
       sandbox.clock.freeze(false);
     }
+  });
+
+  it("refuses an operation whose gas adds up to more than a block holds (-32602), as a transaction's is refused, changing nothing", async () => {
+    const { owner, address } = await smartAccount();
+    const send = async (params: unknown[]) => (await rpc("eth_sendUserOperation", params)).error;
+    // Its own gas fields: 30M for the calls, plus verification and pre-verification.
+    const heavy = await signedOperation(address, owner, { callData: transferCall(1n), callGasLimit: 30_000_000n });
+    expect(await send([heavy.rpcForm, entryPoint06Address])).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining("exceed the block gas limit of 30000000"),
+    });
+    // 151 calls of a batch, each run with 200,000 gas: 30.2M.
+    const batchAbi = [
+      {
+        type: "function",
+        name: "executeBatch",
+        stateMutability: "payable",
+        inputs: [
+          {
+            name: "calls",
+            type: "tuple[]",
+            components: [
+              { name: "target", type: "address" },
+              { name: "value", type: "uint256" },
+              { name: "data", type: "bytes" },
+            ],
+          },
+        ],
+        outputs: [],
+      },
+    ] as const;
+    const calls = (n: number) => Array.from({ length: n }, () => ({ target: TO, value: 0n, data: "0x" as Hex }));
+    const wide = await signedOperation(address, owner, { callData: encodeFunctionData({ abi: batchAbi, functionName: "executeBatch", args: [calls(151)] }) });
+    expect(await send([wide.rpcForm, entryPoint06Address])).toMatchObject({ code: -32602, message: expect.stringContaining("151 calls") });
+    expect((await rpc("eth_estimateUserOperationGas", [wide.rpcForm, entryPoint06Address])).error).toMatchObject({ code: -32602 });
+    expect((await rpc("eth_getUserOperationReceipt", [heavy.hash])).result).toBeNull();
+    expect((await rpc("eth_getTransactionCount", [address, "latest"])).result).toBe("0x0");
+    // 150 calls fit.
+    const fits = await signedOperation(address, owner, { callData: encodeFunctionData({ abi: batchAbi, functionName: "executeBatch", args: [calls(150)] }) });
+    expect((await rpc("eth_sendUserOperation", [fits.rpcForm, entryPoint06Address])).result).toBe(fits.hash);
   });
 
   it("refuses what an EntryPoint would refuse, with the bundler's codes, and changes nothing", async () => {

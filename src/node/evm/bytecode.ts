@@ -6,6 +6,7 @@ import { decodeErrorResult, type Hex } from "viem";
 import { type EvmOutcome, type EvmRunRequest, runEvm } from "../../chain/evm/runtime.js";
 import { storageAt } from "../../chain/evm/ledgerState.js";
 import { reportEvmRevert } from "../../chain/evm/revertTrace.js";
+import { BLOCK_GAS_LIMIT } from "../../chain/evm/submissionLimits.js";
 import { EVM_MODELS } from "../../products/sandboxContracts.js";
 import { RpcError } from "../jsonRpc.js";
 import { type EvmNodeContext, hex, latestBlock } from "./context.js";
@@ -74,10 +75,32 @@ function runFailure(ctx: EvmNodeContext, outcome: EvmOutcome): RpcError {
   return new RpcError(3, `execution reverted${reason}`, outcome.returnValue);
 }
 
-const run = (ctx: EvmNodeContext, req: EvmRunRequest) =>
-  runEvm({ store: ctx.store, clock: ctx.clock, network: ctx.network, chainId: ctx.chainId, block: latestBlock(ctx) }, req, EVM_MODELS, {
-    commit: false,
-  });
+/**
+ * The EVM gas the calls of one JSON-RPC payload (a call, or a whole batch) may burn together: a block's. Each call
+ * stayed under its own 10M cap, but a batch of 1,000 endless eth_calls held the project's EVM queue for 1,000 ×
+ * 10M gas (minutes: the fuzzer's batch got no answer in 10 s). A call gets at most what is left of the budget, and
+ * once it is spent the batch's further EVM calls are refused with EIP-1474's "limit exceeded" (the rest is
+ * answered); a batch of ordinary calls (a few ten thousand gas each) never comes near it.
+ */
+const PAYLOAD_GAS_BUDGET = BLOCK_GAS_LIMIT;
+/** Gas spent per payload: the context object is made once per payload (answerOnLedger) and shared by its calls. */
+const spentByPayload = new WeakMap<EvmNodeContext, bigint>();
+
+async function run(ctx: EvmNodeContext, req: EvmRunRequest, retryOfAdmittedCall = false): Promise<EvmOutcome> {
+  // An estimate's retries (at most 20, each at the gas its first run used or a little more) belong to a call the
+  // budget admitted: counted, never cut off halfway.
+  const left = retryOfAdmittedCall ? req.gasLimit : PAYLOAD_GAS_BUDGET - (spentByPayload.get(ctx) ?? 0n);
+  if (left <= 0n)
+    throw new RpcError(-32005, `limit exceeded: the EVM calls of one request (a batch's together) may use ${PAYLOAD_GAS_BUDGET} gas, and it is spent`);
+  const outcome = await runEvm(
+    { store: ctx.store, clock: ctx.clock, network: ctx.network, chainId: ctx.chainId, block: latestBlock(ctx) },
+    req.gasLimit > left ? { ...req, gasLimit: left } : req,
+    EVM_MODELS,
+    { commit: false },
+  );
+  spentByPayload.set(ctx, (spentByPayload.get(ctx) ?? 0n) + outcome.gasUsed);
+  return outcome;
+}
 
 /** `eth_call` run in the EVM: the return data, or the revert as an error. */
 export async function callBytecode(ctx: EvmNodeContext, req: EvmRunRequest): Promise<Hex> {
@@ -95,7 +118,7 @@ export async function estimateBytecode(ctx: EvmNodeContext, req: EvmRunRequest):
   if (!first.success) throw runFailure(ctx, first);
   let gas = first.gasUsed;
   for (let tries = 0; tries < 20 && gas < req.gasLimit; tries++) {
-    if ((await run(ctx, { ...req, gasLimit: gas })).success) return hex(gas);
+    if ((await run(ctx, { ...req, gasLimit: gas }, true)).success) return hex(gas);
     gas = (gas * 11n) / 10n;
   }
   return hex(gas < req.gasLimit ? gas : req.gasLimit);

@@ -15,7 +15,7 @@ import { ApiError } from "../../errors/catalogue.js";
 import { RpcError, type RpcMethod } from "../jsonRpc.js";
 import type { EvmNodeContext } from "./context.js";
 import type { DevAccounts } from "./devAccounts.js";
-import { addressParam, dataParam, quantityParam } from "./testParams.js";
+import { addressParam, dataParam, quantityParam } from "./params.js";
 import { isImpersonated } from "./testMethods.js";
 import { eth_estimateGas, eth_sendRawTransaction } from "./transactions.js";
 

@@ -24,10 +24,12 @@ function blockOf(tag: unknown, ctx: EvmNodeContext, fallback: number): number {
   throw new RpcError(-32602, `invalid block ${JSON.stringify(tag)}: a hex number or a tag`);
 }
 
-const hexList = (v: unknown, what: string): string[] => {
+/** One value or a list of them, each 0x and `digits` hex digits (an address 40, a topic 64), as geth decodes them. */
+const hexList = (v: unknown, what: string, digits: number): string[] => {
   const list = Array.isArray(v) ? v : [v];
+  const shape = new RegExp(`^0x[0-9a-fA-F]{${digits}}$`);
   for (const item of list)
-    if (typeof item !== "string" || !/^0x[0-9a-fA-F]*$/.test(item)) throw new RpcError(-32602, `invalid ${what} ${JSON.stringify(item)}`);
+    if (typeof item !== "string" || !shape.test(item)) throw new RpcError(-32602, `invalid ${what} ${JSON.stringify(item)}: 0x and ${digits} hex digits`);
   return (list as string[]).map((s) => s.toLowerCase());
 };
 
@@ -38,6 +40,7 @@ export function eth_getLogs(params: unknown[], ctx: EvmNodeContext) {
   let from: number;
   let to: number;
   if (filter.blockHash !== undefined) {
+    hexList([filter.blockHash], "blockHash", 64);
     // The sandbox's block hashes are derived from the number: find it among the mined transactions' blocks.
     const wanted = String(filter.blockHash).toLowerCase();
     const tx = ledgerTxs(ctx.store).find((t) => t.network === ctx.network && blockHash(ctx.network, t.block).toLowerCase() === wanted);
@@ -48,9 +51,9 @@ export function eth_getLogs(params: unknown[], ctx: EvmNodeContext) {
     // No range limit: the walk is over the project's transactions, not over blocks.
     to = Math.min(blockOf(filter.toBlock, ctx, head), head);
   }
-  const addresses = filter.address === undefined || filter.address === null ? undefined : new Set(hexList(filter.address, "address"));
+  const addresses = filter.address === undefined || filter.address === null ? undefined : new Set(hexList(filter.address, "address", 40));
   const topics = Array.isArray(filter.topics)
-    ? filter.topics.map((t, i) => (t === null || t === undefined ? undefined : new Set(hexList(t, `topics[${i}]`))))
+    ? filter.topics.map((t, i) => (t === null || t === undefined ? undefined : new Set(hexList(t, `topics[${i}]`, 64))))
     : [];
   const txs = ledgerTxs(ctx.store)
     .filter((t) => t.network === ctx.network && t.status === "success" && t.block >= from && t.block <= to)

@@ -23,10 +23,11 @@ import {
 import { eth_getStorageAt } from "./bytecode.js";
 import type { EvmNodeContext } from "./context.js";
 import { eth_getLogs } from "./logs.js";
+import { withCheckedParams } from "./paramShapes.js";
 import { cdp_listBalances, eth_call, eth_getBalance, eth_getCode, eth_getTransactionCount } from "./state.js";
 import { eth_estimateGas, eth_getTransactionByHash, eth_getTransactionReceipt, eth_sendRawTransaction } from "./transactions.js";
 
-export const evmMethods: Readonly<Record<string, RpcMethod<EvmNodeContext>>> = {
+export const evmMethods: Readonly<Record<string, RpcMethod<EvmNodeContext>>> = withCheckedParams({
   eth_chainId,
   net_version,
   eth_blockNumber,
@@ -55,4 +56,4 @@ export const evmMethods: Readonly<Record<string, RpcMethod<EvmNodeContext>>> = {
   pimlico_getUserOperationGasPrice,
   pm_getPaymasterStubData,
   pm_getPaymasterData,
-};
+});

@@ -12,7 +12,7 @@ import type { Clock } from "../../clock.js";
 import type { Snapshots } from "../../store/snapshots.js";
 import type { Store } from "../../store/store.js";
 import { RpcError, type RpcMethod } from "../jsonRpc.js";
-import { stringParam } from "./testParams.js";
+import { stringParam } from "./params.js";
 
 export interface ProjectMethodContext {
   /** The sandbox's store (answer() reads it as the scope of EVM revert traces). */

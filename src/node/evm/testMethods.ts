@@ -18,7 +18,7 @@ import { declareCollection } from "../../store/collections.js";
 import type { ProjectTx } from "../../store/store.js";
 import { RpcError, type RpcMethod } from "../jsonRpc.js";
 import { type EvmNodeContext, hex } from "./context.js";
-import { addressParam, booleanParam, countParam, dataParam, quantityParam, wordParam } from "./testParams.js";
+import { addressParam, booleanParam, countParam, dataParam, quantityParam, wordParam } from "./params.js";
 
 /** Addresses the node sends for without a key (`anvil_impersonateAccount`), per project, by lowercase address. */
 const IMPERSONATED = declareCollection<{ since: string }>("nodeImpersonatedAccounts");

@@ -12,7 +12,7 @@
  * bundler is the node's, not the platform API's.
  */
 import { decodeFunctionData, encodeAbiParameters, type Hex } from "viem";
-import { type ChainContracts, GAS_PRICE_WEI, type LedgerLog, NATIVE_TOKEN_ADDRESS } from "../../chain/evm/index.js";
+import { type ChainContracts, GAS_PRICE_WEI, type LedgerLog, NATIVE_TOKEN_ADDRESS, userOperationGasRefusal } from "../../chain/evm/index.js";
 import { balanceOf } from "../../chain/index.js";
 import type { Clock } from "../../clock.js";
 import { isOwnerSignature } from "../../crypto/smartWallet.js";
@@ -109,17 +109,27 @@ const rejected = (code: number, message: string) => new UserOperationRejected(co
 
 /** The calls of the wallet's `execute` or `executeBatch`, the only entries the sandbox's wallets run. */
 function walletCalls(callData: Hex): BatchCall[] {
+  let calls: BatchCall[];
   try {
     const call = decodeFunctionData({ abi: walletAbi, data: callData });
-    if (call.functionName === "execute") return [{ to: call.args[0], value: call.args[1], data: call.args[2] }];
-    return call.args[0].map((c) => ({ to: c.target, value: c.value, data: c.data }));
+    calls =
+      call.functionName === "execute"
+        ? [{ to: call.args[0], value: call.args[1], data: call.args[2] }]
+        : call.args[0].map((c) => ({ to: c.target, value: c.value, data: c.data }));
   } catch {
     throw rejected(
       REJECTION.invalidFields,
       "callData must call the smart wallet's execute(address,uint256,bytes) or executeBatch((address,uint256,bytes)[]); the sandbox runs no other entry",
     );
   }
+  // Each call runs with its own 200,000 gas here (executeBatch): together no more than a block holds.
+  const refused = userOperationGasRefusal(calls.map(() => WALLET_CALL_GAS));
+  if (refused) throw rejected(REJECTION.invalidFields, `the ${calls.length} calls of callData, 200,000 gas each, have ${refused}`);
+  return calls;
 }
+
+/** The gas each call of a wallet's batch runs with (executeBatch's default). */
+const WALLET_CALL_GAS = 200_000n;
 
 /** The sender's owners, and whether this operation deploys it (initCode / factory), as validation settles them. */
 function senderOf(ctx: EntryPointContext, op: UserOperationFields): { owners: string[]; deploys: boolean } {
@@ -217,6 +227,14 @@ export async function handleOperation(ctx: EntryPointContext, version: EntryPoin
   if (op.maxFeePerGas < GAS_PRICE_WEI)
     throw rejected(REJECTION.invalidFields, `maxFeePerGas ${op.maxFeePerGas} is below the base fee of ${ctx.network} (${GAS_PRICE_WEI} wei)`);
   if (op.maxPriorityFeePerGas > op.maxFeePerGas) throw rejected(REJECTION.invalidFields, "maxPriorityFeePerGas must not exceed maxFeePerGas");
+  const overGas = userOperationGasRefusal([
+    op.callGasLimit,
+    op.verificationGasLimit,
+    op.preVerificationGas,
+    op.paymasterVerificationGasLimit ?? 0n,
+    op.paymasterPostOpGasLimit ?? 0n,
+  ]);
+  if (overGas) throw rejected(REJECTION.invalidFields, `the operation's ${overGas}`);
   const sender = senderOf(ctx, op);
   checkNonce(ctx, version, op);
   const sponsored = sponsoredBy(op);

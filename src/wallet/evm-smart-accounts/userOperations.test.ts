@@ -44,6 +44,44 @@ describe("user operations", () => {
     expect(again.status).toBe(400);
   });
 
+  it("refuses calls whose gas limits add up to more than a block holds, or a gas limit that is no number: 400 invalid_request", async () => {
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const smart = (await call(sandbox, "POST", "/platform/v2/evm/smart-accounts", { body: { owners: [owner.address] } })).body.address;
+    const base = `/platform/v2/evm/smart-accounts/${smart}/user-operations`;
+    const over = await call(sandbox, "POST", base, {
+      body: {
+        network: "base-sepolia",
+        calls: [
+          { to: TO, value: "0", data: "0x" },
+          { to: TO, value: "0", data: "0x", overrideGasLimit: "29900001" },
+        ],
+      },
+    });
+    expect(over.status).toBe(400);
+    expect(over.body).toMatchObject({ errorType: "invalid_request", errorMessage: expect.stringContaining("exceed the block gas limit of 30000000") });
+    expect(over.body.correlationId).toBeTruthy();
+    // 151 calls at the default 200,000 each.
+    const wide = await call(sandbox, "POST", base, {
+      body: { network: "base-sepolia", calls: Array.from({ length: 151 }, () => ({ to: TO, value: "0", data: "0x" })) },
+    });
+    expect(wide.status).toBe(400);
+    const notANumber = await call(sandbox, "POST", base, {
+      body: { network: "base-sepolia", calls: [{ to: TO, value: "0", data: "0x", overrideGasLimit: "lots" }] },
+    });
+    expect(notANumber.status).toBe(400);
+    expect(notANumber.body.errorMessage).toContain("overrideGasLimit");
+    const fits = await call(sandbox, "POST", base, {
+      body: {
+        network: "base-sepolia",
+        calls: [
+          { to: TO, value: "0", data: "0x" },
+          { to: TO, value: "0", data: "0x", overrideGasLimit: "29800000" },
+        ],
+      },
+    });
+    expect(fits.status).toBe(201);
+  });
+
   it("runs its calls as one batch: when one reverts, the operation fails and none of them moved funds", async () => {
     const owner = privateKeyToAccount(generatePrivateKey());
     const smart = (await call(sandbox, "POST", "/platform/v2/evm/smart-accounts", { body: { owners: [owner.address] } })).body.address;

@@ -12,7 +12,7 @@
  * names a paymaster.
  */
 import { encodeAbiParameters, keccak256, recoverAddress, type Hex } from "viem";
-import { chainIdOf, ledgerTxs } from "../../chain/evm/index.js";
+import { chainIdOf, ledgerTxs, userOperationGasRefusal } from "../../chain/evm/index.js";
 import { headBlock } from "../../chain/index.js";
 import type { Schema } from "../../contract/types.js";
 import { evmAccountOf } from "../../crypto/evm.js";
@@ -98,7 +98,14 @@ export function prepare(
   sponsored = true,
 ): UserOperationRecord {
   if (calls.length === 0) throw apiError("invalid_request", "calls must contain at least one call.");
-  for (const [i, c] of calls.entries()) if (!/^[0-9]+$/.test(c.value)) throw apiError("invalid_request", `calls[${i}].value must be a decimal amount of wei.`);
+  for (const [i, c] of calls.entries()) {
+    if (!/^[0-9]+$/.test(c.value)) throw apiError("invalid_request", `calls[${i}].value must be a decimal amount of wei.`);
+    if (c.overrideGasLimit !== undefined && !/^[0-9]{1,78}$/.test(c.overrideGasLimit))
+      throw apiError("invalid_request", `calls[${i}].overrideGasLimit must be a decimal amount of gas.`);
+  }
+  // Each call runs with its own gas limit: together they may burn no more than a block holds, as a transaction.
+  const refused = userOperationGasRefusal(calls.map(callGasLimit));
+  if (refused) throw apiError("invalid_request", `The user operation's calls have ${refused}.`);
   if (policy.prepare) enforcePolicies(ctx.store, { operation: policy.prepare, accountPolicies: account.policies, facts: policyFacts(calls, network) });
   const nonce = operations(ctx).filter((o) => o.smartAccount === account.address).length;
   const userOpHash = keccak256(
@@ -121,6 +128,9 @@ export function prepare(
   operations(ctx).put(userOpHash, record);
   return record;
 }
+
+/** The gas a call runs with: its override, else the allowance a bundler's estimate would give it. */
+const callGasLimit = (c: Call): bigint => BigInt(c.overrideGasLimit ?? "200000");
 
 /** Checks the owner's signature and executes the calls on the ledger. */
 export async function send(
@@ -146,7 +156,7 @@ export async function send(
     to: c.to as `0x${string}`,
     value: BigInt(c.value),
     data: c.data as Hex,
-    gas: BigInt(c.overrideGasLimit ?? "200000"),
+    gas: callGasLimit(c),
   }));
   const { transactionHash, block } = await executeBatch(ctx.store, ctx.clock, ctx.contracts, {
     network: op.network,

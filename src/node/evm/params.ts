@@ -1,13 +1,16 @@
 /**
- * The parameters of the node's test methods, read as Anvil and Hardhat read them: positional, addresses as 0x plus
- * 40 hex digits, numbers as hex quantities (or plain JSON numbers, which Hardhat's scripts send). A wrong one is
- * error -32602 naming the method, the position and what was expected; nothing has changed at that point.
+ * The parameters of the node's methods, read as geth, Anvil and Hardhat read them: positional, addresses as 0x plus
+ * 40 hex digits, hashes as 0x plus 64, numbers as hex quantities (or plain JSON numbers, which Hardhat's scripts
+ * send), blocks as a tag, a number or EIP-1898's object. A wrong one is error -32602 naming the method, the
+ * position and what was expected; nothing has changed at that point.
  */
 import { RpcError } from "../jsonRpc.js";
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const QUANTITY = /^0x[0-9a-fA-F]{1,64}$/;
 const DATA = /^0x(?:[0-9a-fA-F]{2})*$/;
+const HASH = /^0x[0-9a-fA-F]{64}$/;
+const TAGS = new Set(["latest", "pending", "safe", "finalized", "earliest"]);
 
 const invalid = (method: string, index: number, expected: string, got: unknown) =>
   new RpcError(-32602, `invalid params of ${method}: params[${index}] must be ${expected}, got ${JSON.stringify(got) ?? "nothing"}`);
@@ -56,4 +59,29 @@ export function stringParam(method: string, params: unknown[], index: number, ex
   const value = params[index];
   if (typeof value !== "string" || value === "") throw invalid(method, index, expected, value);
   return value;
+}
+
+/** A 32-byte hash: a transaction's, a block's, a user operation's. */
+export function hashParam(method: string, params: unknown[], index: number): `0x${string}` {
+  const value = params[index];
+  if (typeof value !== "string" || !HASH.test(value)) throw invalid(method, index, "a 0x-prefixed 32-byte hash", value);
+  return value as `0x${string}`;
+}
+
+/** A block: a tag, a hex number, or EIP-1898's `{ blockNumber }` / `{ blockHash, requireCanonical? }`. */
+export function blockParam(method: string, params: unknown[], index: number): void {
+  const value = params[index];
+  if (typeof value === "string" && (TAGS.has(value) || QUANTITY.test(value))) return;
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    const { blockNumber, blockHash, requireCanonical } = value as Record<string, unknown>;
+    if (blockHash === undefined && typeof blockNumber === "string" && (TAGS.has(blockNumber) || QUANTITY.test(blockNumber))) return;
+    if (
+      blockNumber === undefined &&
+      typeof blockHash === "string" &&
+      HASH.test(blockHash) &&
+      (requireCanonical === undefined || typeof requireCanonical === "boolean")
+    )
+      return;
+  }
+  throw invalid(method, index, "a block: a tag (latest, pending, safe, finalized, earliest), a hex number or { blockNumber } / { blockHash }", value);
 }
