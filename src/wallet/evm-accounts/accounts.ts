@@ -9,10 +9,11 @@ import { apiError } from "../../errors/catalogue.js";
 import { paginatePages } from "../shared/pagination.js";
 import { policiesAfter } from "../policies/attach.js";
 import type { Handler, HandlerContext } from "../types.js";
-import { assertEvmNameFree, evmAccounts, evmAccountView, findEvmAccount, findEvmAccountByName, type EvmAccountRecord } from "../records/evmAccounts.js";
+import { accountView as evmAccountView } from "../records/accounts.js";
+import { evmAccountRecords, evmAccounts, findEvmAccount, findEvmAccountByName, type EvmAccountRecord } from "../records/evmAccounts.js";
 
 function addAccount(ctx: HandlerContext, privateKey: `0x${string}`, body: { name?: string; accountPolicy?: string }): EvmAccountRecord {
-  assertEvmNameFree(ctx.store, body.name);
+  evmAccountRecords.assertNameFree(ctx.store, body.name);
   const policies = policiesAfter(ctx.store, body.accountPolicy, []);
   const address = evmAccountOf(privateKey).address;
   if (evmAccounts(ctx.store).get(address.toLowerCase())) throw apiError("already_exists", `EVM account ${address} already exists in this project.`);
@@ -50,7 +51,7 @@ export const updateEvmAccount: Handler<"updateEvmAccount"> = (req, ctx) => {
   const record = findEvmAccount(ctx.store, req.pathParams.address);
   const body = req.body;
   if (body.name !== undefined) {
-    assertEvmNameFree(ctx.store, body.name, record.address);
+    evmAccountRecords.assertNameFree(ctx.store, body.name, record.address);
     record.name = body.name;
   }
   record.policies = policiesAfter(ctx.store, body.accountPolicy, record.policies);

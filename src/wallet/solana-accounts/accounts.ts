@@ -5,17 +5,11 @@ import { apiError } from "../../errors/catalogue.js";
 import { paginatePages } from "../shared/pagination.js";
 import { policiesAfter } from "../policies/attach.js";
 import type { Handler, HandlerContext } from "../types.js";
-import {
-  assertSolanaNameFree,
-  findSolanaAccount,
-  findSolanaAccountByName,
-  solanaAccounts,
-  solanaAccountView,
-  type SolanaAccountRecord,
-} from "../records/solanaAccounts.js";
+import { accountView as solanaAccountView } from "../records/accounts.js";
+import { findSolanaAccount, solanaAccountRecords, solanaAccounts, type SolanaAccountRecord } from "../records/solanaAccounts.js";
 
 function addAccount(ctx: HandlerContext, key: SolanaKey, body: { name?: string; accountPolicy?: string }): SolanaAccountRecord {
-  assertSolanaNameFree(ctx.store, body.name);
+  solanaAccountRecords.assertNameFree(ctx.store, body.name);
   const policies = policiesAfter(ctx.store, body.accountPolicy, []);
   if (solanaAccounts(ctx.store).get(key.address)) throw apiError("already_exists", `Solana account ${key.address} already exists in this project.`);
   const now = ctx.clock.iso();
@@ -43,7 +37,7 @@ export const getSolanaAccount: Handler<"getSolanaAccount"> = (req, ctx) => ({
 
 export const getSolanaAccountByName: Handler<"getSolanaAccountByName"> = (req, ctx) => ({
   status: 200,
-  body: solanaAccountView(findSolanaAccountByName(ctx.store, req.pathParams.name)),
+  body: solanaAccountView(solanaAccountRecords.findByName(ctx.store, req.pathParams.name)),
 });
 
 export const listSolanaAccounts: Handler<"listSolanaAccounts"> = (req, ctx) => {
@@ -55,7 +49,7 @@ export const updateSolanaAccount: Handler<"updateSolanaAccount"> = (req, ctx) =>
   const record = findSolanaAccount(ctx.store, req.pathParams.address);
   const body = req.body;
   if (body.name !== undefined) {
-    assertSolanaNameFree(ctx.store, body.name, record.address);
+    solanaAccountRecords.assertNameFree(ctx.store, body.name, record.address);
     record.name = body.name;
   }
   record.policies = policiesAfter(ctx.store, body.accountPolicy, record.policies);
@@ -82,4 +76,4 @@ export const exportSolanaAccount: Handler<"exportSolanaAccount"> = (req, ctx) =>
   exportKey(findSolanaAccount(ctx.store, req.pathParams.address), req.body.exportEncryptionKey);
 
 export const exportSolanaAccountByName: Handler<"exportSolanaAccountByName"> = (req, ctx) =>
-  exportKey(findSolanaAccountByName(ctx.store, req.pathParams.name), req.body.exportEncryptionKey);
+  exportKey(solanaAccountRecords.findByName(ctx.store, req.pathParams.name), req.body.exportEncryptionKey);
