@@ -2,7 +2,7 @@
  * A project's server accounts, EVM and Solana alike. A record holds the key the sandbox generated (or the user
  * imported), which leaves the sandbox only through export, encrypted; a name unique among the project's accounts
  * of its chain; the policy attached; when it was made and last changed. A chain says what differs in its
- * `AccountChain`: how its addresses compare (an EVM address in any casing finds its account, a Solana address
+ * `AccountKind`: how its addresses compare (an EVM address in any casing finds its account, a Solana address
  * only exactly, as the platform does) and how messages name its accounts. Its record adds the key material.
  */
 import type { ResponseBody } from "../../contract/types.js";
@@ -19,7 +19,7 @@ export interface AccountRecord {
   updatedAt: string;
 }
 
-export interface AccountChain {
+interface AccountKind {
   /** The collection's name in the store, and so in data files and exports. */
   collection: string;
   /** The chain as messages name its accounts: "EVM account 0x… was not found". */
@@ -47,7 +47,7 @@ export interface AccountRecords<R extends AccountRecord> {
 /** Oldest first, as the list shows them. */
 const byCreation = (a: AccountRecord, b: AccountRecord) => a.createdAt.localeCompare(b.createdAt) || a.address.localeCompare(b.address);
 
-export function accountRecords<R extends AccountRecord>(chain: AccountChain): AccountRecords<R> {
+export function accountRecords<R extends AccountRecord>(chain: AccountKind): AccountRecords<R> {
   const ACCOUNTS = declareCollection<R>(chain.collection, { indexes: { name: (a) => a.name }, order: byCreation });
   const all = (store: ProjectTx): Collection<R> => store.collection(ACCOUNTS);
   return {
