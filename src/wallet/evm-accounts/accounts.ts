@@ -8,11 +8,11 @@ import { evmAccountOf, generateEvmPrivateKey, isValidEvmPrivateKey } from "../..
 import { apiError } from "../../errors/catalogue.js";
 import { evmAccountRecords } from "../records/evmAccounts.js";
 import { serverAccountOperations } from "../server-accounts/operations.js";
-import type { Handler } from "../types.js";
 
 const keyed = (privateKey: `0x${string}`) => ({ address: evmAccountOf(privateKey).address, privateKey });
 
-const evm = serverAccountOperations({
+/** The operations of the area's handlers.ts that both chains share. */
+export const evmAccountOperations = serverAccountOperations({
   records: evmAccountRecords,
   list: "evm-accounts",
   newKey: (random) => keyed(generateEvmPrivateKey(random)),
@@ -24,12 +24,3 @@ const evm = serverAccountOperations({
   },
   exportedKey: (record) => Buffer.from(record.privateKey.slice(2), "hex"),
 });
-
-export const createEvmAccount: Handler<"createEvmAccount"> = evm.create;
-export const getEvmAccount: Handler<"getEvmAccount"> = evm.get;
-export const getEvmAccountByName: Handler<"getEvmAccountByName"> = evm.getByName;
-export const listEvmAccounts: Handler<"listEvmAccounts"> = evm.list;
-export const updateEvmAccount: Handler<"updateEvmAccount"> = evm.update;
-export const importEvmAccount: Handler<"importEvmAccount"> = evm.import;
-export const exportEvmAccount: Handler<"exportEvmAccount"> = evm.export;
-export const exportEvmAccountByName: Handler<"exportEvmAccountByName"> = evm.exportByName;

@@ -1,8 +1,8 @@
 /**
  * The operations on a server account that do the same on both chains: create, get (by address or name), list,
- * update (rename, attach or detach the policy), import and export. Each chain's accounts.ts binds them to its
- * operationIds, typed from the contract, and gives what differs: its records, how it makes a key, what an
- * imported key must be, and the bytes an export seals. A create checks the name, then the policy, then the
+ * update (rename, attach or detach the policy), import and export. Each chain's accounts.ts gives what differs
+ * (its records, how it makes a key, what an imported key must be, the bytes an export seals) and its handlers.ts
+ * binds the operations to its operationIds, where the contract's types check each one. A create checks the name, then the policy, then the
  * address, and writes nothing unless all pass.
  */
 import { openImportEnvelope, sealExportEnvelope } from "../../crypto/rsaEnvelope.js";
@@ -36,8 +36,23 @@ interface AccountFields {
 type Answer<Status extends number, Body> = { status: Status; body: Body };
 type View = ReturnType<typeof accountView>;
 type Exported = Answer<200, { encryptedPrivateKey: string }>;
+type ByAddress = { pathParams: { address: string } };
+type ByName = { pathParams: { name: string } };
+type ExportTo = { body: { exportEncryptionKey: string } };
 
-export function serverAccountOperations<R extends AccountRecord>(chain: ServerAccountChain<R>) {
+/** Each operation takes the parts of its request it reads, so a chain's handlers.ts can list it under an operationId. */
+export interface ServerAccountOperations {
+  create(req: { body: AccountFields }, ctx: HandlerContext): Answer<201, View>;
+  get(req: ByAddress, ctx: HandlerContext): Answer<200, View>;
+  getByName(req: ByName, ctx: HandlerContext): Answer<200, View>;
+  list(req: { query: PageQuery }, ctx: HandlerContext): Answer<200, { accounts: View[]; nextPageToken?: string }>;
+  update(req: ByAddress & { body: AccountFields }, ctx: HandlerContext): Answer<200, View>;
+  import(req: { body: AccountFields & { encryptedPrivateKey: string } }, ctx: HandlerContext): Answer<201, View>;
+  export(req: ByAddress & ExportTo, ctx: HandlerContext): Exported;
+  exportByName(req: ByName & ExportTo, ctx: HandlerContext): Exported;
+}
+
+export function serverAccountOperations<R extends AccountRecord>(chain: ServerAccountChain<R>): ServerAccountOperations {
   const { records } = chain;
 
   function add(ctx: HandlerContext, key: AccountKey<R>, body: AccountFields): R {
@@ -56,27 +71,27 @@ export function serverAccountOperations<R extends AccountRecord>(chain: ServerAc
   });
 
   return {
-    create: (req: { body: AccountFields }, ctx: HandlerContext): Answer<201, View> => ({
+    create: (req, ctx) => ({
       status: 201,
       body: accountView(add(ctx, chain.newKey(ctx.random), req.body)),
     }),
 
-    get: (req: { pathParams: { address: string } }, ctx: HandlerContext): Answer<200, View> => ({
+    get: (req, ctx) => ({
       status: 200,
       body: accountView(records.find(ctx.store, req.pathParams.address)),
     }),
 
-    getByName: (req: { pathParams: { name: string } }, ctx: HandlerContext): Answer<200, View> => ({
+    getByName: (req, ctx) => ({
       status: 200,
       body: accountView(records.findByName(ctx.store, req.pathParams.name)),
     }),
 
-    list: (req: { query: PageQuery }, ctx: HandlerContext): Answer<200, { accounts: View[]; nextPageToken?: string }> => {
+    list: (req, ctx) => {
       const page = paginatePages((offset, size) => records.all(ctx.store).page(offset, size), req.query, chain.list);
       return { status: 200, body: { accounts: page.items.map(accountView), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) } };
     },
 
-    update: (req: { pathParams: { address: string }; body: AccountFields }, ctx: HandlerContext): Answer<200, View> => {
+    update: (req, ctx) => {
       const record = records.find(ctx.store, req.pathParams.address);
       const body = req.body;
       if (body.name !== undefined) {
@@ -89,15 +104,13 @@ export function serverAccountOperations<R extends AccountRecord>(chain: ServerAc
       return { status: 200, body: accountView(record) };
     },
 
-    import: (req: { body: AccountFields & { encryptedPrivateKey: string } }, ctx: HandlerContext): Answer<201, View> => {
+    import: (req, ctx) => {
       const key = chain.importedKey(openImportEnvelope(ctx.keys.importKey, req.body.encryptedPrivateKey));
       return { status: 201, body: accountView(add(ctx, key, req.body)) };
     },
 
-    export: (req: { pathParams: { address: string }; body: { exportEncryptionKey: string } }, ctx: HandlerContext): Exported =>
-      exported(records.find(ctx.store, req.pathParams.address), req.body.exportEncryptionKey),
+    export: (req, ctx) => exported(records.find(ctx.store, req.pathParams.address), req.body.exportEncryptionKey),
 
-    exportByName: (req: { pathParams: { name: string }; body: { exportEncryptionKey: string } }, ctx: HandlerContext): Exported =>
-      exported(records.findByName(ctx.store, req.pathParams.name), req.body.exportEncryptionKey),
+    exportByName: (req, ctx) => exported(records.findByName(ctx.store, req.pathParams.name), req.body.exportEncryptionKey),
   };
 }

@@ -7,9 +7,9 @@ import { generateSolanaKey, solanaKeyFromSeed } from "../../crypto/solana.js";
 import { apiError } from "../../errors/catalogue.js";
 import { solanaAccountRecords } from "../records/solanaAccounts.js";
 import { serverAccountOperations } from "../server-accounts/operations.js";
-import type { Handler } from "../types.js";
 
-const solana = serverAccountOperations({
+/** The operations of the area's handlers.ts that both chains share. */
+export const solanaAccountOperations = serverAccountOperations({
   records: solanaAccountRecords,
   list: "solana-accounts",
   newKey: generateSolanaKey,
@@ -21,12 +21,3 @@ const solana = serverAccountOperations({
   },
   exportedKey: (record) => Buffer.from(record.seedHex, "hex"),
 });
-
-export const createSolanaAccount: Handler<"createSolanaAccount"> = solana.create;
-export const getSolanaAccount: Handler<"getSolanaAccount"> = solana.get;
-export const getSolanaAccountByName: Handler<"getSolanaAccountByName"> = solana.getByName;
-export const listSolanaAccounts: Handler<"listSolanaAccounts"> = solana.list;
-export const updateSolanaAccount: Handler<"updateSolanaAccount"> = solana.update;
-export const importSolanaAccount: Handler<"importSolanaAccount"> = solana.import;
-export const exportSolanaAccount: Handler<"exportSolanaAccount"> = solana.export;
-export const exportSolanaAccountByName: Handler<"exportSolanaAccountByName"> = solana.exportByName;
