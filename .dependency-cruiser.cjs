@@ -17,6 +17,7 @@ const AREA_FLOORS = [
   ["wallet/types", "wallet/shared"],
   ["wallet/records", "wallet/events"],
   ["wallet/policies"],
+  ["wallet/server-accounts"],
   ["wallet/evm-accounts", "wallet/solana-accounts"],
   ["wallet/evm-smart-accounts"],
   ["wallet/spend-permissions", "wallet/identity"],

@@ -94,6 +94,7 @@ export interface SandboxOptions {
   scenariosDir?: string;
   /** Replaces the scenario engine entirely (tests of the pipeline). */
   scenarios?: ScenarioHook;
+  /** Replaces the identity module's end-user authenticator: whom a token signs in, and their wallet secrets (tests of the pipeline). */
   endUserAuth?: EndUserAuthenticator;
   /**
    * Required in the X-Sandbox-Admin-Token header of every /_sandbox call but the hosted pages. Bound to a
@@ -297,7 +298,6 @@ async function startOn(
   const webhooks = startWebhookDispatcher({ store, clock, wallNow: Date.now, log, listeningPorts, privateWebhookTargets });
   started.push(() => webhooks.stop());
   const locks = new ProjectLocks(); // the app's stages and the node's WebSockets write the same ledgers
-  const identity = endUserAuthenticator({ store, clock, tokenSecret: endUserTokenSecret });
   const app = createApp({
     locks,
     keys,
@@ -312,7 +312,7 @@ async function startOn(
     scenarios: options.scenarios ?? engine,
     scenarioEngine: options.scenarios ? undefined : engine,
     authMode,
-    endUserAuth: options.endUserAuth ?? identity.authenticate,
+    endUsers: options.endUserAuth ?? endUserAuthenticator({ store, clock, tokenSecret: endUserTokenSecret }),
     coinbaseAuth: (token) => checkCoinbaseToken(store, token, clock.now()),
     // The payer's operations carry no API key: the payment session they name says whose project it is.
     projectOfPath: ({ paymentSessionId, projectId }) => {
@@ -320,7 +320,6 @@ async function startOn(
       // The embedded-wallet sign-in operations name their project in the path (an unknown one stays unknown: 404).
       return projectId && store.projects().some((p) => p.id === projectId) ? projectId : undefined;
     },
-    endUserWalletKey: identity.walletKey,
     validateResponses: options.validateResponses ?? false,
     webhooks,
     log,

@@ -5,7 +5,7 @@
  * Each type takes the document's `operations` interface and an operationId.
  *
  * @example
- *   const view: ResponseBody<"getEvmAccount", 200> = evmAccountView(record);
+ *   const view: ResponseBody<"getEvmAccount", 200> = accountView(record);
  *   const network: Schema<"EvmEip7702DelegationNetwork"> = req.body.network;
  */
 import type { components, operations } from "./generated/types.js";

@@ -2,10 +2,13 @@
  * Stage: who is calling, and for which project. Bearer tokens are checked
  * against the machine's wall clock (never the sandbox clock), like the
  * platform. Operations the contract marks `unauthenticated` need no token.
- * End-user access tokens (`endUserAuth`) are recognised by an optional
- * authenticator supplied by the end-user feature; a payer's Coinbase OAuth
- * token (operations with no scheme) by one over the simulated Coinbase users.
+ * End-user access tokens (`endUserAuth`) are recognised by the end-user
+ * authenticator the assembly passes in (the identity module's: the sandbox's
+ * own tokens and a project's custom JWTs behind one interface); a payer's
+ * Coinbase OAuth token (operations with no scheme) by one over the simulated
+ * Coinbase users.
  */
+import type { KeyObject } from "node:crypto";
 import { type AuthMode, verifyBearer } from "../auth/bearer.js";
 import type { RequestTarget } from "../auth/jwt.js";
 import { apiError } from "../errors/catalogue.js";
@@ -13,8 +16,16 @@ import type { RequestAuth } from "../wallet/types.js";
 import type { ProjectRegistry } from "../projects/projects.js";
 import type { Exchange } from "./exchange.js";
 
-/** Recognises an end-user access token; resolves undefined when the token is not one. */
-export type EndUserAuthenticator = (token: string, ex: Exchange) => Promise<{ projectId: string; endUserId: string } | undefined>;
+/**
+ * Who an end user is, as the pipeline asks it: whom an access token signs in (whatever kind of token the project
+ * accepts), and the key they sign X-Wallet-Auth with. One object, so every way of signing end users in answers both.
+ */
+export interface EndUserAuthenticator {
+  /** The end user `token` signs in, for the project the request names; undefined when the token is not an end user's. */
+  authenticate(token: string, request: Pick<Exchange, "query" | "pathParams">): Promise<{ projectId: string; endUserId: string } | undefined>;
+  /** The public key of an end user's Temporary Wallet Secret, or why it cannot sign. */
+  walletKey(projectId: string, endUserId: string, walletSecretId: string): { key: KeyObject } | { problem: string };
+}
 
 /**
  * Recognises a payer's Coinbase OAuth access token (a simulated Coinbase user's): its user, project and scopes, or
@@ -27,7 +38,7 @@ export type CoinbaseAuthenticator = (
 export interface AuthDeps {
   mode: AuthMode;
   projects: ProjectRegistry;
-  endUserAuth?: EndUserAuthenticator;
+  endUsers?: EndUserAuthenticator;
   coinbaseAuth?: CoinbaseAuthenticator;
 }
 
@@ -63,9 +74,9 @@ export async function authenticate(ex: Exchange, deps: AuthDeps): Promise<void> 
     ex.auth = caller?.auth ?? { kind: "none", verified: false };
     return;
   }
-  if (schemes.has("endUserAuth") && authorization && deps.endUserAuth) {
+  if (schemes.has("endUserAuth") && authorization && deps.endUsers) {
     const token = authorization.replace(/^Bearer\s+/i, "");
-    const endUser = await deps.endUserAuth(token, ex);
+    const endUser = await deps.endUsers.authenticate(token, ex);
     if (endUser) {
       ex.projectId = endUser.projectId;
       ex.auth = { kind: "endUser", endUserId: endUser.endUserId, verified: true };
@@ -88,7 +99,7 @@ const apiKeyTarget = (ex: Exchange): RequestTarget => ({ method: ex.method, host
  */
 export async function authenticateApiKey(
   target: RequestTarget,
-  deps: Omit<AuthDeps, "endUserAuth">,
+  deps: Omit<AuthDeps, "endUsers">,
   authorization: string | undefined,
 ): Promise<{ projectId: string; auth: RequestAuth }> {
   const result = await verifyBearer(authorization, target, (kid) => deps.projects.apiKey(kid), {

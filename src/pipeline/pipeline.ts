@@ -30,7 +30,7 @@ import { parseBody } from "./body.js";
 import { ProjectLocks } from "./locks.js";
 import type { ScenarioHook } from "./scenario.js";
 import { RequestSignatureStage } from "./requestSignature.js";
-import { WalletAuthStage, type EndUserWalletKeyResolver } from "./walletAuth.js";
+import { WalletAuthStage } from "./walletAuth.js";
 import { writeOutgoing } from "./write.js";
 
 export interface PipelineDeps {
@@ -45,7 +45,8 @@ export interface PipelineDeps {
   journal: Journal;
   scenarios: ScenarioHook;
   authMode: AuthMode;
-  endUserAuth?: EndUserAuthenticator;
+  /** Who an end user's access token signs in, and their Temporary Wallet Secrets for X-Wallet-Auth. */
+  endUsers?: EndUserAuthenticator;
   /** Recognises a payer's Coinbase OAuth token (operations with no security scheme). */
   coinbaseAuth?: CoinbaseAuthenticator;
   /**
@@ -53,8 +54,6 @@ export interface PipelineDeps {
    * session says whose project it is); undefined when the path names nothing of a project.
    */
   projectOfPath?: (pathParams: Readonly<Record<string, string>>) => string | undefined;
-  /** End users' Temporary Wallet Secrets, for X-Wallet-Auth when they sign themselves. */
-  endUserWalletKey?: EndUserWalletKeyResolver;
   validateResponses: boolean;
   log: (message: string) => void;
   /** Shared with the node (JSON-RPC), which writes to the same ledgers. */
@@ -68,7 +67,7 @@ export interface PipelineDeps {
 export const PLATFORM_PREFIX = "/platform";
 
 export function createPipeline(deps: PipelineDeps) {
-  const walletAuth = new WalletAuthStage(deps.projects, deps.endUserWalletKey);
+  const walletAuth = new WalletAuthStage(deps.projects, deps.endUsers);
   const signatures = new RequestSignatureStage(deps.projects, deps.clock);
   const idempotency = new Idempotency(deps.clock);
   const locks = deps.locks ?? new ProjectLocks();
@@ -137,7 +136,7 @@ export function createPipeline(deps: PipelineDeps) {
     ex.pathParams = match.pathParams;
 
     ex.violation = "auth";
-    await authenticate(ex, { mode: deps.authMode, projects: deps.projects, endUserAuth: deps.endUserAuth, coinbaseAuth: deps.coinbaseAuth });
+    await authenticate(ex, { mode: deps.authMode, projects: deps.projects, endUsers: deps.endUsers, coinbaseAuth: deps.coinbaseAuth });
     if (ex.auth.kind === "none") ex.projectId = deps.projectOfPath?.(ex.pathParams) ?? ex.projectId;
     if (deps.authMode !== "none") await signatures.check(ex);
     if (deps.authMode !== "none") await walletAuth.check(ex);

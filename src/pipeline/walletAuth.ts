@@ -9,17 +9,15 @@ import type { KeyObject } from "node:crypto";
 import { createJtiRegistry, verifyWalletAuth, type JtiRegistry } from "../auth/walletToken.js";
 import { apiError } from "../errors/catalogue.js";
 import type { ProjectRegistry } from "../projects/projects.js";
+import type { EndUserAuthenticator } from "./authenticate.js";
 import type { Exchange } from "./exchange.js";
-
-/** Resolves an end user's Temporary Wallet Secret to its public key, or says why it cannot be used. */
-export type EndUserWalletKeyResolver = (projectId: string, endUserId: string, walletSecretId: string) => { key: KeyObject } | { problem: string };
 
 export class WalletAuthStage {
   private readonly jtis = new Map<string, JtiRegistry>();
 
   constructor(
     private readonly projects: ProjectRegistry,
-    private readonly endUserWalletKey?: EndUserWalletKeyResolver,
+    private readonly endUsers?: Pick<EndUserAuthenticator, "walletKey">,
   ) {}
 
   async check(ex: Exchange): Promise<void> {
@@ -35,7 +33,7 @@ export class WalletAuthStage {
   }
 
   private async checkEndUser(ex: Exchange, token: string | undefined): Promise<void> {
-    if (!this.endUserWalletKey) return;
+    if (!this.endUsers) return;
     const op = ex.operation!;
     const body = ex.body as { walletSecretId?: unknown } | undefined;
     const walletSecretId = body && typeof body === "object" ? body.walletSecretId : undefined;
@@ -51,7 +49,7 @@ export class WalletAuthStage {
         `Missing X-Wallet-Auth header: an end user signs ${op.operationId} with their Temporary Wallet Secret (${walletSecretId}).`,
       );
     }
-    const resolved = this.endUserWalletKey(ex.projectId!, ex.auth.endUserId!, walletSecretId);
+    const resolved = this.endUsers.walletKey(ex.projectId!, ex.auth.endUserId!, walletSecretId);
     if ("problem" in resolved) throw apiError("unauthorized", resolved.problem);
     await this.verify(ex, token, resolved.key, `Temporary Wallet Secret ${walletSecretId}`);
   }

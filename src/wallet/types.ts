@@ -8,7 +8,7 @@
  *
  * @example
  *   export const getEvmAccount: Handler<"getEvmAccount"> = (req, ctx) =>
- *     ({ status: 200, body: evmAccountView(findEvmAccount(ctx.store, req.pathParams.address)) });
+ *     ({ status: 200, body: accountView(findEvmAccount(ctx.store, req.pathParams.address)) });
  */
 import type { ChainContracts } from "../chain/evm/index.js";
 import type { Clock } from "../clock.js";

@@ -14,7 +14,7 @@ import { adminSpecPath, defaultSpecPath, packageRoot } from "../../src/paths.js"
 
 /** The two floors of the platform's areas; their folders that hold no operations. */
 const layerDirs = [join(packageRoot, "src", "wallet"), join(packageRoot, "src", "products")];
-const notAreas = new Set(["shared", "records", "events"]);
+const notAreas = new Set(["shared", "records", "events", "server-accounts"]);
 
 function sourcesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

@@ -1,8 +1,8 @@
 /**
  * Who an end user's bearer token signs in, as the request pipeline asks it: the sandbox's own access token
  * (tokens.ts, issued by sign-in and by the admin API), else the developer's JWT for a project with custom
- * authentication (customAuth.ts), checked against the project the request names. The assembly builds one and
- * hands it to the pipeline, with the check of an end user's Temporary Wallet Secret beside it.
+ * authentication (customAuth.ts), checked against the project the request names; and the key of the end user's
+ * Temporary Wallet Secret that signs X-Wallet-Auth. The assembly builds one and hands it to the pipeline whole.
  */
 import type { Clock } from "../../clock.js";
 import type { Store } from "../../store/store.js";
