@@ -8,6 +8,7 @@
  * the error names the file, the entry and what went wrong.
  */
 import { constants, publicEncrypt } from "node:crypto";
+import type { IHttpOperation } from "@stoplight/types";
 import { apiKeyFromSecret, generateApiKey, generateWalletSecret, walletSecretFromBase64 } from "../auth/credentials.js";
 import { creditOnLedger, ledgerToken } from "../chain/credit.js";
 import type { Clock } from "../clock.js";
@@ -147,6 +148,22 @@ function placeProject(file: string, state: SandboxState, entry: ProjectEntry, pa
   return project;
 }
 
+const bodyOnly = new WeakMap<IHttpOperation, IHttpOperation>();
+
+/**
+ * The operation without its header parameters: only the body is the file's, the headers (credentials,
+ * X-Wallet-Auth) are the sandbox's own here. With none to miss, the validator's compiled fast path answers for a
+ * body that passes (prism's own validation, ~20 times the cost, was a tenth of the start with 100,000 accounts).
+ */
+function withoutHeaders(op: IHttpOperation): IHttpOperation {
+  let found = bodyOnly.get(op);
+  if (!found) {
+    found = { ...op, request: { ...op.request, headers: [] } };
+    bodyOnly.set(op, found);
+  }
+  return found;
+}
+
 /** The operations a file's entries go through, for one project's transaction. */
 function operationsFor(deps: ApplyDeps, ctx: HandlerContext) {
   return async (operationId: string, body: unknown, pathParams: Record<string, string> = {}) => {
@@ -155,10 +172,7 @@ function operationsFor(deps: ApplyDeps, ctx: HandlerContext) {
     const op = deps.operations?.get(operationId);
     if (op) {
       const path = op.pathTemplate.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(pathParams[name] ?? ""));
-      // Only the body is the file's: the headers (credentials, X-Wallet-Auth) are the sandbox's own here.
-      const problems = validateRequest(op.http, { method: op.method, path, query: {}, headers: { "content-type": "application/json" }, body }).filter(
-        (p) => !p.location.startsWith("header"),
-      );
+      const problems = validateRequest(withoutHeaders(op.http), { method: op.method, path, query: {}, headers: { "content-type": "application/json" }, body });
       if (problems.length > 0) throw apiError("invalid_request", describeProblems(problems));
     }
     const request = { operationId, pathParams, query: {}, headers: {}, body, auth: { kind: "apiKey" as const, verified: true } };

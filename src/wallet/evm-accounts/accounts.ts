@@ -3,7 +3,7 @@
  * and export. Keys are real secp256k1 keys from the injected randomness.
  */
 import { bytesToHex } from "viem";
-import { evmAccountOf, generateEvmPrivateKey, isValidEvmPrivateKey } from "../../crypto/evm.js";
+import { evmAddressOf, generateEvmPrivateKey, isValidEvmPrivateKey } from "../../crypto/evm.js";
 import { openImportEnvelope, sealExportEnvelope } from "../../crypto/rsaEnvelope.js";
 import { apiError } from "../../errors/catalogue.js";
 import { paginatePages } from "../shared/pagination.js";
@@ -14,7 +14,7 @@ import { assertEvmNameFree, evmAccounts, evmAccountView, findEvmAccount, findEvm
 function addAccount(ctx: HandlerContext, privateKey: `0x${string}`, body: { name?: string; accountPolicy?: string }): EvmAccountRecord {
   assertEvmNameFree(ctx.store, body.name);
   const policies = policiesAfter(ctx.store, body.accountPolicy, []);
-  const address = evmAccountOf(privateKey).address;
+  const address = evmAddressOf(privateKey);
   if (evmAccounts(ctx.store).get(address.toLowerCase())) throw apiError("already_exists", `EVM account ${address} already exists in this project.`);
   const now = ctx.clock.iso();
   const record: EvmAccountRecord = {
