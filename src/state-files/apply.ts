@@ -10,7 +10,7 @@
 import { constants, publicEncrypt } from "node:crypto";
 import type { IHttpOperation } from "@stoplight/types";
 import { apiKeyFromSecret, generateApiKey, generateWalletSecret, walletSecretFromBase64 } from "../auth/credentials.js";
-import { creditOnLedger, ledgerToken } from "../chain/credit.js";
+import { creditOnLedger, ledgerToken, type SupplyTally } from "../chain/credit.js";
 import type { Clock } from "../clock.js";
 import type { OperationIndex } from "../contract/operations.js";
 import { describeProblems, validateRequest } from "../contract/validate.js";
@@ -184,16 +184,23 @@ function seal(keys: SandboxKeys, raw: Uint8Array): string {
   return publicEncrypt({ key: keys.importKey.publicKeyPem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" }, raw).toString("base64");
 }
 
-async function creditBalances(file: string, path: string, ctx: HandlerContext, address: string, balances: Balances | undefined): Promise<void> {
+async function creditBalances(
+  file: string,
+  path: string,
+  ctx: HandlerContext,
+  address: string,
+  balances: Balances | undefined,
+  supplies: SupplyTally,
+): Promise<void> {
   for (const [network, tokens] of Object.entries(balances ?? {})) {
     for (const [token, amount] of Object.entries(tokens)) {
-      await at(file, `${path}.balances.${network}.${token}`, () => credit(ctx, network, address, token, amount));
+      await at(file, `${path}.balances.${network}.${token}`, () => credit(ctx, network, address, token, amount, supplies));
     }
   }
 }
 
 /** Credits a decimal amount of a token (symbol or address) through the admin API's ledger credit. */
-function credit(ctx: HandlerContext, network: string, address: string, token: string | undefined, amount: string): void {
+function credit(ctx: HandlerContext, network: string, address: string, token: string | undefined, amount: string, supplies: SupplyTally): void {
   const asset = ledgerToken(network, token);
   if (!asset) {
     // An unknown network or token: the credit itself says which (and a bad address first), as POST /_sandbox/balances does.
@@ -202,11 +209,13 @@ function credit(ctx: HandlerContext, network: string, address: string, token: st
   }
   const units = toUnits(amount, asset.decimals);
   if (units === undefined) throw apiError("invalid_request", `${amount} ${asset.symbol} has more than ${asset.decimals} decimals.`);
-  creditOnLedger(ctx.store, { network, address, token, amount: units.toString() });
+  creditOnLedger(ctx.store, { network, address, token, amount: units.toString() }, supplies);
 }
 
 async function applyContent(file: string, path: string, content: ProjectContent, ctx: HandlerContext, deps: ApplyDeps): Promise<void> {
   const call = operationsFor(deps, ctx);
+  // Every credit of the project's entries counts towards the tokens' supplies, read once.
+  const supplies: SupplyTally = new Map();
   for (const [collection, records] of Object.entries(content.records ?? {})) {
     const target = ctx.store.collection<unknown>({ name: collection });
     for (const [id, record] of Object.entries(records)) target.put(id, record);
@@ -219,7 +228,7 @@ async function applyContent(file: string, path: string, content: ProjectContent,
         ? call("createEvmAccount", { name: a.name })
         : call("importEvmAccount", { name: a.name, encryptedPrivateKey: seal(deps.keys, Buffer.from(a.privateKey.slice(2), "hex")) }),
     );
-    await creditBalances(file, where, ctx, account.address as string, a.balances);
+    await creditBalances(file, where, ctx, account.address as string, a.balances, supplies);
   }
   for (const [i, a] of (content.solanaAccounts ?? []).entries()) {
     const where = `${path}.solanaAccounts[${i}]`;
@@ -229,7 +238,7 @@ async function applyContent(file: string, path: string, content: ProjectContent,
       if (raw.length !== 32 && raw.length !== 64) throw new Error(`privateKey is ${raw.length} bytes; expected a 32-byte seed or a 64-byte secret key`);
       return call("importSolanaAccount", { name: a.name, encryptedPrivateKey: seal(deps.keys, raw.subarray(0, 32)) });
     });
-    await creditBalances(file, where, ctx, account.address as string, a.balances);
+    await creditBalances(file, where, ctx, account.address as string, a.balances, supplies);
   }
   for (const [i, a] of (content.evmSmartAccounts ?? []).entries()) {
     const where = `${path}.evmSmartAccounts[${i}]`;
@@ -237,7 +246,7 @@ async function applyContent(file: string, path: string, content: ProjectContent,
       const owner = /^0x[0-9a-fA-F]{40}$/.test(a.owner) ? a.owner : findEvmAccountByName(ctx.store, a.owner).address;
       return call("createEvmSmartAccount", { name: a.name, owners: [owner] });
     });
-    await creditBalances(file, where, ctx, account.address as string, a.balances);
+    await creditBalances(file, where, ctx, account.address as string, a.balances, supplies);
   }
   for (const [i, u] of (content.endUsers ?? []).entries()) {
     const where = `${path}.endUsers[${i}]`;
@@ -261,7 +270,8 @@ async function applyContent(file: string, path: string, content: ProjectContent,
     for (const [asset, amount] of Object.entries(balances ?? {}))
       await at(file, `${where}.balances.${asset}`, () => fundAccount(ctx.store, account.accountId as string, { asset, amount }));
   }
-  for (const [i, f] of (content.fund ?? []).entries()) await at(file, `${path}.fund[${i}]`, () => credit(ctx, f.network, f.address, f.token, f.amount));
+  for (const [i, f] of (content.fund ?? []).entries())
+    await at(file, `${path}.fund[${i}]`, () => credit(ctx, f.network, f.address, f.token, f.amount, supplies));
 }
 
 /**
