@@ -28,6 +28,7 @@ import { hashAuthorization } from "viem/utils";
 import type { Random } from "../random.js";
 
 interface NativeSecp256k1 {
+  privateKeyVerify(privateKey: Uint8Array): boolean;
   ecdsaSign(message: Uint8Array, privateKey: Uint8Array): { signature: Uint8Array; recid: number };
   publicKeyCreate(privateKey: Uint8Array, compressed?: boolean): Uint8Array;
 }
@@ -88,7 +89,7 @@ function accountOf(privateKey: Hex): PrivateKeyAccount {
 /** A fresh private key from the injected randomness (valid secp256k1 scalar). */
 export function generateEvmPrivateKey(random: Random): Hex {
   let key = random.bytes(32);
-  while (!secp256k1.utils.isValidSecretKey(key)) key = random.bytes(32);
+  while (!native.privateKeyVerify(key)) key = random.bytes(32); // 0 < key < n, as noble's isValidSecretKey
   return bytesToHex(key);
 }
 

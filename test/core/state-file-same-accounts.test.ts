@@ -2,7 +2,8 @@
  * An init file makes the same accounts whatever the code path: the same seed and file give the same addresses,
  * private keys, token accounts and balances as the sandbox made before its start-up was made fast (libsodium for
  * Solana keys and program addresses, bs58, a lean EVM address). The digest below was taken from the code before
- * that change; a derivation that drifts by one byte changes it.
+ * that change; a derivation that drifts by one byte changes it. Fixed keys skip the import envelope now, and are
+ * refused as importing them was.
  */
 import { createHash } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
@@ -51,5 +52,15 @@ describe("an init file's accounts", () => {
     const tokenAccounts = Object.values(records.solanaChainAccounts!).filter((a) => (a as { owner: string }).owner.startsWith("Tokenkeg"));
     expect(tokenAccounts).toHaveLength(N + 2);
     expect(fingerprint(records)).toBe("b1881a29ff3e606035f3e379bd3437bae4d039add6bfce8bbc9d2b835addabe4");
+  });
+
+  it("refuse a fixed key that is no secp256k1 scalar, and a fixed key's name already taken, naming the entry", async () => {
+    const zero = `0x${"00".repeat(32)}`;
+    await expect(withSandbox({ init: { evmAccounts: [{ name: "ab" }, { name: "zero", privateKey: zero }] } })).rejects.toThrow(
+      /\$\.evmAccounts\[1\]: .*valid secp256k1 scalar/,
+    );
+    await expect(
+      withSandbox({ init: { solanaAccounts: [{ name: "same" }, { name: "same", privateKey: "3JF3sEqM796hk5WFqA6EtmEwJQ9quALszsfJyvXNQKy3" }] } }),
+    ).rejects.toThrow(/\$\.solanaAccounts\[1\]: A Solana account named same already exists/);
   });
 });

@@ -64,14 +64,16 @@ export const updateSolanaAccount: Handler<"updateSolanaAccount"> = (req, ctx) =>
   return { status: 200, body: solanaAccountView(record) };
 };
 
-export const importSolanaAccount: Handler<"importSolanaAccount"> = (req, ctx) => {
-  const body = req.body;
-  const raw = openImportEnvelope(ctx.keys.importKey, body.encryptedPrivateKey);
+export const importSolanaAccount: Handler<"importSolanaAccount"> = (req, ctx) =>
+  importSolanaAccountKey(ctx, openImportEnvelope(ctx.keys.importKey, req.body.encryptedPrivateKey), req.body);
+
+/** What importSolanaAccount does once the envelope is open (an init file's keys are in the clear already). */
+export function importSolanaAccountKey(ctx: HandlerContext, raw: Uint8Array, body: { name?: string; accountPolicy?: string }) {
   // The client sends the 32-byte seed (it truncates 64-byte secret keys); accept the 64-byte form too.
   if (raw.length !== 32 && raw.length !== 64)
     throw apiError("invalid_request", `The decrypted key is ${raw.length} bytes; a Solana private key is a 32-byte seed.`);
-  return { status: 201, body: solanaAccountView(addAccount(ctx, solanaKeyFromSeed(raw.subarray(0, 32)), body)) };
-};
+  return { status: 201 as const, body: solanaAccountView(addAccount(ctx, solanaKeyFromSeed(raw.subarray(0, 32)), body)) };
+}
 
 const exportKey = (record: SolanaAccountRecord, exportEncryptionKey: string) => ({
   status: 200 as const,
