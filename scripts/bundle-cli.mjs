@@ -5,7 +5,7 @@
 //
 // Left out of the bundle: what the sandbox loads only when needed, by file at run time (prism's validator on the
 // first request it must explain, json-schema-faker on the first fallback, sql.js and its WASM on the first query),
-// and the secp256k1 and litesvm native bindings (an addon cannot be bundled).
+// and the secp256k1, sodium-native and litesvm native bindings (an addon cannot be bundled).
 import { readFileSync, renameSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -45,7 +45,15 @@ await build({
   input: join(dist, "cli.js"),
   platform: "node",
   plugins: [dedupeIdenticalPackages()],
-  external: [/^@stoplight\/prism-http(\/|$)/, /^json-schema-faker(\/|$)/, /^sql\.js(\/|$)/, /^secp256k1(\/|$)/, /^litesvm(\/|$)/, /^node:/],
+  external: [
+    /^@stoplight\/prism-http(\/|$)/,
+    /^json-schema-faker(\/|$)/,
+    /^sql\.js(\/|$)/,
+    /^secp256k1(\/|$)/,
+    /^sodium-native(\/|$)/,
+    /^litesvm(\/|$)/,
+    /^node:/,
+  ],
   logLevel: "warn",
   output: {
     file: bundled,

@@ -44,7 +44,7 @@ import { JournalFile } from "./pipeline/journalFile.js";
 import { exportState } from "./state-files/export.js";
 import { type CoverageDocument, coverageDocument, describeViolation, type Violation } from "./admin/coverage.js";
 import { checkReportDir, writeReport } from "./admin/coverageReport.js";
-import { initStartSettings, seedState, writeExport } from "./state-files/lifecycle.js";
+import { initReader, initStartSettings, seedState, writeExport } from "./state-files/lifecycle.js";
 import type { StateFile } from "./state-files/model.js";
 
 export type { Clock } from "./clock.js";
@@ -253,15 +253,16 @@ async function startOn(
   for (const scenario of resolveStartupScenarios(options.scenario ?? [], shipped)) engine.activate(scenario);
   const importKey = importKeyFromPem((await importKeyPending).privateKeyPem);
   const keys = { importKey, endUserTokenSecret };
-  const devAccountCount = options.devAccounts ?? (options.init === undefined ? undefined : initStartSettings(options.init).devAccounts) ?? 0;
+  const init = options.init === undefined ? undefined : initReader(options.init);
+  const devAccountCount = options.devAccounts ?? (init === undefined ? undefined : initStartSettings(init).devAccounts) ?? 0;
   const devAccountsProblemText = devAccountsProblem(devAccountCount);
   if (devAccountsProblemText) throw new Error(devAccountsProblemText);
   const devAccounts = deriveDevAccounts(devAccountCount);
   const handlers = options.handlers ?? defaultHandlers;
-  if (options.init !== undefined) {
+  if (init !== undefined) {
     if (earlierStarts > 0) log("--init: the data file has been started before; its state is kept and the init file is not applied again");
     else {
-      await seedState(options.init, { store, projects, clock, random: random.fork("init"), keys, handlers, operations, engine, shipped, log });
+      await seedState(init, { store, projects, clock, random: random.fork("init"), keys, handlers, operations, engine, shipped, log });
       // The file may have given the default project an identity of its own (an export's).
       defaultCredentials = projects.credentialsOf(store.project(projects.defaultProjectId())!);
     }

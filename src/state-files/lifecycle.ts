@@ -11,16 +11,27 @@ import { type ApplyDeps, applyStateFile } from "./apply.js";
 import type { StateFile } from "./model.js";
 import { checkStateFile, readStateFile } from "./read.js";
 
+/** An init file (a path, or its content) as the start reads it: the name errors give, and the checked content. */
+export type InitRead = () => { file: string; content: StateFile };
+
 /**
- * Reads (or takes), checks and applies an init file: everything or nothing. Then sets the clock and activates the
- * scenarios it names, which live outside the store.
+ * Reads (or takes) and checks an init file on first call, once however many steps of the start ask for it: a file
+ * of 100,000 accounts is ~20 MB to parse and check.
+ */
+export function initReader(init: string | StateFile): InitRead {
+  let read: ReturnType<InitRead> | undefined;
+  return () => (read ??= typeof init === "string" ? { file: init, content: readStateFile(init) } : { file: "init", content: checkStateFile("init", init) });
+}
+
+/**
+ * Applies an init file: everything or nothing. Then sets the clock and activates the scenarios it names, which
+ * live outside the store.
  */
 export async function seedState(
-  init: string | StateFile,
+  init: InitRead,
   deps: Omit<ApplyDeps, "checkScenarios"> & { engine: ScenarioEngine; shipped: Map<string, Scenario> },
 ): Promise<void> {
-  const file = typeof init === "string" ? init : "init";
-  const content = typeof init === "string" ? readStateFile(init) : checkStateFile(file, init);
+  const { file, content } = init();
   const resolve = (names: string[]) => resolveStartupScenarios(names, deps.shipped);
   const extras = await applyStateFile(file, content, { ...deps, checkScenarios: (names) => void resolve(names) });
   if (extras.clockMs !== undefined) deps.clock.set(extras.clockMs);
@@ -31,9 +42,8 @@ export async function seedState(
  * What an init file says about the start rather than the state (read before the sandbox is built, and on every
  * start: a data file started before keeps its state, not its start settings).
  */
-export function initStartSettings(init: string | StateFile): { devAccounts?: number } {
-  const content = typeof init === "string" ? readStateFile(init) : checkStateFile("init", init);
-  return { devAccounts: content.devAccounts };
+export function initStartSettings(init: InitRead): { devAccounts?: number } {
+  return { devAccounts: init().content.devAccounts };
 }
 
 /** Writes a state file whole or not at all (a temporary file renamed over the target). */

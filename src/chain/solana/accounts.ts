@@ -140,6 +140,12 @@ export function decodeMint(data: Buffer): MintFields {
   return { mintAuthority: option(0), supply: data.readBigUInt64LE(36), decimals: data[44]!, isInitialized: data[45] === 1, freezeAuthority: option(46) };
 }
 
+/** What a known token's mint has minted on `network` (0 before its first payout). */
+export function mintSupplyOf(store: ProjectTx, network: string, mint: string): bigint {
+  const state = viewSolanaAccount(store, network, mint);
+  return state ? decodeMint(Buffer.from(state.data, "base64")).supply : 0n;
+}
+
 function encodeMint(supply: bigint, decimals: number): Buffer {
   const data = Buffer.alloc(MINT_SIZE);
   data.writeUInt32LE(1, 0);

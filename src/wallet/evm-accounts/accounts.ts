@@ -4,12 +4,12 @@
  * imported one that must be a valid secp256k1 scalar.
  */
 import { bytesToHex } from "viem";
-import { evmAccountOf, generateEvmPrivateKey, isValidEvmPrivateKey } from "../../crypto/evm.js";
+import { evmAddressOf, generateEvmPrivateKey, isValidEvmPrivateKey } from "../../crypto/evm.js";
 import { apiError } from "../../errors/catalogue.js";
 import { evmAccountRecords } from "../records/evmAccounts.js";
 import { serverAccountOperations } from "../server-accounts/operations.js";
 
-const keyed = (privateKey: `0x${string}`) => ({ address: evmAccountOf(privateKey).address, privateKey });
+const keyed = (privateKey: `0x${string}`) => ({ address: evmAddressOf(privateKey), privateKey });
 
 /** The operations of the area's handlers.ts that both chains share. */
 export const evmAccountOperations = serverAccountOperations({

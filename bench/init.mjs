@@ -1,0 +1,122 @@
+#!/usr/bin/env node
+/**
+ * What `--init FILE` costs as the file grows. For each size N (BENCH_INIT_SIZES, default 1000,10000,100000) it
+ * writes an init file of N accounts, half EVM and half Solana, every one with two balances (the native token and
+ * USDC), starts `dist/cli.js --init FILE --seed bench-init` and times the start to the ready line: the wall time
+ * and the process's CPU time (user + system from /proc, steadier than the wall time on a shared machine). It
+ * prints one line per size and the ratio to the smallest, so a step that is not linear shows. A measurement,
+ * never a test. Run `npm run build` first.
+ *
+ * BENCH_INIT_KEYS=1 gives every account a fixed private key (the import path rather than the create path);
+ * BENCH_INIT_PROFILE=DIR runs the sandbox under `--cpu-prof` into DIR; BENCH_INIT_REPEATS (1) starts each size
+ * more than once and keeps the fastest.
+ */
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const SIZES = (process.env.BENCH_INIT_SIZES ?? "1000,10000,100000").split(",").map(Number);
+const REPEATS = Number(process.env.BENCH_INIT_REPEATS ?? 1);
+const WITH_KEYS = process.env.BENCH_INIT_KEYS === "1";
+const PROFILE = process.env.BENCH_INIT_PROFILE;
+const START_FLAGS = JSON.parse(readFileSync(join(root, "package.json"), "utf8"))
+  .scripts.start.split(" ")
+  .filter((a) => a.startsWith("--"));
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+const BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+function base58(bytes) {
+  let n = BigInt(`0x${Buffer.from(bytes).toString("hex")}`);
+  let out = "";
+  while (n > 0n) {
+    out = BASE58[Number(n % 58n)] + out;
+    n /= 58n;
+  }
+  for (const b of bytes) {
+    if (b !== 0) break;
+    out = `1${out}`;
+  }
+  return out;
+}
+
+/** A fixed 32-byte key for account i (a valid secp256k1 scalar and ed25519 seed with overwhelming odds). */
+const keyOf = (kind, i) => createHash("sha256").update(`bench-init/${kind}/${i}`).digest();
+
+function initFile(n) {
+  const evmAccounts = [];
+  const solanaAccounts = [];
+  for (let i = 0; i < n / 2; i++) {
+    evmAccounts.push({
+      name: `evm-${i}`,
+      ...(WITH_KEYS ? { privateKey: `0x${keyOf("evm", i).toString("hex")}` } : {}),
+      balances: { "base-sepolia": { ETH: "1.5", USDC: "250" } },
+    });
+    solanaAccounts.push({
+      name: `sol-${i}`,
+      ...(WITH_KEYS ? { privateKey: base58(keyOf("solana", i)) } : {}),
+      balances: { "solana-devnet": { SOL: "2", USDC: "10" } },
+    });
+  }
+  return { evmAccounts, solanaAccounts };
+}
+
+/** User + system CPU seconds of a running process. */
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+function start(file, dir) {
+  const began = performance.now();
+  const flags = PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE}`] : [];
+  const child = spawn(process.execPath, [...START_FLAGS, ...flags, join(root, "dist", "cli.js"), "--port", "0", "--init", file, "--seed", "bench-init"], {
+    cwd: dir,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return new Promise((resolve, reject) => {
+    let text = "";
+    child.once("exit", (code) => reject(new Error(`the sandbox exited with ${code}`)));
+    child.stdout.on("data", (chunk) => {
+      text += chunk;
+      if (!child.ready && text.includes("\n")) {
+        child.ready = true;
+        resolve({ child, wallS: (performance.now() - began) / 1000, cpuS: cpuSeconds(child.pid) });
+      }
+    });
+  });
+}
+
+const stop = (child) =>
+  new Promise((resolve) => {
+    child.removeAllListeners("exit");
+    child.once("exit", resolve);
+    child.kill("SIGTERM");
+  });
+
+const dir = mkdtempSync(join(tmpdir(), "bench-init-"));
+const rows = [];
+try {
+  for (const n of SIZES) {
+    const file = join(dir, `init-${n}.json`);
+    writeFileSync(file, JSON.stringify(initFile(n)));
+    let best;
+    for (let r = 0; r < REPEATS; r++) {
+      const { child, wallS, cpuS } = await start(file, dir);
+      await stop(child);
+      if (!best || cpuS < best.cpuS) best = { wallS, cpuS };
+    }
+    rows.push({ n, ...best });
+    const first = rows[0];
+    const perK = (s) => ((s * 1000) / n).toFixed(3);
+    console.log(
+      `init ${String(n).padStart(7)} accounts${WITH_KEYS ? " (fixed keys)" : ""}: ready after ${best.wallS.toFixed(2)} s wall, ${best.cpuS.toFixed(2)} s CPU` +
+        ` (${perK(best.cpuS)} s CPU per 1,000; x${(best.cpuS / first.cpuS).toFixed(1)} the CPU of ${first.n} for x${n / first.n} the accounts)`,
+    );
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
