@@ -13,7 +13,7 @@
  * `process.cpuUsage()` over the timed calls alone (the sandbox and the client's fetch share the process).
  *
  * BENCH_N (300 timed calls per scenario and size), BENCH_SIZES (10,1000,10000). Run node with --expose-gc for the
- * heap; with --cpu-prof for where the time goes.
+ * heap; BENCH_PROFILE=DIR for a CPU profile of each scenario (timing.mjs).
  */
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,6 +21,7 @@ import solc from "solc";
 import { createWalletClient, encodeDeployData, encodeFunctionData, http, parseAbi, parseEther, serializeTransaction } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { baseSepolia } from "viem/chains";
+import { stats, timed } from "./timing.mjs";
 import { bearerFactory, walletFactory } from "./tokens.mjs";
 
 const here = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -55,28 +56,6 @@ function compileToken() {
     ),
   );
   return `0x${out.contracts["BenchToken.sol"].BenchToken.evm.bytecode.object}`;
-}
-
-const at = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-const stats = ({ ms, cpuMs }) => {
-  const sorted = [...ms].sort((a, b) => a - b);
-  return `median ${at(sorted, 0.5).toFixed(2)} ms, p99 ${at(sorted, 0.99).toFixed(2)} ms, CPU ${(cpuMs / ms.length).toFixed(2)} ms/call (${ms.length} calls)`;
-};
-
-/** `n` calls, one at a time: `make(i)` prepares call i (tokens, signatures) untimed and returns the call to time. */
-async function timed(n, make) {
-  const ms = [];
-  let cpuMs = 0;
-  for (let i = 0; i < n; i++) {
-    const send = await make(i);
-    const cpu = process.cpuUsage();
-    const t0 = performance.now();
-    await send();
-    ms.push(performance.now() - t0);
-    const used = process.cpuUsage(cpu);
-    cpuMs += (used.user + used.system) / 1000;
-  }
-  return { ms, cpuMs };
 }
 
 const { startSandbox } = await import(join(root, "dist/index.js"));
@@ -172,13 +151,13 @@ for (const size of SIZES) {
   heapLines.push(`to ${size}: accounts ${added(accounts - accountsBefore, h1 - h0)}; holders ${added(holders - holdersBefore, h2 - h1)}`);
   console.log(`\n${size} funded accounts and ${token ? size : 0} holders of a bytecode token:`);
   const to = newAddress();
-  const native = await timed(N, () =>
+  const native = await timed(`evm-native-${size}`, N, () =>
     prepare("POST", sendPath, { network: NETWORK, transaction: serializeTransaction({ type: "eip1559", chainId: 84532, to, value: 1n }) }),
   );
   console.log(`  sendEvmTransaction, native transfer: ${stats(native)}`);
   if (!token) continue;
   const recipients = Array.from({ length: N }, newAddress);
-  console.log(`  sendEvmTransaction, bytecode ERC-20 transfer: ${stats(await timed(N, (i) => sendTokenTransfer(recipients[i])))}`);
+  console.log(`  sendEvmTransaction, bytecode ERC-20 transfer: ${stats(await timed(`evm-erc20-${size}`, N, (i) => sendTokenTransfer(recipients[i])))}`);
   const raw = [];
   for (let i = 0; i < N; i++) {
     raw.push(
@@ -193,8 +172,10 @@ for (const size of SIZES) {
       }),
     );
   }
-  console.log(`  eth_sendRawTransaction, bytecode ERC-20 transfer: ${stats(await timed(N, async (i) => rpcCall("eth_sendRawTransaction", [raw[i]])))}`);
-  const reads = await timed(N, async (i) =>
+  console.log(
+    `  eth_sendRawTransaction, bytecode ERC-20 transfer: ${stats(await timed(`evm-raw-erc20-${size}`, N, async (i) => rpcCall("eth_sendRawTransaction", [raw[i]])))}`,
+  );
+  const reads = await timed(`evm-call-${size}`, N, async (i) =>
     rpcCall("eth_call", [{ to: token, data: encodeFunctionData({ abi: tokenAbi, functionName: "balanceOf", args: [recipients[i]] }) }, "latest"]),
   );
   console.log(`  eth_call, bytecode balanceOf: ${stats(reads)}`);

@@ -11,12 +11,13 @@
  * calls alone (the sandbox and the client's fetch share the process).
  *
  * BENCH_N (300 timed calls per scenario and size), BENCH_SIZES (10,1000,10000). Run node with --expose-gc for the
- * heap; with --cpu-prof for where the time goes.
+ * heap; BENCH_PROFILE=DIR for a CPU profile of each scenario (timing.mjs).
  */
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { Keypair, PublicKey, SystemProgram, Transaction } from "@solana/web3.js";
+import { stats, timed } from "./timing.mjs";
 import { bearerFactory } from "./tokens.mjs";
 
 const here = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -25,28 +26,6 @@ const N = Number(process.env.BENCH_N ?? 300);
 const SIZES = (process.env.BENCH_SIZES ?? "10,1000,10000").split(",").map(Number);
 const NETWORK = "solana-devnet";
 const USDC = new PublicKey("4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU");
-
-const at = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-const stats = ({ ms, cpuMs }) => {
-  const sorted = [...ms].sort((a, b) => a - b);
-  return `median ${at(sorted, 0.5).toFixed(2)} ms, p99 ${at(sorted, 0.99).toFixed(2)} ms, CPU ${(cpuMs / ms.length).toFixed(2)} ms/call (${ms.length} calls)`;
-};
-
-/** `n` calls, one at a time: `make(i)` prepares call i (its signature) untimed and returns the call to time. */
-async function timed(n, make) {
-  const ms = [];
-  let cpuMs = 0;
-  for (let i = 0; i < n; i++) {
-    const send = await make(i);
-    const cpu = process.cpuUsage();
-    const t0 = performance.now();
-    await send();
-    ms.push(performance.now() - t0);
-    const used = process.cpuUsage(cpu);
-    cpuMs += (used.user + used.system) / 1000;
-  }
-  return { ms, cpuMs };
-}
 
 const { startSandbox } = await import(join(root, "dist/index.js"));
 const sandbox = await startSandbox({ port: 0, seed: "bench-solana" });
@@ -115,9 +94,13 @@ for (const size of SIZES) {
     return tx;
   };
   // Amounts differ per call: each transaction (and so its signature) is new.
-  const checked = await timed(N, async (i) => send(signed(createTransferCheckedInstruction(fromAta, USDC, toAta, from.publicKey, BigInt(i + 1), 6))));
+  const checked = await timed(`solana-transferChecked-${size}`, N, async (i) =>
+    send(signed(createTransferCheckedInstruction(fromAta, USDC, toAta, from.publicKey, BigInt(i + 1), 6))),
+  );
   console.log(`  sendTransaction, transferChecked (USDC): ${stats(checked)}`);
-  const native = await timed(N, async (i) => send(signed(SystemProgram.transfer({ fromPubkey: from.publicKey, toPubkey: to.publicKey, lamports: i + 1 }))));
+  const native = await timed(`solana-native-${size}`, N, async (i) =>
+    send(signed(SystemProgram.transfer({ fromPubkey: from.publicKey, toPubkey: to.publicKey, lamports: i + 1 }))),
+  );
   console.log(`  sendTransaction, native SOL transfer: ${stats(native)}`);
 }
 console.log("\nheap added while growing:");
