@@ -105,11 +105,28 @@ export function decodeSolanaTransaction(base64: string): Transaction {
     const tx = getTransactionDecoder().decode(wire);
     // The transaction decoder only splits signatures from message bytes; a message that does not parse would
     // otherwise throw later, in whatever reads it (policies, lookup tables), outside this 400.
-    getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
+    compiledMessageOf(tx);
     return tx;
   } catch (error) {
     throw apiError("malformed_transaction", `The Solana transaction could not be decoded: ${(error as Error).message.split("\n")[0]}`);
   }
+}
+
+type CompiledMessage = ReturnType<ReturnType<typeof getCompiledTransactionMessageDecoder>["decode"]>;
+/** Decoded messages by their bytes: a send reads its message four times (checks, facts, blockhash, keys), each decode writing every key in base-58. */
+const compiledMessages = new WeakMap<Transaction["messageBytes"], CompiledMessage>();
+
+/**
+ * The transaction's compiled message (its keys, blockhash, instructions), decoded once per message bytes. The
+ * object is shared: read it, never change it.
+ */
+export function compiledMessageOf(tx: Transaction): CompiledMessage {
+  let message = compiledMessages.get(tx.messageBytes);
+  if (!message) {
+    message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
+    compiledMessages.set(tx.messageBytes, message);
+  }
+  return message;
 }
 
 /** Adds `key`'s signature over the message; 400 when the key is not one of the transaction's signers. */

@@ -4,9 +4,9 @@
  * accounts. A transaction whose instructions fail is refused with the runtime's error (the node's preflight),
  * or, with `skipPreflight`, lands failed and pays its fee, as on a cluster.
  */
-import { getCompiledTransactionMessageDecoder, type Transaction } from "@solana/kit";
+import type { Transaction } from "@solana/kit";
 import type { Clock } from "../../clock.js";
-import { encodeSolanaTransaction, toBase58 } from "../../crypto/solana.js";
+import { compiledMessageOf, encodeSolanaTransaction, toBase58 } from "../../crypto/solana.js";
 import type { SolanaTransactionFacts } from "../../crypto/solanaInstructions.js";
 import { apiError } from "../../errors/catalogue.js";
 import type { ProjectTx } from "../../store/store.js";
@@ -50,7 +50,7 @@ export function refusalAsApiError(refused: SolanaTransactionRefused): Error {
 
 /** The recent blockhash a transaction's message names. */
 export function blockhashOf(tx: Transaction): string {
-  return String(getCompiledTransactionMessageDecoder().decode(tx.messageBytes).lifetimeToken);
+  return String(compiledMessageOf(tx).lifetimeToken);
 }
 
 function tokenBalances(store: ProjectTx, network: string, keys: readonly string[]): SolanaTokenBalance[] {
@@ -175,5 +175,5 @@ export function simulateSolanaTransaction(
 
 /** How many accounts the message lists itself (the rest of facts.accountKeys come from lookup tables). */
 function staticKeyCount(tx: Transaction): number {
-  return getCompiledTransactionMessageDecoder().decode(tx.messageBytes).staticAccounts.length;
+  return compiledMessageOf(tx).staticAccounts.length;
 }

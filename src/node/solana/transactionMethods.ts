@@ -4,13 +4,13 @@
  * simulateTransaction, and the history: getSignatureStatuses, getTransaction (with logs and meta),
  * getSignaturesForAddress.
  */
-import { getBase58Encoder, getCompiledTransactionMessageDecoder, type Transaction } from "@solana/kit";
+import { getBase58Encoder, type Transaction } from "@solana/kit";
 import { blockTimestampOf } from "../../chain/blocks.js";
 import { solanaTxs, type SolanaLedgerTx } from "../../chain/solana/ledger.js";
 import { readSolanaTransactionOn } from "../../chain/solana/lookupTables.js";
 import { signaturesFor } from "../../chain/solana/signatures.js";
 import { simulateSolanaTransaction, SolanaTransactionRefused, submitSolanaTransaction } from "../../chain/solana/submit.js";
-import { decodeSolanaTransaction, fromBase58, toBase58, verifySolanaSignature } from "../../crypto/solana.js";
+import { compiledMessageOf, decodeSolanaTransaction, fromBase58, toBase58, verifySolanaSignature } from "../../crypto/solana.js";
 import { ApiError } from "../../errors/catalogue.js";
 import { RpcError } from "../jsonRpc.js";
 import { checkAddress, uiTokenAmount } from "./accounts.js";
@@ -111,7 +111,7 @@ export function getSignatureStatuses(params: unknown[], ctx: SolanaNodeContext) 
 
 /** A compiled message in the RPC's `json` encoding. */
 function messageJson(tx: Transaction) {
-  const m = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
+  const m = compiledMessageOf(tx);
   return {
     accountKeys: m.staticAccounts.map(String),
     header: {
