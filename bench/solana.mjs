@@ -87,19 +87,20 @@ for (const size of SIZES) {
     `to ${size}: ${added > 0 ? `${added} wallets added, +${(grew / 1e6).toFixed(1)} MB of heap, ${Math.round(grew / added)} B each` : "none added"}`,
   );
   console.log(`\n${size} wallets (SOL and a USDC token account each):`);
-  const { value } = await rpc("getLatestBlockhash", []);
-  const signed = (ix) => {
+  // A blockhash is recent for 150 slots (a minute of the sandbox clock): each call takes one, untimed.
+  const signed = async (ix) => {
+    const { value } = await rpc("getLatestBlockhash", []);
     const tx = new Transaction({ feePayer: from.publicKey, recentBlockhash: value.blockhash }).add(ix);
     tx.sign(from);
     return tx;
   };
   // Amounts differ per call: each transaction (and so its signature) is new.
   const checked = await timed(`solana-transferChecked-${size}`, N, async (i) =>
-    send(signed(createTransferCheckedInstruction(fromAta, USDC, toAta, from.publicKey, BigInt(i + 1), 6))),
+    send(await signed(createTransferCheckedInstruction(fromAta, USDC, toAta, from.publicKey, BigInt(i + 1), 6))),
   );
   console.log(`  sendTransaction, transferChecked (USDC): ${stats(checked)}`);
   const native = await timed(`solana-native-${size}`, N, async (i) =>
-    send(signed(SystemProgram.transfer({ fromPubkey: from.publicKey, toPubkey: to.publicKey, lamports: i + 1 }))),
+    send(await signed(SystemProgram.transfer({ fromPubkey: from.publicKey, toPubkey: to.publicKey, lamports: i + 1 }))),
   );
   console.log(`  sendTransaction, native SOL transfer: ${stats(native)}`);
 }
