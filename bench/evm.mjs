@@ -1,14 +1,19 @@
 #!/usr/bin/env node
 /**
- * `node bench/evm.mjs`: the cost of EVM transactions, one at a time against an in-process sandbox (`dist/`):
- * (1) `sendEvmTransaction` of a native transfer (REST, signed by the sandbox), (2) `sendEvmTransaction` of an
- * ERC-20 transfer of a bytecode token the account deployed, (3) `eth_sendRawTransaction` of that bytecode ERC-20
- * transfer signed by a viem wallet, (4) `eth_call` of its balanceOf; median and p99 in ms. Then the heap of one
- * project holding BENCH_ACCOUNTS (10,000) funded accounts and as many holders of the bytecode token.
+ * `node --expose-gc bench/evm.mjs`: the cost of EVM transactions, one at a time against an in-process sandbox
+ * (`dist/`), as the project grows to each of BENCH_SIZES (10, 1,000 and 10,000) funded accounts and as many holders
+ * of a bytecode ERC-20 token (each made by one transaction). At each size: (1) `sendEvmTransaction` of a native
+ * transfer (REST, signed by the sandbox), (2) `sendEvmTransaction` of a transfer of that token, (3)
+ * `eth_sendRawTransaction` of a token transfer signed by a viem wallet, (4) `eth_call` of its balanceOf: median and
+ * p99 in ms, and the process's CPU per call. Between sizes, the heap the new accounts and the new holders added.
  * A measurement, never a test. Run `npm run build` first; BENCH_ROOT points at another build (a "before").
- * Scenarios a build does not support (bytecode, before it ran) are reported as such.
  *
- * BENCH_N (300 timed requests per scenario), BENCH_ACCOUNTS (10000). Run node with --expose-gc for the heap.
+ * Every token (bearer JWT, X-Wallet-Auth) and raw transaction is made before its call's clock starts, so the
+ * figures are the sandbox's and the in-process client's fetch, not the client's signing. CPU ms per call is
+ * `process.cpuUsage()` over the timed calls alone (the sandbox and the client's fetch share the process).
+ *
+ * BENCH_N (300 timed calls per scenario and size), BENCH_SIZES (10,1000,10000). Run node with --expose-gc for the
+ * heap; BENCH_PROFILE=DIR for a CPU profile of each scenario (timing.mjs).
  */
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,14 +21,14 @@ import solc from "solc";
 import { createWalletClient, encodeDeployData, encodeFunctionData, http, parseAbi, parseEther, serializeTransaction } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { baseSepolia } from "viem/chains";
+import { stats, timed } from "./timing.mjs";
 import { bearerFactory, walletFactory } from "./tokens.mjs";
 
 const here = join(dirname(fileURLToPath(import.meta.url)), "..");
 const root = process.env.BENCH_ROOT ?? here;
 const N = Number(process.env.BENCH_N ?? 300);
-const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 10_000);
+const SIZES = (process.env.BENCH_SIZES ?? "10,1000,10000").split(",").map(Number);
 const NETWORK = "base-sepolia";
-
 const TOKEN_SOURCE = `// SPDX-License-Identifier: MIT
 pragma solidity ^0.8.20;
 contract BenchToken {
@@ -53,43 +58,31 @@ function compileToken() {
   return `0x${out.contracts["BenchToken.sol"].BenchToken.evm.bytecode.object}`;
 }
 
-const stats = (ms) => {
-  const sorted = [...ms].sort((a, b) => a - b);
-  const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-  return `median ${at(0.5).toFixed(2)} ms, p99 ${at(0.99).toFixed(2)} ms (${ms.length} requests)`;
-};
-
-async function timed(n, make) {
-  const ms = [];
-  for (let i = 0; i < n; i++) {
-    const send = await make(i);
-    const t0 = performance.now();
-    await send();
-    ms.push(performance.now() - t0);
-  }
-  return ms;
-}
-
 const { startSandbox } = await import(join(root, "dist/index.js"));
 const sandbox = await startSandbox({ port: 0, seed: "bench-evm" });
 const host = new URL(sandbox.url).host;
 const bearer = await bearerFactory(sandbox.credentials.apiKeyId, sandbox.credentials.apiKeySecret);
 const wallet = await walletFactory(sandbox.credentials.walletSecret);
 
-async function platform(method, path, body) {
+/** A platform call with its tokens made now; the returned function sends it. */
+async function prepare(method, path, body) {
   const headers = { authorization: `Bearer ${await bearer(method, host, path)}`, "content-type": "application/json" };
   if (body !== undefined && method !== "GET") headers["x-wallet-auth"] = await wallet(method, host, path, body);
-  const res = await fetch(`${sandbox.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const json = await res.json();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
+  const init = { method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
+  return async () => {
+    const res = await fetch(`${sandbox.url}${path}`, init);
+    const json = await res.json();
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
 }
+const platform = async (method, path, body) => (await prepare(method, path, body))();
 
 const fund = (address, amount, token) =>
   platform("POST", "/_sandbox/balances", { network: NETWORK, address, amount: String(amount), ...(token ? { token } : {}) });
 const projectId = (await platform("GET", "/apikeys/v1/tokens/active")).id;
 const rpcUrl = `${sandbox.url}/rpc/v1/${NETWORK}/${projectId}`;
-async function rpc(method, params) {
+const rpcCall = (method, params) => async () => {
   const res = await fetch(rpcUrl, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -98,19 +91,19 @@ async function rpc(method, params) {
   const json = await res.json();
   if (json.error) throw new Error(`${method}: ${json.error.message}`);
   return json.result;
-}
+};
+const rpc = (method, params) => rpcCall(method, params)();
+
+const newAddress = () => privateKeyToAccount(generatePrivateKey()).address;
+const heap = () => {
+  globalThis.gc?.();
+  return process.memoryUsage().heapUsed;
+};
 
 console.log(`build: ${root}`);
 const account = (await platform("POST", "/platform/v2/evm/accounts", {})).address;
-await fund(account, parseEther("10"));
+await fund(account, parseEther("1000"));
 const sendPath = `/platform/v2/evm/accounts/${account}/send/transaction`;
-const to = privateKeyToAccount(generatePrivateKey()).address;
-const native = await timed(N, async () => {
-  const body = { network: NETWORK, transaction: serializeTransaction({ type: "eip1559", chainId: 84532, to, value: 1n }) };
-  return () => platform("POST", sendPath, body);
-});
-console.log(`sendEvmTransaction, native transfer: ${stats(native)}`);
-
 const bytecode = compileToken();
 const deployed = await platform("POST", sendPath, {
   network: NETWORK,
@@ -120,30 +113,18 @@ const deployed = await platform("POST", sendPath, {
     data: encodeDeployData({ abi: parseAbi(["constructor(uint256 supply)"]), bytecode, args: [10n ** 30n] }),
   }),
 });
-const receipt = await rpc("eth_getTransactionReceipt", [deployed.transactionHash]);
-const token = receipt?.contractAddress;
-if (!token) {
-  console.log("bytecode: not supported by this build (the deployment has no contractAddress)");
-} else {
-  const holders = Array.from({ length: N }, () => privateKeyToAccount(generatePrivateKey()).address);
-  const viaPlatform = await timed(N, async (i) => {
-    const body = {
-      network: NETWORK,
-      transaction: serializeTransaction({
-        type: "eip1559",
-        chainId: 84532,
-        to: token,
-        data: encodeFunctionData({ abi: tokenAbi, functionName: "transfer", args: [holders[i], 1n] }),
-      }),
-    };
-    return () => platform("POST", sendPath, body);
-  });
-  console.log(`sendEvmTransaction, bytecode ERC-20 transfer: ${stats(viaPlatform)}`);
+const token = (await rpc("eth_getTransactionReceipt", [deployed.transactionHash]))?.contractAddress;
+if (!token) console.log("bytecode: not supported by this build (the deployment has no contractAddress)");
+const transferData = (to) => encodeFunctionData({ abi: tokenAbi, functionName: "transfer", args: [to, 1n] });
+const sendTokenTransfer = (to) =>
+  prepare("POST", sendPath, { network: NETWORK, transaction: serializeTransaction({ type: "eip1559", chainId: 84532, to: token, data: transferData(to) }) });
 
-  // A viem wallet holding the token, its transactions signed before the clock starts.
-  const signer = privateKeyToAccount(generatePrivateKey());
+// A viem wallet holding the token: its transactions are signed untimed, with nonces counted here.
+const signer = privateKeyToAccount(generatePrivateKey());
+const client = createWalletClient({ account: signer, chain: baseSepolia, transport: http(rpcUrl) });
+let signerNonce = 0;
+if (token) {
   await fund(signer.address, parseEther("10"));
-  const client = createWalletClient({ account: signer, chain: baseSepolia, transport: http(rpcUrl) });
   await platform("POST", sendPath, {
     network: NETWORK,
     transaction: serializeTransaction({
@@ -153,13 +134,37 @@ if (!token) {
       data: encodeFunctionData({ abi: tokenAbi, functionName: "transfer", args: [signer.address, 10n ** 24n] }),
     }),
   });
+}
+
+let accounts = 0;
+let holders = 0;
+const heapLines = [];
+for (const size of SIZES) {
+  // Grow the project to `size` funded accounts and `size` token holders, each holder made by one transaction.
+  const [accountsBefore, holdersBefore] = [accounts, holders];
+  const h0 = heap();
+  for (; accounts < size; accounts++) await fund(newAddress(), 1n);
+  const h1 = heap();
+  if (token) for (; holders < size; holders++) await (await sendTokenTransfer(newAddress()))();
+  const h2 = heap();
+  const added = (n, bytes) => (n > 0 ? `${n} added, +${(bytes / 1e6).toFixed(1)} MB of heap, ${Math.round(bytes / n)} B each` : "none added");
+  heapLines.push(`to ${size}: accounts ${added(accounts - accountsBefore, h1 - h0)}; holders ${added(holders - holdersBefore, h2 - h1)}`);
+  console.log(`\n${size} funded accounts and ${token ? size : 0} holders of a bytecode token:`);
+  const to = newAddress();
+  const native = await timed(`evm-native-${size}`, N, () =>
+    prepare("POST", sendPath, { network: NETWORK, transaction: serializeTransaction({ type: "eip1559", chainId: 84532, to, value: 1n }) }),
+  );
+  console.log(`  sendEvmTransaction, native transfer: ${stats(native)}`);
+  if (!token) continue;
+  const recipients = Array.from({ length: N }, newAddress);
+  console.log(`  sendEvmTransaction, bytecode ERC-20 transfer: ${stats(await timed(`evm-erc20-${size}`, N, (i) => sendTokenTransfer(recipients[i])))}`);
   const raw = [];
   for (let i = 0; i < N; i++) {
     raw.push(
       await client.signTransaction({
         to: token,
-        data: encodeFunctionData({ abi: tokenAbi, functionName: "transfer", args: [holders[i], 1n] }),
-        nonce: i,
+        data: transferData(recipients[i]),
+        nonce: signerNonce++,
         gas: 100_000n,
         maxFeePerGas: 2_000_000n,
         maxPriorityFeePerGas: 0n,
@@ -167,42 +172,15 @@ if (!token) {
       }),
     );
   }
-  const viaNode = await timed(N, async (i) => () => rpc("eth_sendRawTransaction", [raw[i]]));
-  console.log(`eth_sendRawTransaction, bytecode ERC-20 transfer: ${stats(viaNode)}`);
-  const reads = await timed(
-    N,
-    async (i) => () => rpc("eth_call", [{ to: token, data: encodeFunctionData({ abi: tokenAbi, functionName: "balanceOf", args: [holders[i]] }) }, "latest"]),
-  );
-  console.log(`eth_call, bytecode balanceOf: ${stats(reads)}`);
-}
-
-// Heap of one project: ACCOUNTS funded accounts, and (when bytecode runs) as many holders of the token.
-const heap = () => {
-  globalThis.gc?.();
-  return process.memoryUsage().heapUsed;
-};
-const before = heap();
-const t0 = performance.now();
-for (let i = 0; i < ACCOUNTS; i++) await fund(privateKeyToAccount(generatePrivateKey()).address, 1n);
-const funded = heap();
-console.log(`${ACCOUNTS} funded accounts: +${((funded - before) / 1e6).toFixed(1)} MB of heap (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
-if (token) {
-  const t1 = performance.now();
-  for (let i = 0; i < ACCOUNTS; i++) {
-    const body = {
-      network: NETWORK,
-      transaction: serializeTransaction({
-        type: "eip1559",
-        chainId: 84532,
-        to: token,
-        data: encodeFunctionData({ abi: tokenAbi, functionName: "transfer", args: [privateKeyToAccount(generatePrivateKey()).address, 1n] }),
-      }),
-    };
-    await platform("POST", sendPath, body);
-  }
   console.log(
-    `${ACCOUNTS} holders of a bytecode token (${ACCOUNTS} transactions): +${((heap() - funded) / 1e6).toFixed(1)} MB of heap (${((performance.now() - t1) / 1000).toFixed(1)} s)`,
+    `  eth_sendRawTransaction, bytecode ERC-20 transfer: ${stats(await timed(`evm-raw-erc20-${size}`, N, async (i) => rpcCall("eth_sendRawTransaction", [raw[i]])))}`,
   );
+  const reads = await timed(`evm-call-${size}`, N, async (i) =>
+    rpcCall("eth_call", [{ to: token, data: encodeFunctionData({ abi: tokenAbi, functionName: "balanceOf", args: [recipients[i]] }) }, "latest"]),
+  );
+  console.log(`  eth_call, bytecode balanceOf: ${stats(reads)}`);
 }
+console.log("\nheap added while growing (funded accounts; holders of the bytecode token, one transaction each):");
+for (const line of heapLines) console.log(`  ${line}`);
 if (!globalThis.gc) console.log("(heap figures without --expose-gc include garbage)");
 await sandbox.close();

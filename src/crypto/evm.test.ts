@@ -9,16 +9,18 @@ import {
   hashTypedData,
   keccak256,
   parseEther,
+  parseTransaction,
   recoverAddress,
   recoverMessageAddress,
   recoverTransactionAddress,
+  serializeTransaction,
   toHex,
   verifyTypedData,
 } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { verifyAuthorization } from "viem/utils";
 import { describe, expect, it } from "vitest";
-import { evmAccountOf, lowercaseTypedDataAddresses } from "./evm.js";
+import { evmAccountOf, lowercaseTypedDataAddresses, transactionSender } from "./evm.js";
 
 const TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" as const;
 const typedData = {
@@ -97,6 +99,33 @@ describe("the EVM signer", () => {
       expect(await verifyAuthorization({ address: viems.address, authorization: auth })).toBe(true);
     });
   }
+});
+
+describe("the sender of a signed transaction", () => {
+  it("is the address viem recovers, for every transaction type and for legacy ones with and without EIP-155", async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    const other = privateKeyToAccount(generatePrivateKey());
+    // A legacy transaction without a chain id is signed with v 27/28 (before EIP-155).
+    const preEip155 = { type: "legacy" as const, nonce: 0, to: TO, value: 1n, gas: 21000n, gasPrice: 10n ** 9n };
+    for (const tx of [...transactions, preEip155, { ...transactions[2]!, chainId: 2 ** 40 }]) {
+      for (const signer of [account, other]) {
+        const signed = await signer.signTransaction(tx);
+        const sender = transactionSender(parseTransaction(signed));
+        expect(sender).toBe(signer.address);
+        expect(sender).toBe(await recoverTransactionAddress({ serializedTransaction: signed as `0x02${string}` }));
+      }
+    }
+  });
+
+  it("is refused for an unsigned transaction and for a signature that recovers another key", async () => {
+    const tx = transactions[2]!;
+    expect(() => transactionSender(parseTransaction(serializeTransaction(tx)))).toThrow(/not signed/);
+    const signed = await privateKeyToAccount(generatePrivateKey()).signTransaction(tx);
+    const parsed = parseTransaction(signed);
+    const flipped = { ...parsed, yParity: parsed.yParity === 0 ? 1 : 0 };
+    expect(transactionSender(flipped as never)).not.toBe(transactionSender(parsed));
+    expect(() => transactionSender({ ...parsed, r: `0x${"ff".repeat(32)}` } as never)).toThrow();
+  });
 });
 
 describe("typed data addresses in any letter case", () => {

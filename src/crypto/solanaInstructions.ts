@@ -6,8 +6,9 @@
  * lookup tables are read when the caller can resolve the tables (the chain
  * knows them per network); otherwise only static accounts are known.
  */
-import { getCompiledTransactionMessageDecoder, type Transaction } from "@solana/kit";
+import type { Transaction } from "@solana/kit";
 import { apiError } from "../errors/catalogue.js";
+import { compiledMessageOf } from "./solana.js";
 
 export const SYSTEM_PROGRAM = "11111111111111111111111111111111";
 export const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
@@ -47,7 +48,7 @@ export type LookupTableReader = (table: string) => readonly string[] | undefined
 
 /** The address lookup tables a v0 message loads accounts from. */
 export function lookupTablesOf(tx: Transaction): string[] {
-  const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
+  const message = compiledMessageOf(tx);
   return "addressTableLookups" in message ? (message.addressTableLookups ?? []).map((l) => String(l.lookupTableAddress)) : [];
 }
 
@@ -57,7 +58,7 @@ export function lookupTablesOf(tx: Transaction): string[] {
  * `tables` does not know, or an index past its end, is a 400.
  */
 export function readSolanaTransaction(tx: Transaction, tables?: LookupTableReader): SolanaTransactionFacts {
-  const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
+  const message = compiledMessageOf(tx);
   const accountKeys = message.staticAccounts.map(String);
   const lookups = "addressTableLookups" in message ? (message.addressTableLookups ?? []) : [];
   if (tables && lookups.length > 0) {

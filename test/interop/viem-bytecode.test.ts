@@ -156,6 +156,16 @@ describe("bytecode on the simulated EVM", () => {
     expect(await node.readContract({ address: vault, abi, functionName: "deposits", args: [account.address] })).toBe(1_500_000n);
   });
 
+  it("reads, in the frame that caught a revert, the slot as it was before the reverted frame wrote it", async () => {
+    const { wallet } = await fundedWallet();
+    const rollback = await deploy(wallet, "Rollback", []);
+    const { abi } = contracts.Rollback!;
+    const hash = await wallet.writeContract({ address: rollback, abi, functionName: "tryAndRead", args: [7n], account: wallet.account!, chain: baseSepolia });
+    expect((await node.waitForTransactionReceipt({ hash })).status).toBe("success");
+    expect(await node.readContract({ address: rollback, abi, functionName: "value" })).toBe(2n);
+    expect(await node.readContract({ address: rollback, abi, functionName: "seen" })).toBe(2n);
+  });
+
   it("undoes every move of a transaction that reverts after moving USDC", async () => {
     const { account, wallet } = await fundedWallet("1000000");
     const vault = await deploy(wallet, "Vault", [USDC]);

@@ -91,6 +91,14 @@ export class LedgerStateManager implements StateManagerInterface {
   private network = "";
   /** Slot values as they were when the transaction began (SSTORE's gas depends on them). */
   private readonly original = new Map<string, Uint8Array>();
+  /**
+   * The run's slots and code records as last read or written, by slotKey and codeKey (undefined: none): the EVM
+   * reads a slot or a contract's code several times a call, and every read from the store is a copy (~10 µs for a
+   * slot, more for code). Only this manager writes them during a run; a revert puts older values back through the
+   * journaled transaction, so it drops both, and so does each bind.
+   */
+  private readonly slots = new Map<string, Uint8Array>();
+  private readonly codes = new Map<string, { code: `0x${string}`; hash?: `0x${string}` } | undefined>();
 
   constructor(private readonly genesis: GenesisCode) {}
 
@@ -99,6 +107,21 @@ export class LedgerStateManager implements StateManagerInterface {
     this.tx = tx;
     this.network = network;
     this.original.clear();
+    this.forgetReads();
+  }
+
+  private forgetReads(): void {
+    this.slots.clear();
+    this.codes.clear();
+  }
+
+  /** The deployed code record at an address (not genesis code), read once per run. */
+  private deployedCode(address: string): { code: `0x${string}`; hash?: `0x${string}` } | undefined {
+    const key = codeKey(this.network, address);
+    if (this.codes.has(key)) return this.codes.get(key);
+    const record = this.store.collection(EVM_CODE).get(key);
+    this.codes.set(key, record);
+    return record;
   }
 
   private get store(): JournaledTx {
@@ -128,7 +151,7 @@ export class LedgerStateManager implements StateManagerInterface {
   }
 
   private codeHashOf(address: string): Uint8Array {
-    const deployed = this.store.collection(EVM_CODE).get(codeKey(this.network, address));
+    const deployed = this.deployedCode(address);
     // A record written before code records kept their hash (a state file of an earlier version) has none.
     if (deployed) return deployed.hash ? hexToBytes(deployed.hash) : genesisHash(deployed.code);
     const genesis = this.genesis(this.network, address);
@@ -146,7 +169,8 @@ export class LedgerStateManager implements StateManagerInterface {
     const a = address.toString();
     if (evmBalanceOf(this.store, this.network, NATIVE, a) !== 0n) setEvmBalance(this.store, this.network, NATIVE, a, 0n);
     clearNonce(this.store, this.network, a);
-    if (hasDeployedCode(this.store, this.network, a)) this.store.collection(EVM_CODE).delete(codeKey(this.network, a));
+    if (this.deployedCode(a)) this.store.collection(EVM_CODE).delete(codeKey(this.network, a));
+    this.codes.set(codeKey(this.network, a), undefined);
     await this.clearStorage(address);
   }
 
@@ -159,12 +183,14 @@ export class LedgerStateManager implements StateManagerInterface {
 
   async putCode(address: Address, value: Uint8Array): Promise<void> {
     const code = bytesToHex(value);
-    this.store.collection(EVM_CODE).put(codeKey(this.network, address.toString()), { code, hash: keccak256(code) });
+    const record = { code, hash: keccak256(code) };
+    this.store.collection(EVM_CODE).put(codeKey(this.network, address.toString()), record);
+    this.codes.set(codeKey(this.network, address.toString()), record);
   }
 
   async getCode(address: Address): Promise<Uint8Array> {
     const a = address.toString();
-    const deployed = this.store.collection(EVM_CODE).get(codeKey(this.network, a));
+    const deployed = this.deployedCode(a);
     const code = deployed?.code ?? this.genesis(this.network, a);
     if (!code) return new Uint8Array(0);
     // Decoded once per distinct code (keyed by its hash): the EVM reads a contract's code at every call into it.
@@ -182,8 +208,15 @@ export class LedgerStateManager implements StateManagerInterface {
   }
 
   async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
-    const value = this.store.collection(EVM_STORAGE).get(slotKey(this.network, address.toString(), key))?.value;
-    return value ? hexToBytes(value) : new Uint8Array(0);
+    const id = slotKey(this.network, address.toString(), key);
+    let bytes = this.slots.get(id);
+    if (!bytes) {
+      const value = this.store.collection(EVM_STORAGE).get(id)?.value;
+      bytes = value ? hexToBytes(value) : new Uint8Array(0);
+      this.slots.set(id, bytes);
+    }
+    // A copy: the EVM may pad or change what it is handed.
+    return bytes.slice();
   }
 
   async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
@@ -191,13 +224,15 @@ export class LedgerStateManager implements StateManagerInterface {
     const bytes = unpadBytes(value);
     const slots = this.store.collection(EVM_STORAGE);
     if (bytes.length === 0) {
-      if (slots.get(id)) slots.delete(id);
+      if ((await this.getStorage(address, key)).length > 0) slots.delete(id);
     } else slots.put(id, { contract: codeKey(this.network, address.toString()), slot: slotHex(key), value: bytesToHex(bytes) });
+    this.slots.set(id, bytes.slice());
   }
 
   async clearStorage(address: Address): Promise<void> {
     const contract = codeKey(this.network, address.toString());
     const slots = this.store.collection(EVM_STORAGE);
+    this.slots.clear();
     if (!slots.findBy("contract", contract)) return;
     for (const s of slots.filter((r) => r.contract === contract)) slots.delete(`${contract}|${s.slot}`);
   }
@@ -212,6 +247,7 @@ export class LedgerStateManager implements StateManagerInterface {
 
   async revert(): Promise<void> {
     this.store.revert();
+    this.forgetReads();
   }
 
   // The sandbox keeps no state trie: roots are constants, and every root is "known".

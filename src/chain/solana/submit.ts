@@ -4,14 +4,14 @@
  * accounts. A transaction whose instructions fail is refused with the runtime's error (the node's preflight),
  * or, with `skipPreflight`, lands failed and pays its fee, as on a cluster.
  */
-import { getCompiledTransactionMessageDecoder, type Transaction } from "@solana/kit";
+import type { Transaction } from "@solana/kit";
 import type { Clock } from "../../clock.js";
-import { encodeSolanaTransaction, toBase58 } from "../../crypto/solana.js";
+import { compiledMessageOf, encodeSolanaTransaction, toBase58 } from "../../crypto/solana.js";
 import type { SolanaTransactionFacts } from "../../crypto/solanaInstructions.js";
 import { apiError } from "../../errors/catalogue.js";
 import type { ProjectTx } from "../../store/store.js";
 import { inclusionBlock, settlementBlock } from "../mining.js";
-import { decodeMint, decodeTokenAccount, ensureMint, readSolanaAccount, tokenAccountOwner, writeSolanaAccount } from "./accounts.js";
+import { decodeMint, ensureMint, readSolanaAccount, type SolanaAccountState, tokenAccountOwner, writeSolanaAccount } from "./accounts.js";
 import { recentBlockhashSlot } from "./blockhashes.js";
 import { applySolanaTransaction, LAMPORTS_PER_SIGNATURE, type SolanaLedgerTx, type SolanaTokenBalance, solanaTxs } from "./ledger.js";
 import { indexSignature } from "./signatures.js";
@@ -50,18 +50,28 @@ export function refusalAsApiError(refused: SolanaTransactionRefused): Error {
 
 /** The recent blockhash a transaction's message names. */
 export function blockhashOf(tx: Transaction): string {
-  return String(getCompiledTransactionMessageDecoder().decode(tx.messageBytes).lifetimeToken);
+  return String(compiledMessageOf(tx).lifetimeToken);
 }
 
-function tokenBalances(store: ProjectTx, network: string, keys: readonly string[]): SolanaTokenBalance[] {
+/**
+ * The token balances of the token accounts among `states` (a transaction's accounts, by index, as read before or
+ * after it): only the fields the history lists are decoded, and each mint's decimals read once.
+ */
+function tokenBalances(store: ProjectTx, network: string, states: readonly (SolanaAccountState | undefined)[]): SolanaTokenBalance[] {
   const rows: SolanaTokenBalance[] = [];
-  keys.forEach((key, accountIndex) => {
-    const state = readSolanaAccount(store, network, key);
-    if (!state || !tokenAccountOwner(state)) return;
-    const fields = decodeTokenAccount(Buffer.from(state.data, "base64"));
-    const mint = readSolanaAccount(store, network, fields.mint);
-    const decimals = mint ? decodeMint(Buffer.from(mint.data, "base64")).decimals : 0;
-    rows.push({ accountIndex, mint: fields.mint, owner: fields.owner, programId: state.owner, amount: fields.amount.toString(), decimals });
+  const decimalsOf = new Map<string, number>();
+  states.forEach((state, accountIndex) => {
+    const owner = state && tokenAccountOwner(state);
+    if (!state || !owner) return;
+    const data = Buffer.from(state.data, "base64");
+    const mint = toBase58(data.subarray(0, 32));
+    let decimals = decimalsOf.get(mint);
+    if (decimals === undefined) {
+      const mintState = states.find((s) => s?.address === mint) ?? readSolanaAccount(store, network, mint);
+      decimals = mintState ? decodeMint(Buffer.from(mintState.data, "base64")).decimals : 0;
+      decimalsOf.set(mint, decimals);
+    }
+    rows.push({ accountIndex, mint, owner, programId: state.owner, amount: data.readBigUInt64LE(64).toString(), decimals });
   });
   return rows;
 }
@@ -104,7 +114,7 @@ export function submitSolanaTransaction(
   for (const key of facts.accountKeys) if (key !== SOL.mint && solanaTokenByMint(network, key)) ensureMint(store, network, key);
   const keys = facts.accountKeys;
   const pre = keys.map((key) => readSolanaAccount(store, network, key));
-  const preTokenBalances = tokenBalances(store, network, keys);
+  const preTokenBalances = tokenBalances(store, network, pre);
   const slot = options.confirmed ? settlementBlock(store, clock, network) : inclusionBlock(store, clock, network);
   const version = tx.messageBytes[0]! & 0x80 ? tx.messageBytes[0]! & 0x7f : "legacy";
   const wire = encodeSolanaTransaction(tx);
@@ -125,7 +135,11 @@ export function submitSolanaTransaction(
   } else {
     for (const account of run.post) writeSolanaAccount(store, account);
   }
-  const balance = (key: string) => readSolanaAccount(store, network, key)?.lamports ?? "0";
+  // The accounts as the transaction leaves them: those it wrote back, the others as they were.
+  const written = new Map(run.err === null ? run.post.map((account) => [account.address, account]) : []);
+  const post = keys.map((key, i) => (run.err === null ? (written.get(key) ?? pre[i]) : readSolanaAccount(store, network, key)));
+  // An account the runtime left with no lamports is gone (writeSolanaAccount deleted it).
+  const after = post.map((state) => (state && BigInt(state.lamports) === 0n ? undefined : state));
   const record: SolanaLedgerTx = {
     signature,
     network,
@@ -142,9 +156,9 @@ export function submitSolanaTransaction(
       unitsConsumed: run.unitsConsumed,
       innerInstructions: run.innerInstructions,
       preBalances: pre.map((p) => p?.lamports ?? "0"),
-      postBalances: keys.map(balance),
+      postBalances: after.map((state) => state?.lamports ?? "0"),
       preTokenBalances,
-      postTokenBalances: tokenBalances(store, network, keys),
+      postTokenBalances: tokenBalances(store, network, after),
     },
   };
   solanaTxs(store).put(signature, record);
@@ -175,5 +189,5 @@ export function simulateSolanaTransaction(
 
 /** How many accounts the message lists itself (the rest of facts.accountKeys come from lookup tables). */
 function staticKeyCount(tx: Transaction): number {
-  return getCompiledTransactionMessageDecoder().decode(tx.messageBytes).staticAccounts.length;
+  return compiledMessageOf(tx).staticAccounts.length;
 }

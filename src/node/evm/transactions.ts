@@ -1,5 +1,5 @@
 /** Transactions on the node: look-ups by hash, raw sends of transactions signed anywhere, and gas estimates. */
-import { type Hex, keccak256, parseTransaction, recoverTransactionAddress, toHex } from "viem";
+import { type Hex, keccak256, parseTransaction, toHex } from "viem";
 import { applyTransaction, runsBytecode } from "../../chain/evm/executeTransaction.js";
 import { nextNonce, setNextNonce } from "../../chain/evm/nonces.js";
 import { applyEvmTransaction, type EvmTransactionInput, type LedgerTx, ledgerTxs } from "../../chain/evm/ledger.js";
@@ -7,6 +7,7 @@ import { balanceOf } from "../../chain/balances.js";
 import { CHAIN_CONTRACTS, SANDBOX_CONTRACTS } from "../../products/sandboxContracts.js";
 import { submissionRefusal } from "../../chain/evm/submissionLimits.js";
 import { NATIVE_TOKEN_ADDRESS } from "../../chain/tokens.js";
+import { transactionSender } from "../../crypto/evm.js";
 import { ApiError } from "../../errors/catalogue.js";
 import { RpcError } from "../jsonRpc.js";
 import { type EvmNodeContext, hex, latestBlock } from "./context.js";
@@ -36,7 +37,7 @@ export async function eth_sendRawTransaction(params: unknown[], ctx: EvmNodeCont
   let from: `0x${string}`;
   try {
     parsed = parseTransaction(raw);
-    from = await recoverTransactionAddress({ serializedTransaction: raw as never });
+    from = transactionSender(parsed);
   } catch (error) {
     throw new RpcError(-32602, `invalid raw transaction: ${(error as Error).message.split("\n")[0]}`);
   }

@@ -4,14 +4,13 @@
  * simulateTransaction, and the history: getSignatureStatuses, getTransaction (with logs and meta),
  * getSignaturesForAddress.
  */
-import { ed25519 } from "@noble/curves/ed25519.js";
-import { getBase58Encoder, getCompiledTransactionMessageDecoder, type Transaction } from "@solana/kit";
+import { getBase58Encoder, type Transaction } from "@solana/kit";
 import { blockTimestampOf } from "../../chain/blocks.js";
 import { solanaTxs, type SolanaLedgerTx } from "../../chain/solana/ledger.js";
 import { readSolanaTransactionOn } from "../../chain/solana/lookupTables.js";
 import { signaturesFor } from "../../chain/solana/signatures.js";
 import { simulateSolanaTransaction, SolanaTransactionRefused, submitSolanaTransaction } from "../../chain/solana/submit.js";
-import { decodeSolanaTransaction, toBase58 } from "../../crypto/solana.js";
+import { compiledMessageOf, decodeSolanaTransaction, fromBase58, toBase58, verifySolanaSignature } from "../../crypto/solana.js";
 import { ApiError } from "../../errors/catalogue.js";
 import { RpcError } from "../jsonRpc.js";
 import { checkAddress, uiTokenAmount } from "./accounts.js";
@@ -54,7 +53,7 @@ const refusedData = (refused: SolanaTransactionRefused) => ({
 export function sendTransaction(params: unknown[], ctx: SolanaNodeContext) {
   const [tx, options] = readWire(params);
   for (const [signer, signature] of Object.entries(tx.signatures)) {
-    const ok = signature && ed25519.verify(new Uint8Array(signature), new Uint8Array(tx.messageBytes), new Uint8Array(getBase58Encoder().encode(signer)));
+    const ok = signature && verifySolanaSignature(new Uint8Array(signature), new Uint8Array(tx.messageBytes), fromBase58(signer));
     if (!ok) throw new RpcError(-32003, `Transaction signature verification failure`);
   }
   try {
@@ -112,7 +111,7 @@ export function getSignatureStatuses(params: unknown[], ctx: SolanaNodeContext) 
 
 /** A compiled message in the RPC's `json` encoding. */
 function messageJson(tx: Transaction) {
-  const m = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
+  const m = compiledMessageOf(tx);
   return {
     accountKeys: m.staticAccounts.map(String),
     header: {
