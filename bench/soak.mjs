@@ -164,8 +164,12 @@ say(
     .join(" ")}; sandbox RSS at start ${rssAtStart} MB`,
 );
 
+/** The RSS at the first report (after a minute, or the whole run when shorter): what the end is compared with. */
+let rssAfterFirstWindow;
+
 /** One line for the window since the last: `label` is "end" for the last one. */
 function report(label = "") {
+  rssAfterFirstWindow ??= rssMb();
   const sorted = window.latencies.sort((a, b) => a - b);
   all.push(...sorted);
   const statuses = [...window.statuses.entries()].map(([s, n]) => `${s}:${n}`).join(" ");
@@ -204,8 +208,10 @@ clearInterval(reporter);
 while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 20));
 if (window.latencies.length) report("end");
 all.sort((a, b) => a - b);
+const rssAtEnd = rssMb();
+const growth = ((rssAtEnd - rssAfterFirstWindow) / rssAfterFirstWindow) * 100;
 say(
-  `overall: ${all.length} requests in ${SECONDS} s, p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms, max ${(all.at(-1) ?? Number.NaN).toFixed(1)} ms; RSS ${rssAtStart} MB at start, ${rssMb()} MB at the end; ${skipped} requests not sent (too many waiting)`,
+  `overall: ${all.length} requests in ${SECONDS} s, p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms, max ${(all.at(-1) ?? Number.NaN).toFixed(1)} ms; RSS ${rssAtStart} MB at start, ${rssAfterFirstWindow} MB after the first report, ${rssAtEnd} MB at the end (${growth >= 0 ? "+" : ""}${growth.toFixed(1)} %); ${skipped} requests not sent (too many waiting)`,
 );
 stopping = true;
 agent.destroy();

@@ -44,23 +44,27 @@ export function readSigningKey(kid: string, pem: string): { publicKeyPem: string
   return { publicKeyPem: key.export({ type: "spki", format: "pem" }).toString(), modulusLength };
 }
 
-/** Remembers the jtis of one project's signatures for the window, so that each is accepted once. */
+/** Remembers the jtis of one project's signatures while they could be accepted, so that each is accepted once. */
 export interface SignatureJtis {
-  claim(jti: string, nowSeconds: number): boolean;
+  /** False when the jti was already used; `untilSeconds` is the last second of the sandbox clock its signature is accepted. */
+  claim(jti: string, nowSeconds: number, untilSeconds: number): boolean;
 }
+
+/** How often (sandbox seconds) the jtis of signatures no longer accepted are dropped. */
+const PRUNE_EVERY_SECONDS = 10;
 
 export function createSignatureJtis(): SignatureJtis {
   const seen = new Map<string, number>();
-  let lastPrune = 0;
+  let lastPrune = Number.NEGATIVE_INFINITY;
   return {
-    claim(jti, now) {
-      if (now - lastPrune > SIGNATURE_WINDOW_SECONDS) {
+    claim(jti, now, untilSeconds) {
+      if (now - lastPrune >= PRUNE_EVERY_SECONDS) {
         for (const [id, until] of seen) if (until < now) seen.delete(id);
         lastPrune = now;
       }
       const until = seen.get(jti);
       if (until !== undefined && until >= now) return false;
-      seen.set(jti, now + 2 * SIGNATURE_WINDOW_SECONDS);
+      seen.set(jti, untilSeconds);
       return true;
     },
   };
@@ -121,6 +125,7 @@ export async function verifyRequestSignature(
     throw reject(`iat ${iat} is more than ${SIGNATURE_WINDOW_SECONDS} s from the sandbox clock (${nowSeconds}).`);
   }
   if (typeof claims.jti !== "string" || claims.jti === "" || claims.jti.length > 256) throw reject("jti must be a non-empty string (at most 256 characters).");
-  if (!jtis.claim(`${key.kid}\u0000${claims.jti}`, nowSeconds))
+  // Accepted while iat is within the window of the clock, so remembered until iat + the window and no longer.
+  if (!jtis.claim(`${key.kid}\u0000${claims.jti}`, nowSeconds, iat + SIGNATURE_WINDOW_SECONDS))
     throw reject(`jti ${JSON.stringify(claims.jti)} was already used: a signature is accepted once.`);
 }

@@ -5,11 +5,14 @@
  * the largest single cost of a request. On the event loop it would cap
  * throughput at about half; through WebCrypto every check is a libuv job of
  * its own, and the hand-offs between the pool's four threads and the loop
- * cost more CPU than the check. One long-lived thread, fed check by check,
- * costs less: when it is busy, checks queue and it drains them without
- * sleeping, and its answers reach the loop together. (Sending checks in
- * batches cost less CPU still but made requests wait for each other, and
- * the signed POST lost ~20 % of its rate under autocannon.)
+ * cost more CPU than the check. One long-lived thread costs less: when it
+ * is busy, checks queue and it drains them without sleeping, and its answers
+ * reach the loop together. The checks asked for in one turn of the event loop
+ * go over in one message, and the thread answers each as soon as it is done
+ * (waiting to answer a batch whole made requests wait for each other, and the
+ * signed POST lost ~20 % of its rate under autocannon). Checking on the event
+ * loop instead (libsodium and OpenSSL called there) measured worse: event-loop
+ * time per signed POST doubled under load.
  *
  * On the thread, Ed25519 goes through libsodium (`sodium-native`, prebuilt
  * binaries): 0.10 ms a check against node:crypto's 0.15 ms when timed alone;
@@ -46,7 +49,8 @@ export function verifyNow(alg: SignatureAlg, key: KeyObject, signingInput: strin
  * The helper thread's program. A key arrives once, as base64 SPKI DER with
  * its number, in the first check that uses it; a check is
  * [keyNumber, alg, signingInput, signature, keyDer?, forgetKeyNumber?] and its
- * answer a boolean.
+ * answer a boolean. A message carries the checks asked for in one turn of the
+ * event loop, the answers come back one by one.
  * Strings, not Buffers, cross the thread boundary: a pooled Buffer would be
  * copied with its whole 8 KB pool.
  */
@@ -58,7 +62,9 @@ try { sodium = workerData.sodiumPath ? require(workerData.sodiumPath) : null; } 
 // An Ed25519 SPKI is this 12-byte header and the 32-byte key.
 const ED25519_SPKI_HEADER = "302a300506032b6570032100";
 const keys = new Map();
-parentPort.on("message", ([n, alg, signingInput, signature, der, forget]) => {
+// A message is the checks of one turn of the event loop; each is answered as soon as it is done.
+parentPort.on("message", (checks) => { for (const check of checks) answer(check); });
+function answer([n, alg, signingInput, signature, der, forget]) {
   if (forget !== undefined) keys.delete(forget);
   if (der) {
     const bytes = Buffer.from(der, "base64");
@@ -75,7 +81,7 @@ parentPort.on("message", ([n, alg, signingInput, signature, der, forget]) => {
     else valid = verify(null, input, key, sig);
   } catch {}
   parentPort.postMessage(valid);
-});
+}
 `;
 
 /** Where libsodium's binding is, for the thread to load; undefined when it is not installed. */
@@ -99,6 +105,17 @@ export class VerifyThread {
   private worker: Worker | undefined;
   /** Checks sent and not yet answered, oldest first: the thread answers in order. */
   private pending: Check[] = [];
+  /**
+   * Checks asked for in this turn of the event loop, sent together at its end (setImmediate): under load several
+   * requests ask in one turn, and each message costs the loop more than the check's data (serializing, waking the
+   * thread). The thread still answers check by check, so no request waits for another's check.
+   */
+  private outbox: unknown[][] = [];
+  private readonly flush = () => {
+    const checks = this.outbox;
+    this.outbox = [];
+    if (checks.length > 0) this.worker?.postMessage(checks);
+  };
   private keyNumbers = new WeakMap<KeyObject, number>();
   private nextKeyNumber = 0;
   /**
@@ -130,7 +147,7 @@ export class VerifyThread {
       }
       if (this.pending.length === 0) worker.ref();
       this.pending.push({ alg, key, signingInput, signature, resolve });
-      worker.postMessage(message);
+      if (this.outbox.push(message) === 1) setImmediate(this.flush);
     });
   }
 
@@ -171,6 +188,7 @@ export class VerifyThread {
     this.worker = undefined;
     this.keyNumbers = new WeakMap();
     this.threadKeys = new Map();
+    this.outbox = []; // its checks are pending, answered below; its key numbers meant the lost thread's keys
     const pending = this.pending;
     this.pending = [];
     for (const c of pending) c.resolve(verifyNow(c.alg, c.key, c.signingInput, c.signature));

@@ -12,26 +12,34 @@ import { canonicalJson, reqHashOf } from "./reqHash.js";
 
 const WALLET_TOKEN_MAX_AGE_SECONDS = 60;
 const LEEWAY_SECONDS = 30;
+const PRUNE_EVERY_SECONDS = 10;
 
 /** Remembers jtis until their token could no longer be accepted anyway. */
 export interface JtiRegistry {
-  /** False when the jti was already used. */
-  claim(jti: string, nowSeconds: number): boolean;
+  /** False when the jti was already used; `untilSeconds` is the last second its token is accepted. */
+  claim(jti: string, nowSeconds: number, untilSeconds: number): boolean;
+  /** How many jtis are remembered now. */
+  readonly size: number;
 }
 
 export function createJtiRegistry(): JtiRegistry {
   const seen = new Map<string, number>();
   let lastPrune = 0;
   return {
-    claim(jti, now) {
-      if (now - lastPrune > WALLET_TOKEN_MAX_AGE_SECONDS) {
+    claim(jti, now, untilSeconds) {
+      // Every few seconds: a jti is kept at most as long as its token lives (90 s), so the map holds the tokens of
+      // that window and no more, whatever the rate.
+      if (now - lastPrune >= PRUNE_EVERY_SECONDS) {
         for (const [id, until] of seen) if (until < now) seen.delete(id);
         lastPrune = now;
       }
       const until = seen.get(jti);
       if (until !== undefined && until >= now) return false;
-      seen.set(jti, now + WALLET_TOKEN_MAX_AGE_SECONDS + 2 * LEEWAY_SECONDS);
+      seen.set(jti, untilSeconds);
       return true;
+    },
+    get size() {
+      return seen.size;
     },
   };
 }
@@ -84,5 +92,6 @@ export async function verifyWalletAuth(
 
   const jti = claims.jti;
   if (typeof jti !== "string" || jti === "") throw reject("Malformed X-Wallet-Auth token: the jti claim is missing.");
-  if (!jtis.claim(jti, now)) throw reject(`X-Wallet-Auth replayed: jti ${jti} was already used.`);
+  // Accepted until iat + 90 s at the latest (the age check above), so remembered that long and no longer.
+  if (!jtis.claim(jti, now, iat + WALLET_TOKEN_MAX_AGE_SECONDS + LEEWAY_SECONDS)) throw reject(`X-Wallet-Auth replayed: jti ${jti} was already used.`);
 }

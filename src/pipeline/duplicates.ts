@@ -52,12 +52,15 @@ const DUPLICATE_WINDOW_MS = 10 * 60 * 1000;
 const ALLOW_REPEAT_HEADER = "x-sandbox-allow-repeat";
 
 interface EffectRecord {
+  /** Its key (absent from records written before effects were forgotten: those stay). */
+  fingerprint?: string;
   /** Of the first request that performed the effect. */
   correlationId: string;
   atMs: number;
 }
 
-const EFFECTS_SEEN = declareCollection<EffectRecord>("_effects");
+/** Due (forgotten) once its window has passed: a later request can no longer repeat it. */
+const EFFECTS_SEEN = declareCollection<EffectRecord>("_effects", { dueAt: (r) => r.atMs + DUPLICATE_WINDOW_MS + 1 });
 
 /** What makes two requests the same effect: the operation, its path (the resource) and its body, canonically. */
 function fingerprintOf(ex: Exchange): string | undefined {
@@ -91,8 +94,11 @@ export function findDuplicate(tx: ProjectTx, ex: Exchange, nowMs: number): strin
 export function recordEffect(tx: ProjectTx, ex: Exchange, nowMs: number): void {
   const fingerprint = fingerprintOf(ex);
   if (fingerprint === undefined || ex.headers[ALLOW_REPEAT_HEADER] === "true") return;
-  const seen = tx.collection(EFFECTS_SEEN).get(fingerprint);
+  const effects = tx.collection(EFFECTS_SEEN);
+  const seen = effects.get(fingerprint);
   // A run of repeats names its first request; the window runs from the latest of them.
   const first = seen && nowMs - seen.atMs <= DUPLICATE_WINDOW_MS ? seen.correlationId : ex.correlationId;
-  tx.collection(EFFECTS_SEEN).put(fingerprint, { correlationId: first, atMs: nowMs });
+  // What no request can repeat any more goes, so the project keeps the effects of the window, not of its whole life.
+  for (const past of effects.dueBy(nowMs)) if (past.fingerprint !== undefined) effects.delete(past.fingerprint);
+  effects.put(fingerprint, { fingerprint, correlationId: first, atMs: nowMs });
 }

@@ -6,7 +6,9 @@
  * second waits for the first and then replays it.
  *
  * 5xx answers are not remembered (the operation's outcome is unknown, so a
- * retry must be allowed to run); everything else is.
+ * retry must be allowed to run); everything else is. Keys past their 24 h are
+ * dropped when the project next records one, so the records a project keeps
+ * are those of the last 24 h of sandbox time, not every key it ever sent.
  */
 import { createHash } from "node:crypto";
 import { canonicalJson } from "../auth/reqHash.js";
@@ -16,7 +18,7 @@ import type { PendingTx } from "../store/store.js";
 import { declareCollection } from "../store/collections.js";
 import type { Exchange, Outgoing } from "./exchange.js";
 
-const IDEMPOTENCY = declareCollection<IdempotencyRecord>("_idempotency");
+const IDEMPOTENCY = declareCollection<IdempotencyRecord>("_idempotency", { dueAt: (r) => r.expiresAt });
 const LIFETIME_MS = 24 * 60 * 60 * 1000;
 
 interface IdempotencyRecord {
@@ -68,7 +70,9 @@ export class Idempotency {
 
     const running = run(tx).then(async (response) => {
       if (response.status < 500) {
-        records.put(key, { key, fingerprint, expiresAt: this.clock.now() + LIFETIME_MS, response });
+        const now = this.clock.now();
+        for (const expired of records.dueBy(now)) records.delete(expired.key);
+        records.put(key, { key, fingerprint, expiresAt: now + LIFETIME_MS, response });
       }
       await tx.commit();
       return response;

@@ -11,6 +11,7 @@ beforeAll(async () => {
 afterAll(() => sandbox.close());
 
 const CREATE = "/platform/v2/evm/accounts";
+const recordsOf = (collection: string) => sandbox.exportState(sandbox.credentials.projectId).projects?.[0]?.records?.[collection] ?? {};
 const create = (key: string, body: unknown) => call(sandbox, "POST", CREATE, { body, wallet: true, headers: { "X-Idempotency-Key": key } });
 
 describe("X-Idempotency-Key", () => {
@@ -68,6 +69,16 @@ describe("X-Idempotency-Key", () => {
     sandbox.clock.advance(24 * 60 * 60 * 1000 + 1000);
     const second = await create("key-expiry-1", { name: "idem-g" });
     expect(second.body.address).not.toBe(first.body.address);
+  });
+
+  it("drops keys past their 24 hours when the project records the next one, so old keys do not pile up", async () => {
+    await create("key-pile-1", { name: "idem-i" });
+    await create("key-pile-2", { name: "idem-j" });
+    const keys = () => Object.keys(recordsOf("_idempotency"));
+    expect(keys()).toEqual(expect.arrayContaining(["key-pile-1", "key-pile-2"]));
+    sandbox.clock.advance(24 * 60 * 60 * 1000 + 1000);
+    await create("key-pile-3", { name: "idem-k" });
+    expect(keys()).toEqual(["key-pile-3"]);
   });
 
   it("rejects a key longer than 128 characters", async () => {

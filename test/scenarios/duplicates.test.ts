@@ -59,6 +59,19 @@ describe("the duplicate-effect detector", () => {
     expect((await faucet(address)).headers["x-sandbox-duplicate-of"]).toBeUndefined();
   });
 
+  it("forgets effects once no request can repeat them any more, so the project keeps only the window's", async () => {
+    const [a, b] = [await newAccount(), await newAccount()];
+    await faucet(a);
+    const effects = () => Object.keys(sandbox.exportState(sandbox.credentials.projectId).projects?.[0]?.records?._effects ?? {});
+    expect(effects().some((f) => f.includes(a))).toBe(true);
+    sandbox.clock.advance(10 * 60 * 1000 + 1);
+    await faucet(b);
+    expect(effects().some((f) => f.includes(a))).toBe(false);
+    expect(effects().filter((f) => f.includes(b))).toHaveLength(1);
+    // Within the window it is still a duplicate.
+    expect((await faucet(b)).headers["x-sandbox-duplicate-of"]).toBeDefined();
+  });
+
   it("refuses the repeat with 409 sandbox_duplicate_effect under strictRetries, and nothing changes", async () => {
     const address = await newAccount();
     expect((await faucet(address)).status).toBe(200);
