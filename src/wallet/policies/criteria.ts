@@ -155,13 +155,21 @@ function membership(values: string[], operator: string, listed: string[], caseIn
   return values.every((v) => !set.has(norm(v)));
 }
 
+/**
+ * Compiled patterns, the least recently used dropped first past REGEX_CACHE_SIZE: every policy a caller writes
+ * brings its own patterns, so an unbounded cache would grow with every distinct one any project ever sent.
+ */
+const REGEX_CACHE_SIZE = 1_000;
 const regexCache = new Map<string, RE2JS>();
 function re2(pattern: string): RE2JS {
   let compiled = regexCache.get(pattern);
-  if (!compiled) {
+  if (compiled) {
+    regexCache.delete(pattern); // re-inserted below: a Map iterates in insertion order, so the oldest is first
+  } else {
     compiled = RE2JS.compile(pattern);
-    regexCache.set(pattern, compiled);
+    if (regexCache.size >= REGEX_CACHE_SIZE) regexCache.delete(regexCache.keys().next().value as string);
   }
+  regexCache.set(pattern, compiled);
   return compiled;
 }
 
