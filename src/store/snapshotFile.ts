@@ -47,20 +47,29 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class SnapshotFile<T> implements Adapter<T> {
-  constructor(
-    private readonly file: string,
-    /** The text of the document in pieces (the store writes records on lines of their own: stateLayout.ts). */
-    private readonly pieces: (data: T) => Iterable<string> = jsonPieces,
-  ) {}
+  constructor(private readonly file: string) {}
 
-  /** The parsed document, null when there is none (lowdb's reader; the store loads its data file with stateLayout.ts). */
   async read(): Promise<T | null> {
+    return ((await this.readDocument()) ?? null) as T | null;
+  }
+
+  /**
+   * The parsed document, unchecked (a JSON `null` is returned as null); undefined when the file does not exist or
+   * is empty, which starts a new data file.
+   */
+  async readDocument(): Promise<unknown> {
+    let text: string;
     try {
-      const text = await readFile(this.file, "utf8");
-      return text.trim() === "" ? null : (JSON.parse(text) as T);
+      text = await readFile(this.file, "utf8");
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-      throw error;
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw new Error(`${this.file} cannot be read: ${(error as Error).message}`);
+    }
+    if (text.trim() === "") return undefined;
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (error) {
+      throw new Error(`${this.file} is not a cdp-sandbox data file: it is not valid JSON (${(error as Error).message}). Nothing was written to it.`);
     }
   }
 
@@ -72,7 +81,7 @@ export class SnapshotFile<T> implements Adapter<T> {
       let pending: string[] = [];
       let size = 0;
       let sliceStarted = performance.now();
-      for (const piece of this.pieces(data)) {
+      for (const piece of jsonPieces(data)) {
         pending.push(piece);
         size += piece.length;
         if (size >= FLUSH_CHARS) {

@@ -12,7 +12,7 @@ import { Low, Memory } from "lowdb";
 import { type CollectionOf, hasIndexKey, type IndexKey, keysOf } from "./collections.js";
 import { CollectionIndexes } from "./indexes.js";
 import { SnapshotFile } from "./snapshotFile.js";
-import { loadState, statePieces } from "./stateLayout.js";
+import { checkDataDocument } from "./dataFile.js";
 import { fsyncPath, type LoggedCommit, type LoggedWrite, WriteAheadLog } from "./writeAheadLog.js";
 import { emptyState, type ProjectMeta, type ProjectRecord, type SandboxState } from "./state.js";
 
@@ -71,8 +71,10 @@ export class Store {
 
   static async open(file?: string): Promise<Store> {
     if (!file) return new Store(new Low(new Memory<SandboxState>(), emptyState()), undefined, undefined);
+    const snapshot = new SnapshotFile<SandboxState>(file);
+    const document = await snapshot.readDocument();
     // Checked before anything is written: a file that is not a data file is refused as it is.
-    const db = new Low<SandboxState>(new SnapshotFile<SandboxState>(file, statePieces), loadState(file) ?? emptyState());
+    const db = new Low<SandboxState>(snapshot, document === undefined ? emptyState() : checkDataDocument(document, file));
     const log = new WriteAheadLog(`${file}.log`);
     for (const entry of WriteAheadLog.read(log.file)) {
       if ("s" in entry) Object.assign(db.data, entry.s);
