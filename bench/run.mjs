@@ -31,6 +31,9 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const STARTS = Number(process.env.BENCH_STARTS ?? 3);
 /** BENCH_CPU_PROF=DIR: the sandbox writes a V8 CPU profile of its runs there (open it in Chrome DevTools). */
 const PROFILE = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+/** BENCH_HEAPSNAPSHOT=DIR: the sandbox writes a V8 heap snapshot there after the runs (`node bench/heap.mjs FILE` reads it). */
+const HEAP_DIR = process.env.BENCH_HEAPSNAPSHOT;
+const HEAP = HEAP_DIR ? ["--heapsnapshot-signal=SIGUSR2", `--diagnostic-dir=${HEAP_DIR}`] : [];
 const WARMUP_REQUESTS = 500;
 /** The Node flags `npm start` runs the sandbox with (package.json), so the figures are those of the shipped command. */
 const START_FLAGS = JSON.parse(readFileSync(join(root, "package.json"), "utf8"))
@@ -76,7 +79,7 @@ const mint = (n, make) => Promise.all(Array.from({ length: n }, make));
  */
 async function timeStart() {
   const t0 = performance.now();
-  const { child, fields } = await spawnServer([join(root, "dist/cli.js"), "--port", "0", "--seed", "bench"], [...START_FLAGS, ...PROFILE]);
+  const { child, fields } = await spawnServer([join(root, "dist/cli.js"), "--port", "0", "--seed", "bench"], [...START_FLAGS, ...PROFILE, ...HEAP]);
   const ready = performance.now() - t0;
   const url = new URL(fields.basePath).origin;
   const health = await fetch(`${url}/_sandbox/health`);
@@ -210,6 +213,20 @@ const postResult = await measured(sandbox.child.pid, {
   ],
 });
 const rss = rssOf(sandbox.child.pid);
+if (HEAP_DIR) {
+  sandbox.child.kill("SIGUSR2");
+  // Written on the sandbox's main thread: once it answers again, the snapshot is complete.
+  for (let attempt = 0; attempt < 60; attempt++) {
+    if (
+      await fetch(`${sandbox.url}/_sandbox/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
 await stop(sandbox.child);
 
 const base = bareResult.requests.average;

@@ -1,0 +1,113 @@
+#!/usr/bin/env node
+/**
+ * Where the memory of a sandbox goes. `node bench/heap.mjs` writes a state file of BENCH_HEAP_SIZE (100,000)
+ * records of each kind (as `npm run bench:state` does: EVM accounts, ledger transactions, transfers, webhook
+ * deliveries, and a Solana wallet with a token account per record), starts the built command on it with `--data`,
+ * makes a few first calls (a named lookup, list pages, a signed create, a receipt), and has it write a V8 heap
+ * snapshot; `node bench/heap.mjs FILE.heapsnapshot` reads a snapshot taken elsewhere (e.g. after `npm run bench`,
+ * with BENCH_HEAPSNAPSHOT=DIR there). Prints, as Markdown, the retained size of each part of the state (each
+ * collection's records, the store's indexes, the journal, the replay caches, the runtimes, the validators) and the
+ * largest kinds of object by self size. A measurement, never a test. Run `npm run build` first.
+ */
+import { readdirSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { heapGraph, readHeapSnapshot } from "./lib/heapSnapshot.mjs";
+import { makeStateFile, rssMb, signer, start, stop } from "./lib/stateFile.mjs";
+
+const SIZE = Number(process.env.BENCH_HEAP_SIZE ?? 100000);
+
+/** Parts of the sandbox found by the class of their objects: each one's retained size is reported. */
+const BY_CLASS = {
+  "store: indexes (lookups, list order, due times)": ["CollectionIndexes"],
+  "store: in-memory snapshots (`/_sandbox/snapshots`)": ["Snapshots"],
+  "journal of requests": ["Journal", "JournalFile"],
+  "idempotency replay cache": ["Idempotency"],
+  "wallet-token replay registry (jti)": ["WalletAuthStage"],
+  "EVM runtime (ethereumjs)": ["EVM", "LedgerStateManager"],
+  "Solana runtime (LiteSVM)": ["LiteSvmRuntime", "LiteSVM"],
+  "compiled validators (Ajv)": ["PreparedAjv", "Ajv", "Ajv2019", "Ajv2020"],
+};
+
+const mb = (bytes) => (bytes / 1024 / 1024).toFixed(1);
+
+/** A heap snapshot of the sandbox at SIZE records of each kind, and its RSS when it was taken. */
+async function snapshotAtSize() {
+  const { dir, file, name, hash } = await makeStateFile(SIZE);
+  const began = performance.now();
+  const { child, fields } = await start(file, ["--heapsnapshot-signal=SIGUSR2", `--diagnostic-dir=${dir}`]);
+  const startMs = performance.now() - began;
+  const request = await signer(fields);
+  const call = async (method, path, body) => {
+    const res = await fetch(...Object.values(await request(method, path, body)));
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status}`);
+    await res.arrayBuffer();
+  };
+  await call("GET", `/v2/evm/accounts/by-name/${name}`);
+  await call("GET", "/v2/evm/accounts?pageSize=20");
+  await call("POST", "/v2/evm/accounts", { name: "heap-signer" });
+  await call("GET", "/v2/transfers?pageSize=20&status=completed");
+  const node = `${new URL(fields.basePath).origin}/rpc/v1/base-sepolia/${fields.projectId}`;
+  await fetch(node, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_getTransactionReceipt", params: [hash] }),
+  });
+  const rss = rssMb(child.pid);
+  child.kill("SIGUSR2");
+  // The snapshot is written on the sandbox's main thread: once it answers again, the file is complete (a kept-alive
+  // connection may have been dropped meanwhile: asked again on a new one).
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await call("GET", "/v2/evm/accounts?pageSize=1");
+      break;
+    } catch (error) {
+      if (attempt === 5) throw error;
+    }
+  }
+  const written = readdirSync(dir).find((f) => f.endsWith(".heapsnapshot"));
+  await stop(child);
+  return { dir, snapshot: join(dir, written), rss, startMs };
+}
+
+function attribute(file) {
+  const began = performance.now();
+  const graph = heapGraph(readHeapSnapshot(file));
+  const { total, seen } = graph.reachable();
+  const rows = [];
+  const retained = (label, nodes) => {
+    if (nodes.length === 0) return;
+    rows.push([label, total - graph.reachable(new Set(nodes)).total, nodes.length]);
+  };
+  // The store's records: each collection of each project's `data`, found as the records object of a project.
+  const collections = new Map();
+  for (const project of graph.nodesWhere((n) => graph.type(n) === "object" && seen[n])) {
+    const members = new Map([...graph.edgesOf(project)].filter(([t]) => t === "property").map(([, k, to]) => [k, to]));
+    if (!members.has("apiKeys") || !members.has("data") || !members.has("settings")) continue;
+    for (const [t, k, to] of graph.edgesOf(members.get("data"))) {
+      if (t === "property" && k !== "__proto__") collections.set(k, [...(collections.get(k) ?? []), to]);
+    }
+  }
+  for (const [name, nodes] of [...collections].sort()) retained(`store records: ${name}`, nodes);
+  for (const [label, classes] of Object.entries(BY_CLASS)) {
+    retained(
+      label,
+      graph.nodesWhere((n) => seen[n] && graph.type(n) === "object" && classes.includes(graph.name(n))),
+    );
+  }
+  const kinds = [...graph.selfSizeByKind(seen)].sort((a, b) => b[1].bytes - a[1].bytes).slice(0, 15);
+  return { total, rows, kinds, seconds: (performance.now() - began) / 1000 };
+}
+
+const given = process.argv[2];
+const taken = given ? undefined : await snapshotAtSize();
+const file = given ?? taken.snapshot;
+const { total, rows, kinds, seconds } = attribute(file);
+console.log(
+  `\n${given ? file : `${SIZE} records of each kind`}: V8 heap reachable ${mb(total)} MB in the snapshot (${(statSync(file).size / 1e6).toFixed(0)} MB file, read in ${seconds.toFixed(0)} s)`,
+);
+if (taken) console.log(`RSS before the snapshot ${taken.rss.toFixed(0)} MB; start-up to the ready line ${taken.startMs.toFixed(0)} ms`);
+console.log("\n| part (retained) | MB | share of the heap | objects found |\n|---|---|---|---|");
+for (const [label, bytes, count] of rows) console.log(`| ${label} | ${mb(bytes)} | ${((100 * bytes) / total).toFixed(1)} % | ${count} |`);
+console.log("\n| kind (self size) | count | MB | share |\n|---|---|---|---|");
+for (const [kind, { count, bytes }] of kinds) console.log(`| ${kind} | ${count} | ${mb(bytes)} | ${((100 * bytes) / total).toFixed(1)} % |`);
+if (taken) rmSync(taken.dir, { recursive: true, force: true });
