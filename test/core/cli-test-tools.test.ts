@@ -2,18 +2,11 @@
  * The built command's flags for test tools: dev accounts and the WebSocket port on the ready line, the node
  * signing for a dev account, and the bounds refused before anything starts.
  */
-import { createServer } from "node:net";
 import { afterAll, describe, expect, it, beforeAll } from "vitest";
 import { BUILD_TIMEOUT_MS, cliPath, ensureBuilt, type Running, startNode } from "#test/helpers/cli.js";
+import { freePort } from "#test/helpers/ports.js";
 
 /** A port that was free a moment ago (the command binds it next; a rare race is retried). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 // The built command: dist/ is built first when it is missing or older than its sources.
 beforeAll(() => ensureBuilt(), BUILD_TIMEOUT_MS);

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "cdp-sandbox";
 import { alive, answers, BUILD_TIMEOUT_MS, cliPath, ensureBuilt, journalOrigin, startNode } from "#test/helpers/cli.js";
+import { freePort } from "#test/helpers/ports.js";
 
 const node = process.execPath;
 const printEnv =
@@ -19,14 +20,6 @@ const printEnv =
   "basePath: e.CDP_SANDBOX_BASE_PATH, projectId: e.CDP_SANDBOX_PROJECT_ID, importKey: e.CDP_SANDBOX_IMPORT_KEY, " +
   "usage: e.DISABLE_CDP_USAGE_TRACKING, errors: e.DISABLE_CDP_ERROR_REPORTING, nodeOptions: e.NODE_OPTIONS }))";
 const run = (args: string[], env?: NodeJS.ProcessEnv) => startNode([cliPath, "run", ...args], { env, timeoutMs: 60_000 });
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-
 describe("cdp-sandbox run", () => {
   beforeAll(ensureBuilt, BUILD_TIMEOUT_MS);
   it("runs the command with a project's credentials, the base path, analytics off and the hook in NODE_OPTIONS", async () => {
