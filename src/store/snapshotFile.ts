@@ -47,6 +47,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class SnapshotFile<T> implements Adapter<T> {
+  /** The length of the text the last read parsed (0 before a read, or when there was no file). */
+  bytesRead = 0;
+
   constructor(private readonly file: string) {}
 
   async read(): Promise<T | null> {
@@ -66,6 +69,7 @@ export class SnapshotFile<T> implements Adapter<T> {
       throw new Error(`${this.file} cannot be read: ${(error as Error).message}`);
     }
     if (text.trim() === "") return undefined;
+    this.bytesRead = text.length;
     try {
       return JSON.parse(text) as unknown;
     } catch (error) {

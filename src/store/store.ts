@@ -13,6 +13,7 @@ import { type CollectionOf, hasIndexKey, type IndexKey, keysOf } from "./collect
 import { CollectionIndexes } from "./indexes.js";
 import { SnapshotFile } from "./snapshotFile.js";
 import { checkDataDocument } from "./dataFile.js";
+import { collectLoadGarbage } from "./loadGarbage.js";
 import { fsyncPath, type LoggedCommit, type LoggedWrite, WriteAheadLog } from "./writeAheadLog.js";
 import { emptyState, type ProjectMeta, type ProjectRecord, type SandboxState } from "./state.js";
 
@@ -82,6 +83,7 @@ export class Store {
         db.data.projects[entry.project.id] = { ...(entry.project as ProjectMeta), data: db.data.projects[entry.project.id]?.data ?? {} };
       else if (db.data.projects[entry.p]) applyWrites(db.data.projects[entry.p]!, entry.w);
     }
+    collectLoadGarbage(snapshot.bytesRead);
     return new Store(db, file, log);
   }
 
