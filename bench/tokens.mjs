@@ -17,7 +17,8 @@ export async function bearerFactory(apiKeyId, apiKeySecret) {
   };
 }
 
-function sortKeys(v) {
+/** The value with every object's keys in order: the wallet token's body hash is over this canonical JSON. */
+export function sortKeys(v) {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (v && typeof v === "object")
     return Object.fromEntries(

@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SignJWT, importJWK, importPKCS8 } from "jose";
 import { Keypair, PublicKey } from "@solana/web3.js";
+import { sortKeys } from "../tokens.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const START_FLAGS = JSON.parse(readFileSync(join(root, "package.json"), "utf8"))
@@ -49,17 +50,6 @@ export const rssMb = (pid) => {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
 };
-
-function sortKeys(v) {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === "object")
-    return Object.fromEntries(
-      Object.keys(v)
-        .sort()
-        .map((k) => [k, sortKeys(v[k])]),
-    );
-  return v;
-}
 
 export async function signer(fields) {
   const raw = Buffer.from(fields.apiKeySecret, "base64");

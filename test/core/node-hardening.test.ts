@@ -10,6 +10,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { baseSepolia } from "viem/chains";
 import { getHttpRpcClient } from "viem/utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { turnsWhile } from "#test/helpers/eventLoop.js";
 import { call, fund, nodeUrlFor, withSandbox } from "#test/helpers/sandbox.js";
 
 // JUMPDEST; PUSH1 0; JUMP — forever, run as the init code of a deployless call.
@@ -47,16 +48,7 @@ describe("JSON-RPC batches", () => {
   it("lets the event loop go between the calls of a batch", async () => {
     const rpc = getHttpRpcClient(nodeUrl);
     // Counted, not timed: turns of the event loop while the batch is answered (the sandbox runs in this process).
-    let turns = 0;
-    let running = true;
-    const tick = () => {
-      if (!running) return;
-      turns++;
-      setImmediate(tick);
-    };
-    setImmediate(tick);
-    const answered = (await rpc.request({ body: calls(1_000) })) as unknown as unknown[];
-    running = false;
+    const { result: answered, turns } = await turnsWhile(async () => (await rpc.request({ body: calls(1_000) })) as unknown as unknown[]);
     expect(answered).toHaveLength(1_000);
     // One turn at least between two calls; before, the whole batch ran in one turn.
     expect(turns).toBeGreaterThanOrEqual(999);

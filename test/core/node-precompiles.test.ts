@@ -11,6 +11,7 @@ import { bn254 } from "@noble/curves/bn254.js";
 import { createPublicClient, http, type Hex, type PublicClient } from "viem";
 import { baseSepolia } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { turnsWhile } from "#test/helpers/eventLoop.js";
 import { nodeUrlFor, withSandbox } from "#test/helpers/sandbox.js";
 
 let sandbox: Sandbox;
@@ -42,19 +43,10 @@ function callingPrecompile(precompile: number, input: Hex, outputBytes: number):
 /** Runs the eth_call, counting the event loop's turns meanwhile (the sandbox runs in this process). */
 async function turnsDuring(label: string, precompile: number, input: Hex, outputBytes: number) {
   const data = callingPrecompile(precompile, input, outputBytes);
-  let turns = 0;
-  let running = true;
-  const tick = () => {
-    if (!running) return;
-    turns++;
-    setImmediate(tick);
-  };
-  setImmediate(tick);
   const delay = monitorEventLoopDelay({ resolution: 5 });
   delay.enable();
-  const result = await client.call({ data, gas: 10_000_000n });
+  const { result, turns } = await turnsWhile(() => client.call({ data, gas: 10_000_000n }));
   delay.disable();
-  running = false;
   if (process.env.FIGURES) console.log(`${label}: ${turns} turns, longest gap ${(delay.max / 1e6).toFixed(0)} ms`);
   return { result: result.data, turns };
 }

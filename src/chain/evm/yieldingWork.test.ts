@@ -6,6 +6,7 @@
  */
 import { createClock } from "../../clock.js";
 import { describe, expect, it } from "vitest";
+import { turnsWhile } from "#test/helpers/eventLoop.js";
 import { Store } from "../../store/store.js";
 import { runEvm } from "./runtime.js";
 
@@ -25,22 +26,15 @@ async function project() {
 /** Runs `data` deployless and counts the turns of the event loop that happened before it ended. */
 async function turnsDuring(data: `0x${string}`, gasLimit: bigint) {
   const store = await project();
-  let turns = 0;
-  let running = true;
-  const tick = () => {
-    if (!running) return;
-    turns++;
-    setImmediate(tick);
-  };
-  setImmediate(tick);
-  const outcome = await runEvm(
-    // A network of its own: the runtime of a network is made once per process, with the models of its first run.
-    { store, clock: createClock(() => 0), network: "yielding-jumps-test", chainId: 84532, block: 1 },
-    { from: "0x0000000000000000000000000000000000000001", to: null, value: 0n, data, gasLimit },
-    () => [],
-    { commit: false },
+  const { result: outcome, turns } = await turnsWhile(() =>
+    runEvm(
+      // A network of its own: the runtime of a network is made once per process, with the models of its first run.
+      { store, clock: createClock(() => 0), network: "yielding-jumps-test", chainId: 84532, block: 1 },
+      { from: "0x0000000000000000000000000000000000000001", to: null, value: 0n, data, gasLimit },
+      () => [],
+      { commit: false },
+    ),
   );
-  running = false;
   return { outcome, turns };
 }
 
