@@ -98,6 +98,27 @@ describe("refunds from a custodial account", () => {
     expect(late.body.errorType).toBe("refund_expired");
     expect(await balanceOf(sandbox, accountId, "usdc")).toMatchObject({ available: "20.00" });
   });
+  it("fails a refund made before refundExpiresAt that lands after it: the payer is not paid and the hold is released", async () => {
+    const accountId = await openAccount(sandbox);
+    await fundAccount(sandbox, accountId, "usdc", "20");
+    const now = sandbox.clock.now();
+    const deadline = (ms: number) => new Date(now + ms).toISOString();
+    const { id, payer } = await captured(privateKeyToAccount(generatePrivateKey()).address, "10", {
+      expiries: { authorizationExpiresAt: deadline(60_000), captureExpiresAt: deadline(60_000), refundExpiresAt: deadline(120_000) },
+    });
+    sandbox.clock.advance(now + 120_000 - sandbox.clock.now() - 1_000);
+    const late = await refund(id, { source: { accountId, asset: "usdc" }, amount: "4" });
+    expect(late.status, late.text).toBe(200);
+    expect(await balanceOf(sandbox, accountId, "usdc")).toMatchObject({ available: "16.00", total: "20.00" });
+    land();
+    const s = await getSession(sandbox, id);
+    expect(s).toMatchObject({ status: "refund_failed", balances: { captured: "10.00", refundable: "10.00", refunded: "0" } });
+    expect(s.refunds[0]).toMatchObject({ status: "failed", error: { code: "refund_expired" } });
+    expect(s.refunds[0].onchainTransactions).toBeUndefined();
+    expect(await balanceOf(sandbox, accountId, "usdc")).toMatchObject({ available: "20.00", total: "20.00" });
+    expect(await usdc(payer.address)).toBe("90");
+    expect((await refund(id, { source: { accountId, asset: "usdc" } })).body.errorType).toBe("refund_expired");
+  });
 });
 
 describe("refunds from an address", () => {

@@ -11,7 +11,8 @@
  *   unless it lands after captureExpiresAt: then it fails and nothing moves;
  * - void: the escrow returns what is still held;
  * - refund: the merchant's account or approved address pays the payer back,
- *   or the refund fails when the address no longer can.
+ *   or the refund fails when the address no longer can or it lands after
+ *   refundExpiresAt (then nothing moves and a custodial hold is released).
  *
  * A session paid from a Coinbase account has no escrow: its amount is held in
  * the payer's Coinbase balance (coinbaseUsers.ts), so its authorization
@@ -20,7 +21,7 @@
  * and a refund credits the payer's Coinbase balance.
  */
 import type { Store } from "../../store/store.js";
-import { creditAccount, debitAccount } from "../accounts/model.js";
+import { creditAccount, debitAccount, releaseHold } from "../accounts/model.js";
 import { HOT_WALLET } from "../transfers/settle.js";
 import type { EmitContext } from "../../wallet/events/emit.js";
 import { actionHash, executeTransfer, payFromCustody, payFromEscrow, refundFromWallet, transferProblem, walletRefundProblem } from "./escrow.js";
@@ -205,6 +206,7 @@ function landRefund(ctx: EmitContext, s: PaymentSessionRecord, id: string, atMs:
   const units = BigInt(r.units);
   const payer = coinbasePayerOf(s);
   const hash = actionHash(id, 0);
+  if (atMs > Date.parse(s.expiries.refundExpiresAt)) return refundTooLate(ctx, s, r, iso);
   let onchain = true;
   if ("accountId" in r.source) {
     debitAccount(ctx.store, r.source.accountId, r.source.asset, units, r.held === true);
@@ -233,6 +235,21 @@ function landRefund(ctx: EmitContext, s: PaymentSessionRecord, id: string, atMs:
     ...(onchain ? { onchainTransactions: [onchainTx(s, hash)] } : {}),
     updatedAt: iso,
   }));
+}
+
+/**
+ * A refund accepted before refundExpiresAt whose transaction lands after it: the escrow refuses a refund past the
+ * deadline when it executes, as the request is refused, so the payer is not paid, a custodial source's hold is
+ * released and the amount stays refundable (until the deadline, which has passed: nothing more can be refunded).
+ */
+function refundTooLate(ctx: EmitContext, s: PaymentSessionRecord, r: PaymentSessionRecord["refunds"][number], iso: string): PaymentSessionRecord {
+  if ("accountId" in r.source && r.held === true) releaseHold(ctx.store, r.source.accountId, r.source.asset, BigInt(r.units));
+  const error = {
+    code: "refund_expired",
+    message: `The refund landed at ${iso}, after the session's refundExpiresAt ${s.expiries.refundExpiresAt}; nothing was paid.`,
+    occurredAt: iso,
+  };
+  return withAction({ ...s, status: "refund_failed" }, "refunds", r.id, (x) => ({ ...x, status: "failed", held: false, error, updatedAt: iso }));
 }
 
 const targetAddress = (s: PaymentSessionRecord) => ("address" in s.target ? s.target.address : "");
