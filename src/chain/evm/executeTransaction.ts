@@ -16,9 +16,20 @@ import type { ModelledContract } from "./modelled.js";
 import { reportEvmRevert } from "./revertTrace.js";
 import { runEvm } from "./runtime.js";
 
-/** Whether a transaction to `to` runs bytecode: a creation, or a call of deployed or canonical code. */
+/** The precompiles of Prague sit at 0x…01 to 0x…11 (ecrecover to the BLS12-381 map to G2). */
+const LAST_PRECOMPILE = 0x11;
+const PRECOMPILE_PREFIX = "0x00000000000000000000000000000000000000";
+
+/** A precompile's address: a call to it runs the precompile, as a node's EVM does, though no code is stored there. */
+function isPrecompile(to: string): boolean {
+  if (to.length !== 42 || !to.startsWith(PRECOMPILE_PREFIX)) return false;
+  const n = Number.parseInt(to.slice(40), 16);
+  return n >= 1 && n <= LAST_PRECOMPILE;
+}
+
+/** Whether a transaction to `to` runs bytecode: a creation, or a call of deployed or canonical code or of a precompile. */
 export function runsBytecode(store: ProjectTx, network: string, to: string | null): boolean {
-  return to === null || canonicalCodeAt(to) !== undefined || hasDeployedCode(store, network, to);
+  return to === null || canonicalCodeAt(to) !== undefined || isPrecompile(to) || hasDeployedCode(store, network, to);
 }
 
 async function executeEvmTransaction(
