@@ -88,6 +88,7 @@ function attribute(file) {
     }
   }
   for (const [name, nodes] of [...collections].sort()) retained(`store records: ${name}`, nodes);
+  const shapes = [...collections].sort().map(([name, nodes]) => [name, recordShapes(graph, nodes)]);
   for (const [label, classes] of Object.entries(BY_CLASS)) {
     retained(
       label,
@@ -95,7 +96,35 @@ function attribute(file) {
     );
   }
   const kinds = [...graph.selfSizeByKind(seen)].sort((a, b) => b[1].bytes - a[1].bytes).slice(0, 15);
-  return { total, rows, kinds, strings: stringCopies(graph, seen), seconds: (performance.now() - began) / 1000 };
+  return { total, rows, kinds, shapes, strings: stringCopies(graph, seen), seconds: (performance.now() - began) / 1000 };
+}
+
+/**
+ * The records of a collection (the members of its records objects): how many hidden classes (V8 maps) they use, and
+ * how many keep properties out of the object, in a property array of their own (the "property tables").
+ */
+function recordShapes(graph, collectionNodes) {
+  const maps = new Set();
+  let records = 0;
+  let outOfObject = 0;
+  let outOfObjectBytes = 0;
+  let collectionTables = 0;
+  for (const collection of collectionNodes) {
+    for (const [t, k, to] of graph.edgesOf(collection)) {
+      if (t === "internal" && (k === "properties" || k === "elements")) collectionTables += graph.selfSize(to);
+      if (t !== "property" || k === "__proto__" || graph.type(to) !== "object") continue;
+      records++;
+      for (const [rt, rk, rto] of graph.edgesOf(to)) {
+        if (rt !== "internal") continue;
+        if (rk === "map") maps.add(rto);
+        else if (rk === "properties" && graph.selfSize(rto) > 16) {
+          outOfObject++;
+          outOfObjectBytes += graph.selfSize(rto);
+        }
+      }
+    }
+  }
+  return { records, maps: maps.size, outOfObject, outOfObjectBytes, collectionTables };
 }
 
 /**
@@ -139,7 +168,7 @@ function stringCopies(graph, seen) {
 const given = process.argv[2];
 const taken = given ? undefined : await snapshotAtSize();
 const file = given ?? taken.snapshot;
-const { total, rows, kinds, strings, seconds } = attribute(file);
+const { total, rows, kinds, shapes, strings, seconds } = attribute(file);
 console.log(
   `\n${given ? file : `${SIZE} records of each kind`}: V8 heap reachable ${mb(total)} MB in the snapshot (${(statSync(file).size / 1e6).toFixed(0)} MB file, read in ${seconds.toFixed(0)} s)`,
 );
@@ -148,6 +177,12 @@ console.log("\n| part (retained) | MB | share of the heap | objects found |\n|--
 for (const [label, bytes, count] of rows) console.log(`| ${label} | ${mb(bytes)} | ${((100 * bytes) / total).toFixed(1)} % | ${count} |`);
 console.log("\n| kind (self size) | count | MB | share |\n|---|---|---|---|");
 for (const [kind, { count, bytes }] of kinds) console.log(`| ${kind} | ${count} | ${mb(bytes)} | ${((100 * bytes) / total).toFixed(1)} % |`);
+console.log(
+  "\n| records (hidden classes) | records | hidden classes | with a property array | MB in them | the collection's own table, MB |\n|---|---|---|---|---|---|",
+);
+for (const [name, r] of shapes) {
+  if (r.records > 0) console.log(`| ${name} | ${r.records} | ${r.maps} | ${r.outOfObject} | ${mb(r.outOfObjectBytes)} | ${mb(r.collectionTables)} |`);
+}
 console.log(
   `\nStrings: ${mb(strings.bytes)} MB in ${strings.count} flat strings (${strings.distinct} distinct contents, ${strings.twoByte} two-byte), of which ${mb(strings.copyBytes)} MB (${((100 * strings.copyBytes) / strings.bytes).toFixed(1)} %) in ${strings.copyCount} copies of a string held elsewhere too`,
 );
