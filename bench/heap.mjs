@@ -88,6 +88,7 @@ function attribute(file) {
     }
   }
   for (const [name, nodes] of [...collections].sort()) retained(`store records: ${name}`, nodes);
+  const shapes = [...collections].sort().map(([name, nodes]) => [name, recordShapes(graph, nodes)]);
   for (const [label, classes] of Object.entries(BY_CLASS)) {
     retained(
       label,
@@ -95,13 +96,79 @@ function attribute(file) {
     );
   }
   const kinds = [...graph.selfSizeByKind(seen)].sort((a, b) => b[1].bytes - a[1].bytes).slice(0, 15);
-  return { total, rows, kinds, seconds: (performance.now() - began) / 1000 };
+  return { total, rows, kinds, shapes, strings: stringCopies(graph, seen), seconds: (performance.now() - began) / 1000 };
+}
+
+/**
+ * The records of a collection (the members of its records objects): how many hidden classes (V8 maps) they use, and
+ * how many keep properties out of the object, in a property array of their own (the "property tables").
+ */
+function recordShapes(graph, collectionNodes) {
+  const maps = new Set();
+  let records = 0;
+  let outOfObject = 0;
+  let outOfObjectBytes = 0;
+  let collectionTables = 0;
+  for (const collection of collectionNodes) {
+    for (const [t, k, to] of graph.edgesOf(collection)) {
+      if (t === "internal" && (k === "properties" || k === "elements")) collectionTables += graph.selfSize(to);
+      if (t !== "property" || k === "__proto__" || graph.type(to) !== "object") continue;
+      records++;
+      for (const [rt, rk, rto] of graph.edgesOf(to)) {
+        if (rt !== "internal") continue;
+        if (rk === "map") maps.add(rto);
+        else if (rk === "properties" && graph.selfSize(rto) > 16) {
+          outOfObject++;
+          outOfObjectBytes += graph.selfSize(rto);
+        }
+      }
+    }
+  }
+  return { records, maps: maps.size, outOfObject, outOfObjectBytes, collectionTables };
+}
+
+/**
+ * The reachable strings by content: how many bytes are copies of a string held elsewhere too (the first of each
+ * content counted as the original), and the contents copied most, by bytes. Flat strings only (cons and sliced
+ * strings are counted apart: a sliced string keeps its parent alive). A snapshot names a string by at most its
+ * first 1,024 characters, so longer strings of the same start and size count as copies.
+ */
+function stringCopies(graph, seen) {
+  const byContent = new Map();
+  const other = new Map();
+  let bytes = 0;
+  let count = 0;
+  let twoByte = 0;
+  for (const n of graph.nodesWhere((node) => seen[node])) {
+    const type = graph.type(n);
+    if (type === "concatenated string" || type === "sliced string") {
+      const entry = other.get(type) ?? { count: 0, bytes: 0 };
+      entry.count++;
+      entry.bytes += graph.selfSize(n);
+      other.set(type, entry);
+    }
+    if (type !== "string") continue;
+    const size = graph.selfSize(n);
+    const name = graph.name(n);
+    bytes += size;
+    count++;
+    // A one-byte string takes its length and a 16-byte header, rounded up to 8; a two-byte one twice the length.
+    if (name.length < 1024 && name.length >= 16 && size >= 2 * name.length + 16) twoByte++;
+    const key = `${size}:${name}`;
+    const entry = byContent.get(key);
+    if (entry) entry.copies++;
+    else byContent.set(key, { name, size, copies: 0 });
+  }
+  const copied = [...byContent.values()].filter((e) => e.copies > 0);
+  const copyBytes = copied.reduce((sum, e) => sum + e.copies * e.size, 0);
+  const top = copied.sort((a, b) => b.copies * b.size - a.copies * a.size).slice(0, 10);
+  return { bytes, count, copyBytes, copyCount: copied.reduce((sum, e) => sum + e.copies, 0), distinct: byContent.size, twoByte, other, top };
 }
 
 const given = process.argv[2];
 const taken = given ? undefined : await snapshotAtSize();
 const file = given ?? taken.snapshot;
-const { total, rows, kinds, seconds } = attribute(file);
+const { total, rows, kinds, shapes, strings, seconds } = attribute(file);
 console.log(
   `\n${given ? file : `${SIZE} records of each kind`}: V8 heap reachable ${mb(total)} MB in the snapshot (${(statSync(file).size / 1e6).toFixed(0)} MB file, read in ${seconds.toFixed(0)} s)`,
 );
@@ -110,4 +177,16 @@ console.log("\n| part (retained) | MB | share of the heap | objects found |\n|--
 for (const [label, bytes, count] of rows) console.log(`| ${label} | ${mb(bytes)} | ${((100 * bytes) / total).toFixed(1)} % | ${count} |`);
 console.log("\n| kind (self size) | count | MB | share |\n|---|---|---|---|");
 for (const [kind, { count, bytes }] of kinds) console.log(`| ${kind} | ${count} | ${mb(bytes)} | ${((100 * bytes) / total).toFixed(1)} % |`);
+console.log(
+  "\n| records (hidden classes) | records | hidden classes | with a property array | MB in them | the collection's own table, MB |\n|---|---|---|---|---|---|",
+);
+for (const [name, r] of shapes) {
+  if (r.records > 0) console.log(`| ${name} | ${r.records} | ${r.maps} | ${r.outOfObject} | ${mb(r.outOfObjectBytes)} | ${mb(r.collectionTables)} |`);
+}
+console.log(
+  `\nStrings: ${mb(strings.bytes)} MB in ${strings.count} flat strings (${strings.distinct} distinct contents, ${strings.twoByte} two-byte), of which ${mb(strings.copyBytes)} MB (${((100 * strings.copyBytes) / strings.bytes).toFixed(1)} %) in ${strings.copyCount} copies of a string held elsewhere too`,
+);
+for (const [type, { count, bytes }] of strings.other) console.log(`${type}: ${count}, ${mb(bytes)} MB`);
+console.log("\n| most copied (first 40 characters) | size | copies | MB |\n|---|---|---|---|");
+for (const { name, size, copies } of strings.top) console.log(`| ${JSON.stringify(name.slice(0, 40))} | ${size} | ${copies} | ${mb(copies * size)} |`);
 if (taken) rmSync(taken.dir, { recursive: true, force: true });

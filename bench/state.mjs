@@ -73,7 +73,7 @@ async function measure(size, accountsOnly = false) {
       const token = Buffer.from(JSON.stringify({ l: "evm-accounts", o: Math.floor(size / 2) })).toString("base64url");
       figures["list, middle page"] = await time(() => request("GET", `/v2/evm/accounts?pageSize=20&pageToken=${token}`));
     }
-    const result = { size, accountsOnly, bytes, figures, startMs: started.startMs, rssMb: rssMb(child.pid) };
+    const result = { size, accountsOnly, bytes, figures, startMs: started.startMs, startCpuMs: started.startCpuMs, rssMb: rssMb(child.pid) };
     await stop(child);
     return result;
   } finally {
@@ -143,6 +143,7 @@ for (const call of calls) {
 }
 const column = (r) => (r.accountsOnly ? `${r.size} accounts` : String(r.size));
 console.log(["start-up to the ready line".padEnd(28), ...results.map((r) => `${r.startMs.toFixed(0)} ms`.padStart(18))].join(""));
+console.log(["start-up CPU (user + system)".padEnd(28), ...results.map((r) => `${r.startCpuMs.toFixed(0)} ms`.padStart(18))].join(""));
 console.log(["state file".padEnd(28), ...results.map((r) => `${(r.bytes / 1e6).toFixed(1)} MB`.padStart(18))].join(""));
 console.log(["RSS after the calls".padEnd(28), ...results.map((r) => `${r.rssMb.toFixed(0)} MB`.padStart(18))].join(""));
 const last = results.at(-1);

@@ -14,6 +14,7 @@ import { CollectionIndexes } from "./indexes.js";
 import { SnapshotFile } from "./snapshotFile.js";
 import { checkDataDocument } from "./dataFile.js";
 import { collectLoadGarbage } from "./loadGarbage.js";
+import { shareLoadedStrings, shareStrings } from "./shareStrings.js";
 import { fsyncPath, type LoggedCommit, type LoggedWrite, WriteAheadLog } from "./writeAheadLog.js";
 import { emptyState, type ProjectMeta, type ProjectRecord, type SandboxState } from "./state.js";
 
@@ -76,6 +77,7 @@ export class Store {
     const document = await snapshot.readDocument();
     // Checked before anything is written: a file that is not a data file is refused as it is.
     const db = new Low<SandboxState>(snapshot, document === undefined ? emptyState() : checkDataDocument(document, file));
+    shareLoadedStrings(Object.values(db.data.projects).flatMap((project) => Object.values(project.data)));
     const log = new WriteAheadLog(`${file}.log`);
     for (const entry of WriteAheadLog.read(log.file)) {
       if ("s" in entry) Object.assign(db.data, entry.s);
@@ -592,6 +594,9 @@ export class PendingTx implements ProjectTx {
   }
 }
 
+/** The record last written to each collection (its records object): the neighbour a new record shares strings with. */
+const lastWritten = new WeakMap<object, unknown>();
+
 /** Applies committed writes to a project's records, keeping built indexes up to date. */
 function applyWrites(
   project: ProjectRecord,
@@ -602,8 +607,15 @@ function applyWrites(
     project.data[name] ??= {};
     const target = project.data[name];
     const after = rest.length === 0 ? undefined : rest[0];
-    indexesOf(name)?.update(id, Object.hasOwn(target, id) ? target[id] : undefined, after);
-    if (rest.length === 0) delete target[id];
-    else target[id] = after;
+    const before = Object.hasOwn(target, id) ? target[id] : undefined;
+    indexesOf(name)?.update(id, before, after);
+    if (rest.length === 0) {
+      delete target[id];
+      continue;
+    }
+    // A changed record repeats most of the version it replaces; a new one, the record written before it.
+    shareStrings(after, before ?? lastWritten.get(target), id);
+    lastWritten.set(target, after);
+    target[id] = after;
   }
 }
