@@ -40,6 +40,8 @@ export interface AuthDeps {
   projects: ProjectRegistry;
   endUsers?: EndUserAuthenticator;
   coinbaseAuth?: CoinbaseAuthenticator;
+  /** Called with the project an API key names as soon as its token's signature check is on its way (bearer.ts). */
+  alongside?: (projectId: string) => void;
 }
 
 export async function authenticate(ex: Exchange, deps: AuthDeps): Promise<void> {
@@ -102,9 +104,16 @@ export async function authenticateApiKey(
   deps: Omit<AuthDeps, "endUsers">,
   authorization: string | undefined,
 ): Promise<{ projectId: string; auth: RequestAuth }> {
+  const alongside = deps.alongside;
   const result = await verifyBearer(authorization, target, (kid) => deps.projects.apiKey(kid), {
     mode: deps.mode,
     nowSeconds: Math.floor(Date.now() / 1000),
+    alongside:
+      alongside &&
+      ((kid) => {
+        const projectId = deps.projects.projectOfKey(kid);
+        if (projectId !== undefined) alongside(projectId);
+      }),
   });
   const projectId = deps.projects.projectOfKey(result.keyId) ?? (await deps.projects.adoptUnknownKey(result.keyId));
   return { projectId, auth: { kind: "apiKey", keyId: result.keyId, verified: result.verified } };

@@ -3,6 +3,7 @@
  * stages filled in and adds its own part; the writer turns `response` into bytes.
  */
 import type { IncomingMessage } from "node:http";
+import type { EarlyWalletCheck } from "../auth/walletToken.js";
 import type { EvmRevertTrace } from "../chain/evm/revertTrace.js";
 import type { Operation } from "../contract/operations.js";
 import type { Problem } from "../contract/validate.js";
@@ -48,6 +49,8 @@ export interface Exchange {
   pathParams: Record<string, string>;
   projectId?: string;
   auth: RequestAuth;
+  /** The wallet token's signature check, begun with the bearer token's (walletAuth.ts). */
+  earlyWalletCheck?: EarlyWalletCheck;
   problems: Problem[];
   /** Names of scenario rules that fired (the journal shows them). */
   scenarios: string[];

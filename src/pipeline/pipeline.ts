@@ -136,7 +136,13 @@ export function createPipeline(deps: PipelineDeps) {
     ex.pathParams = match.pathParams;
 
     ex.violation = "auth";
-    await authenticate(ex, { mode: deps.authMode, projects: deps.projects, endUsers: deps.endUsers, coinbaseAuth: deps.coinbaseAuth });
+    await authenticate(ex, {
+      mode: deps.authMode,
+      projects: deps.projects,
+      endUsers: deps.endUsers,
+      coinbaseAuth: deps.coinbaseAuth,
+      alongside: walletAuth.wants(ex) ? (projectId) => walletAuth.begin(ex, projectId) : undefined,
+    });
     if (ex.auth.kind === "none") ex.projectId = deps.projectOfPath?.(ex.pathParams) ?? ex.projectId;
     if (deps.authMode !== "none") await signatures.check(ex);
     if (deps.authMode !== "none") await walletAuth.check(ex);
