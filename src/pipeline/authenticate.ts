@@ -11,6 +11,7 @@
 import type { KeyObject } from "node:crypto";
 import { type AuthMode, verifyBearer } from "../auth/bearer.js";
 import type { RequestTarget } from "../auth/jwt.js";
+import type { Operation } from "../contract/operations.js";
 import { apiError } from "../errors/catalogue.js";
 import type { RequestAuth } from "../wallet/types.js";
 import type { ProjectRegistry } from "../projects/projects.js";
@@ -44,9 +45,16 @@ export interface AuthDeps {
   alongside?: (projectId: string) => void;
 }
 
+/** The security schemes each operation accepts, in one set: made on its first request, not on every one. */
+const schemesOf = new WeakMap<Operation, ReadonlySet<string>>();
+
 export async function authenticate(ex: Exchange, deps: AuthDeps): Promise<void> {
   const op = ex.operation!;
-  const schemes = new Set(op.security.flat());
+  let schemes = schemesOf.get(op);
+  if (!schemes) {
+    schemes = new Set(op.security.flat());
+    schemesOf.set(op, schemes);
+  }
   const authorization = ex.headers.authorization;
   if (schemes.size === 0 && authorization && deps.coinbaseAuth) {
     // No scheme: the operation takes a payer's Coinbase OAuth token, which names the project of its Coinbase user.
