@@ -6,7 +6,7 @@
  * @example
  *   const r = createRandom("demo"); r.uuid(); // same value on every run
  */
-import { createHash, randomBytes as osRandomBytes } from "node:crypto";
+import { hash, randomBytes as osRandomBytes } from "node:crypto";
 
 export interface Random {
   /** `n` random bytes. */
@@ -52,8 +52,8 @@ function seededStream(seed: string): <T>(n: number, use: (pool: Uint8Array, offs
       const next = new Uint8Array(pool.length - offset + blocks * 32);
       next.set(pool.subarray(offset));
       for (let i = 0, at = pool.length - offset; i < blocks; i++, at += 32) {
-        // node:crypto rather than a JS hash.
-        next.set(createHash("sha256").update(`${seed}\u0000${counter++}`, "utf8").digest(), at);
+        // node:crypto's one-shot hash rather than a JS hash or a Hash object (a quarter of the cost of one).
+        next.set(hash("sha256", `${seed}\u0000${counter++}`, "buffer"), at);
       }
       pool = next;
       offset = 0;
