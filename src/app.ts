@@ -6,7 +6,10 @@
  * and response helpers cost more CPU per request than authentication,
  * validation and the handler together (docs/performance.md). They still get the
  * same body reader, and Express keeps the routes as a fallback for request
- * targets the quick test does not recognise.
+ * targets the quick test does not recognise. The node's usual JSON-RPC call (a
+ * POST from a program, no browser origin, plain path segments) goes straight to
+ * its handler the same way; preflights, browsers and unusual paths take the
+ * Express routes, with their CORS.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import express, { type NextFunction, type Request, type Response } from "express";
@@ -14,7 +17,7 @@ import { ADMIN_PREFIX, type AdminApiDeps, createAdminApi } from "./admin/api.js"
 import { apiError } from "./errors/catalogue.js";
 import { errorResponse } from "./pipeline/errors.js";
 import { sendOutgoing } from "./pipeline/write.js";
-import { createNodeRouter } from "./node/http.js";
+import { createNodeRouter, createNodeRpc } from "./node/http.js";
 import type { NodeTesting } from "./node/evm/testDoor.js";
 import { exportState } from "./state-files/export.js";
 import { Snapshots } from "./store/snapshots.js";
@@ -37,6 +40,8 @@ export type AppDeps = PipelineDeps &
 export type SandboxListener = (req: IncomingMessage, res: ServerResponse) => void;
 
 const PLATFORM_TARGET = /^\/platform(?:[/?]|$)/i;
+/** `/rpc/v1/{network}/{token}` with segments that need no decoding, and no query: what Express's route would read the same. */
+const PLAIN_RPC_TARGET = /^\/rpc\/v1\/([A-Za-z0-9_.~-]+)\/([A-Za-z0-9_.~-]+)$/;
 
 export function createApp(deps: AppDeps): SandboxListener {
   const app = express();
@@ -84,23 +89,23 @@ export function createApp(deps: AppDeps): SandboxListener {
       });
     }
   };
-  app.use(
-    createNodeRouter({
-      store: deps.store,
-      projects: deps.projects,
-      clock: deps.clock,
-      random: deps.random.fork("node"),
-      authMode: deps.authMode,
-      locks,
-      journal: deps.journal,
-      testing: deps.nodeTesting && {
-        ...deps.nodeTesting,
-        snapshots,
-        exportProject: (projectId) => exportState(deps.store, deps.clock, projectId),
-        reindex: () => deps.projects.reindex(),
-      },
-    }),
-  );
+  const nodeDeps = {
+    store: deps.store,
+    projects: deps.projects,
+    clock: deps.clock,
+    random: deps.random.fork("node"),
+    authMode: deps.authMode,
+    locks,
+    journal: deps.journal,
+    testing: deps.nodeTesting && {
+      ...deps.nodeTesting,
+      snapshots,
+      exportProject: (projectId: string) => exportState(deps.store, deps.clock, projectId),
+      reindex: () => deps.projects.reindex(),
+    },
+  };
+  const nodeRpc = createNodeRpc(nodeDeps);
+  app.use(createNodeRouter(nodeDeps, nodeRpc));
   const cors = { store: deps.store, defaultProjectId: () => deps.projects.defaultProjectId() };
   const platform = (req: IncomingMessage, res: ServerResponse) =>
     applyCors(req, res, cors)
@@ -121,7 +126,14 @@ export function createApp(deps: AppDeps): SandboxListener {
   });
   app.use((error: Error & { status?: number }, _req: Request, res: Response, _next: NextFunction) => unreadableBody(error, res));
   return (req, res) => {
-    if (!PLATFORM_TARGET.test(req.url ?? "")) return void app(req as Request, res as Response);
-    readBody(req, res, (error) => (error ? unreadableBody(error, res, req) : void platform(req, res)));
+    const url = req.url ?? "";
+    if (PLATFORM_TARGET.test(url)) return void readBody(req, res, (error) => (error ? unreadableBody(error, res, req) : void platform(req, res)));
+    const rpc = req.method === "POST" && req.headers.origin === undefined ? PLAIN_RPC_TARGET.exec(url) : null;
+    if (!rpc) return void app(req as Request, res as Response);
+    readBody(req, res, (error) => {
+      if (error) return unreadableBody(error, res);
+      // As Express answers a handler that failed: the error handler below.
+      nodeRpc(req, res, rpc[1]!, rpc[2]!).catch((failure: Error) => (res.headersSent ? res.destroy() : unreadableBody(failure, res)));
+    });
   };
 }

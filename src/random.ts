@@ -6,7 +6,7 @@
  * @example
  *   const r = createRandom("demo"); r.uuid(); // same value on every run
  */
-import { createHash, randomBytes as osRandomBytes } from "node:crypto";
+import { hash, randomBytes as osRandomBytes } from "node:crypto";
 
 export interface Random {
   /** `n` random bytes. */
@@ -36,33 +36,47 @@ export interface RandomOptions {
   secretsFromOs?: boolean;
 }
 
-/** Deterministic stream: SHA-256 in counter mode over the seed. Not for secrets outside the sandbox. */
-function seededBytes(seed: string): (n: number) => Uint8Array {
+/**
+ * Deterministic stream: SHA-256 in counter mode over the seed. Not for secrets outside the sandbox.
+ * `read(n, use)` hands `use` the next `n` bytes where they lie in the pool, without a copy: every correlation id
+ * draws from here, and copying the rest of the pool on each draw cost more than the id.
+ */
+function seededStream(seed: string): <T>(n: number, use: (pool: Uint8Array, offset: number) => T) => T {
   let counter = 0;
   let pool = new Uint8Array(0);
-  return (n) => {
-    while (pool.length < n) {
-      // node:crypto rather than a JS hash: every correlation id draws from here.
-      const block = createHash("sha256").update(`${seed}\u0000${counter++}`, "utf8").digest();
-      const next = new Uint8Array(pool.length + block.length);
-      next.set(pool);
-      next.set(block, pool.length);
+  let offset = 0;
+  return (n, use) => {
+    if (pool.length - offset < n) {
+      // The bytes not yet drawn, then as many blocks as the draw needs: the same stream as one pool grown block by block.
+      const blocks = Math.ceil((n - (pool.length - offset)) / 32);
+      const next = new Uint8Array(pool.length - offset + blocks * 32);
+      next.set(pool.subarray(offset));
+      for (let i = 0, at = pool.length - offset; i < blocks; i++, at += 32) {
+        // node:crypto's one-shot hash rather than a JS hash or a Hash object (a quarter of the cost of one).
+        next.set(hash("sha256", `${seed}\u0000${counter++}`, "buffer"), at);
+      }
       pool = next;
+      offset = 0;
     }
-    const out = pool.slice(0, n);
-    pool = pool.slice(n);
-    return out;
+    const at = offset;
+    offset += n;
+    return use(pool, at);
   };
 }
 
+/** The same reader over the operating system's CSPRNG: fresh bytes for each draw. */
+const osStream = <T>(n: number, use: (pool: Uint8Array, offset: number) => T): T => use(new Uint8Array(osRandomBytes(n)), 0);
+
 export function createRandom(seed?: string, options: RandomOptions = {}): Random {
-  const draw = seed === undefined ? (n: number) => new Uint8Array(osRandomBytes(n)) : seededBytes(seed);
+  const read = seed === undefined ? osStream : seededStream(seed);
+  // A fresh pool is the caller's already; a seeded pool's bytes are copied out, since callers may change them (uuid).
+  const draw = (n: number) => read(n, (pool, at) => (at === 0 && pool.length === n ? pool : pool.slice(at, at + n)));
   // Unseeded, this stream is the operating system's already; seeded, it stays itself unless told otherwise (on
   // loopback `--seed` reproduces every secret, as tests expect).
   const secretSource = seed !== undefined && options.secretsFromOs ? createRandom() : undefined;
   const random: Random = {
     bytes: draw,
-    hex: (n) => Buffer.from(draw(n)).toString("hex"),
+    hex: (n) => read(n, (pool, at) => Buffer.from(pool.buffer, pool.byteOffset + at, n).toString("hex")),
     uuid: () => {
       const b = draw(16);
       b[6] = (b[6] & 0x0f) | 0x40;

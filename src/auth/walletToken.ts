@@ -7,7 +7,7 @@
  */
 import type { KeyObject } from "node:crypto";
 import { apiError } from "../errors/catalogue.js";
-import { decodeJwt, signatureValid, urisMismatch, type RequestTarget } from "./jwt.js";
+import { type DecodedJwt, decodeJwt, signatureValid, urisMismatch, type RequestTarget } from "./jwt.js";
 import { canonicalJson, reqHashOf } from "./reqHash.js";
 
 const WALLET_TOKEN_MAX_AGE_SECONDS = 60;
@@ -46,6 +46,24 @@ export function createJtiRegistry(): JtiRegistry {
 
 const reject = (message: string) => apiError("unauthorized", message);
 
+/** A wallet token whose signature check was handed to the signature thread early, together with the bearer's. */
+export interface EarlyWalletCheck {
+  token: string;
+  key: KeyObject;
+  jwt: DecodedJwt;
+  valid: Promise<boolean>;
+}
+
+/**
+ * Starts the signature check of a wallet token under `key`, before the bearer token is known to be good; undefined
+ * when the token would be refused before its signature is looked at (verifyWalletAuth then refuses it as usual).
+ */
+export function beginWalletSignatureCheck(token: string, key: KeyObject): EarlyWalletCheck | undefined {
+  const jwt = decodeJwt(token.trim());
+  if (jwt?.header.alg !== "ES256") return undefined;
+  return { token, key, jwt, valid: signatureValid(jwt, "ES256", key) };
+}
+
 /**
  * @param body the parsed JSON body, or undefined when the request has none
  * @param walletKey the project's wallet public key; undefined when the sandbox
@@ -57,13 +75,20 @@ export async function verifyWalletAuth(
   body: unknown,
   walletKey: KeyObject | undefined,
   jtis: JtiRegistry,
-  options: { nowSeconds: number /** Names the expected signer in messages; the project's wallet secret by default. */; signer?: string },
+  options: {
+    nowSeconds: number;
+    /** Names the expected signer in messages; the project's wallet secret by default. */
+    signer?: string;
+    /** A check begun early (beginWalletSignatureCheck): its answer is used when it was of this token and this key. */
+    early?: EarlyWalletCheck;
+  },
 ): Promise<void> {
-  const jwt = decodeJwt(token.trim());
+  const early = options.early?.token === token && options.early.key === walletKey ? options.early : undefined;
+  const jwt = early?.jwt ?? decodeJwt(token.trim());
   if (!jwt) throw reject("Malformed X-Wallet-Auth token: a JWT is three base64url parts of JSON objects.");
   const { header, claims } = jwt;
   if (header.alg !== "ES256") throw reject(`X-Wallet-Auth must be signed with ES256, got alg ${JSON.stringify(header.alg)}.`);
-  if (walletKey && !(await signatureValid(jwt, "ES256", walletKey))) {
+  if (walletKey && !(await (early?.valid ?? signatureValid(jwt, "ES256", walletKey)))) {
     throw reject(`X-Wallet-Auth has a bad signature: it was not signed with ${options.signer ?? "this project's wallet secret"}.`);
   }
   const now = options.nowSeconds;

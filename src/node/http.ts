@@ -12,6 +12,7 @@
  * bearer check, holds the project's write lock (sends and due deliveries
  * write the ledger), lands what the clock made due first, and commits once.
  */
+import type { IncomingMessage, ServerResponse } from "node:http";
 import express, { type Request, type Response } from "express";
 import type { AuthMode } from "../auth/bearer.js";
 import type { Clock } from "../clock.js";
@@ -19,6 +20,7 @@ import { chainIdOf } from "../chain/networks.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../pipeline/body.js";
 import { errorResponse } from "../pipeline/errors.js";
 import { redirectedFrom } from "../pipeline/exchange.js";
+import { sendOutgoing } from "../pipeline/write.js";
 import { authenticateApiKey } from "../pipeline/authenticate.js";
 import type { ProjectLocks } from "../pipeline/locks.js";
 import type { ProjectRegistry } from "../projects/projects.js";
@@ -51,45 +53,31 @@ export interface NodeDeps {
   testing?: NodeTesting;
 }
 
-export function createNodeRouter(deps: NodeDeps): express.Router {
-  const router = express.Router();
-  const correlationIds = deps.random.fork("node-correlation");
+/**
+ * A JSON-RPC call to `/rpc/v1/{network}/{token}` (path parameters decoded), its raw body in `req.body`. Plain
+ * node:http, so the assembly can hand it the usual call straight away, past Express's router (app.ts).
+ */
+export type NodeRpc = (req: IncomingMessage & { body?: unknown }, res: ServerResponse, network: string, token: string) => Promise<void>;
+
+export function createNodeRpc(deps: NodeDeps): NodeRpc {
   // The EVM table and the client-side cdp_ methods, answered on the same URL.
   const evmNodeMethods = { ...evmMethods, ...clientRpcMethods };
   const evmDoor = createEvmDoor({ ...deps, random: deps.random.fork("client-rpc") }, evmNodeMethods, nodeEthCall, deps.testing);
-
-  router.get("/apikeys/v1/tokens/active", async (req: Request, res: Response) => {
-    try {
-      const target = { method: "GET", host: req.headers.host ?? "", redirectedFrom: redirectedFrom(req), path: req.path };
-      const projectId =
-        deps.authMode === "none"
-          ? deps.projects.defaultProjectId()
-          : (await authenticateApiKey(target, { mode: deps.authMode, projects: deps.projects }, req.headers.authorization)).projectId;
-      res.json({ id: await deps.projects.clientKeyOf(projectId) });
-    } catch (error) {
-      const correlationId = `${correlationIds.hex(8)}-SBX`;
-      const out = errorResponse(error, correlationId);
-      res.status(out.status).set(out.headers).set("x-correlation-id", correlationId).send(out.bodyText);
-    }
-  });
-
-  router.use(createOnrampV1Router({ store: deps.store, clock: deps.clock, random: deps.random.fork("onramp-v1"), clientKeys: deps.projects }));
-  router.use("/rpc/v1", nodeCors);
   const journalIds = deps.random.fork("node-journal");
-  router.post("/rpc/v1/:network/:token", async (req: Request, res: Response) => {
+  return async (req, res, network, token) => {
     const receivedAt = Date.now();
     let payload: unknown;
     const send = (status: number, text: string, answer?: unknown, violation?: ViolationKind) => {
-      res.status(status).type("application/json").send(text);
+      sendOutgoing(res, { status, headers: { "content-type": "application/json" }, bodyText: text });
       if (!deps.journal) return;
       const { authorization: _token, ...headers } = req.headers as Record<string, string>;
       recordNodeCall(deps.journal, {
-        projectId: nodeCaller(String(req.params.token), deps.store, deps.projects)?.projectId,
+        projectId: nodeCaller(token, deps.store, deps.projects)?.projectId,
         correlationId: () => `${journalIds.hex(8)}-SBX`,
         receivedAt,
         wallNow: Date.now(),
         // The node token in the path names the project; the journal shows it as it shows other credentials.
-        path: `/rpc/v1/${String(req.params.network)}/<node token>`,
+        path: `/rpc/v1/${network}/<node token>`,
         headers,
         status,
         payload,
@@ -99,14 +87,13 @@ export function createNodeRouter(deps: NodeDeps): express.Router {
         violation,
       });
     };
-    const network = String(req.params.network);
     const chainId = chainIdOf(network);
     const solana = isSolanaNetwork(network);
     if (chainId === undefined && !solana) {
       send(404, JSON.stringify(rpcFailure(-32001, `unknown network ${network}`)), undefined, "route");
       return;
     }
-    const caller = nodeCaller(String(req.params.token), deps.store, deps.projects);
+    const caller = nodeCaller(token, deps.store, deps.projects);
     if (!caller) {
       send(401, JSON.stringify(rpcFailure(-32001, UNKNOWN_NODE_TOKEN)), undefined, "auth");
       return;
@@ -134,6 +121,31 @@ export function createNodeRouter(deps: NodeDeps): express.Router {
         )
       : await evmDoor({ projectId, network, chainId: chainId!, payload, headers: req.headers });
     send(200, stringifyWithBigInts(out), out);
+  };
+}
+
+/** The node's routes for Express; `rpc` answers the JSON-RPC URL (the same one the assembly's quick path calls). */
+export function createNodeRouter(deps: NodeDeps, rpc: NodeRpc = createNodeRpc(deps)): express.Router {
+  const router = express.Router();
+  const correlationIds = deps.random.fork("node-correlation");
+
+  router.get("/apikeys/v1/tokens/active", async (req: Request, res: Response) => {
+    try {
+      const target = { method: "GET", host: req.headers.host ?? "", redirectedFrom: redirectedFrom(req), path: req.path };
+      const projectId =
+        deps.authMode === "none"
+          ? deps.projects.defaultProjectId()
+          : (await authenticateApiKey(target, { mode: deps.authMode, projects: deps.projects }, req.headers.authorization)).projectId;
+      res.json({ id: await deps.projects.clientKeyOf(projectId) });
+    } catch (error) {
+      const correlationId = `${correlationIds.hex(8)}-SBX`;
+      const out = errorResponse(error, correlationId);
+      res.status(out.status).set(out.headers).set("x-correlation-id", correlationId).send(out.bodyText);
+    }
   });
+
+  router.use(createOnrampV1Router({ store: deps.store, clock: deps.clock, random: deps.random.fork("onramp-v1"), clientKeys: deps.projects }));
+  router.use("/rpc/v1", nodeCors);
+  router.post("/rpc/v1/:network/:token", (req: Request, res: Response) => rpc(req, res, String(req.params.network), String(req.params.token)));
   return router;
 }

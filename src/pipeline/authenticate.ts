@@ -11,6 +11,7 @@
 import type { KeyObject } from "node:crypto";
 import { type AuthMode, verifyBearer } from "../auth/bearer.js";
 import type { RequestTarget } from "../auth/jwt.js";
+import type { Operation } from "../contract/operations.js";
 import { apiError } from "../errors/catalogue.js";
 import type { RequestAuth } from "../wallet/types.js";
 import type { ProjectRegistry } from "../projects/projects.js";
@@ -40,11 +41,20 @@ export interface AuthDeps {
   projects: ProjectRegistry;
   endUsers?: EndUserAuthenticator;
   coinbaseAuth?: CoinbaseAuthenticator;
+  /** Called with the project an API key names as soon as its token's signature check is on its way (bearer.ts). */
+  alongside?: (projectId: string) => void;
 }
+
+/** The security schemes each operation accepts, in one set: made on its first request, not on every one. */
+const schemesOf = new WeakMap<Operation, ReadonlySet<string>>();
 
 export async function authenticate(ex: Exchange, deps: AuthDeps): Promise<void> {
   const op = ex.operation!;
-  const schemes = new Set(op.security.flat());
+  let schemes = schemesOf.get(op);
+  if (!schemes) {
+    schemes = new Set(op.security.flat());
+    schemesOf.set(op, schemes);
+  }
   const authorization = ex.headers.authorization;
   if (schemes.size === 0 && authorization && deps.coinbaseAuth) {
     // No scheme: the operation takes a payer's Coinbase OAuth token, which names the project of its Coinbase user.
@@ -102,9 +112,16 @@ export async function authenticateApiKey(
   deps: Omit<AuthDeps, "endUsers">,
   authorization: string | undefined,
 ): Promise<{ projectId: string; auth: RequestAuth }> {
+  const alongside = deps.alongside;
   const result = await verifyBearer(authorization, target, (kid) => deps.projects.apiKey(kid), {
     mode: deps.mode,
     nowSeconds: Math.floor(Date.now() / 1000),
+    alongside:
+      alongside &&
+      ((kid) => {
+        const projectId = deps.projects.projectOfKey(kid);
+        if (projectId !== undefined) alongside(projectId);
+      }),
   });
   const projectId = deps.projects.projectOfKey(result.keyId) ?? (await deps.projects.adoptUnknownKey(result.keyId));
   return { projectId, auth: { kind: "apiKey", keyId: result.keyId, verified: result.verified } };

@@ -62,10 +62,14 @@ interface EffectRecord {
 /** Due (forgotten) once its window has passed: a later request can no longer repeat it. */
 const EFFECTS_SEEN = declareCollection<EffectRecord>("_effects", { dueAt: (r) => r.atMs + DUPLICATE_WINDOW_MS + 1 });
 
-/** What makes two requests the same effect: the operation, its path (the resource) and its body, canonically. */
-function fingerprintOf(ex: Exchange): string | undefined {
+/**
+ * What makes two requests the same effect: the operation, its path (the resource) and its body, canonically.
+ * Undefined when the operation has no effect a retry repeats, or the caller means the repeat. Made once per request,
+ * before the handler runs, and handed to both `findDuplicate` and `recordEffect`.
+ */
+export function effectOf(ex: Exchange): string | undefined {
   const op = ex.operation;
-  if (!op || !EFFECTS.has(op.operationId)) return undefined;
+  if (!op || !EFFECTS.has(op.operationId) || ex.headers[ALLOW_REPEAT_HEADER] === "true") return undefined;
   // An end user's client names its Temporary Wallet Secret in every signed body; it is no part of the effect.
   const { walletSecretId: _secret, ...body } = (ex.body ?? {}) as Record<string, unknown>;
   return `${op.operationId} ${canonicalJson(ex.pathParams)} ${canonicalJson(body)}`;
@@ -75,9 +79,8 @@ function fingerprintOf(ex: Exchange): string | undefined {
  * Before the operation runs: whether it repeats an effect of the window. Throws the 409 when the project asked for
  * strict retries; otherwise returns the first request's correlation id (or undefined).
  */
-export function findDuplicate(tx: ProjectTx, ex: Exchange, nowMs: number): string | undefined {
-  const fingerprint = fingerprintOf(ex);
-  if (fingerprint === undefined || ex.headers[ALLOW_REPEAT_HEADER] === "true") return undefined;
+export function findDuplicate(tx: ProjectTx, ex: Exchange, fingerprint: string | undefined, nowMs: number): string | undefined {
+  if (fingerprint === undefined) return undefined;
   const seen = tx.collection(EFFECTS_SEEN).get(fingerprint);
   if (!seen || nowMs - seen.atMs > DUPLICATE_WINDOW_MS) return undefined;
   if (tx.settings().strictRetries === true) {
@@ -91,9 +94,8 @@ export function findDuplicate(tx: ProjectTx, ex: Exchange, nowMs: number): strin
 }
 
 /** After the operation succeeded, in its transaction: the effect to compare later requests with. */
-export function recordEffect(tx: ProjectTx, ex: Exchange, nowMs: number): void {
-  const fingerprint = fingerprintOf(ex);
-  if (fingerprint === undefined || ex.headers[ALLOW_REPEAT_HEADER] === "true") return;
+export function recordEffect(tx: ProjectTx, ex: Exchange, fingerprint: string | undefined, nowMs: number): void {
+  if (fingerprint === undefined) return;
   const effects = tx.collection(EFFECTS_SEEN);
   const seen = effects.get(fingerprint);
   // A run of repeats names its first request; the window runs from the latest of them.

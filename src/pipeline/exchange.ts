@@ -3,6 +3,7 @@
  * stages filled in and adds its own part; the writer turns `response` into bytes.
  */
 import type { IncomingMessage } from "node:http";
+import type { EarlyWalletCheck } from "../auth/walletToken.js";
 import type { EvmRevertTrace } from "../chain/evm/revertTrace.js";
 import type { Operation } from "../contract/operations.js";
 import type { Problem } from "../contract/validate.js";
@@ -48,6 +49,8 @@ export interface Exchange {
   pathParams: Record<string, string>;
   projectId?: string;
   auth: RequestAuth;
+  /** The wallet token's signature check, begun with the bearer token's (walletAuth.ts). */
+  earlyWalletCheck?: EarlyWalletCheck;
   problems: Problem[];
   /** Names of scenario rules that fired (the journal shows them). */
   scenarios: string[];
@@ -79,13 +82,41 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
 /** A path the URL parser would leave as it is: no dot segments, backslashes, percent-escapes or other characters to normalize. */
 const PLAIN_PATH = /^\/(?:[A-Za-z0-9_~!$&'()*+,;=:@-]|\.(?!\.?(?:\/|$))|\/(?!\.\.?(?:\/|$)))*$/;
 
-/** Pathname and query of the request target, as `new URL()` reads them (it is only asked when the path is not plain). */
-function splitTarget(target: string): { pathname: string; search: URLSearchParams } {
+/**
+ * Pathname and query of the request target, as `new URL()` reads them (it is only asked when the path is not plain);
+ * no query when the target has none, so most requests build no parameters at all.
+ */
+function splitTarget(target: string): { pathname: string; search?: URLSearchParams } {
   const q = target.indexOf("?");
   const path = q < 0 ? target : target.slice(0, q);
-  if (PLAIN_PATH.test(path) && !target.includes("#")) return { pathname: path, search: new URLSearchParams(q < 0 ? "" : target.slice(q + 1)) };
+  if (PLAIN_PATH.test(path) && !target.includes("#")) return { pathname: path, search: q < 0 ? undefined : new URLSearchParams(target.slice(q + 1)) };
   const url = new URL(target, "http://sandbox.invalid");
   return { pathname: url.pathname, search: url.searchParams };
+}
+
+function queryOf(search: URLSearchParams): Record<string, string | string[]> {
+  const values = new Map<string, string[]>();
+  for (const key of new Set(search.keys())) {
+    // `name[]=a&name[]=b` is how axios (the official client's HTTP library) writes an array: read as `name=a&name=b`.
+    const name = key.endsWith("[]") && key.length > 2 ? key.slice(0, -2) : key;
+    values.set(name, [...(values.get(name) ?? []), ...search.getAll(key)]);
+  }
+  // Built from entries, so every name is an own property: `__proto__[]=…` is a name like any other, never the
+  // object's prototype.
+  return Object.fromEntries([...values].map(([name, all]) => [name, all.length === 1 ? all[0]! : all]));
+}
+
+/**
+ * The request's headers, one string each. node:http joins repeated headers itself and leaves only `set-cookie` as
+ * a list; without one, its object (made for this request alone) is taken as it is instead of copied.
+ */
+function headersOf(received: IncomingMessage["headers"]): Record<string, string> {
+  if (received["set-cookie"] === undefined) return received as Record<string, string>;
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(received)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return headers;
 }
 
 /**
@@ -95,19 +126,7 @@ function splitTarget(target: string): { pathname: string; search: URLSearchParam
  */
 export function newExchange(req: IncomingMessage & { body?: unknown }, target: string, prefix: string, correlationHex: string): Exchange {
   const { pathname: fullPath, search } = splitTarget(target);
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  const values = new Map<string, string[]>();
-  for (const key of new Set(search.keys())) {
-    // `name[]=a&name[]=b` is how axios (the official client's HTTP library) writes an array: read as `name=a&name=b`.
-    const name = key.endsWith("[]") && key.length > 2 ? key.slice(0, -2) : key;
-    values.set(name, [...(values.get(name) ?? []), ...search.getAll(key)]);
-  }
-  // Built from entries, so every name is an own property: `__proto__[]=…` is a name like any other, never the
-  // object's prototype.
-  const query: Record<string, string | string[]> = Object.fromEntries([...values].map(([name, all]) => [name, all.length === 1 ? all[0]! : all]));
+  const headers = headersOf(req.headers);
   return {
     correlationId: `${correlationHex}-SBX`,
     receivedAt: Date.now(),
@@ -117,7 +136,7 @@ export function newExchange(req: IncomingMessage & { body?: unknown }, target: s
     path: fullPath.startsWith(prefix) ? fullPath.slice(prefix.length) || "/" : fullPath,
     host: headers.host ?? "",
     redirectedFrom: redirectedFrom(req),
-    query,
+    query: search === undefined ? {} : queryOf(search),
     headers,
     rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
     body: undefined,

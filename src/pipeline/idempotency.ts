@@ -10,7 +10,7 @@
  * dropped when the project next records one, so the records a project keeps
  * are those of the last 24 h of sandbox time, not every key it ever sent.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { canonicalJson } from "../auth/reqHash.js";
 import type { Clock } from "../clock.js";
 import { apiError } from "../errors/catalogue.js";
@@ -30,7 +30,7 @@ interface IdempotencyRecord {
 
 function fingerprintOf(ex: Exchange): string {
   const body = ex.rawBody.length === 0 ? "" : canonicalJson(ex.body);
-  return createHash("sha256").update(`${ex.method}\n${ex.path}\n${body}`).digest("hex");
+  return hash("sha256", `${ex.method}\n${ex.path}\n${body}`, "hex");
 }
 
 /** Carries out the operation; on failure it must have discarded its writes and still resolve to the error response. */

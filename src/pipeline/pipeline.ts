@@ -21,7 +21,7 @@ import type { ProjectRegistry } from "../projects/projects.js";
 import type { Random } from "../random.js";
 import type { PendingTx, Store } from "../store/store.js";
 import { authenticate, type CoinbaseAuthenticator, type EndUserAuthenticator } from "./authenticate.js";
-import { findDuplicate, recordEffect } from "./duplicates.js";
+import { effectOf, findDuplicate, recordEffect } from "./duplicates.js";
 import { errorResponse } from "./errors.js";
 import { jsonResponse, newExchange, type Exchange, type Outgoing } from "./exchange.js";
 import { Idempotency } from "./idempotency.js";
@@ -87,7 +87,8 @@ export function createPipeline(deps: PipelineDeps) {
       // What the clock has made due (deliveries, settling transfers) lands before the operation reads or moves balances
       // (not in outbound handlers: they run without the lock that settling needs).
       if (!handler.outbound) settleProject(tx, { clock: deps.clock, random: deps.random });
-      ex.duplicateOf = findDuplicate(tx, ex, deps.clock.now());
+      const effect = effectOf(ex);
+      ex.duplicateOf = findDuplicate(tx, ex, effect, deps.clock.now());
       onPolicyDecision(tx, (decision) => {
         ex.policyDecisions ??= [];
         ex.policyDecisions.push(decision);
@@ -109,7 +110,7 @@ export function createPipeline(deps: PipelineDeps) {
           },
         ),
       );
-      if (result.status < 300) recordEffect(tx, ex, deps.clock.now());
+      if (result.status < 300) recordEffect(tx, ex, effect, deps.clock.now());
       else ex.duplicateOf = undefined; // a refusal answered by the handler (x402's 400 settle) did nothing either
       const headers = ex.duplicateOf ? { ...result.headers, "x-sandbox-duplicate-of": ex.duplicateOf } : result.headers;
       return jsonResponse(result.status, result.body, headers);
@@ -136,7 +137,13 @@ export function createPipeline(deps: PipelineDeps) {
     ex.pathParams = match.pathParams;
 
     ex.violation = "auth";
-    await authenticate(ex, { mode: deps.authMode, projects: deps.projects, endUsers: deps.endUsers, coinbaseAuth: deps.coinbaseAuth });
+    await authenticate(ex, {
+      mode: deps.authMode,
+      projects: deps.projects,
+      endUsers: deps.endUsers,
+      coinbaseAuth: deps.coinbaseAuth,
+      alongside: walletAuth.wants(ex) ? (projectId) => walletAuth.begin(ex, projectId) : undefined,
+    });
     if (ex.auth.kind === "none") ex.projectId = deps.projectOfPath?.(ex.pathParams) ?? ex.projectId;
     if (deps.authMode !== "none") await signatures.check(ex);
     if (deps.authMode !== "none") await walletAuth.check(ex);

@@ -6,7 +6,7 @@
  * Temporary Wallet Secret and names it in the body's `walletSecretId`.
  */
 import type { KeyObject } from "node:crypto";
-import { createJtiRegistry, verifyWalletAuth, type JtiRegistry } from "../auth/walletToken.js";
+import { beginWalletSignatureCheck, createJtiRegistry, verifyWalletAuth, type JtiRegistry } from "../auth/walletToken.js";
 import { apiError } from "../errors/catalogue.js";
 import type { ProjectRegistry } from "../projects/projects.js";
 import type { EndUserAuthenticator } from "./authenticate.js";
@@ -19,6 +19,23 @@ export class WalletAuthStage {
     private readonly projects: ProjectRegistry,
     private readonly endUsers?: Pick<EndUserAuthenticator, "walletKey">,
   ) {}
+
+  /** Whether `ex` carries a wallet token its operation may check: worth beginning early (`begin`). */
+  wants(ex: Exchange): boolean {
+    return ex.operation!.walletAuth !== "none" && ex.headers["x-wallet-auth"] !== undefined;
+  }
+
+  /**
+   * Hands the signature check of the request's wallet token, under the wallet secret of the project its API key
+   * names, to the signature thread together with the bearer token's (one hand-off, not two). Nothing is decided
+   * here: `check` runs every check in its order once the bearer token passed, and uses this answer only for the
+   * same token and key.
+   */
+  begin(ex: Exchange, projectId: string): void {
+    const token = ex.headers["x-wallet-auth"];
+    const key = this.projects.walletKey(projectId);
+    if (token !== undefined && key) ex.earlyWalletCheck = beginWalletSignatureCheck(token, key);
+  }
 
   async check(ex: Exchange): Promise<void> {
     const op = ex.operation!;
@@ -70,6 +87,7 @@ export class WalletAuthStage {
       {
         nowSeconds: Math.floor(Date.now() / 1000),
         signer,
+        early: ex.earlyWalletCheck,
       },
     );
   }

@@ -23,8 +23,36 @@ function withUtf8Charset(type: string): string {
   return [essence!.trim().toLowerCase(), ...[...kept, "charset=utf-8"].sort()].join("; ");
 }
 
+const LOWER_CASE_NAME = /^[^A-Z]*$/;
+
+/**
+ * The usual answer (a body, a content type, names in lower case, not HEAD): status and headers handed to node:http in
+ * one list, which it writes out as they are, instead of stored one by one (each validated, lower-cased and kept in a
+ * map) and read back. Headers set on the response before (CORS) still give way to these, as with setHeader.
+ * False when the answer is not of that kind: `sendOutgoing` then does it step by step.
+ */
+function sendAtOnce(res: ServerResponse, out: Outgoing): boolean {
+  const body = out.bodyText;
+  const status = out.status;
+  if (body === undefined || status === 204 || status === 205 || status === 304 || res.req?.method === "HEAD") return false;
+  const list: Array<string | number> = [];
+  let typed = false;
+  for (const name in out.headers) {
+    if (!LOWER_CASE_NAME.test(name) || name === "transfer-encoding" || name === "content-length") return false;
+    const value = out.headers[name]!;
+    if (name === "content-type") typed = true;
+    list.push(name, name === "content-type" ? withUtf8Charset(value) : value);
+  }
+  if (!typed || res.hasHeader("transfer-encoding")) return false;
+  list.push("content-length", Buffer.byteLength(body));
+  res.writeHead(status, list);
+  res.end(body, "utf8");
+  return true;
+}
+
 /** Status, headers (case-insensitively, later ones win), Content-Length; no body for 204, 205, 304 and HEAD. */
 export function sendOutgoing(res: ServerResponse, out: Outgoing): void {
+  if (sendAtOnce(res, out)) return;
   res.statusCode = out.status;
   for (const name of Object.keys(out.headers)) res.setHeader(name, out.headers[name]!);
   if (out.bodyText === undefined) {

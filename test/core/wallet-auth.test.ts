@@ -92,6 +92,28 @@ describe("X-Wallet-Auth", () => {
     expect(res.body.errorMessage).toMatch(/signature/i);
   });
 
+  it("leaves a wallet token unused when the bearer token beside it has a bad signature", async () => {
+    // Both signatures are checked together; the wallet token's one-time jti is spent only once the bearer passed.
+    const { mintBearer, mintWalletAuth } = await import("#test/helpers/tokens.js");
+    const host = new URL(sandbox.url).host;
+    const { apiKeyId, apiKeySecret, walletSecret } = sandbox.credentials;
+    const walletToken = await mintWalletAuth(walletSecret, { method: "POST", host, path: CREATE, body: { name: "bearer-first" } });
+    const bearer = await mintBearer(apiKeyId, apiKeySecret, { method: "POST", host, path: CREATE });
+    const last = bearer.at(-2) === "A" ? "B" : "A";
+    const forged = `${bearer.slice(0, -2)}${last}${bearer.at(-1)}`;
+    const refused = await call(sandbox, "POST", CREATE, {
+      body: { name: "bearer-first" },
+      headers: { Authorization: `Bearer ${forged}`, "X-Wallet-Auth": walletToken },
+    });
+    expect(refused.status).toBe(401);
+    expect(refused.body.errorMessage).toMatch(/Bad signature/);
+    const accepted = await call(sandbox, "POST", CREATE, { body: { name: "bearer-first" }, headers: { "X-Wallet-Auth": walletToken } });
+    expect(accepted.status).toBe(201);
+    const replayed = await call(sandbox, "POST", CREATE, { body: { name: "bearer-first" }, headers: { "X-Wallet-Auth": walletToken } });
+    expect(replayed.status).toBe(401);
+    expect(replayed.body.errorMessage).toMatch(/replayed/);
+  });
+
   it("rejects a token signed for another path", async () => {
     const res = await call(sandbox, "POST", CREATE, {
       body: { name: "path-1" },

@@ -42,7 +42,8 @@ export const watchedWalletTransactions = (store: ProjectTx): Collection<WatchedW
 
 /** A signature made outside a send: `address` signed `eventType`'s kind of payload. */
 export function emitWalletSigned(ctx: EmitContext, eventType: SigningEventType, address: string, actor: WalletActor): void {
-  emitWebhookEvent(ctx, { eventType, data: { address, signed_at: ctx.clock.iso(), ...actor } });
+  // Built only when a subscription takes it: most projects have none, and signing is on the hot path.
+  emitWebhookEvent(ctx, { eventType, data: () => ({ address, signed_at: ctx.clock.iso(), ...actor }) });
 }
 
 /** A send accepted by the sandbox's chain: created, signed and broadcast now; confirmed or failed when mined. */
