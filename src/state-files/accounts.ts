@@ -24,6 +24,7 @@ import { generateEvmPrivateKey, isValidEvmPrivateKey } from "../crypto/evm.js";
 import { fromBase58 } from "../crypto/solana.js";
 import { evmAccountOperations } from "../wallet/evm-accounts/accounts.js";
 import { solanaAccountOperations } from "../wallet/solana-accounts/accounts.js";
+import { PendingTx } from "../store/store.js";
 import type { HandlerContext } from "../wallet/types.js";
 import { BulkCredits, type SolanaHolder, splToken } from "./bulkCredits.js";
 import { deriveAccounts } from "./deriveThreads.js";
@@ -130,7 +131,9 @@ export async function applyServerAccounts(
   const derived = deriveAccounts({ evmKeys, solanaSeeds, tokenAccounts });
   const credits = new BulkCredits(ctx.store, supplies);
   const creating: HandlerContext = { ...ctx, clock: isoOncePerMs(ctx.clock) };
-  try {
+  // Every record below is made here or by the operations' own writers, fresh, and never touched after its write:
+  // the transaction keeps them as they are rather than a copy of each.
+  const writeAll = async () => {
     const creditAll = async (where: string, address: string, balances: Balances | undefined, solanaHolder?: SolanaHolder) => {
       for (const [network, tokens] of Object.entries(balances ?? {})) {
         for (const [token, amount] of Object.entries(tokens)) {
@@ -165,6 +168,9 @@ export async function applyServerAccounts(
       await creditAll(where, key.address, a.balances, { derived: solanaDerived, asked: tokenAccounts[i]! });
     }
     credits.flush();
+  };
+  try {
+    await (ctx.store instanceof PendingTx ? ctx.store.handingOver(writeAll) : writeAll());
   } finally {
     derived.close();
   }
