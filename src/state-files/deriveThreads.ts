@@ -200,32 +200,46 @@ export function deriveAccounts(request: DerivationRequest): Derivations {
     job.resolve();
   };
 
-  const threads: Worker[] = [];
+  const threads = new Set<Worker>();
   const size = Math.max(1, Math.min(4, availableParallelism(), Math.ceil(jobs.length / 2)));
   const workerData = { ...modules, associatedTokenProgram: fromBase58(ASSOCIATED_TOKEN_PROGRAM) };
+  // Jobs go out in order to whichever thread is free (two in flight each): on a busy machine one thread may get
+  // far less of a core than another, and a fixed share would leave the loop waiting on the slow one.
+  let next = 0;
   let closed = false;
   for (let t = 0; t < size; t++) {
-    const mine = jobs.filter((job) => job.id % size === t);
-    const pending = new Map(mine.map((job) => [job.id, job]));
+    const pending = new Map<number, Job>();
     const worker = new Worker(THREAD_SOURCE, { eval: true, workerData });
-    // A thread that fails leaves its jobs to the main thread (the same steps, only slower).
+    const feed = () => {
+      const job = jobs[next];
+      if (!job) return;
+      next++;
+      pending.set(job.id, job);
+      worker.postMessage({ id: job.id, ...(job.message as object) });
+    };
+    // A thread that fails leaves its jobs to the main thread (the same steps, only slower), and the queue's too
+    // when it was the last.
     const lost = () => {
+      threads.delete(worker);
       for (const job of pending.values()) settle(job);
       pending.clear();
+      if (threads.size === 0) while (next < jobs.length) settle(jobs[next++]!);
     };
     worker.on("message", (answer: { id: number; addresses?: Array<string | null>; solana?: Array<SolanaDerived | null> }) => {
       const job = pending.get(answer.id);
       if (!job) return;
       pending.delete(answer.id);
       settle(job, answer);
+      feed();
       if (pending.size === 0) void worker.terminate();
     });
     worker.on("error", lost);
     worker.on("exit", () => {
       if (!closed) lost();
     });
-    for (const job of mine) worker.postMessage({ id: job.id, ...(job.message as object) });
-    threads.push(worker);
+    feed();
+    feed();
+    threads.add(worker);
   }
 
   const evmJobs = jobs.filter((j) => j.kind === "evm");
