@@ -9,13 +9,14 @@
  *
  * BENCH_INIT_KEYS=1 gives every account a fixed private key (the import path rather than the create path);
  * BENCH_INIT_PROFILE=DIR runs the sandbox under `--cpu-prof` into DIR; BENCH_INIT_REPEATS (1) starts each size
- * more than once and keeps the fastest.
+ * more than once and keeps the fastest; BENCH_INIT_CLI=FILE starts another build of the command than dist/cli.js (a copy
+ * of an earlier build, measured back to back with this one).
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -23,6 +24,7 @@ const SIZES = (process.env.BENCH_INIT_SIZES ?? "1000,10000,100000").split(",").m
 const REPEATS = Number(process.env.BENCH_INIT_REPEATS ?? 1);
 const WITH_KEYS = process.env.BENCH_INIT_KEYS === "1";
 const PROFILE = process.env.BENCH_INIT_PROFILE;
+const CLI = resolve(process.env.BENCH_INIT_CLI ?? join(root, "dist", "cli.js"));
 const START_FLAGS = JSON.parse(readFileSync(join(root, "package.json"), "utf8"))
   .scripts.start.split(" ")
   .filter((a) => a.startsWith("--"));
@@ -73,7 +75,7 @@ function cpuSeconds(pid) {
 function start(file, dir) {
   const began = performance.now();
   const flags = PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE}`] : [];
-  const child = spawn(process.execPath, [...START_FLAGS, ...flags, join(root, "dist", "cli.js"), "--port", "0", "--init", file, "--seed", "bench-init"], {
+  const child = spawn(process.execPath, [...START_FLAGS, ...flags, CLI, "--port", "0", "--init", file, "--seed", "bench-init"], {
     cwd: dir,
     stdio: ["ignore", "pipe", "inherit"],
   });

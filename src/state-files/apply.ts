@@ -7,39 +7,30 @@
  * put in place, in one write. A refused file leaves the sandbox as it was, and
  * the error names the file, the entry and what went wrong.
  */
-import type { IHttpOperation } from "@stoplight/types";
 import { apiKeyFromSecret, generateApiKey, generateWalletSecret, walletSecretFromBase64 } from "../auth/credentials.js";
-import { creditOnLedger, ledgerToken, type SupplyTally } from "../chain/credit.js";
+import type { SupplyTally } from "../chain/credit.js";
 import type { Clock } from "../clock.js";
-import type { OperationIndex } from "../contract/operations.js";
-import { describeProblems, validateRequest } from "../contract/validate.js";
-import { fromBase58 } from "../crypto/solana.js";
 import { fundAccount } from "../products/accounts/funding.js";
 import { CHAIN_CONTRACTS } from "../products/sandboxContracts.js";
 import { accountScopeOf, createGrant } from "../wallet/end-users/accounts.js";
 import { findEndUser } from "../wallet/records/endUsers.js";
 import { findEvmAccountByName } from "../wallet/records/evmAccounts.js";
-import { evmAccountOperations } from "../wallet/evm-accounts/accounts.js";
-import { solanaAccountOperations } from "../wallet/solana-accounts/accounts.js";
-import { toUnits } from "../products/shared/decimal.js";
-import type { AnyHandler, HandlerContext, SandboxKeys } from "../wallet/types.js";
-import { apiError } from "../errors/catalogue.js";
+import type { HandlerContext, SandboxKeys } from "../wallet/types.js";
 import type { ProjectRegistry } from "../projects/projects.js";
 import type { Random } from "../random.js";
 import type { ProjectRecord, SandboxState } from "../store/state.js";
 import type { Store } from "../store/store.js";
-import type { Balances, ProjectContent, ProjectEntry, StateFile } from "./model.js";
+import { applyServerAccounts } from "./accounts.js";
+import { at, credit, creditBalances, type EntryDeps, messageOf, operationsFor } from "./entries.js";
+import type { ProjectContent, ProjectEntry, StateFile } from "./model.js";
 import { StateFileError } from "./read.js";
 
-export interface ApplyDeps {
+export interface ApplyDeps extends EntryDeps {
   store: Store;
   projects: ProjectRegistry;
   clock: Clock;
   random: Random;
   keys: SandboxKeys;
-  handlers: Readonly<Record<string, AnyHandler>>;
-  /** The platform's operations: the bodies a file passes through are checked against the contract first. */
-  operations?: OperationIndex;
   /** Throws when a scenario name or file does not check out (before anything is applied). */
   checkScenarios?: (names: string[]) => void;
   log?: (message: string) => void;
@@ -65,20 +56,6 @@ const CONTENT_KEYS = [
   "fund",
   "records",
 ] as const;
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** Runs `work`; any failure becomes a StateFileError at `at`. */
-async function at<T>(file: string, path: string, work: () => T | Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof StateFileError) throw error;
-    throw new StateFileError(file, path, messageOf(error));
-  }
-}
 
 function instant(file: string, path: string, text: string): number {
   const ms = Date.parse(text);
@@ -149,70 +126,6 @@ function placeProject(file: string, state: SandboxState, entry: ProjectEntry, pa
   return project;
 }
 
-const bodyOnly = new WeakMap<IHttpOperation, IHttpOperation>();
-
-/**
- * The operation without its header parameters: only the body is the file's, the headers (credentials,
- * X-Wallet-Auth) are the sandbox's own here. With none to miss, the validator's compiled fast path answers for a
- * body that passes (prism's own validation, ~20 times the cost, was a tenth of the start with 100,000 accounts).
- */
-function withoutHeaders(op: IHttpOperation): IHttpOperation {
-  let found = bodyOnly.get(op);
-  if (!found) {
-    found = { ...op, request: { ...op.request, headers: [] } };
-    bodyOnly.set(op, found);
-  }
-  return found;
-}
-
-/** Checks a body of the file against an operation's contract, as a request's body would be; throws invalid_request. */
-function checkBody(deps: ApplyDeps, operationId: string, body: unknown, pathParams: Record<string, string> = {}): void {
-  const op = deps.operations?.get(operationId);
-  if (!op) return;
-  const path = op.pathTemplate.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(pathParams[name] ?? ""));
-  const problems = validateRequest(withoutHeaders(op.http), { method: op.method, path, query: {}, headers: { "content-type": "application/json" }, body });
-  if (problems.length > 0) throw apiError("invalid_request", describeProblems(problems));
-}
-
-/** The operations a file's entries go through, for one project's transaction. */
-function operationsFor(deps: ApplyDeps, ctx: HandlerContext) {
-  return async (operationId: string, body: unknown, pathParams: Record<string, string> = {}) => {
-    const handler = deps.handlers[operationId];
-    if (!handler) throw new Error(`the sandbox serves no ${operationId}`);
-    checkBody(deps, operationId, body, pathParams);
-    const request = { operationId, pathParams, query: {}, headers: {}, body, auth: { kind: "apiKey" as const, verified: true } };
-    return (await handler(request, ctx)).body as Record<string, unknown>;
-  };
-}
-
-async function creditBalances(
-  file: string,
-  path: string,
-  ctx: HandlerContext,
-  address: string,
-  balances: Balances | undefined,
-  supplies: SupplyTally,
-): Promise<void> {
-  for (const [network, tokens] of Object.entries(balances ?? {})) {
-    for (const [token, amount] of Object.entries(tokens)) {
-      await at(file, `${path}.balances.${network}.${token}`, () => credit(ctx, network, address, token, amount, supplies));
-    }
-  }
-}
-
-/** Credits a decimal amount of a token (symbol or address) through the admin API's ledger credit. */
-function credit(ctx: HandlerContext, network: string, address: string, token: string | undefined, amount: string, supplies: SupplyTally): void {
-  const asset = ledgerToken(network, token);
-  if (!asset) {
-    // An unknown network or token: the credit itself says which (and a bad address first), as POST /_sandbox/balances does.
-    creditOnLedger(ctx.store, { network, address, token, amount: "0" });
-    throw apiError("invalid_request", `token ${token} is not in the sandbox's token table for ${network}.`);
-  }
-  const units = toUnits(amount, asset.decimals);
-  if (units === undefined) throw apiError("invalid_request", `${amount} ${asset.symbol} has more than ${asset.decimals} decimals.`);
-  creditOnLedger(ctx.store, { network, address, token, amount: units.toString() }, supplies);
-}
-
 async function applyContent(file: string, path: string, content: ProjectContent, ctx: HandlerContext, deps: ApplyDeps): Promise<void> {
   const call = operationsFor(deps, ctx);
   // Every credit of the project's entries counts towards the tokens' supplies, read once.
@@ -222,28 +135,7 @@ async function applyContent(file: string, path: string, content: ProjectContent,
     for (const [id, record] of Object.entries(records)) target.put(id, record);
   }
   for (const [i, body] of (content.policies ?? []).entries()) await at(file, `${path}.policies[${i}]`, () => call("createPolicy", body));
-  for (const [i, a] of (content.evmAccounts ?? []).entries()) {
-    const where = `${path}.evmAccounts[${i}]`;
-    // A fixed key is imported as importEvmAccount imports it, without the RSA envelope around it (the key is the
-    // file's, in the clear already); the name is checked by the contract all the same.
-    const account = await at(file, where, () => {
-      if (a.privateKey === undefined) return call("createEvmAccount", { name: a.name });
-      checkBody(deps, "createEvmAccount", { name: a.name });
-      return evmAccountOperations.importKey(Buffer.from(a.privateKey.slice(2), "hex"), { name: a.name }, ctx).body;
-    });
-    await creditBalances(file, where, ctx, account.address as string, a.balances, supplies);
-  }
-  for (const [i, a] of (content.solanaAccounts ?? []).entries()) {
-    const where = `${path}.solanaAccounts[${i}]`;
-    const account = await at(file, where, () => {
-      if (a.privateKey === undefined) return call("createSolanaAccount", { name: a.name });
-      const raw = fromBase58(a.privateKey);
-      if (raw.length !== 32 && raw.length !== 64) throw new Error(`privateKey is ${raw.length} bytes; expected a 32-byte seed or a 64-byte secret key`);
-      checkBody(deps, "createSolanaAccount", { name: a.name });
-      return solanaAccountOperations.importKey(raw.subarray(0, 32), { name: a.name }, ctx).body;
-    });
-    await creditBalances(file, where, ctx, account.address as string, a.balances, supplies);
-  }
+  await applyServerAccounts(file, path, content, ctx, deps, supplies);
   for (const [i, a] of (content.evmSmartAccounts ?? []).entries()) {
     const where = `${path}.evmSmartAccounts[${i}]`;
     const account = await at(file, where, () => {

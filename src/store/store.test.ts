@@ -251,3 +251,25 @@ describe("finding by key among a transaction's own writes", () => {
     expect([named.findBy("name", "one")?.id, named.findBy("name", "two")]).toEqual(["a", undefined]);
   });
 });
+
+describe("records handed over", () => {
+  it("are kept as given inside handingOver, copied outside it again (also after a failure), and land only on commit", async () => {
+    const tx = store.begin("p");
+    const handed = { id: "h", n: 1 };
+    const copied = { id: "k", n: 1 };
+    await tx.handingOver(async () => tx.collection(RECS).put("h", handed));
+    await expect(
+      tx.handingOver(async () => {
+        throw new Error("a failed batch");
+      }),
+    ).rejects.toThrow("a failed batch");
+    tx.collection(RECS).put("k", copied);
+    expect(store.committedRecord("p", RECS, "h")).toBeUndefined();
+    await tx.commit();
+    expect(store.committedRecord("p", RECS, "h")).toBe(handed);
+    expect(store.committedRecord("p", RECS, "k")).not.toBe(copied);
+    expect(store.committedRecord("p", RECS, "k")).toEqual(copied);
+    // Reads still hand out copies of a handed-over record.
+    expect(store.begin("p").collection(RECS).get("h")).not.toBe(handed);
+  });
+});

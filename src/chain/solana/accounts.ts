@@ -243,12 +243,28 @@ function withAmount(state: SolanaAccountState, amount: bigint): SolanaAccountSta
   return { ...state, data: data.toString("base64") };
 }
 
-function changeSupply(store: ProjectTx, network: string, mint: string, delta: bigint): void {
+/** Adds `delta` to a known token's minted supply (clamped to a u64), writing the mint first if it was not yet. */
+export function changeSupply(store: ProjectTx, network: string, mint: string, delta: bigint): void {
   const state = ensureMint(store, network, mint);
   const data = Buffer.from(state.data, "base64");
   const supply = data.readBigUInt64LE(36) + delta;
   data.writeBigUInt64LE(supply < 0n ? 0n : supply > U64_MAX ? U64_MAX : supply, 36);
   writeSolanaAccount(store, { ...state, data: data.toString("base64") });
+}
+
+/**
+ * Writes a new, initialized token account at `address` (owned by the token `program`) holding `amount` of `mint`
+ * for `owner`: what a credit to an owner with no token account of the mint opens. The mint's supply is the
+ * caller's to change: setTokenBalance changes it with each credit, an init file once for all its accounts.
+ */
+export function writeNewTokenAccount(store: ProjectTx, network: string, address: string, program: string, mint: string, owner: string, amount: bigint): void {
+  writeSolanaAccount(store, {
+    network,
+    address,
+    lamports: rentExemptMinimum(TOKEN_ACCOUNT_SIZE).toString(),
+    owner: program,
+    data: encodeTokenAccount(mint, owner, amount).toString("base64"),
+  });
 }
 
 /**
@@ -270,13 +286,7 @@ export function setTokenBalance(store: ProjectTx, network: string, owner: string
       writeSolanaAccount(store, withAmount(existing[0], existing[1].amount + target - current));
       return;
     }
-    writeSolanaAccount(store, {
-      network,
-      address: ata,
-      lamports: rentExemptMinimum(TOKEN_ACCOUNT_SIZE).toString(),
-      owner: mintState.owner,
-      data: encodeTokenAccount(mint, owner, target - current).toString("base64"),
-    });
+    writeNewTokenAccount(store, network, ata, mintState.owner, mint, owner, target - current);
     return;
   }
   let owed = current - target;

@@ -41,7 +41,7 @@ type ByName = { pathParams: { name: string } };
 type ExportTo = { body: { exportEncryptionKey: string } };
 
 /** Each operation takes the parts of its request it reads, so a chain's handlers.ts can list it under an operationId. */
-export interface ServerAccountOperations {
+export interface ServerAccountOperations<K = never> {
   create(req: { body: AccountFields }, ctx: HandlerContext): Answer<201, View>;
   get(req: ByAddress, ctx: HandlerContext): Answer<200, View>;
   getByName(req: ByName, ctx: HandlerContext): Answer<200, View>;
@@ -53,11 +53,16 @@ export interface ServerAccountOperations {
    * opening each under RSA cost ~2 ms an account.
    */
   importKey(raw: Uint8Array, body: AccountFields, ctx: HandlerContext): Answer<201, View>;
+  /**
+   * An import of a key whose address the caller derived already, with the same checks and record: an init file's
+   * keys are derived many at once, off the event loop.
+   */
+  importDerived(key: K, body: AccountFields, ctx: HandlerContext): void;
   export(req: ByAddress & ExportTo, ctx: HandlerContext): Exported;
   exportByName(req: ByName & ExportTo, ctx: HandlerContext): Exported;
 }
 
-export function serverAccountOperations<R extends AccountRecord>(chain: ServerAccountChain<R>): ServerAccountOperations {
+export function serverAccountOperations<R extends AccountRecord>(chain: ServerAccountChain<R>): ServerAccountOperations<AccountKey<R>> {
   const { records } = chain;
 
   function add(ctx: HandlerContext, key: AccountKey<R>, body: AccountFields): R {
@@ -117,6 +122,8 @@ export function serverAccountOperations<R extends AccountRecord>(chain: ServerAc
     import: (req, ctx) => importKey(openImportEnvelope(ctx.keys.importKey, req.body.encryptedPrivateKey), req.body, ctx),
 
     importKey,
+
+    importDerived: (key, body, ctx) => void add(ctx, key, body),
 
     export: (req, ctx) => exported(records.find(ctx.store, req.pathParams.address), req.body.exportEncryptionKey),
 

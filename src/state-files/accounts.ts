@@ -1,0 +1,177 @@
+/**
+ * An init file's server accounts (`evmAccounts`, `solanaAccounts`) and their balances: the bulk of a large file.
+ * The records are the ones the create and import operations make, in the same order, with the same checks and
+ * refusals; what changes is where the time goes:
+ *
+ * - keys are drawn from the injected randomness as the operations draw them (every EVM account's in order, then
+ *   every Solana account's: nothing draws between them), and what follows from a key (addresses, associated token
+ *   accounts) is derived on helper threads (deriveThreads.ts) while the records are written;
+ * - a name is not checked against the contract entry by entry: the file's schema holds the contract's own pattern
+ *   for it (a test keeps the two equal);
+ * - a token credit to a Solana account that holds none of the token yet opens its associated token account
+ *   directly, and the mint's supply is written once for all of them rather than once per account.
+ *
+ * Anything else (a fixed key the operations refuse, a credit to a holder that has some of the token already, an
+ * unknown token, an amount past a bound) goes through the operations themselves, which refuse or credit it as
+ * they always did.
+ */
+import type { Hex } from "viem";
+import type { SupplyTally } from "../chain/credit.js";
+import type { Clock } from "../clock.js";
+import { viewSolanaAccount } from "../chain/solana/accounts.js";
+import { type SolanaToken, TOKEN_PROGRAM } from "../chain/solana/tokens.js";
+import { generateEvmPrivateKey, isValidEvmPrivateKey } from "../crypto/evm.js";
+import { fromBase58 } from "../crypto/solana.js";
+import { evmAccountOperations } from "../wallet/evm-accounts/accounts.js";
+import { solanaAccountOperations } from "../wallet/solana-accounts/accounts.js";
+import { PendingTx } from "../store/store.js";
+import type { HandlerContext } from "../wallet/types.js";
+import { BulkCredits, type SolanaHolder, splToken } from "./bulkCredits.js";
+import { deriveAccounts } from "./deriveThreads.js";
+import { at, checkBody, credit, type EntryDeps, operationsFor } from "./entries.js";
+import type { Balances, ProjectContent } from "./model.js";
+import { StateFileError } from "./read.js";
+
+type Account = { name: string; privateKey?: string; balances?: Balances };
+
+/** The entries' SPL credits, in file order: each needs its associated token account. */
+function splCredits(balances: Balances | undefined): Array<{ network: string; token: SolanaToken }> {
+  const found: Array<{ network: string; token: SolanaToken }> = [];
+  for (const [network, tokens] of Object.entries(balances ?? {})) {
+    for (const symbol of Object.keys(tokens)) {
+      const token = splToken(network, symbol);
+      if (token) found.push({ network, token });
+    }
+  }
+  return found;
+}
+
+/** An EVM key as the operations hold it (lowercase hex), or undefined when they would refuse it. */
+function fixedEvmKey(privateKey: string): Hex | undefined {
+  const raw = Buffer.from(privateKey.slice(2), "hex");
+  return isValidEvmPrivateKey(raw) ? `0x${raw.toString("hex")}` : undefined;
+}
+
+/** A Solana seed from a fixed key (a 32-byte seed or a 64-byte secret key), or undefined when it is neither. */
+function fixedSolanaSeed(privateKey: string): Uint8Array | undefined {
+  const raw = fromBase58(privateKey);
+  return raw.length === 32 || raw.length === 64 ? raw.subarray(0, 32) : undefined;
+}
+
+/** The entries as they were applied before: one operation each (for a sandbox whose create operations were replaced). */
+async function throughOperations(file: string, path: string, content: ProjectContent, ctx: HandlerContext, deps: EntryDeps, supplies: SupplyTally) {
+  const call = operationsFor(deps, ctx);
+  const creditAll = async (where: string, address: string, balances: Balances | undefined) => {
+    for (const [network, tokens] of Object.entries(balances ?? {}))
+      for (const [token, amount] of Object.entries(tokens))
+        await at(file, `${where}.balances.${network}.${token}`, () => credit(ctx, network, address, token, amount, supplies));
+  };
+  for (const [i, a] of (content.evmAccounts ?? []).entries()) {
+    const where = `${path}.evmAccounts[${i}]`;
+    const account = await at(file, where, () => {
+      if (a.privateKey === undefined) return call("createEvmAccount", { name: a.name });
+      checkBody(deps, "createEvmAccount", { name: a.name });
+      return evmAccountOperations.importKey(Buffer.from(a.privateKey.slice(2), "hex"), { name: a.name }, ctx).body;
+    });
+    await creditAll(where, account.address as string, a.balances);
+  }
+  for (const [i, a] of (content.solanaAccounts ?? []).entries()) {
+    const where = `${path}.solanaAccounts[${i}]`;
+    const account = await at(file, where, () => {
+      if (a.privateKey === undefined) return call("createSolanaAccount", { name: a.name });
+      const raw = fromBase58(a.privateKey);
+      if (raw.length !== 32 && raw.length !== 64) throw new Error(`privateKey is ${raw.length} bytes; expected a 32-byte seed or a 64-byte secret key`);
+      checkBody(deps, "createSolanaAccount", { name: a.name });
+      return solanaAccountOperations.importKey(raw.subarray(0, 32), { name: a.name }, ctx).body;
+    });
+    await creditAll(where, account.address as string, a.balances);
+  }
+}
+
+/** The clock with its ISO text made once per millisecond: an init file's records are made thousands to the millisecond. */
+function isoOncePerMs(clock: Clock): Clock {
+  let ms: number | undefined;
+  let text = "";
+  const iso = () => {
+    const now = clock.now();
+    if (now !== ms) {
+      ms = now;
+      text = new Date(now).toISOString();
+    }
+    return text;
+  };
+  return { ...clock, iso };
+}
+
+/** Applies the content's EVM and Solana accounts with their balances, inside the project's transaction. */
+export async function applyServerAccounts(
+  file: string,
+  path: string,
+  content: ProjectContent,
+  ctx: HandlerContext,
+  deps: EntryDeps,
+  supplies: SupplyTally,
+): Promise<void> {
+  const evm: Account[] = content.evmAccounts ?? [];
+  const solana: Account[] = content.solanaAccounts ?? [];
+  if (evm.length + solana.length === 0) return;
+  if (deps.handlers.createEvmAccount !== evmAccountOperations.create || deps.handlers.createSolanaAccount !== solanaAccountOperations.create)
+    return throughOperations(file, path, content, ctx, deps, supplies);
+
+  const evmKeys = evm.map((a) => (a.privateKey === undefined ? generateEvmPrivateKey(ctx.random) : fixedEvmKey(a.privateKey)));
+  const solanaSeeds = solana.map((a) => (a.privateKey === undefined ? ctx.random.bytes(32) : fixedSolanaSeed(a.privateKey)));
+  // The token program of each mint as the first credit will find it (a mint not written yet is the Token program's).
+  const programs = new Map<string, string>();
+  const programOf = (network: string, mint: string) => {
+    const id = `${network}|${mint}`;
+    if (!programs.has(id)) programs.set(id, viewSolanaAccount(ctx.store, network, mint)?.owner ?? TOKEN_PROGRAM);
+    return programs.get(id)!;
+  };
+  const tokenAccounts = solana.map((a) => splCredits(a.balances).map(({ network, token }) => ({ mint: token.mint, program: programOf(network, token.mint) })));
+  const derived = deriveAccounts({ evmKeys, solanaSeeds, tokenAccounts });
+  const credits = new BulkCredits(ctx.store, supplies);
+  const creating: HandlerContext = { ...ctx, clock: isoOncePerMs(ctx.clock) };
+  // Every record below is made here or by the operations' own writers, fresh, and never touched after its write:
+  // the transaction keeps them as they are rather than a copy of each.
+  const writeAll = async () => {
+    const creditAll = async (where: string, address: string, balances: Balances | undefined, solanaHolder?: SolanaHolder) => {
+      for (const [network, tokens] of Object.entries(balances ?? {})) {
+        for (const [token, amount] of Object.entries(tokens)) {
+          if (credits.tryCredit(network, address, token, amount, solanaHolder)) continue;
+          credits.flush(); // the credit reads the mints as they are
+          await at(file, `${where}.balances.${network}.${token}`, () => credit(ctx, network, address, token, amount, supplies));
+        }
+      }
+    };
+    for (const [i, a] of evm.entries()) {
+      const where = `${path}.evmAccounts[${i}]`;
+      const privateKey = evmKeys[i];
+      let address: string;
+      if (privateKey === undefined) {
+        // A fixed key that is no secp256k1 scalar: the import refuses it.
+        address = (await at(file, where, () => evmAccountOperations.importKey(Buffer.from(a.privateKey!.slice(2), "hex"), { name: a.name }, ctx))).body.address;
+      } else {
+        const derivedAddress = (await derived.evmAddress(i)) as Hex;
+        await at(file, where, () => evmAccountOperations.importDerived({ address: derivedAddress, privateKey }, { name: a.name }, creating));
+        address = derivedAddress;
+      }
+      await creditAll(where, address, a.balances);
+    }
+    for (const [i, a] of solana.entries()) {
+      const where = `${path}.solanaAccounts[${i}]`;
+      const seed = solanaSeeds[i];
+      if (seed === undefined)
+        throw new StateFileError(file, where, `privateKey is ${fromBase58(a.privateKey!).length} bytes; expected a 32-byte seed or a 64-byte secret key`);
+      const solanaDerived = await derived.solana(i);
+      const key = { address: solanaDerived.address, seedHex: Buffer.from(seed).toString("hex") };
+      await at(file, where, () => solanaAccountOperations.importDerived(key, { name: a.name }, creating));
+      await creditAll(where, key.address, a.balances, { derived: solanaDerived, asked: tokenAccounts[i]! });
+    }
+    credits.flush();
+  };
+  try {
+    await (ctx.store instanceof PendingTx ? ctx.store.handingOver(writeAll) : writeAll());
+  } finally {
+    derived.close();
+  }
+}

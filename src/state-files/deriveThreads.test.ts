@@ -1,0 +1,68 @@
+/**
+ * The helper threads derive what the main thread would: EVM addresses (checked against viem), Solana addresses
+ * (against noble's ed25519) and associated token accounts (against @solana/kit's program-derived addresses), for
+ * both token programs; and they did the work, rather than the main thread standing in for them.
+ */
+import { createHash } from "node:crypto";
+import { ed25519 } from "@noble/curves/ed25519.js";
+import { address, getAddressEncoder, getBase58Decoder, getProgramDerivedAddress } from "@solana/kit";
+import { privateKeyToAddress } from "viem/accounts";
+import { describe, expect, it } from "vitest";
+import { associatedTokenAddress } from "../chain/solana/addresses.js";
+import { ASSOCIATED_TOKEN_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from "../chain/solana/tokens.js";
+import { evmAddressOf } from "../crypto/evm.js";
+import { solanaKeyFromSeed } from "../crypto/solana.js";
+import { deriveAccounts, type TokenAccountKey } from "./deriveThreads.js";
+
+const bytes = (label: string, i: number) => new Uint8Array(createHash("sha256").update(`${label}/${i}`).digest());
+const USDC = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
+const OTHER_MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+
+describe("deriving an init file's accounts on helper threads", () => {
+  it("gives the main thread's addresses and token accounts, and independent libraries agree", async () => {
+    const n = 1200; // more than one message per thread
+    const evmKeys = Array.from({ length: n }, (_, i) => `0x${Buffer.from(bytes("evm", i)).toString("hex")}` as const);
+    const solanaSeeds = Array.from({ length: n }, (_, i) => bytes("solana", i));
+    const tokenAccounts: TokenAccountKey[][] = solanaSeeds.map((_, i) =>
+      i % 3 === 0 ? [] : [{ mint: USDC, program: TOKEN_PROGRAM }, ...(i % 2 ? [{ mint: OTHER_MINT, program: TOKEN_2022_PROGRAM }] : [])],
+    );
+    const derived = deriveAccounts({ evmKeys: [...evmKeys, undefined], solanaSeeds: [...solanaSeeds, undefined], tokenAccounts: [...tokenAccounts, []] });
+    try {
+      for (let i = 0; i < n; i++) {
+        expect(await derived.evmAddress(i)).toBe(evmAddressOf(evmKeys[i]!));
+        const solana = await derived.solana(i);
+        const address = solanaKeyFromSeed(solanaSeeds[i]!).address;
+        expect(solana.address).toBe(address);
+        expect(solana.tokenAccounts).toEqual(tokenAccounts[i]!.map((t) => associatedTokenAddress(address, t.mint, t.program)));
+      }
+      expect(derived.derivedOnThreads()).toBe(2 * n);
+      // Independent libraries, on a sample: viem, noble, @solana/kit.
+      const encoder = getAddressEncoder();
+      for (let i = 1; i < n; i += 97) {
+        expect(await derived.evmAddress(i)).toBe(privateKeyToAddress(evmKeys[i]!));
+        const solana = await derived.solana(i);
+        expect(solana.address).toBe(getBase58Decoder().decode(ed25519.getPublicKey(solanaSeeds[i]!)));
+        for (const [k, t] of tokenAccounts[i]!.entries()) {
+          const [pda] = await getProgramDerivedAddress({
+            programAddress: address(ASSOCIATED_TOKEN_PROGRAM),
+            seeds: [encoder.encode(address(solana.address)), encoder.encode(address(t.program)), encoder.encode(address(t.mint))],
+          });
+          expect(solana.tokenAccounts[k]).toBe(pda);
+        }
+      }
+    } finally {
+      derived.close();
+    }
+  });
+
+  it("derives a few accounts on the main thread, without starting threads", async () => {
+    const derived = deriveAccounts({
+      evmKeys: [`0x${"11".repeat(32)}`],
+      solanaSeeds: [bytes("solana", 0)],
+      tokenAccounts: [[{ mint: USDC, program: TOKEN_PROGRAM }]],
+    });
+    expect(await derived.evmAddress(0)).toBe(privateKeyToAddress(`0x${"11".repeat(32)}`));
+    expect((await derived.solana(0)).tokenAccounts).toHaveLength(1);
+    expect(derived.derivedOnThreads()).toBe(0);
+  });
+});

@@ -1,0 +1,262 @@
+/**
+ * The curve work of an init file's server accounts, on helper threads: each EVM key's address (a secp256k1
+ * multiplication and two Keccak hashes), each Solana seed's address (an ed25519 multiplication) and its associated
+ * token accounts (SHA-256 and an on-curve check per bump tried). That was about half the CPU of a start with
+ * 100,000 accounts, all of it on the event loop. The keys themselves are drawn on the main thread, in the order
+ * the operations draw them, so the same seed gives the same keys; only what follows from a key moves.
+ *
+ * A thread runs the same steps as crypto/evm.ts (evmAddressOf), crypto/ed25519.ts and chain/solana/addresses.ts,
+ * with the same libraries (the `secp256k1` package, libsodium, @noble/hashes' Keccak, bs58), so it gives the same
+ * bytes; deriveThreads.test.ts holds it to them. A few accounts are derived on the main thread (starting threads
+ * costs more), and so is everything when a thread cannot start or dies: no work is lost.
+ */
+import { createRequire } from "node:module";
+import { availableParallelism } from "node:os";
+import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+import type { Hex } from "viem";
+import { associatedTokenAddress } from "../chain/solana/addresses.js";
+import { ASSOCIATED_TOKEN_PROGRAM } from "../chain/solana/tokens.js";
+import { evmAddressOf } from "../crypto/evm.js";
+import { fromBase58, solanaKeyFromSeed } from "../crypto/solana.js";
+
+/** A token account to derive for a Solana account: its mint and the token program that owns the mint. */
+export interface TokenAccountKey {
+  mint: string;
+  program: string;
+}
+
+export interface SolanaDerived {
+  address: string;
+  /** The associated token accounts asked for, in the order asked. */
+  tokenAccounts: string[];
+}
+
+/** What to derive: undefined entries are skipped (a fixed key the operations will refuse). */
+export interface DerivationRequest {
+  evmKeys: ReadonlyArray<Hex | undefined>;
+  solanaSeeds: ReadonlyArray<Uint8Array | undefined>;
+  /** Per Solana seed, the token accounts to derive for its address. */
+  tokenAccounts: ReadonlyArray<readonly TokenAccountKey[]>;
+}
+
+export interface Derivations {
+  evmAddress(i: number): Promise<string>;
+  solana(i: number): Promise<SolanaDerived>;
+  /** Stops the threads (the caller is done, or failed half way). */
+  close(): void;
+  /** How many accounts the threads derived (the rest, the main thread). */
+  derivedOnThreads(): number;
+}
+
+/** Below this many accounts, starting threads (~50 ms each) costs more than it saves. */
+const MIN_ACCOUNTS_FOR_THREADS = 64;
+/** Accounts per message: large enough that messaging is noise, small enough that the first answers come soon. */
+const CHUNK = 512;
+
+const THREAD_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+const { createHash } = require("node:crypto");
+const secp256k1 = require(workerData.secp256k1);
+const sodium = require(workerData.sodium);
+const bs58 = require(workerData.bs58).default;
+const IDENTITY = new Uint8Array(32);
+IDENTITY[0] = 1;
+const scratch = new Uint8Array(32);
+const publicKey = new Uint8Array(32);
+const secretKey = new Uint8Array(64);
+const associatedTokenProgram = Buffer.from(workerData.associatedTokenProgram);
+// libsodium's point addition decodes its operands as the Solana runtime decodes a program address.
+function onCurve(bytes) {
+  try { sodium.crypto_core_ed25519_add(scratch, bytes, IDENTITY); return true; } catch { return false; }
+}
+function programAddress(seeds) {
+  for (let bump = 255; bump >= 0; bump--) {
+    const hash = createHash("sha256");
+    for (const seed of seeds) hash.update(seed);
+    const digest = hash.update(Uint8Array.of(bump)).update(associatedTokenProgram).update("ProgramDerivedAddress").digest();
+    if (!onCurve(digest)) return bs58.encode(digest);
+  }
+  throw new Error("no program address for these seeds");
+}
+function evmAddress(keccak, key) {
+  const pub = secp256k1.publicKeyCreate(Buffer.from(key.slice(2), "hex"), false);
+  const hex = Buffer.from(keccak(pub.subarray(1)).subarray(12)).toString("hex");
+  const checksum = keccak(Buffer.from(hex, "ascii"));
+  let address = "0x";
+  for (let i = 0; i < 40; i++) {
+    const nibble = (checksum[i >> 1] >> (i & 1 ? 0 : 4)) & 0xf;
+    address += nibble >= 8 ? hex[i].toUpperCase() : hex[i];
+  }
+  return address;
+}
+import(workerData.sha3).then(({ keccak_256 }) => {
+  parentPort.on("message", (job) => {
+    if (job.keys) {
+      parentPort.postMessage({ id: job.id, addresses: job.keys.map((key) => (key === null ? null : evmAddress(keccak_256, key))) });
+      return;
+    }
+    const solana = job.seeds.map((seed, i) => {
+      if (seed === null) return null;
+      sodium.crypto_sign_seed_keypair(publicKey, secretKey, seed);
+      const owner = Buffer.from(publicKey);
+      const tokenAccounts = job.tokenAccounts[i].map(([mint, program]) => programAddress([owner, program, mint]));
+      return { address: bs58.encode(owner), tokenAccounts };
+    });
+    parentPort.postMessage({ id: job.id, solana });
+  });
+});
+`;
+
+function deriveSolana(seed: Uint8Array, tokenAccounts: readonly TokenAccountKey[]): SolanaDerived {
+  const { address } = solanaKeyFromSeed(seed);
+  return { address, tokenAccounts: tokenAccounts.map((t) => associatedTokenAddress(address, t.mint, t.program)) };
+}
+
+/** Derives on the calling thread, when asked. */
+function onMainThread(request: DerivationRequest): Derivations {
+  return {
+    evmAddress: async (i) => evmAddressOf(request.evmKeys[i]!),
+    solana: async (i) => deriveSolana(request.solanaSeeds[i]!, request.tokenAccounts[i]!),
+    close: () => undefined,
+    derivedOnThreads: () => 0,
+  };
+}
+
+/** The files a thread loads by path: a thread of a bundle cannot import the bundle's modules. */
+function threadModules(): Record<string, string> | undefined {
+  try {
+    const require = createRequire(import.meta.url);
+    return {
+      secp256k1: require.resolve("secp256k1"),
+      sodium: require.resolve("sodium-native"),
+      bs58: require.resolve("bs58"),
+      sha3: pathToFileURL(require.resolve("@noble/hashes/sha3.js")).href,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+interface Job {
+  id: number;
+  kind: "evm" | "solana";
+  start: number;
+  message: unknown;
+  resolve: () => void;
+  done: Promise<void>;
+}
+
+/**
+ * Starts deriving everything `request` names, in order, on up to four threads (on two cores, two threads and the
+ * event loop share them: the loop writes the records while the threads derive the next accounts). The answers are
+ * awaited account by account.
+ */
+export function deriveAccounts(request: DerivationRequest): Derivations {
+  const count = request.evmKeys.length + request.solanaSeeds.length;
+  const modules = count >= MIN_ACCOUNTS_FOR_THREADS ? threadModules() : undefined;
+  if (!modules) return onMainThread(request);
+  const evmAddresses: Array<string | undefined> = new Array(request.evmKeys.length);
+  const solana: Array<SolanaDerived | undefined> = new Array(request.solanaSeeds.length);
+  // Mints and programs go over once per job as bytes; a handful recur in every account.
+  const bytes = new Map<string, Uint8Array>();
+  const bytesOf = (address: string) => {
+    let found = bytes.get(address);
+    if (!found) {
+      found = fromBase58(address);
+      bytes.set(address, found);
+    }
+    return found;
+  };
+  const jobs: Job[] = [];
+  const addJob = (kind: Job["kind"], start: number, message: unknown) => {
+    let resolve!: () => void;
+    const done = new Promise<void>((r) => {
+      resolve = r;
+    });
+    jobs.push({ id: jobs.length, kind, start, message, resolve, done });
+  };
+  for (let start = 0; start < request.evmKeys.length; start += CHUNK)
+    addJob("evm", start, { keys: request.evmKeys.slice(start, start + CHUNK).map((k) => k ?? null) });
+  for (let start = 0; start < request.solanaSeeds.length; start += CHUNK) {
+    const seeds = request.solanaSeeds.slice(start, start + CHUNK).map((s) => s ?? null);
+    const tokenAccounts = request.tokenAccounts.slice(start, start + CHUNK).map((list) => list.map((t) => [bytesOf(t.mint), bytesOf(t.program)]));
+    addJob("solana", start, { seeds, tokenAccounts });
+  }
+
+  /** A job's answers, from a thread or, when none can give them, the main thread. */
+  let onThreads = 0;
+  const settle = (job: Job, answer?: { addresses?: Array<string | null>; solana?: Array<SolanaDerived | null> }) => {
+    for (const derived of answer?.addresses ?? answer?.solana ?? []) if (derived !== null) onThreads++;
+    if (job.kind === "evm") {
+      const keys = request.evmKeys;
+      for (let i = job.start; i < Math.min(job.start + CHUNK, keys.length); i++)
+        evmAddresses[i] = keys[i] === undefined ? undefined : (answer?.addresses?.[i - job.start] ?? evmAddressOf(keys[i]!));
+    } else {
+      const seeds = request.solanaSeeds;
+      for (let i = job.start; i < Math.min(job.start + CHUNK, seeds.length); i++)
+        solana[i] = seeds[i] === undefined ? undefined : (answer?.solana?.[i - job.start] ?? deriveSolana(seeds[i]!, request.tokenAccounts[i]!));
+    }
+    job.resolve();
+  };
+
+  const threads = new Set<Worker>();
+  const size = Math.max(1, Math.min(4, availableParallelism(), Math.ceil(jobs.length / 2)));
+  const workerData = { ...modules, associatedTokenProgram: fromBase58(ASSOCIATED_TOKEN_PROGRAM) };
+  // Jobs go out in order to whichever thread is free (two in flight each): on a busy machine one thread may get
+  // far less of a core than another, and a fixed share would leave the loop waiting on the slow one.
+  let next = 0;
+  let closed = false;
+  for (let t = 0; t < size; t++) {
+    const pending = new Map<number, Job>();
+    const worker = new Worker(THREAD_SOURCE, { eval: true, workerData });
+    const feed = () => {
+      const job = jobs[next];
+      if (!job) return;
+      next++;
+      pending.set(job.id, job);
+      worker.postMessage({ id: job.id, ...(job.message as object) });
+    };
+    // A thread that fails leaves its jobs to the main thread (the same steps, only slower), and the queue's too
+    // when it was the last.
+    const lost = () => {
+      threads.delete(worker);
+      for (const job of pending.values()) settle(job);
+      pending.clear();
+      if (threads.size === 0) while (next < jobs.length) settle(jobs[next++]!);
+    };
+    worker.on("message", (answer: { id: number; addresses?: Array<string | null>; solana?: Array<SolanaDerived | null> }) => {
+      const job = pending.get(answer.id);
+      if (!job) return;
+      pending.delete(answer.id);
+      settle(job, answer);
+      feed();
+      if (pending.size === 0) void worker.terminate();
+    });
+    worker.on("error", lost);
+    worker.on("exit", () => {
+      if (!closed) lost();
+    });
+    feed();
+    feed();
+    threads.add(worker);
+  }
+
+  const evmJobs = jobs.filter((j) => j.kind === "evm");
+  const solanaJobs = jobs.filter((j) => j.kind === "solana");
+  return {
+    async evmAddress(i) {
+      if (evmAddresses[i] === undefined) await evmJobs[Math.floor(i / CHUNK)]!.done;
+      return evmAddresses[i]!;
+    },
+    async solana(i) {
+      if (solana[i] === undefined) await solanaJobs[Math.floor(i / CHUNK)]!.done;
+      return solana[i]!;
+    },
+    close() {
+      closed = true;
+      for (const worker of threads) void worker.terminate();
+    },
+    derivedOnThreads: () => onThreads,
+  };
+}
