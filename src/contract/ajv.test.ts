@@ -3,10 +3,12 @@
  * semantics; the validators the build precompiles (repeated subschemas
  * hoisted into definitions) decide and describe as a run-time compile does.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { adminSpecPath, defaultSpecPath } from "../paths.js";
 import { loadCompiledOperations } from "./compile.js";
-import { linearRegExp } from "./ajv.js";
+import { codePointLength, linearRegExp } from "./ajv.js";
+import { OperationIndex } from "./operations.js";
+import { fastCheck } from "./requestCheck.js";
 
 function patternsIn(node: unknown, found: Set<string>): Set<string> {
   if (Array.isArray(node)) for (const n of node) patternsIn(n, found);
@@ -32,6 +34,55 @@ describe("the linear-time pattern engine", () => {
     expect(linearRegExp("^[0-9]+$", "u").test("0123")).toBe(true);
     expect(linearRegExp("^[0-9]+$", "u").test("01a")).toBe(false);
     expect(linearRegExp("é", "u").test("café")).toBe(true);
+    expect(linearRegExp("^a|b", "u").test("xb"), "an alternative without the anchor").toBe(true);
+    expect(linearRegExp("^(a|b)c", "u").test("xbc")).toBe(false);
+    expect(linearRegExp("^[|]x", "u").test("y|x"), "a bar inside a class").toBe(false);
+    expect(linearRegExp("^\\|x", "u").test("yx"), "an escaped bar, then an alternative").toBe(false);
+    expect(linearRegExp("^[\\]|]x", "u").test("y]x")).toBe(false);
+  });
+
+  it("reads a long value only as far as a pattern anchored at its start can match", () => {
+    // Counted, not timed: the characters RE2 reads of a 100,000-character name against the account-name pattern.
+    const value = "x".repeat(100_000);
+    const rx = linearRegExp("^[A-Za-z0-9][A-Za-z0-9-]{0,34}[A-Za-z0-9]$", "u");
+    const reads = vi.spyOn(String.prototype, "charCodeAt");
+    try {
+      expect(rx.test(value)).toBe(false);
+      expect(reads.mock.calls.length).toBeLessThan(200);
+      reads.mockClear();
+      expect(linearRegExp("[0-9]$", "u").test(value), "an unanchored pattern still searches").toBe(false);
+      expect(reads.mock.calls.length).toBeGreaterThan(100_000);
+    } finally {
+      reads.mockRestore();
+    }
+  });
+});
+
+describe("maxLength's count in the build's validators", () => {
+  it("counts code points as Ajv's runtime does, lone surrogates included", async () => {
+    const { createRequire } = await import("node:module");
+    const prismRequire = createRequire(createRequire(import.meta.url).resolve("@stoplight/prism-http/dist/validator/index.js"));
+    const ajvCount = (prismRequire("ajv/dist/runtime/ucs2length") as { default: (s: string) => number }).default;
+    for (const text of ["", "abc", "café", "😀", "a😀b😀", "\uD800", "\uDC00\uD800", "x\uD83D", "\uD83D\uD83D\uDE00", "😀".repeat(1000)]) {
+      expect(codePointLength(text), JSON.stringify(text)).toBe(ajvCount(text));
+    }
+  });
+
+  it("refuses a long value over a maxLength without reading it a character at a time", async () => {
+    const op = new OperationIndex(await loadCompiledOperations(defaultSpecPath)).all.find((o) => o.operationId === "createEvmAccount")!;
+    const reads = vi.spyOn(String.prototype, "charCodeAt");
+    try {
+      const verdict = fastCheck(op.http, {
+        path: op.pathTemplate,
+        query: {},
+        headers: { "content-type": "application/json" },
+        body: { accountPolicy: "x".repeat(100_000) },
+      });
+      expect(verdict).not.toBe(true);
+      expect(reads.mock.calls.length).toBeLessThan(1_000);
+    } finally {
+      reads.mockRestore();
+    }
   });
 });
 
