@@ -29,7 +29,7 @@ import { nodeCors } from "./cors.js";
 import { evmMethods } from "./evm/methods.js";
 import { createEvmDoor, type NodeTesting } from "./evm/testDoor.js";
 import { answerOnLedger } from "./answerOnLedger.js";
-import { rpcFailure, stringifyWithBigInts } from "./jsonRpc.js";
+import { batchTooLarge, rpcFailure, stringifyWithBigInts } from "./jsonRpc.js";
 import { nodeCaller, UNKNOWN_NODE_TOKEN } from "./nodeToken.js";
 import { createOnrampV1Router } from "./onrampV1.js";
 import { isSolanaNetwork, solanaMethods } from "./solana/methods.js";
@@ -79,7 +79,8 @@ export function createNodeRouter(deps: NodeDeps): express.Router {
   router.post("/rpc/v1/:network/:token", async (req: Request, res: Response) => {
     const receivedAt = Date.now();
     let payload: unknown;
-    const send = (status: number, text: string, answer?: unknown, violation?: ViolationKind) => {
+    /** `whole`: the node refused the request as one (a batch over the cap): one journal entry, not one per call. */
+    const send = (status: number, text: string, answer?: unknown, violation?: ViolationKind, whole = false) => {
       res.status(status).type("application/json").send(text);
       if (!deps.journal) return;
       const { authorization: _token, ...headers } = req.headers as Record<string, string>;
@@ -97,6 +98,7 @@ export function createNodeRouter(deps: NodeDeps): express.Router {
         answerText: text,
         requestText: Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "",
         violation,
+        whole,
       });
     };
     const network = String(req.params.network);
@@ -121,6 +123,13 @@ export function createNodeRouter(deps: NodeDeps): express.Router {
       payload = JSON.parse(text);
     } catch {
       send(200, JSON.stringify(rpcFailure(-32700, "parse error")), undefined, "rpc");
+      return;
+    }
+    // Refused whole before anything of it runs, without the project's lock or a journal entry per call (1,001
+    // entries, each body copied and redacted, held the loop 80–290 ms).
+    const tooLarge = Array.isArray(payload) ? batchTooLarge(payload) : undefined;
+    if (tooLarge) {
+      send(200, JSON.stringify(tooLarge), tooLarge, "rpc", true);
       return;
     }
     const out = solana
