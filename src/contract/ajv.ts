@@ -18,6 +18,7 @@
  */
 import { createHash } from "node:crypto";
 import { RE2JS } from "re2js";
+import { repeatsOnce } from "./oneRepetition.js";
 
 interface RegExpLike {
   test(input: string): boolean;
@@ -36,12 +37,24 @@ export function linearRegExp(pattern: string, _flags: string): RegExpLike {
   let rx = patterns.get(pattern);
   if (!rx) {
     const re2 = RE2JS.compile(pattern);
-    const test = anchoredAtStart(pattern) ? (input: string) => re2.matcher(input).lookingAt() : (input: string) => re2.test(input);
+    const test =
+      javaScriptRegExp(pattern) ?? (anchoredAtStart(pattern) ? (input: string) => re2.matcher(input).lookingAt() : (input: string) => re2.test(input));
     // Ajv keys its cache of patterns by toString().
     rx = { test, toString: () => `re2:${pattern}` } as RegExpLike;
     patterns.set(pattern, rx);
   }
   return rx;
+}
+
+/** V8's own engine for a pattern it runs in linear time (oneRepetition.ts), else undefined. */
+function javaScriptRegExp(pattern: string): ((input: string) => boolean) | undefined {
+  if (!repeatsOnce(pattern)) return undefined;
+  try {
+    const rx = new RegExp(pattern, "u");
+    return (input) => rx.test(input);
+  } catch {
+    return undefined; // not valid in JavaScript's syntax: RE2 reads it
+  }
 }
 
 /**
