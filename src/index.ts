@@ -385,8 +385,6 @@ async function startOn(
   });
   const { port } = server.address() as AddressInfo;
   listening = { host, port };
-  const preparing = options.prepareRuntimes ? prepareSolanaRuntime() : undefined;
-  if (preparing) started.push(() => preparing.stop());
   const wsWanted = options.wsPort ?? (options.port ? "next" : 0);
   const wsServer =
     wsWanted === 0 ? undefined : await listenForWebSockets(createServer(app), host, wsWanted === "next" ? port + 1 : wsWanted, wsWanted !== "next");
@@ -415,6 +413,8 @@ async function startOn(
   const urlHost = host.includes(":") ? `[${host}]` : host === "0.0.0.0" ? "127.0.0.1" : host;
   const url = `http://${urlHost}:${port}`;
   basePath = `${url}${PLATFORM_PREFIX}`;
+  // Last, so that none of its pieces runs before the caller has the sandbox (the command's ready line).
+  const preparing = options.prepareRuntimes ? prepareSolanaRuntime() : undefined;
 
   return {
     url,
