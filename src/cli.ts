@@ -119,6 +119,7 @@ async function main(): Promise<void> {
   const optIn = (name: string) => (values[name] || env(name) === "true" ? true : undefined);
   const sandbox = await startSandbox({
     port,
+    prepareRuntimes: true,
     wsPort,
     host,
     spec: get("spec"),

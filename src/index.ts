@@ -13,6 +13,7 @@ import { createServer, type Server } from "node:http";
 import { carriesAdminToken, isLoopbackHost, newAdminToken } from "./admin/guard.js";
 import { creditDevAccounts, deriveDevAccounts, devAccountsProblem } from "./node/evm/devAccounts.js";
 import { bindMiningMode, MINING_MODES, type MiningMode } from "./chain/mining.js";
+import { prepareSolanaRuntime } from "./chain/solana/index.js";
 import { createApp } from "./app.js";
 import { answerClientError } from "./pipeline/clientError.js";
 import { attachNodeWebSockets } from "./node/webSockets.js";
@@ -70,6 +71,12 @@ export class ContractViolationError extends Error {
 export interface SandboxOptions {
   /** 0 (default in-process) picks any free port. */
   port?: number;
+  /**
+   * Builds the Solana runtime right after listening, a piece per turn of the event loop, so that the first Solana
+   * transaction does not hold the loop ~200 ms building it. The command sets it; in-process it is off by default (a
+   * test that never touches Solana would pay its CPU).
+   */
+  prepareRuntimes?: boolean;
   host?: string;
   /** The contract to serve; defaults to the package's openapi.yaml. */
   spec?: string;
@@ -406,6 +413,8 @@ async function startOn(
   const urlHost = host.includes(":") ? `[${host}]` : host === "0.0.0.0" ? "127.0.0.1" : host;
   const url = `http://${urlHost}:${port}`;
   basePath = `${url}${PLATFORM_PREFIX}`;
+  // Last, so that none of its pieces runs before the caller has the sandbox (the command's ready line).
+  const preparing = options.prepareRuntimes ? prepareSolanaRuntime() : undefined;
 
   return {
     url,
@@ -424,6 +433,7 @@ async function startOn(
     coverage: (projectId) => coverageDocument({ operations, journal, store }, projectId),
     violations: () => coverageDocument({ operations, journal, store }).total.violations,
     close: async () => {
+      preparing?.stop();
       await webhooks.stop();
       if (wsServer) {
         stopSecondWebSocket?.();

@@ -142,6 +142,7 @@ async function start(values: Values): Promise<RunSandbox> {
   try {
     sandbox = await startSandbox({
       port,
+      prepareRuntimes: true,
       // Solana's web3.js looks for the WebSocket at the port plus one: served there too, whatever port was picked.
       wsPort: "next",
       host: values.host ?? "127.0.0.1",

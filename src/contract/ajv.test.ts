@@ -3,10 +3,12 @@
  * semantics; the validators the build precompiles (repeated subschemas
  * hoisted into definitions) decide and describe as a run-time compile does.
  */
-import { describe, expect, it } from "vitest";
+import { RE2JS } from "re2js";
+import { describe, expect, it, vi } from "vitest";
 import { adminSpecPath, defaultSpecPath } from "../paths.js";
 import { loadCompiledOperations } from "./compile.js";
-import { linearRegExp } from "./ajv.js";
+import { codePointLength, linearRegExp } from "./ajv.js";
+import { repeatsOnce } from "./oneRepetition.js";
 
 function patternsIn(node: unknown, found: Set<string>): Set<string> {
   if (Array.isArray(node)) for (const n of node) patternsIn(n, found);
@@ -32,6 +34,75 @@ describe("the linear-time pattern engine", () => {
     expect(linearRegExp("^[0-9]+$", "u").test("0123")).toBe(true);
     expect(linearRegExp("^[0-9]+$", "u").test("01a")).toBe(false);
     expect(linearRegExp("é", "u").test("café")).toBe(true);
+    expect(linearRegExp("^a|b", "u").test("xb"), "an alternative without the anchor").toBe(true);
+    expect(linearRegExp("^(a|b)c", "u").test("xbc")).toBe(false);
+    expect(linearRegExp("^[|]x", "u").test("y|x"), "a bar inside a class").toBe(false);
+    expect(linearRegExp("^\\|x", "u").test("yx"), "an escaped bar, then an alternative").toBe(false);
+    expect(linearRegExp("^[\\]|]x", "u").test("y]x")).toBe(false);
+  });
+
+  it("reads a long value only as far as a pattern anchored at its start can match", () => {
+    // Counted, not timed: the characters RE2 reads of a 100,000-character name against the account-name pattern.
+    const value = "x".repeat(100_000);
+    const rx = linearRegExp("^[A-Za-z0-9][A-Za-z0-9-]{0,34}[A-Za-z0-9]$", "u");
+    const reads = vi.spyOn(String.prototype, "charCodeAt");
+    try {
+      expect(rx.test(value)).toBe(false);
+      expect(reads.mock.calls.length).toBeLessThan(200);
+      reads.mockClear();
+      expect(linearRegExp("[0-9]$", "u").test(value), "an unanchored pattern still searches").toBe(false);
+      expect(reads.mock.calls.length).toBeGreaterThan(100_000);
+    } finally {
+      reads.mockRestore();
+    }
+  });
+});
+
+describe("patterns V8 runs in linear time", () => {
+  it("decides as RE2 does, for every such pattern of both contracts, on values near and far from matching", async () => {
+    const found = new Set<string>();
+    for (const spec of [defaultSpecPath, adminSpecPath]) for (const op of await loadCompiledOperations(spec)) patternsIn([op.request, op.responses], found);
+    const chosen = [...found].filter(repeatsOnce);
+    expect(chosen.length).toBeGreaterThan(20);
+    const alphabet = ["0", "1", "9", "a", "f", "F", "x", "z", "Z", "-", "+", " ", ".", "\n", "😀", "\uD800", "_", "0x"];
+    let seed = 7;
+    const next = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed % n;
+    };
+    for (const pattern of chosen) {
+      const re2 = RE2JS.compile(pattern);
+      const rx = linearRegExp(pattern, "u");
+      for (let i = 0; i < 300; i++) {
+        // Some values from the pattern's own characters (so that many match), the rest from the alphabet.
+        const own = pattern.replace(/[\\^$[\]{}+*?]/g, "").split("");
+        const length = next(4) === 0 ? next(200) : next(70);
+        const value = Array.from({ length }, () => (next(3) === 0 ? alphabet[next(alphabet.length)] : (own[next(own.length)] ?? "0"))).join("");
+        expect(rx.test(value), `${pattern} on ${JSON.stringify(value)}`).toBe(re2.test(value));
+      }
+    }
+  });
+
+  it("reads a long value that matches an unbounded pattern natively, not a character at a time", () => {
+    const reads = vi.spyOn(String.prototype, "charCodeAt");
+    try {
+      expect(linearRegExp("^\\d+$", "u").test("1".repeat(100_000))).toBe(true);
+      expect(linearRegExp("^0x[0-9a-fA-F]+$", "u").test(`0x${"ab".repeat(50_000)}`)).toBe(true);
+      expect(reads.mock.calls.length).toBeLessThan(100);
+    } finally {
+      reads.mockRestore();
+    }
+  });
+});
+
+describe("maxLength's count in the build's validators", () => {
+  it("counts code points as Ajv's runtime does, lone surrogates included", async () => {
+    const { createRequire } = await import("node:module");
+    const prismRequire = createRequire(createRequire(import.meta.url).resolve("@stoplight/prism-http/dist/validator/index.js"));
+    const ajvCount = (prismRequire("ajv/dist/runtime/ucs2length") as { default: (s: string) => number }).default;
+    for (const text of ["", "abc", "café", "😀", "a😀b😀", "\uD800", "\uDC00\uD800", "x\uD83D", "\uD83D\uD83D\uDE00", "😀".repeat(1000)]) {
+      expect(codePointLength(text), JSON.stringify(text)).toBe(ajvCount(text));
+    }
   });
 });
 

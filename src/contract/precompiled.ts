@@ -18,7 +18,7 @@ import { readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { IHttpOperation } from "@stoplight/types";
-import { linearRegExp, precompiledValidators, preparePrismAjv, recordCompiles, schemaKey } from "./ajv.js";
+import { codePointLength, linearRegExp, precompiledValidators, preparePrismAjv, recordCompiles, schemaKey } from "./ajv.js";
 import { compileVariantsOf, VARIANT_AJV_OPTIONS, VARIANT_FLAVOUR } from "./closestVariant.js";
 import { certainlyValid } from "./requestCheck.js";
 import { bodySchemaOf } from "./validate.js";
@@ -232,6 +232,7 @@ export function loadValidators(dir: string): boolean {
   let formats: Record<string, unknown> | undefined;
   const requireFor = (id: string) => {
     if (id === "cdp:regexp") return linearRegExp;
+    if (id === "ajv/dist/runtime/ucs2length") return { default: codePointLength };
     if (id !== "cdp:formats") return prismRequire(id);
     formats ??= prismFormats();
     return formats;

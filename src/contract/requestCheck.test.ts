@@ -6,7 +6,7 @@
  */
 import { createRequire } from "node:module";
 import type { IHttpOperation } from "@stoplight/types";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { generateRequest } from "#test/helpers/requests.js";
 import { defaultSpecPath } from "../paths.js";
 import { loadCompiledOperations } from "./compile.js";
@@ -150,5 +150,22 @@ describe("the fast request check", () => {
     }) as { left?: Array<{ message: string; path?: string[] }> };
     expect(said.left?.map((d) => d.message)).toContain("Request body property calls.0 must be object");
     expect(fastCheck(op.http, small)).toBe(false);
+  });
+
+  it("refuses a long value over a maxLength without reading it a character at a time", async () => {
+    const op = operations.find((o) => o.operationId === "createEvmAccount")!;
+    const reads = vi.spyOn(String.prototype, "charCodeAt");
+    try {
+      const verdict = fastCheck(op.http, {
+        path: op.pathTemplate,
+        query: {},
+        headers: { "content-type": "application/json" },
+        body: { accountPolicy: "x".repeat(100_000) },
+      });
+      expect(verdict).not.toBe(true);
+      expect(reads.mock.calls.length).toBeLessThan(1_000);
+    } finally {
+      reads.mockRestore();
+    }
   });
 });

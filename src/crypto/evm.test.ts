@@ -20,6 +20,7 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { verifyAuthorization } from "viem/utils";
 import { describe, expect, it } from "vitest";
+import { turnsWhile } from "#test/helpers/eventLoop.js";
 import { evmAccountOf, lowercaseTypedDataAddresses, transactionSender } from "./evm.js";
 
 const TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" as const;
@@ -61,6 +62,15 @@ const transactions = [
 ];
 
 describe("the EVM signer", () => {
+  it("signs a 1 MB message as viem does, hashing it a piece per turn of the event loop", async () => {
+    const key = generatePrivateKey();
+    const message = "m".repeat(1_000_000);
+    const { result, turns } = await turnsWhile(() => evmAccountOf(key).signMessage({ message }));
+    expect(result).toBe(await privateKeyToAccount(key).signMessage({ message }));
+    // 64 KiB a piece: ~15 pieces, the loop turning between each two; in one piece it never turned.
+    expect(turns).toBeGreaterThanOrEqual(14);
+  });
+
   for (let round = 0; round < 5; round++) {
     it(`signs exactly as viem's private-key account does (key ${round + 1})`, async () => {
       const key = generatePrivateKey();

@@ -42,6 +42,8 @@ export interface NodeCallFacts {
   requestText: string;
   /** The node refused the call as a whole for the caller's mistake (unknown network or token, a payload that does not parse). */
   violation?: ViolationKind;
+  /** The node answered the request as one (a batch over the cap, refused whole): one entry, however many calls it held. */
+  whole?: boolean;
 }
 
 const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
@@ -56,7 +58,7 @@ function parsed(text: string): unknown {
 
 /** Records a node call (or each call of a batch) in the journal. */
 export function recordNodeCall(journal: Journal, facts: NodeCallFacts): void {
-  const calls = facts.payload === undefined ? [undefined] : asArray(facts.payload);
+  const calls = facts.payload === undefined || facts.whole ? [undefined] : asArray(facts.payload);
   const replies = asArray(facts.answer !== undefined ? facts.answer : parsed(facts.answerText)) as Array<RpcReply | undefined>;
   const single = calls.length === 1;
   const durationMs = facts.wallNow - facts.receivedAt;

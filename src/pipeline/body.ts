@@ -8,22 +8,32 @@ import { apiError } from "../errors/catalogue.js";
  */
 export const MAX_JSON_DEPTH = 64;
 
-/** Whether arrays and objects nest deeper than `max` in JSON text: one pass, brackets inside strings ignored. */
+/**
+ * Whether arrays and objects nest deeper than `max` in JSON text: one pass, brackets inside strings ignored. A
+ * string is skipped with `indexOf` (native, memchr-fast) rather than a character at a time, which took 30–60 ms
+ * over a 4 MB string value.
+ */
 export function nestsDeeperThan(text: string, max: number): boolean {
   let depth = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c)
-        i++; // a backslash escapes the next character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
+    if (c === 0x22) i = endOfString(text, i);
     else if (c === 0x5b || c === 0x7b) {
       if (++depth > max) return true;
     } else if (c === 0x5d || c === 0x7d) depth--;
   }
   return false;
+}
+
+/** The index of the quote that closes the string opened at `open` (the text's length if none does). */
+function endOfString(text: string, open: number): number {
+  for (let quote = text.indexOf('"', open + 1); quote !== -1; quote = text.indexOf('"', quote + 1)) {
+    // A quote preceded by an odd run of backslashes is escaped.
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+  }
+  return text.length;
 }
 
 export function parseBody(raw: Buffer, contentType: string | undefined): unknown {

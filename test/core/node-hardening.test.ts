@@ -45,6 +45,21 @@ describe("JSON-RPC batches", () => {
     expect(answered.every((a, i) => a.id === i + 1 && typeof a.result === "string")).toBe(true);
   });
 
+  it("journals a batch over the cap as one refused request, on both chains, not as an entry per call", async () => {
+    // Counted, not timed: before, each of the 1,001 calls became an entry (its body copied and redacted), which held
+    // the event loop 80–290 ms for a 1.5 MB batch.
+    const listed = async () => (await call(sandbox, "GET", "/_sandbox/requests", { anonymous: true })).body.requests as Array<Record<string, unknown>>;
+    for (const network of ["base-sepolia", "solana-devnet"]) {
+      const before = (await listed()).length;
+      const url = await nodeUrlFor(sandbox, network);
+      const wire = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(calls(1_001)) });
+      expect(await wire.json()).toEqual([{ jsonrpc: "2.0", id: 1, error: { code: -32600, message: "batch too large: at most 1000 calls" } }]);
+      const after = await listed();
+      expect(after.length - before, network).toBe(1);
+      expect(after.at(-1), network).toMatchObject({ status: 200, violation: "rpc", rpcError: { code: -32600 } });
+    }
+  });
+
   it("lets the event loop go between the calls of a batch", async () => {
     const rpc = getHttpRpcClient(nodeUrl);
     // Counted, not timed: turns of the event loop while the batch is answered (the sandbox runs in this process).

@@ -7,6 +7,7 @@
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { Sandbox } from "cdp-sandbox";
+import { bls12_381 } from "@noble/curves/bls12-381.js";
 import { bn254 } from "@noble/curves/bn254.js";
 import { createPublicClient, http, type Hex, type PublicClient } from "viem";
 import { baseSepolia } from "viem/chains";
@@ -24,6 +25,8 @@ afterAll(() => sandbox?.close());
 
 const MODEXP = 5;
 const PAIRING = 8;
+const BLS_G1_MSM = 0x0c;
+const BLS_PAIRING = 0x0f;
 const word = (n: number | bigint) => n.toString(16).padStart(64, "0");
 
 /**
@@ -107,5 +110,41 @@ describe("the BN254 pairing check through eth_call", () => {
     // One pair changed: the product is no longer 1.
     const spoiled = `${data.slice(0, -g2(1n).length)}${g2(2n)}` as Hex;
     expect((await turnsDuring("pairing 40 pairs, not 1", PAIRING, spoiled, 32)).result).toBe(`0x${word(0)}`);
+  });
+});
+
+describe("BLS12-381 (EIP-2537) through eth_call", () => {
+  const fp = (n: bigint) => n.toString(16).padStart(128, "0");
+  const g1 = (k: bigint) => {
+    const { x, y } = bls12_381.G1.Point.BASE.multiply(k).toAffine();
+    return fp(x) + fp(y);
+  };
+  const g2 = (k: bigint) => {
+    const { x, y } = bls12_381.G2.Point.BASE.multiply(k).toAffine();
+    return fp(x.c0) + fp(x.c1) + fp(y.c0) + fp(y.c1);
+  };
+  const order = bls12_381.fields.Fr.ORDER;
+
+  it("answers a pairing check of 12 pairs whose product is 1 while the loop turns after every pair", async () => {
+    let data = "0x";
+    for (let k = 1n; k <= 6n; k++) data += g1(k) + g2(1n) + g1(order - k) + g2(1n);
+    const { result, turns } = await turnsDuring("BLS pairing 12 pairs", BLS_PAIRING, data as Hex, 32);
+    expect(result).toBe(`0x${word(1)}`);
+    // In one piece the loop could not turn during the call; in pieces it turns at least once a pair.
+    expect(turns).toBeGreaterThanOrEqual(12);
+  });
+
+  it("answers a G1 MSM of 16 points, the sum the curve library computes, while the loop turns", async () => {
+    let data = "0x";
+    let expected = bls12_381.G1.Point.ZERO;
+    for (let k = 1n; k <= 16n; k++) {
+      const s = k * 0x1234567890abcdefn;
+      data += g1(k) + word(s);
+      expected = expected.add(bls12_381.G1.Point.BASE.multiply((k * s) % order));
+    }
+    const { result, turns } = await turnsDuring("BLS G1 MSM 16 points", BLS_G1_MSM, data as Hex, 128);
+    const { x, y } = expected.toAffine();
+    expect(result).toBe(`0x${fp(x)}${fp(y)}`);
+    expect(turns).toBeGreaterThanOrEqual(6);
   });
 });

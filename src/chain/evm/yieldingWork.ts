@@ -6,8 +6,9 @@
  *
  * Precompiles spend the same budget, one unit per gas they charge: in JavaScript they cost far more time per gas
  * than opcodes, so a loop that calls one a few times per jump must pause by their gas, not by its few jumps. Most
- * calls are short and counted after they return; the two whose single call ran for seconds, MODEXP and the BN254
- * pairing check, run in pieces that spend into the budget as they go (modexpInPieces.ts, pairingInPieces.ts).
+ * calls are short and counted after they return; those whose single call ran for seconds, MODEXP, the BN254
+ * pairing check and BLS12-381's multi-scalar multiplications and pairing check, run in pieces that spend into the
+ * budget as they go (modexpInPieces.ts, pairingInPieces.ts, blsInPieces.ts).
  *
  * JUMP and JUMPI are replaced through the EVM's `customOpcodes` option by the library's own handlers (same gas,
  * same semantics) that count; the precompiles through `customPrecompiles` by the library's own functions, counted
@@ -18,6 +19,7 @@ import type { Common } from "@ethereumjs/common";
 import { type AddPrecompile, type EVMOpts, getActivePrecompiles, getOpcodesForHF, type PrecompileFunc, paramsEVM } from "@ethereumjs/evm";
 import { createAddressFromString } from "@ethereumjs/util";
 import { modexpInPieces, type Spend } from "./modexpInPieces.js";
+import { blsPairingInPieces, g1MsmInPieces, g2MsmInPieces } from "./blsInPieces.js";
 import { pairingInPieces } from "./pairingInPieces.js";
 
 type CustomOpcode = NonNullable<EVMOpts["customOpcodes"]>[number];
@@ -29,10 +31,13 @@ const SLICE = 16_384;
 const JUMP = 0x56;
 const JUMPI = 0x57;
 
-/** The precompiles that spend as they go instead of after: MODEXP and the BN254 pairing check. */
+/** The precompiles that spend as they go instead of after: MODEXP, the BN254 pairing check, BLS12-381's MSMs and pairing. */
 const IN_PIECES: Record<string, typeof modexpInPieces> = {
   "0000000000000000000000000000000000000005": modexpInPieces,
   "0000000000000000000000000000000000000008": pairingInPieces,
+  "000000000000000000000000000000000000000c": g1MsmInPieces,
+  "000000000000000000000000000000000000000e": g2MsmInPieces,
+  "000000000000000000000000000000000000000f": blsPairingInPieces,
 };
 
 const pause = () => new Promise<void>((resolve) => setImmediate(resolve));

@@ -16,6 +16,7 @@ export { associatedTokenAddress } from "./addresses.js";
 export { BLOCKHASH_VALID_SLOTS, latestBlockhash, recentBlockhash, recentBlockhashSlot } from "./blockhashes.js";
 export { blockhashAt, solanaTxs } from "./ledger.js";
 export { readSolanaTransactionOn } from "./lookupTables.js";
+export { prepareSolanaRuntime } from "./runtime.js";
 export { blockhashOf, refusalAsApiError, SolanaTransactionRefused, submitSolanaTransaction } from "./submit.js";
 export {
   ASSOCIATED_TOKEN_PROGRAM,
