@@ -4,9 +4,10 @@
  * large call pauses between its pieces. Counted, not timed.
  */
 import { createCustomCommon, Hardfork, Mainnet } from "@ethereumjs/common";
-import { type ExecResult, getActivePrecompiles, NobleBLS, type PrecompileInput, paramsEVM } from "@ethereumjs/evm";
+import { getActivePrecompiles, NobleBLS, type PrecompileInput, paramsEVM } from "@ethereumjs/evm";
 import { bls12_381 } from "@noble/curves/bls12-381.js";
 import { describe, expect, it } from "vitest";
+import { countingBudget, resultShape } from "#test/helpers/precompiles.js";
 import { blsPairingInPieces, g1MsmInPieces, g2MsmInPieces } from "./blsInPieces.js";
 
 const common = createCustomCommon({ chainId: 84532 }, Mainnet, { hardfork: Hardfork.Prague });
@@ -14,20 +15,8 @@ common.updateParams(paramsEVM);
 const library = (n: number) => getActivePrecompiles(common).get(n.toString(16).padStart(40, "0"))!;
 const evm = { _bls: new NobleBLS() } as unknown as PrecompileInput["_EVM"];
 const input = (data: Uint8Array, gasLimit = 30_000_000n): PrecompileInput => ({ data, gasLimit, common, _EVM: evm });
-const shape = (r: ExecResult) => ({ gas: r.executionGasUsed, out: Buffer.from(r.returnValue).toString("hex"), error: r.exceptionError?.error });
-
-function budget() {
-  let spent = 0;
-  const counts = { pauses: 0 };
-  const spend = (units: number) => {
-    spent += units;
-    if (spent < 16_384) return;
-    spent = 0;
-    counts.pauses++;
-    return Promise.resolve();
-  };
-  return { spend, counts };
-}
+const shape = resultShape;
+const budget = countingBudget;
 
 /** A deterministic 256-bit source (xorshift on 64-bit words), so a failure repeats. */
 function randomFrom(seed: number) {

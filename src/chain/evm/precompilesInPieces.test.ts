@@ -4,9 +4,10 @@
  * call pauses between its pieces. Counted, not timed.
  */
 import { createCustomCommon, Hardfork, Mainnet } from "@ethereumjs/common";
-import { type ExecResult, getActivePrecompiles, NobleBN254, type PrecompileInput, paramsEVM } from "@ethereumjs/evm";
+import { getActivePrecompiles, NobleBN254, type PrecompileInput, paramsEVM } from "@ethereumjs/evm";
 import { bn254 } from "@noble/curves/bn254.js";
 import { describe, expect, it } from "vitest";
+import { countingBudget, resultShape } from "#test/helpers/precompiles.js";
 import { modexpInPieces } from "./modexpInPieces.js";
 import { pairingInPieces } from "./pairingInPieces.js";
 
@@ -18,21 +19,8 @@ const evm = { _bn254: new NobleBN254() } as unknown as PrecompileInput["_EVM"];
 
 const hex = (s: string) => Uint8Array.from(Buffer.from(s.replace(/\s|0x/g, ""), "hex"));
 const input = (data: Uint8Array, gasLimit = 30_000_000n): PrecompileInput => ({ data, gasLimit, common, _EVM: evm });
-const shape = (r: ExecResult) => ({ gas: r.executionGasUsed, out: Buffer.from(r.returnValue).toString("hex"), error: r.exceptionError?.error });
-
-/** A budget like the run's: a pause (counted) every 16,384 units. */
-function budget() {
-  let spent = 0;
-  const counts = { pauses: 0 };
-  const spend = (units: number) => {
-    spent += units;
-    if (spent < 16_384) return;
-    spent = 0;
-    counts.pauses++;
-    return Promise.resolve();
-  };
-  return { spend, counts };
-}
+const shape = resultShape;
+const budget = countingBudget;
 
 /** A deterministic byte source (xorshift), so a failure repeats. */
 function bytesFrom(seed: number) {
