@@ -12,12 +12,12 @@
  * more than once and keeps the fastest; BENCH_INIT_CLI=FILE starts another build of the command than dist/cli.js (a copy
  * of an earlier build, measured back to back with this one).
  */
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { startCommand, stop } from "./lib/stateFile.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const SIZES = (process.env.BENCH_INIT_SIZES ?? "1000,10000,100000").split(",").map(Number);
@@ -25,10 +25,6 @@ const REPEATS = Number(process.env.BENCH_INIT_REPEATS ?? 1);
 const WITH_KEYS = process.env.BENCH_INIT_KEYS === "1";
 const PROFILE = process.env.BENCH_INIT_PROFILE;
 const CLI = resolve(process.env.BENCH_INIT_CLI ?? join(root, "dist", "cli.js"));
-const START_FLAGS = JSON.parse(readFileSync(join(root, "package.json"), "utf8"))
-  .scripts.start.split(" ")
-  .filter((a) => a.startsWith("--"));
-const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
 const BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
 function base58(bytes) {
@@ -67,37 +63,11 @@ function initFile(n) {
 }
 
 /** User + system CPU seconds of a running process. */
-function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+async function start(file, dir) {
+  const nodeFlags = PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE}`] : [];
+  const { child, startMs, startCpuMs } = await startCommand({ args: ["--init", file, "--seed", "bench-init"], nodeFlags, cli: CLI, cwd: dir });
+  return { child, wallS: startMs / 1000, cpuS: startCpuMs / 1000 };
 }
-
-function start(file, dir) {
-  const began = performance.now();
-  const flags = PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE}`] : [];
-  const child = spawn(process.execPath, [...START_FLAGS, ...flags, CLI, "--port", "0", "--init", file, "--seed", "bench-init"], {
-    cwd: dir,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  return new Promise((resolve, reject) => {
-    let text = "";
-    child.once("exit", (code) => reject(new Error(`the sandbox exited with ${code}`)));
-    child.stdout.on("data", (chunk) => {
-      text += chunk;
-      if (!child.ready && text.includes("\n")) {
-        child.ready = true;
-        resolve({ child, wallS: (performance.now() - began) / 1000, cpuS: cpuSeconds(child.pid) });
-      }
-    });
-  });
-}
-
-const stop = (child) =>
-  new Promise((resolve) => {
-    child.removeAllListeners("exit");
-    child.once("exit", resolve);
-    child.kill("SIGTERM");
-  });
 
 const dir = mkdtempSync(join(tmpdir(), "bench-init-"));
 const rows = [];

@@ -19,11 +19,16 @@ const START_FLAGS = JSON.parse(readFileSync(join(root, "package.json"), "utf8"))
   .filter((a) => a.startsWith("--"));
 
 export function start(file, nodeFlags = []) {
+  return startCommand({ args: ["--data", file, "--seed", "bench-state"], nodeFlags });
+}
+
+/**
+ * Starts a build of the command (`cli`, this tree's by default) on a free port with `args`, and resolves at its ready
+ * line with the line's fields, the wall time to it and the process's CPU time by then.
+ */
+export function startCommand({ args, nodeFlags = [], cli = join(root, "dist", "cli.js"), cwd = root }) {
   const began = performance.now();
-  const child = spawn(process.execPath, [...START_FLAGS, ...nodeFlags, join(root, "dist", "cli.js"), "--port", "0", "--data", file, "--seed", "bench-state"], {
-    cwd: root,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(process.execPath, [...START_FLAGS, ...nodeFlags, cli, "--port", "0", ...args], { cwd, stdio: ["ignore", "pipe", "inherit"] });
   return new Promise((resolve, reject) => {
     let text = "";
     child.once("exit", (code) => reject(new Error(`the sandbox exited with ${code}`)));
