@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import request from "supertest";
-import { encodeAbiParameters, encodeFunctionData, erc20Abi, type Hex, toHex } from "viem";
+import { encodeAbiParameters, encodeFunctionData, erc20Abi, type Hex, parseAbi, toHex } from "viem";
 import { entryPoint06Address, entryPoint07Address, getUserOperationHash } from "viem/account-abstraction";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { Sandbox } from "cdp-sandbox";
@@ -182,25 +182,7 @@ describe("the node's bundler", () => {
       message: expect.stringContaining("exceed the block gas limit of 30000000"),
     });
     // 151 calls of a batch, each run with 200,000 gas: 30.2M.
-    const batchAbi = [
-      {
-        type: "function",
-        name: "executeBatch",
-        stateMutability: "payable",
-        inputs: [
-          {
-            name: "calls",
-            type: "tuple[]",
-            components: [
-              { name: "target", type: "address" },
-              { name: "value", type: "uint256" },
-              { name: "data", type: "bytes" },
-            ],
-          },
-        ],
-        outputs: [],
-      },
-    ] as const;
+    const batchAbi = parseAbi(["function executeBatch((address target, uint256 value, bytes data)[] calls) payable"]);
     const calls = (n: number) => Array.from({ length: n }, () => ({ target: TO, value: 0n, data: "0x" as Hex }));
     const wide = await signedOperation(address, owner, { callData: encodeFunctionData({ abi: batchAbi, functionName: "executeBatch", args: [calls(151)] }) });
     expect(await send([wide.rpcForm, entryPoint06Address])).toMatchObject({ code: -32602, message: expect.stringContaining("151 calls") });
