@@ -9,7 +9,7 @@ export { ledgerContractModel } from "./ledgerContract.js";
 export type { ModelledContract } from "./modelled.js";
 export { nextNonce, setNextNonce, takeNonce } from "./nonces.js";
 export { PERMIT_TYPES, tokenContractsOf } from "./tokenModel.js";
-export { submissionRefusal, userOperationGasRefusal } from "./submissionLimits.js";
+export { CALL_GAS_CAP, submissionRefusal, userOperationGasRefusal } from "./submissionLimits.js";
 export {
   allowanceOf,
   type ContractCallResult,

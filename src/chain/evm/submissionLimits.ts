@@ -7,6 +7,14 @@
 /** The gas limit of every block the sandbox makes (what `eth_getBlockByNumber` reports). */
 export const BLOCK_GAS_LIMIT = 30_000_000n;
 
+/**
+ * The gas a simulated call may use: `eth_call` and `eth_estimateGas` (their default and their cap) and a bundler's
+ * estimate of a user operation's calls. A run lets the event loop go as it loops (yieldingWork.ts), but it holds its
+ * project's EVM queue: 10M gas of a loop is ~0.4 s of it, and a real contract call (a token transfer ~50k, a large
+ * deployment ~5M) stays far below.
+ */
+export const CALL_GAS_CAP = 10_000_000n;
+
 /** EIP-3860: init code at most twice EIP-170's 24,576-byte code limit. */
 const MAX_INITCODE_BYTES = 49_152;
 

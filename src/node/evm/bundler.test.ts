@@ -105,6 +105,25 @@ async function signedOperation(
   return { hash, rpcForm };
 }
 
+const batchAbi = parseAbi(["function executeBatch((address target, uint256 value, bytes data)[] calls) payable"]);
+
+/** Creation code of a contract that, called, writes 1 into storage slots 1 to 12: ~265,000 gas on fresh slots. */
+const TWELVE_SLOT_WRITER = (() => {
+  const runtime = `${Array.from({ length: 12 }, (_, i) => `600160${(i + 1).toString(16).padStart(2, "0")}55`).join("")}00`;
+  // PUSH1 size, DUP1, PUSH1 11 (where the runtime starts), PUSH1 0, CODECOPY, PUSH1 0, RETURN
+  return `0x60${(runtime.length / 2).toString(16)}80600b6000396000f3${runtime}` as Hex;
+})();
+
+/** Deploys `creation` from a fresh funded key through eth_sendRawTransaction; its contract's address. */
+async function deployed(creation: Hex): Promise<`0x${string}`> {
+  const deployer = privateKeyToAccount(generatePrivateKey());
+  await fund(sandbox, { network: "base-sepolia", address: deployer.address, amount: "10000000000000000" });
+  const raw = await deployer.signTransaction({ type: "eip1559", chainId: 84532, nonce: 0, data: creation, gas: 200_000n, maxFeePerGas: 10n ** 9n });
+  const hash = (await rpc("eth_sendRawTransaction", [raw])).result;
+  sandbox.clock.advance(4000);
+  return ((await rpc("eth_getTransactionReceipt", [hash])).result as { contractAddress: `0x${string}` }).contractAddress;
+}
+
 async function usdcOf(address: string): Promise<string> {
   const balances = (await call(sandbox, "GET", `/platform/v2/evm/token-balances/base-sepolia/${address}`)).body.balances as Array<{
     token: { symbol: string };
@@ -181,17 +200,39 @@ describe("the node's bundler", () => {
       code: -32602,
       message: expect.stringContaining("exceed the block gas limit of 30000000"),
     });
-    // 151 calls of a batch, each run with 200,000 gas: 30.2M.
-    const batchAbi = parseAbi(["function executeBatch((address target, uint256 value, bytes data)[] calls) payable"]);
-    const calls = (n: number) => Array.from({ length: n }, () => ({ target: TO, value: 0n, data: "0x" as Hex }));
-    const wide = await signedOperation(address, owner, { callData: encodeFunctionData({ abi: batchAbi, functionName: "executeBatch", args: [calls(151)] }) });
-    expect(await send([wide.rpcForm, entryPoint06Address])).toMatchObject({ code: -32602, message: expect.stringContaining("151 calls") });
-    expect((await rpc("eth_estimateUserOperationGas", [wide.rpcForm, entryPoint06Address])).error).toMatchObject({ code: -32602 });
     expect((await rpc("eth_getUserOperationReceipt", [heavy.hash])).result).toBeNull();
     expect((await rpc("eth_getTransactionCount", [address, "latest"])).result).toBe("0x0");
-    // 150 calls fit.
-    const fits = await signedOperation(address, owner, { callData: encodeFunctionData({ abi: batchAbi, functionName: "executeBatch", args: [calls(150)] }) });
-    expect((await rpc("eth_sendUserOperation", [fits.rpcForm, entryPoint06Address])).result).toBe(fits.hash);
+  });
+
+  it("runs the calls within the operation's callGasLimit, shared: a call past what is left runs out of gas and undoes them all", async () => {
+    const { owner, address } = await smartAccount();
+    const to = privateKeyToAccount(generatePrivateKey()).address;
+    const transfer = { target: USDC, value: 0n, data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [to, 1n] }) };
+    // Two token transfers of 52,000 gas each under 60,000: the first fits, the second finds 8,000 left.
+    const callData = encodeFunctionData({ abi: batchAbi, functionName: "executeBatch", args: [[transfer, transfer]] });
+    const two = await signedOperation(address, owner, { callData, callGasLimit: 60_000n });
+    expect((await rpc("eth_sendUserOperation", [two.rpcForm, entryPoint06Address])).result).toBe(two.hash);
+    sandbox.clock.advance(4000);
+    const receipt = (await rpc("eth_getUserOperationReceipt", [two.hash])).result as { success: boolean; reason: string; actualGasUsed: string };
+    expect(receipt).toMatchObject({ success: false, reason: expect.stringContaining("call 1 of 2 reverted: out of gas") });
+    expect(BigInt(receipt.actualGasUsed)).toBe(60_000n); // all of the calls' gas is burnt
+    expect(await usdcOf(address)).toBe("3000000");
+    expect(await usdcOf(to)).toBe("0");
+  });
+
+  it("gives a call all of the operation's callGasLimit, beyond 200,000 gas, and estimates what it needs", async () => {
+    const { owner, address } = await smartAccount();
+    const writer = await deployed(TWELVE_SLOT_WRITER);
+    const callData = encodeFunctionData({ abi: executeAbi, functionName: "execute", args: [writer, 0n, "0x"] });
+    // Twelve fresh storage slots: ~286,000 gas with the call's own 21,000.
+    const estimate = (await rpc("eth_estimateUserOperationGas", [(await signedOperation(address, owner, { callData })).rpcForm, entryPoint06Address]))
+      .result as { callGasLimit: string };
+    expect(BigInt(estimate.callGasLimit)).toBeGreaterThan(286_000n);
+    const op = await signedOperation(address, owner, { callData, callGasLimit: BigInt(estimate.callGasLimit) });
+    expect((await rpc("eth_sendUserOperation", [op.rpcForm, entryPoint06Address])).result).toBe(op.hash);
+    sandbox.clock.advance(4000);
+    expect((await rpc("eth_getUserOperationReceipt", [op.hash])).result).toMatchObject({ success: true });
+    expect((await rpc("eth_getStorageAt", [writer, "0xc", "latest"])).result).toBe(`0x${"1".padStart(64, "0")}`);
   });
 
   it("refuses what an EntryPoint would refuse, with the bundler's codes, and changes nothing", async () => {

@@ -6,18 +6,12 @@ import { decodeErrorResult, type Hex } from "viem";
 import { type EvmOutcome, type EvmRunRequest, runEvm } from "../../chain/evm/runtime.js";
 import { storageAt } from "../../chain/evm/ledgerState.js";
 import { reportEvmRevert } from "../../chain/evm/revertTrace.js";
-import { BLOCK_GAS_LIMIT } from "../../chain/evm/submissionLimits.js";
+import { BLOCK_GAS_LIMIT, CALL_GAS_CAP } from "../../chain/evm/submissionLimits.js";
 import { EVM_MODELS } from "../../products/sandboxContracts.js";
 import { RpcError } from "../jsonRpc.js";
 import { type EvmNodeContext, hex, latestBlock } from "./context.js";
 
 const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000" as const;
-/**
- * The gas an `eth_call` / `eth_estimateGas` may use (its default, and its cap). A run lets the event loop go as it
- * loops (yieldingWork.ts), but it holds its project's EVM queue: 10M gas of a loop is ~0.4 s of it, and a real
- * contract call (a token transfer ~50k, a large deployment ~5M) stays far below.
- */
-const CALL_GAS_LIMIT = 10_000_000n;
 
 interface CallObject {
   from?: unknown;
@@ -50,13 +44,13 @@ export function callRequest(call: CallObject | undefined): EvmRunRequest {
   if (c.to !== undefined && c.to !== null && !isAddress(c.to)) throw new RpcError(-32602, `invalid to ${JSON.stringify(c.to)}: a 0x-prefixed 20-byte address`);
   const data = c.data ?? c.input ?? "0x";
   if (typeof data !== "string" || !/^0x([0-9a-fA-F]{2})*$/.test(data)) throw new RpcError(-32602, "invalid data: 0x-prefixed hex bytes");
-  const gas = quantity(c.gas, "gas", CALL_GAS_LIMIT);
+  const gas = quantity(c.gas, "gas", CALL_GAS_CAP);
   return {
     from: (c.from as `0x${string}` | undefined) ?? ZERO_ADDRESS,
     to: (c.to as `0x${string}` | undefined) ?? null,
     value: quantity(c.value, "value", 0n),
     data: data as Hex,
-    gasLimit: gas > CALL_GAS_LIMIT ? CALL_GAS_LIMIT : gas,
+    gasLimit: gas > CALL_GAS_CAP ? CALL_GAS_CAP : gas,
   };
 }
 

@@ -30,6 +30,7 @@ export interface BatchCall {
   to: `0x${string}`;
   value: bigint;
   data: Hex;
+  /** This call's own gas (a platform call's `overrideGasLimit`); without it 200,000, unless the batch shares a `gasLimit`. */
   gas?: bigint;
 }
 
@@ -54,7 +55,9 @@ const callHash = (operationHash: Hex, index: number) =>
 /**
  * Runs `calls` from `from` on `network`. With `shortfallReverts`, a call whose value the account does not hold
  * reverts the batch (as inside an EntryPoint, which has already taken the gas); otherwise the 400
- * insufficient_balance of the ledger refuses the request.
+ * insufficient_balance of the ledger refuses the request. With `gasLimit`, the calls share that gas as inside an
+ * EntryPoint: the wallet's `executeBatch` runs under the operation's callGasLimit and gives each call all the gas
+ * left, so a call that needs more than is left runs out of gas and reverts the batch.
  *
  * @example executeBatch(store, clock, ctx.contracts, { network: "base-sepolia", from, calls, operationHash, sponsored: true })
  */
@@ -62,7 +65,15 @@ export async function executeBatch(
   store: ProjectTx,
   clock: Clock,
   contracts: ChainContracts,
-  o: { network: string; from: `0x${string}`; calls: readonly BatchCall[]; operationHash: Hex; sponsored: boolean; shortfallReverts?: boolean },
+  o: {
+    network: string;
+    from: `0x${string}`;
+    calls: readonly BatchCall[];
+    operationHash: Hex;
+    sponsored: boolean;
+    shortfallReverts?: boolean;
+    gasLimit?: bigint;
+  },
 ): Promise<BatchResult> {
   const chainId = chainIdOf(o.network) ?? 0;
   const transactionHash = callHash(o.operationHash, 0);
@@ -72,6 +83,7 @@ export async function executeBatch(
   const applied: LedgerTx[] = [];
   let gasUsed = 0n;
   for (const [index, call] of o.calls.entries()) {
+    const gasLeft = o.gasLimit === undefined ? undefined : o.gasLimit - gasUsed;
     const input: EvmTransactionInput & { block: number } = {
       hash: callHash(o.operationHash, index),
       network: o.network,
@@ -81,7 +93,7 @@ export async function executeBatch(
       value: call.value,
       input: call.data,
       nonce: index,
-      gas: call.gas ?? 200_000n,
+      gas: gasLeft ?? call.gas ?? 200_000n,
       type: "eip1559",
       sponsored: o.sponsored,
       block,
@@ -94,6 +106,8 @@ export async function executeBatch(
       if (!o.shortfallReverts || !(error instanceof ApiError) || error.errorType !== "insufficient_balance") throw error;
       tx = shortfall(clock, input, error.message);
     }
+    // The ledger's own calls (transfers, tokens) burn a fixed gas whatever their limit: past what is left, out of gas.
+    if (gasLeft !== undefined && BigInt(tx.gasUsed) > gasLeft) tx = outOfGas(clock, input, gasLeft);
     gasUsed += BigInt(tx.gasUsed);
     if (tx.status === "reverted") {
       undo();
@@ -117,6 +131,11 @@ export async function executeBatch(
     logs: applied.flatMap((t) => t.logs),
     block,
   };
+}
+
+/** The record of a call that needed more gas than the batch had left: it reverts, burning all of it. */
+function outOfGas(clock: Clock, tx: EvmTransactionInput & { block: number }, gasLeft: bigint): LedgerTx {
+  return ledgerRecord(clock, tx, tx.block, { gasUsed: gasLeft, status: "reverted", revertReason: "out of gas", logs: [] });
 }
 
 /** The record of a call that could not move its value: it reverts, burning a plain transfer's gas. */

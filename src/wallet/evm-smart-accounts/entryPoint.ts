@@ -7,12 +7,14 @@
  * paymaster (any other paymaster is AA30), and an owner signed the userOpHash
  * (AA24) — then its `execute`/`executeBatch` calls run on the ledger as the
  * platform's user operations run (batch.ts), in the block the sandbox's mining
- * gives it. What the calls burn is the operation's gas, at the ledger's gas
- * price; validation costs nothing. The project's policies do not apply: the
+ * gives it. The calls share the operation's callGasLimit, as the wallet
+ * gives each call what is left of the gas the EntryPoint called it with.
+ * What the calls burn is the operation's gas, at the ledger's gas price;
+ * validation costs nothing. The project's policies do not apply: the
  * bundler is the node's, not the platform API's.
  */
 import { decodeFunctionData, encodeAbiParameters, type Hex } from "viem";
-import { type ChainContracts, GAS_PRICE_WEI, type LedgerLog, NATIVE_TOKEN_ADDRESS, userOperationGasRefusal } from "../../chain/evm/index.js";
+import { CALL_GAS_CAP, type ChainContracts, GAS_PRICE_WEI, type LedgerLog, NATIVE_TOKEN_ADDRESS, userOperationGasRefusal } from "../../chain/evm/index.js";
 import { balanceOf } from "../../chain/index.js";
 import type { Clock } from "../../clock.js";
 import { isOwnerSignature } from "../../crypto/smartWallet.js";
@@ -109,27 +111,18 @@ const rejected = (code: number, message: string) => new UserOperationRejected(co
 
 /** The calls of the wallet's `execute` or `executeBatch`, the only entries the sandbox's wallets run. */
 function walletCalls(callData: Hex): BatchCall[] {
-  let calls: BatchCall[];
   try {
     const call = decodeFunctionData({ abi: walletAbi, data: callData });
-    calls =
-      call.functionName === "execute"
-        ? [{ to: call.args[0], value: call.args[1], data: call.args[2] }]
-        : call.args[0].map((c) => ({ to: c.target, value: c.value, data: c.data }));
+    return call.functionName === "execute"
+      ? [{ to: call.args[0], value: call.args[1], data: call.args[2] }]
+      : call.args[0].map((c) => ({ to: c.target, value: c.value, data: c.data }));
   } catch {
     throw rejected(
       REJECTION.invalidFields,
       "callData must call the smart wallet's execute(address,uint256,bytes) or executeBatch((address,uint256,bytes)[]); the sandbox runs no other entry",
     );
   }
-  // Each call runs with its own 200,000 gas here (executeBatch): together no more than a block holds.
-  const refused = userOperationGasRefusal(calls.map(() => WALLET_CALL_GAS));
-  if (refused) throw rejected(REJECTION.invalidFields, `the ${calls.length} calls of callData, 200,000 gas each, have ${refused}`);
-  return calls;
 }
-
-/** The gas each call of a wallet's batch runs with (executeBatch's default). */
-const WALLET_CALL_GAS = 200_000n;
 
 /** The sender's owners, and whether this operation deploys it (initCode / factory), as validation settles them. */
 function senderOf(ctx: EntryPointContext, op: UserOperationFields): { owners: string[]; deploys: boolean } {
@@ -183,7 +176,8 @@ function requiredPrefund(version: EntryPointVersion, op: UserOperationFields): b
 
 /**
  * The gas a user operation needs, found by running it on the ledger and undoing it, as a bundler simulates
- * it: the calls' gas with headroom, a fixed verification allowance (more when the operation deploys its wallet).
+ * it: the calls share the node's call gas cap as `eth_estimateGas`'s run does; then their gas with headroom, a
+ * fixed verification allowance (more when the operation deploys its wallet).
  * The signature is not checked (clients estimate with a stub); a revert is error -32521.
  *
  * @example estimateGas(ctx, "0.6", op) // { callGasLimit: 72_400n, verificationGasLimit: 120_000n, … }
@@ -203,6 +197,7 @@ export async function estimateGas(ctx: EntryPointContext, version: EntryPointVer
       operationHash: hash,
       sponsored: true,
       shortfallReverts: true,
+      gasLimit: CALL_GAS_CAP,
     });
     if (run.status === "reverted") throw rejected(REJECTION.reverted, `execution reverted: ${run.revertReason}`);
     return {
@@ -268,6 +263,8 @@ export async function handleOperation(ctx: EntryPointContext, version: EntryPoin
       operationHash: userOpHash,
       sponsored,
       shortfallReverts: true,
+      // The EntryPoint calls the wallet with callGasLimit, and the wallet gives each call what is left of it.
+      gasLimit: op.callGasLimit,
     });
     bundled(ctx.store).put(userOpHash, {
       userOpHash,
