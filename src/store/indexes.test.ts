@@ -47,6 +47,36 @@ describe("a collection's index", () => {
     expect(found("name", "x")).toEqual([]);
   });
 
+  it("lists every id in the records object's own order, listing the object's keys once while appends keep that order", () => {
+    const records: Record<string, Rec> = { a: { tags: [] }, b: { tags: [] } };
+    let listings = 0;
+    const counted = new Proxy(records, {
+      ownKeys: (target) => {
+        listings++;
+        return Reflect.ownKeys(target);
+      },
+    });
+    const index = new CollectionIndexes(declareCollection<Rec>("plain"), () => counted);
+    // Each step writes the records object as a commit does, then tells the index.
+    const write = (id: string, after: Rec | undefined) => {
+      index.update(id, records[id], after);
+      if (after) records[id] = after;
+      else delete records[id];
+    };
+    expect(index.ids()).toEqual(["a", "b"]);
+    write("c", { tags: [] });
+    write("a", { tags: ["changed"] });
+    expect(index.ids()).toEqual(Object.keys(records));
+    expect(listings).toBe(1);
+    // An id that is an array index comes first in the object, and a delete leaves a gap: both are listed again.
+    write("7", { tags: [] });
+    expect(index.ids()).toEqual(["7", "a", "b", "c"]);
+    write("b", undefined);
+    expect(index.ids()).toEqual(["7", "a", "c"]);
+    expect(index.ids()).toEqual(Object.keys(records));
+    expect(listings).toBe(3);
+  });
+
   it("refuses a lookup in an index the collection does not declare", () => {
     expect(() => new CollectionIndexes(RECS, () => ({})).lookup("nope", "x")).toThrow(/declares no index nope/);
   });

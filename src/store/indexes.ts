@@ -19,6 +19,13 @@ export class CollectionIndexes<T> {
   private readonly ordered: string[] | undefined;
   /** [due time, id] of the records that are due at some time, earliest first (ties by id), when declared. */
   private readonly due: Array<[number, string]> | undefined;
+  /**
+   * Every id in the records object's own key order, once asked for (`ids`). Listing the keys of a large object is
+   * slow in V8 (one in dictionary mode: ~1 µs a key, 0.25–0.75 s for 200,000 balances), and every scan of a
+   * collection (a supply, a holder's balances) began with it. Kept by appending; dropped, to be listed again, when
+   * appending would not keep the object's order: a delete, or an id that is an array index (objects list those first).
+   */
+  private all: string[] | undefined;
 
   constructor(
     private readonly of: CollectionOf<T>,
@@ -86,12 +93,20 @@ export class CollectionIndexes<T> {
     return this.ordered.slice(Math.max(0, end - size), Math.max(0, end)).reverse();
   }
 
+  /** Every committed id, in the records object's own order (not a copy: never change it). */
+  ids(): readonly string[] {
+    this.all ??= Object.keys(this.records());
+    return this.all;
+  }
+
   get size(): number {
     return this.ordered?.length ?? Object.keys(this.records()).length;
   }
 
   /** Called by a commit for every record it writes, before the record changes (`after` undefined: deleted). */
   update(id: string, before: T | undefined, after: T | undefined): void {
+    if (this.all && before === undefined && after !== undefined && !ARRAY_INDEX.test(id)) this.all.push(id);
+    else if (this.all && (before === undefined) !== (after === undefined)) this.all = undefined;
     for (const [index, keyOf] of Object.entries(this.of.indexes ?? {})) {
       const map = this.byKey.get(index)!;
       if (before !== undefined) remove(map, keyOf(before), id);
@@ -138,6 +153,9 @@ export class CollectionIndexes<T> {
 }
 
 const NONE: readonly string[] = [];
+
+/** Keys an object may list first, in numeric order: canonical integers below 2^32 − 1 (matched broadly: up to 10 digits). */
+const ARRAY_INDEX = /^(?:0|[1-9]\d{0,9})$/;
 
 function add(map: Map<string, Ids>, keys: string | readonly string[] | undefined, id: string): void {
   for (const key of typeof keys === "string" ? [keys] : (keys ?? [])) {

@@ -456,8 +456,10 @@ export class PendingTx implements ProjectTx {
     const current = (): T[] => {
       const c = committed();
       const w = this.pending.get(name);
-      if (!w || w.size === 0) return Object.values(c);
-      const merged = new Map<string, T>(Object.entries(c));
+      const ids = this.store.indexesOf(this.project, of).ids();
+      if (!w || w.size === 0) return ids.map((id) => c[id]!);
+      const merged = new Map<string, T>();
+      for (const id of ids) merged.set(id, c[id]!);
       for (const [id, value] of w) {
         if (value === DELETED) merged.delete(id);
         else merged.set(id, value as T);
