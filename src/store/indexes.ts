@@ -100,7 +100,7 @@ export class CollectionIndexes<T> {
   }
 
   get size(): number {
-    return this.ordered?.length ?? Object.keys(this.records()).length;
+    return this.ordered?.length ?? this.ids().length;
   }
 
   /** Called by a commit for every record it writes, before the record changes (`after` undefined: deleted). */

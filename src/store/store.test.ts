@@ -273,3 +273,23 @@ describe("records handed over", () => {
     expect(store.begin("p").collection(RECS).get("h")).not.toBe(handed);
   });
 });
+
+describe("committed reads outside a transaction", () => {
+  it("answer whether any committed record satisfies a predicate through adds, deletes and a reset", async () => {
+    const none = declareCollection<Rec>("none");
+    expect(store.someCommitted("p", none)).toBe(false);
+    expect(store.someCommitted("p", RECS, (r) => r.n === 2)).toBe(false);
+    const tx = store.begin("p");
+    tx.collection(RECS).put("d", { id: "d", n: 2 });
+    expect(store.someCommitted("p", RECS, (r) => r.n === 2)).toBe(false); // pending, not committed
+    await tx.commit();
+    expect(store.someCommitted("p", RECS, (r) => r.n === 2)).toBe(true);
+    const removal = store.begin("p");
+    removal.collection(RECS).delete("d");
+    await removal.commit();
+    expect(store.someCommitted("p", RECS, (r) => r.n === 2)).toBe(false);
+    expect(store.someCommitted("p", RECS)).toBe(true);
+    await store.clearRecords(["p"]);
+    expect(store.someCommitted("p", RECS)).toBe(false);
+  });
+});

@@ -109,9 +109,11 @@ export class Store {
    * predicate must not change them). Used to skip work when nothing is due.
    */
   someCommitted<T>(projectId: string, of: CollectionOf<T>, predicate: (record: Readonly<T>) => boolean = () => true): boolean {
-    const records = this.db.data.projects[projectId]?.data[of.name] as Record<string, T> | undefined;
+    const project = this.db.data.projects[projectId];
+    const records = project?.data[of.name] as Record<string, T> | undefined;
     if (!records) return false;
-    for (const id in records) if (predicate(records[id]!)) return true;
+    // The kept ids: a `for…in` lists every key of the records object before its first step, whatever it finds.
+    for (const id of this.indexesOf(project!, of).ids()) if (predicate(records[id]!)) return true;
     return false;
   }
 
