@@ -56,7 +56,9 @@ describe("a collection's index", () => {
         return Reflect.ownKeys(target);
       },
     });
-    const index = new CollectionIndexes(declareCollection<Rec>("plain"), () => counted);
+    // An index, an order and due times are built from one listing too.
+    const declared = declareCollection<Rec>("declared", { indexes: { tag: (r) => r.tags }, order: "insertion", dueAt: (r) => r.tags.length });
+    const index = new CollectionIndexes(declared, () => counted);
     // Each step writes the records object as a commit does, then tells the index.
     const write = (id: string, after: Rec | undefined) => {
       index.update(id, records[id], after);

@@ -20,9 +20,9 @@ export class CollectionIndexes<T> {
   /** [due time, id] of the records that are due at some time, earliest first (ties by id), when declared. */
   private readonly due: Array<[number, string]> | undefined;
   /**
-   * Every id in the records object's own key order, once asked for (`ids`). Listing the keys of a large object is
-   * slow in V8 (one in dictionary mode: ~1 µs a key, 0.25–0.75 s for 200,000 balances), and every scan of a
-   * collection (a supply, a holder's balances) began with it. Kept by appending; dropped, to be listed again, when
+   * Every id in the records object's own key order. Listing the keys of a large object is slow in V8 (one in
+   * dictionary mode: ~1 µs a key, 0.25–0.75 s for 200,000 balances), and every scan of a collection (a supply, a
+   * holder's balances) began with it. Kept by appending; dropped, to be listed again, when
    * appending would not keep the object's order: a delete, or an id that is an array index (objects list those first).
    */
   private all: string[] | undefined;
@@ -32,17 +32,20 @@ export class CollectionIndexes<T> {
     private readonly records: () => Record<string, T>,
   ) {
     const all = records();
+    // The keys are listed once, for every index built here (each listing of a large object is slow: see `all`).
+    const ids = Object.keys(all);
+    this.all = ids;
     for (const [index, keyOf] of Object.entries(of.indexes ?? {})) {
       const map = new Map<string, Ids>();
-      for (const id in all) add(map, keyOf(all[id]!), id);
+      for (const id of ids) add(map, keyOf(all[id]!), id);
       this.byKey.set(index, map);
     }
     // Insertion order is the records' own key order (string keys keep it, through JSON and the log alike).
-    if (of.order === "insertion") this.ordered = Object.keys(all);
-    else if (of.order) this.ordered = Object.keys(all).sort((a, b) => this.compare(all[a]!, a, all[b]!, b));
+    if (of.order === "insertion") this.ordered = [...ids];
+    else if (of.order) this.ordered = [...ids].sort((a, b) => this.compare(all[a]!, a, all[b]!, b));
     if (of.dueAt) {
       this.due = [];
-      for (const id in all) {
+      for (const id of ids) {
         const at = of.dueAt(all[id]!);
         if (at !== undefined) this.due.push([at, id]);
       }
