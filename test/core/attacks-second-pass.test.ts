@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { call, endUserSession, withSandbox } from "#test/helpers/sandbox.js";
+import { call, endUserSession, nodeUrlFor, withSandbox } from "#test/helpers/sandbox.js";
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -61,6 +61,51 @@ describe("Solana transactions that do not decode", () => {
         "malformed_transaction",
       );
     }
+  });
+});
+
+describe("Solana transactions longer than a transaction can be", () => {
+  // 1,233 bytes, one more than the network's packet data size; and 4 MB of base64.
+  const OVERSIZE = [Buffer.alloc(1_233, 1).toString("base64"), "A".repeat(4_000_000)];
+  const refusedUnread = (res: { status: number; body: Record<string, unknown> }) => {
+    expectClientError(res, 400, "malformed_transaction");
+    // Refused by its length, before decoding: the message names the bound, not what the decoder found.
+    expect(res.body.errorMessage).toMatch(/at most 1232 bytes \(1644 base64 characters\)/);
+  };
+
+  it("are refused by their length before they are decoded, by the developer's and the end user's sign and send", async () => {
+    const { address } = (await call(sandbox, "POST", "/platform/v2/solana/accounts", { body: {}, wallet: true })).body;
+    const userId = "oversize-tx-user";
+    await call(sandbox, "POST", "/platform/v2/end-users", {
+      body: { userId, authenticationMethods: [{ type: "email", email: "oversize@example.com" }], solanaAccount: {} },
+      wallet: true,
+    });
+    const userAddress = (await call(sandbox, "GET", `/platform/v2/end-users/${userId}`)).body.solanaAccounts[0] as string;
+    const session = await endUserSession(sandbox, userId);
+    const EW = `/platform/v2/embedded-wallet-api/end-users/${userId}/solana`;
+    for (const transaction of OVERSIZE) {
+      refusedUnread(await call(sandbox, "POST", `/platform/v2/solana/accounts/${address}/sign/transaction`, { body: { transaction }, wallet: true }));
+      refusedUnread(
+        await call(sandbox, "POST", "/platform/v2/solana/accounts/send/transaction", { body: { network: "solana-devnet", transaction }, wallet: true }),
+      );
+      refusedUnread(await call(sandbox, "POST", `${EW}/sign/transaction`, { body: { address: userAddress, transaction }, endUser: session }));
+      refusedUnread(
+        await call(sandbox, "POST", `${EW}/send/transaction`, { body: { address: userAddress, network: "solana-devnet", transaction }, endUser: session }),
+      );
+    }
+  });
+
+  it("are refused by the node's sendTransaction in base58 before the quadratic decoding, as the Solana RPC refuses them", async () => {
+    const url = await nodeUrlFor(sandbox, "solana-devnet");
+    // 100,000 base58 characters: decoding them took tens of seconds with the event loop held.
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "sendTransaction", params: ["x".repeat(100_000), { encoding: "base58" }] }),
+    });
+    const body = (await res.json()) as { error: { code: number; message: string } };
+    expect(body.error.code).toBe(-32602);
+    expect(body.error.message).toMatch(/too large: 100000 characters \(max: 1683 for 1232 bytes\)/);
   });
 });
 
