@@ -83,10 +83,28 @@ describe("patterns V8 runs in linear time", () => {
     }
   });
 
+  it("takes groups of alternatives with one unbounded item in all, and leaves repeated groups and a second unbounded item to RE2", () => {
+    for (const pattern of ["^(0|[1-9]\\d*)$", "^0x[0-9a-fA-F]{64}$|^$", "^(entity|customer)(_[0-9a-f]{8})?$", "^(?:0?[1-9]|1[0-2])$"]) {
+      expect(repeatsOnce(pattern), pattern).toBe(true);
+    }
+    for (const pattern of [
+      "^[0-9]+(\\.[0-9]+)?$", // two unbounded items
+      "^(a+)+$", // a repeated group
+      "^[a-z]{2}(-[a-z]{2,8})*$",
+      "^a$|b+$", // an alternative tried at every position
+      "^(?=a)a+$", // a lookahead
+      "^\\s*\\d+$", // \s is Unicode's in V8, ASCII's in RE2
+      "^(a|b|c|d)(a|b|c|d)(a|b|c|d)(a|b|c|d)(a|b)\\d+$", // 512 ways besides the unbounded item
+    ]) {
+      expect(repeatsOnce(pattern), pattern).toBe(false);
+    }
+  });
+
   it("reads a long value that matches an unbounded pattern natively, not a character at a time", () => {
     const reads = vi.spyOn(String.prototype, "charCodeAt");
     try {
       expect(linearRegExp("^\\d+$", "u").test("1".repeat(100_000))).toBe(true);
+      expect(linearRegExp("^(0|[1-9]\\d*)$", "u").test("1".repeat(100_000)), "the positive integer's pattern, a group").toBe(true);
       expect(linearRegExp("^0x[0-9a-fA-F]+$", "u").test(`0x${"ab".repeat(50_000)}`)).toBe(true);
       expect(reads.mock.calls.length).toBeLessThan(100);
     } finally {

@@ -104,6 +104,8 @@ export function codePointLength(text: string): number {
 
 /** What the generated code writes to reach the engine (see precompiled.ts). */
 linearRegExp.code = 'require("cdp:regexp")';
+/** Ajv's own name for its count, so that code written with this one reads as code written with Ajv's. */
+codePointLength.code = 'require("ajv/dist/runtime/ucs2length").default';
 
 type ValidateFn = ((data: unknown) => boolean) & { errors?: unknown };
 
@@ -215,4 +217,7 @@ function prepare(ajvModule: { default: AjvClass & { prepared?: boolean } }, buil
  */
 export function preparePrismAjv(prismRequire: (id: string) => unknown): void {
   for (const build of AJV_BUILDS) prepare(prismRequire(build) as { default: AjvClass }, build);
+  // Schemas compiled at run time (a contract of the user's own, `--spec`) count maxLength with this count too: the
+  // keyword reads the module's export each time it compiles one. Ajv's read a 4 MB value a character at a time.
+  (prismRequire("ajv/dist/runtime/ucs2length") as { default: unknown }).default = codePointLength;
 }

@@ -115,7 +115,7 @@ function findInside(schema: Schema, data: unknown, at: string, depth: number): F
     }
   }
   if (Array.isArray(data) && isObject(schema.items)) {
-    for (const [i, item] of data.slice(0, 100).entries()) found.push(...findUnmatched(schema.items, item, `${at}[${i}]`, depth + 1));
+    for (const [i, item] of data.slice(0, 100).entries()) found.push(...findUnmatched(schema.items, item, `${at}.${i}`, depth + 1));
   }
   return found;
 }

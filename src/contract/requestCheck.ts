@@ -320,6 +320,24 @@ export function certainlyValid(op: IHttpOperation, req: CheckedRequest): boolean
   return fastCheck(op, req) === true;
 }
 
+const bodyChecks = new WeakMap<IHttpOperation, BodyCheck | null>();
+
+/**
+ * Where the contract's body check first refuses `body` (Ajv's instancePath and keyword, checking the first JSON
+ * content as prism does), or undefined when it does not refuse it or cannot check it.
+ */
+export function firstBodyError(op: IHttpOperation, body: unknown): { instancePath: string; keyword: string } | undefined {
+  let check = bodyChecks.get(op);
+  if (check === undefined) {
+    check = bodyCheck(op) ?? null;
+    bodyChecks.set(op, check);
+  }
+  const validate = check?.contents[0]?.validate;
+  if (!validate || validate(body)) return undefined;
+  const error = validate.errors?.[0];
+  return error && { instancePath: error.instancePath, keyword: error.keyword };
+}
+
 /**
  * The fast check's verdict: true (certainly valid), a size problem (certainly invalid: a body over a bound of the
  * contract, to be refused without asking prism), or false (ask prism).

@@ -10,7 +10,8 @@ import { createRequire } from "node:module";
 import type { IHttpOperation } from "@stoplight/types";
 import { preparePrismAjv } from "./ajv.js";
 import { summariseVariants } from "./closestVariant.js";
-import { fastCheck, prepareFastCheck } from "./requestCheck.js";
+import { cutAfter } from "./firstRefusal.js";
+import { fastCheck, firstBodyError, prepareFastCheck } from "./requestCheck.js";
 
 export interface Problem {
   location: string; // e.g. "body.name", "query.pageSize", "header.x-idempotency-key"
@@ -100,16 +101,30 @@ export function validateRequest(op: IHttpOperation, req: RequestShape): Problem[
   const verdict = fastCheck(op, req);
   if (verdict === true) return [];
   if (verdict !== false) return [{ ...verdict, code: "size" }];
+  const body = asFarAsRefused(op, req.body);
   const problems = toProblems(
     prism().validateInput({
       resource: op,
-      element: { method: req.method.toLowerCase(), url: { path: req.path, query: req.query }, headers: req.headers, body: req.body },
+      element: { method: req.method.toLowerCase(), url: { path: req.path, query: req.query }, headers: req.headers, body },
     }),
     op,
   );
   // Many problems under one body location: likely the variants of a oneOf, each reported in full by prism.
-  if (problems.filter((p) => p.location.startsWith("body")).length > 3) return summariseVariants(bodySchemaOf(op), req.body, problems);
+  if (problems.filter((p) => p.location.startsWith("body")).length > 3) return summariseVariants(bodySchemaOf(op), body, problems);
   return problems;
+}
+
+/**
+ * The body prism describes: cut after the item of each array that holds its first problem (firstRefusal.ts), when
+ * the cut body is refused first at the same place for the same reason (a cut below an array's `minItems` is not).
+ */
+function asFarAsRefused(op: IHttpOperation, body: unknown): unknown {
+  const first = firstBodyError(op, body);
+  if (!first) return body;
+  const cut = cutAfter(body, first.instancePath);
+  if (cut === body) return body;
+  const again = firstBodyError(op, cut);
+  return again?.instancePath === first.instancePath && again.keyword === first.keyword ? cut : body;
 }
 
 /** The body schema as the validator reads it (compiled at build), for the first JSON content. */

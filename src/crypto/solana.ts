@@ -83,13 +83,25 @@ function compactU16(value: number): number[] {
   }
 }
 
+/** The most bytes a Solana transaction may have on the wire (the network's packet data size), and in base64. */
+export const MAX_TRANSACTION_BYTES = 1_232;
+const MAX_TRANSACTION_BASE64 = Math.ceil(MAX_TRANSACTION_BYTES / 3) * 4;
+
 /**
  * Decodes a base64 wire transaction (legacy or v0). Some clients send only a
  * message with an empty signature section; the signature slots the message
  * header asks for are inserted, empty, before decoding.
  */
 export function decodeSolanaTransaction(base64: string): Transaction {
+  const tooLong = (size: string) =>
+    apiError(
+      "malformed_transaction",
+      `The Solana transaction could not be decoded: a transaction is at most ${MAX_TRANSACTION_BYTES} bytes (${MAX_TRANSACTION_BASE64} base64 characters), this one has ${size}.`,
+    );
+  // Refused by its length before it is decoded: a 4 MB string took 100 ms of decoding and re-encoding to refuse.
+  if (base64.length > MAX_TRANSACTION_BASE64 && base64.replace(/\s/g, "").length > MAX_TRANSACTION_BASE64) throw tooLong(`${base64.length} characters`);
   const bytes = new Uint8Array(Buffer.from(base64, "base64"));
+  if (bytes.length > MAX_TRANSACTION_BYTES) throw tooLong(`${bytes.length} bytes`);
   if (bytes.length === 0 || Buffer.from(bytes).toString("base64") !== base64.replace(/\s/g, "")) {
     throw apiError("malformed_transaction", "transaction must be a base64-encoded Solana transaction.");
   }

@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { call, endUserSession, withSandbox } from "#test/helpers/sandbox.js";
+import { call, endUserSession, nodeUrlFor, withSandbox } from "#test/helpers/sandbox.js";
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -61,6 +61,51 @@ describe("Solana transactions that do not decode", () => {
         "malformed_transaction",
       );
     }
+  });
+});
+
+describe("Solana transactions longer than a transaction can be", () => {
+  // 1,233 bytes, one more than the network's packet data size; and 4 MB of base64.
+  const OVERSIZE = [Buffer.alloc(1_233, 1).toString("base64"), "A".repeat(4_000_000)];
+  const refusedUnread = (res: { status: number; body: Record<string, unknown> }) => {
+    expectClientError(res, 400, "malformed_transaction");
+    // Refused by its length, before decoding: the message names the bound, not what the decoder found.
+    expect(res.body.errorMessage).toMatch(/at most 1232 bytes \(1644 base64 characters\)/);
+  };
+
+  it("are refused by their length before they are decoded, by the developer's and the end user's sign and send", async () => {
+    const { address } = (await call(sandbox, "POST", "/platform/v2/solana/accounts", { body: {}, wallet: true })).body;
+    const userId = "oversize-tx-user";
+    await call(sandbox, "POST", "/platform/v2/end-users", {
+      body: { userId, authenticationMethods: [{ type: "email", email: "oversize@example.com" }], solanaAccount: {} },
+      wallet: true,
+    });
+    const userAddress = (await call(sandbox, "GET", `/platform/v2/end-users/${userId}`)).body.solanaAccounts[0] as string;
+    const session = await endUserSession(sandbox, userId);
+    const EW = `/platform/v2/embedded-wallet-api/end-users/${userId}/solana`;
+    for (const transaction of OVERSIZE) {
+      refusedUnread(await call(sandbox, "POST", `/platform/v2/solana/accounts/${address}/sign/transaction`, { body: { transaction }, wallet: true }));
+      refusedUnread(
+        await call(sandbox, "POST", "/platform/v2/solana/accounts/send/transaction", { body: { network: "solana-devnet", transaction }, wallet: true }),
+      );
+      refusedUnread(await call(sandbox, "POST", `${EW}/sign/transaction`, { body: { address: userAddress, transaction }, endUser: session }));
+      refusedUnread(
+        await call(sandbox, "POST", `${EW}/send/transaction`, { body: { address: userAddress, network: "solana-devnet", transaction }, endUser: session }),
+      );
+    }
+  });
+
+  it("are refused by the node's sendTransaction in base58 before the quadratic decoding, as the Solana RPC refuses them", async () => {
+    const url = await nodeUrlFor(sandbox, "solana-devnet");
+    // 100,000 base58 characters: decoding them took tens of seconds with the event loop held.
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "sendTransaction", params: ["x".repeat(100_000), { encoding: "base58" }] }),
+    });
+    const body = (await res.json()) as { error: { code: number; message: string } };
+    expect(body.error.code).toBe(-32602);
+    expect(body.error.message).toMatch(/too large: 100000 characters \(max: 1683 for 1232 bytes\)/);
   });
 });
 
@@ -158,6 +203,40 @@ describe("a malformed x402 payment payload", () => {
       /body\.paymentPayload\.payload matches none of its \d+ variants; the closest is .+, where body\.paymentPayload\.payload\.authorization is missing/,
     );
     expect(message.split("; ").length, message).toBeLessThan(12);
+  });
+});
+
+describe("a policy whose rules match none of a rule's variants", () => {
+  // A criterion whose `type` is a list of strings: no variant of a rule matches it.
+  const ruleOf = (types: number) => ({
+    action: "reject",
+    operation: "signEvmTransaction",
+    criteria: [{ type: Array(types).fill("ethValue"), ethValue: "1", operator: ">" }],
+  });
+
+  it("is refused at its first refused rule, named with its closest variant, without walking the other 99 (create and update)", async () => {
+    // Before, every problem of every rule was gathered (33,000 for 100 rules, 2–6 s with the event loop held) and
+    // listed; the count of rules named is what shows the walk stopped.
+    const created = await call(sandbox, "POST", "/platform/v2/policy-engine/policies", {
+      body: { scope: "account", rules: [{ action: "accept", operation: "signEvmTransaction", criteria: [] }] },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    // 100 rules (one type each), and one rule of 1,000 types (330 problems of its variants, listed one by one before).
+    for (const rules of [Array(100).fill(ruleOf(1)), [ruleOf(1_000)]])
+      for (const [method, path] of [
+        ["POST", "/platform/v2/policy-engine/policies"],
+        ["PUT", `/platform/v2/policy-engine/policies/${created.body.id}`],
+      ] as const) {
+        const res = await call(sandbox, method, path, { body: method === "PUT" ? { rules } : { scope: "account", rules } });
+        expectClientError(res, 400, "invalid_request");
+        const message = res.body.errorMessage as string;
+        expect(message).toMatch(/body\.rules\.0 matches none of its \d+ variants; the closest is/);
+        const rulesNamed = new Set([...message.matchAll(/rules\.(\d+)/g)].map((m) => m[1]));
+        expect([...rulesNamed], message.slice(0, 500)).toEqual(["0"]);
+        expect(message.split("; ").length, message.slice(0, 500)).toBeLessThan(12);
+      }
+    const kept = await call(sandbox, "GET", `/platform/v2/policy-engine/policies/${created.body.id}`);
+    expect(kept.body.rules).toEqual(created.body.rules);
   });
 });
 

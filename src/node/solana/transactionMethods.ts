@@ -10,7 +10,7 @@ import { solanaTxs, type SolanaLedgerTx } from "../../chain/solana/ledger.js";
 import { readSolanaTransactionOn } from "../../chain/solana/lookupTables.js";
 import { signaturesFor } from "../../chain/solana/signatures.js";
 import { simulateSolanaTransaction, SolanaTransactionRefused, submitSolanaTransaction } from "../../chain/solana/submit.js";
-import { compiledMessageOf, decodeSolanaTransaction, fromBase58, toBase58, verifySolanaSignature } from "../../crypto/solana.js";
+import { compiledMessageOf, decodeSolanaTransaction, fromBase58, MAX_TRANSACTION_BYTES, toBase58, verifySolanaSignature } from "../../crypto/solana.js";
 import { ApiError } from "../../errors/catalogue.js";
 import { RpcError } from "../jsonRpc.js";
 import { checkAddress, uiTokenAmount } from "./accounts.js";
@@ -21,12 +21,22 @@ type SendOptions =
   | { encoding?: string; skipPreflight?: boolean; sigVerify?: boolean; replaceRecentBlockhash?: boolean; innerInstructions?: boolean }
   | undefined;
 
+/** The base58 length of the largest transaction, as the Solana RPC bounds it. */
+const MAX_BASE58_TRANSACTION = 1_683;
+
 function readWire(params: unknown[]): [Transaction, SendOptions] {
   const [wire, options] = params as [unknown, SendOptions];
   if (typeof wire !== "string") throw new RpcError(-32602, "Invalid params: expected a serialized transaction string.");
   let base64 = wire;
   try {
-    if (options?.encoding === "base58") base64 = Buffer.from(getBase58Encoder().encode(wire)).toString("base64");
+    if (options?.encoding === "base58") {
+      // Base58 decodes in quadratic time: a string longer than the largest transaction's is refused unread, as the
+      // Solana RPC refuses it (its bound: 1,683 characters for 1,232 bytes).
+      if (wire.length > MAX_BASE58_TRANSACTION) {
+        throw new Error(`base58 encoded transaction too large: ${wire.length} characters (max: ${MAX_BASE58_TRANSACTION} for ${MAX_TRANSACTION_BYTES} bytes)`);
+      }
+      base64 = Buffer.from(getBase58Encoder().encode(wire)).toString("base64");
+    }
     return [decodeSolanaTransaction(base64), options];
   } catch (error) {
     throw new RpcError(-32602, `failed to deserialize transaction: ${(error as Error).message}`);
