@@ -42,6 +42,7 @@ describe("deriving an init file's accounts on helper threads", () => {
         expect(await derived.evmAddress(i)).toBe(privateKeyToAddress(evmKeys[i]!));
         const solana = await derived.solana(i);
         expect(solana.address).toBe(getBase58Decoder().decode(ed25519.getPublicKey(solanaSeeds[i]!)));
+        expect(Buffer.from(solana.publicKey).equals(Buffer.from(ed25519.getPublicKey(solanaSeeds[i]!)))).toBe(true);
         for (const [k, t] of tokenAccounts[i]!.entries()) {
           const [pda] = await getProgramDerivedAddress({
             programAddress: address(ASSOCIATED_TOKEN_PROGRAM),

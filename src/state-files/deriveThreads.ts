@@ -18,7 +18,8 @@ import type { Hex } from "viem";
 import { associatedTokenAddress } from "../chain/solana/addresses.js";
 import { ASSOCIATED_TOKEN_PROGRAM } from "../chain/solana/tokens.js";
 import { evmAddressOf } from "../crypto/evm.js";
-import { fromBase58, solanaKeyFromSeed } from "../crypto/solana.js";
+import { ed25519PublicKey } from "../crypto/ed25519.js";
+import { fromBase58, toBase58 } from "../crypto/solana.js";
 
 /** A token account to derive for a Solana account: its mint and the token program that owns the mint. */
 export interface TokenAccountKey {
@@ -28,6 +29,8 @@ export interface TokenAccountKey {
 
 export interface SolanaDerived {
   address: string;
+  /** The address's 32 bytes (what a token account of this owner holds). */
+  publicKey: Uint8Array;
   /** The associated token accounts asked for, in the order asked. */
   tokenAccounts: string[];
 }
@@ -43,6 +46,9 @@ export interface DerivationRequest {
 export interface Derivations {
   evmAddress(i: number): Promise<string>;
   solana(i: number): Promise<SolanaDerived>;
+  /** The same once derived, else undefined: no promise per account while the answers are in already. */
+  evmAddressNow(i: number): string | undefined;
+  solanaNow(i: number): SolanaDerived | undefined;
   /** Stops the threads (the caller is done, or failed half way). */
   close(): void;
   /** How many accounts the threads derived (the rest, the main thread). */
@@ -56,25 +62,27 @@ const CHUNK = 512;
 
 const THREAD_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
-const { createHash } = require("node:crypto");
+const { hash } = require("node:crypto");
 const secp256k1 = require(workerData.secp256k1);
 const sodium = require(workerData.sodium);
 const bs58 = require(workerData.bs58).default;
 const IDENTITY = new Uint8Array(32);
 IDENTITY[0] = 1;
 const scratch = new Uint8Array(32);
-const publicKey = new Uint8Array(32);
 const secretKey = new Uint8Array(64);
-const associatedTokenProgram = Buffer.from(workerData.associatedTokenProgram);
+// What a program address hashes: owner, token program, mint (the seeds), the bump, the associated token program and
+// a fixed text; one buffer, filled in place, hashed at once (a Hash object per try cost more than the hash).
+const SUFFIX = Buffer.concat([Buffer.from(workerData.associatedTokenProgram), Buffer.from("ProgramDerivedAddress")]);
+const seeds = Buffer.alloc(97 + SUFFIX.length);
+SUFFIX.copy(seeds, 97);
 // libsodium's point addition decodes its operands as the Solana runtime decodes a program address.
 function onCurve(bytes) {
   try { sodium.crypto_core_ed25519_add(scratch, bytes, IDENTITY); return true; } catch { return false; }
 }
-function programAddress(seeds) {
+function programAddress() {
   for (let bump = 255; bump >= 0; bump--) {
-    const hash = createHash("sha256");
-    for (const seed of seeds) hash.update(seed);
-    const digest = hash.update(Uint8Array.of(bump)).update(associatedTokenProgram).update("ProgramDerivedAddress").digest();
+    seeds[96] = bump;
+    const digest = hash("sha256", seeds, "buffer");
     if (!onCurve(digest)) return bs58.encode(digest);
   }
   throw new Error("no program address for these seeds");
@@ -96,21 +104,30 @@ import(workerData.sha3).then(({ keccak_256 }) => {
       parentPort.postMessage({ id: job.id, addresses: job.keys.map((key) => (key === null ? null : evmAddress(keccak_256, key))) });
       return;
     }
+    // Each account's public key goes back as bytes (a token account holds its owner's), all in one transferred buffer.
+    const publicKeys = new Uint8Array(32 * job.seeds.length);
     const solana = job.seeds.map((seed, i) => {
       if (seed === null) return null;
-      sodium.crypto_sign_seed_keypair(publicKey, secretKey, seed);
-      const owner = Buffer.from(publicKey);
-      const tokenAccounts = job.tokenAccounts[i].map(([mint, program]) => programAddress([owner, program, mint]));
-      return { address: bs58.encode(owner), tokenAccounts };
+      const owner = publicKeys.subarray(32 * i, 32 * i + 32);
+      sodium.crypto_sign_seed_keypair(owner, secretKey, seed);
+      const derived = [bs58.encode(owner)];
+      seeds.set(owner, 0);
+      for (const [mint, program] of job.tokenAccounts[i]) {
+        seeds.set(program, 32);
+        seeds.set(mint, 64);
+        derived.push(programAddress());
+      }
+      return derived;
     });
-    parentPort.postMessage({ id: job.id, solana });
+    parentPort.postMessage({ id: job.id, solana, publicKeys }, [publicKeys.buffer]);
   });
 });
 `;
 
 function deriveSolana(seed: Uint8Array, tokenAccounts: readonly TokenAccountKey[]): SolanaDerived {
-  const { address } = solanaKeyFromSeed(seed);
-  return { address, tokenAccounts: tokenAccounts.map((t) => associatedTokenAddress(address, t.mint, t.program)) };
+  const publicKey = ed25519PublicKey(seed);
+  const address = toBase58(publicKey);
+  return { address, publicKey, tokenAccounts: tokenAccounts.map((t) => associatedTokenAddress(address, t.mint, t.program)) };
 }
 
 /** Derives on the calling thread, when asked. */
@@ -118,6 +135,8 @@ function onMainThread(request: DerivationRequest): Derivations {
   return {
     evmAddress: async (i) => evmAddressOf(request.evmKeys[i]!),
     solana: async (i) => deriveSolana(request.solanaSeeds[i]!, request.tokenAccounts[i]!),
+    evmAddressNow: (i) => evmAddressOf(request.evmKeys[i]!),
+    solanaNow: (i) => deriveSolana(request.solanaSeeds[i]!, request.tokenAccounts[i]!),
     close: () => undefined,
     derivedOnThreads: () => 0,
   };
@@ -136,6 +155,14 @@ function threadModules(): Record<string, string> | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A thread's answer to a job: EVM addresses, or per Solana seed its address then its token accounts, with the public keys. */
+interface Answer {
+  addresses?: Array<string | null>;
+  solana?: Array<string[] | null>;
+  /** 32 bytes per seed of the job, in order. */
+  publicKeys?: Uint8Array;
 }
 
 interface Job {
@@ -186,7 +213,7 @@ export function deriveAccounts(request: DerivationRequest): Derivations {
 
   /** A job's answers, from a thread or, when none can give them, the main thread. */
   let onThreads = 0;
-  const settle = (job: Job, answer?: { addresses?: Array<string | null>; solana?: Array<SolanaDerived | null> }) => {
+  const settle = (job: Job, answer?: Answer) => {
     for (const derived of answer?.addresses ?? answer?.solana ?? []) if (derived !== null) onThreads++;
     if (job.kind === "evm") {
       const keys = request.evmKeys;
@@ -194,8 +221,13 @@ export function deriveAccounts(request: DerivationRequest): Derivations {
         evmAddresses[i] = keys[i] === undefined ? undefined : (answer?.addresses?.[i - job.start] ?? evmAddressOf(keys[i]!));
     } else {
       const seeds = request.solanaSeeds;
-      for (let i = job.start; i < Math.min(job.start + CHUNK, seeds.length); i++)
-        solana[i] = seeds[i] === undefined ? undefined : (answer?.solana?.[i - job.start] ?? deriveSolana(seeds[i]!, request.tokenAccounts[i]!));
+      for (let i = job.start; i < Math.min(job.start + CHUNK, seeds.length); i++) {
+        const k = i - job.start;
+        const derived = answer?.solana?.[k];
+        if (seeds[i] === undefined) solana[i] = undefined;
+        else if (!derived) solana[i] = deriveSolana(seeds[i]!, request.tokenAccounts[i]!);
+        else solana[i] = { address: derived[0]!, publicKey: answer!.publicKeys!.subarray(32 * k, 32 * k + 32), tokenAccounts: derived.slice(1) };
+      }
     }
     job.resolve();
   };
@@ -225,7 +257,7 @@ export function deriveAccounts(request: DerivationRequest): Derivations {
       pending.clear();
       if (threads.size === 0) while (next < jobs.length) settle(jobs[next++]!);
     };
-    worker.on("message", (answer: { id: number; addresses?: Array<string | null>; solana?: Array<SolanaDerived | null> }) => {
+    worker.on("message", (answer: Answer & { id: number }) => {
       const job = pending.get(answer.id);
       if (!job) return;
       pending.delete(answer.id);
@@ -253,6 +285,8 @@ export function deriveAccounts(request: DerivationRequest): Derivations {
       if (solana[i] === undefined) await solanaJobs[Math.floor(i / CHUNK)]!.done;
       return solana[i]!;
     },
+    evmAddressNow: (i) => evmAddresses[i],
+    solanaNow: (i) => solana[i],
     close() {
       closed = true;
       for (const worker of threads) void worker.terminate();
