@@ -20,7 +20,8 @@ import type { SupplyTally } from "../chain/credit.js";
 import type { Clock } from "../clock.js";
 import { viewSolanaAccount } from "../chain/solana/accounts.js";
 import { type SolanaToken, TOKEN_PROGRAM } from "../chain/solana/tokens.js";
-import { generateEvmPrivateKey, isValidEvmPrivateKey } from "../crypto/evm.js";
+import { isValidEvmPrivateKey } from "../crypto/evm.js";
+import type { Random } from "../random.js";
 import { fromBase58 } from "../crypto/solana.js";
 import { evmAccountOperations } from "../wallet/evm-accounts/accounts.js";
 import { solanaAccountOperations } from "../wallet/solana-accounts/accounts.js";
@@ -91,6 +92,28 @@ async function throughOperations(file: string, path: string, content: ProjectCon
   }
 }
 
+/**
+ * `count` new EVM keys, drawn as the create operation draws them one after the other (32 bytes, drawn again while they
+ * are no secp256k1 scalar): the seeded stream gives the same bytes whatever the sizes of the draws, so one draw for
+ * all of them gives the same keys without an array per key.
+ */
+function* drawEvmKeys(random: Random, count: number): Generator<Hex> {
+  let pool = random.bytes(32 * count);
+  let at = 0;
+  for (let made = 0; made < count; ) {
+    if (at === pool.length) {
+      // A block refused on the way (odds of 2^-128 each): the next key is the stream's next 32 bytes.
+      pool = random.bytes(32);
+      at = 0;
+    }
+    const key = pool.subarray(at, at + 32);
+    at += 32;
+    if (!isValidEvmPrivateKey(key)) continue;
+    made++;
+    yield `0x${Buffer.from(key.buffer, key.byteOffset, 32).toString("hex")}`;
+  }
+}
+
 /** The clock with its ISO text made once per millisecond: an init file's records are made thousands to the millisecond. */
 function isoOncePerMs(clock: Clock): Clock {
   let ms: number | undefined;
@@ -121,8 +144,11 @@ export async function applyServerAccounts(
   if (deps.handlers.createEvmAccount !== evmAccountOperations.create || deps.handlers.createSolanaAccount !== solanaAccountOperations.create)
     return throughOperations(file, path, content, ctx, deps, supplies);
 
-  const evmKeys = evm.map((a) => (a.privateKey === undefined ? generateEvmPrivateKey(ctx.random) : fixedEvmKey(a.privateKey)));
-  const solanaSeeds = solana.map((a) => (a.privateKey === undefined ? ctx.random.bytes(32) : fixedSolanaSeed(a.privateKey)));
+  const newEvmKeys = drawEvmKeys(ctx.random, evm.filter((a) => a.privateKey === undefined).length);
+  const evmKeys = evm.map((a) => (a.privateKey === undefined ? newEvmKeys.next().value! : fixedEvmKey(a.privateKey)));
+  const newSeeds = ctx.random.bytes(32 * solana.filter((a) => a.privateKey === undefined).length);
+  let drawn = 0;
+  const solanaSeeds = solana.map((a) => (a.privateKey === undefined ? newSeeds.subarray(32 * drawn, 32 * ++drawn) : fixedSolanaSeed(a.privateKey)));
   // The token program of each mint as the first credit will find it (a mint not written yet is the Token program's).
   const programs = new Map<string, string>();
   const programOf = (network: string, mint: string) => {

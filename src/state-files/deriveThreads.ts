@@ -105,14 +105,15 @@ import(workerData.sha3).then(({ keccak_256 }) => {
       return;
     }
     // Each account's public key goes back as bytes (a token account holds its owner's), all in one transferred buffer.
-    const publicKeys = new Uint8Array(32 * job.seeds.length);
-    const solana = job.seeds.map((seed, i) => {
-      if (seed === null) return null;
+    const count = job.seeds.length / 32;
+    const publicKeys = new Uint8Array(32 * count);
+    const solana = job.tokenAccounts.map((tokenAccounts, i) => {
+      if (tokenAccounts === null) return null;
       const owner = publicKeys.subarray(32 * i, 32 * i + 32);
-      sodium.crypto_sign_seed_keypair(owner, secretKey, seed);
+      sodium.crypto_sign_seed_keypair(owner, secretKey, job.seeds.subarray(32 * i, 32 * i + 32));
       const derived = [bs58.encode(owner)];
       seeds.set(owner, 0);
-      for (const [mint, program] of job.tokenAccounts[i]) {
+      for (const [mint, program] of tokenAccounts) {
         seeds.set(program, 32);
         seeds.set(mint, 64);
         derived.push(programAddress());
@@ -206,8 +207,12 @@ export function deriveAccounts(request: DerivationRequest): Derivations {
   for (let start = 0; start < request.evmKeys.length; start += CHUNK)
     addJob("evm", start, { keys: request.evmKeys.slice(start, start + CHUNK).map((k) => k ?? null) });
   for (let start = 0; start < request.solanaSeeds.length; start += CHUNK) {
-    const seeds = request.solanaSeeds.slice(start, start + CHUNK).map((s) => s ?? null);
-    const tokenAccounts = request.tokenAccounts.slice(start, start + CHUNK).map((list) => list.map((t) => [bytesOf(t.mint), bytesOf(t.program)]));
+    // The seeds in one array (a view of a larger one would be copied whole, once per view); no token accounts (null)
+    // for a seed to skip.
+    const chunk = request.solanaSeeds.slice(start, start + CHUNK);
+    const seeds = new Uint8Array(32 * chunk.length);
+    for (const [i, seed] of chunk.entries()) if (seed) seeds.set(seed, 32 * i);
+    const tokenAccounts = chunk.map((seed, i) => (seed ? request.tokenAccounts[start + i]!.map((t) => [bytesOf(t.mint), bytesOf(t.program)]) : null));
     addJob("solana", start, { seeds, tokenAccounts });
   }
 
