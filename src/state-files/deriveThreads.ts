@@ -187,6 +187,48 @@ interface Answer {
   publicKeys?: Uint8Array;
 }
 
+const threadCount = () => Math.min(4, availableParallelism());
+
+function startThread(modules: Record<string, string>): Worker {
+  return new Worker(THREAD_SOURCE, { eval: true, workerData: { ...modules, associatedTokenProgram: fromBase58(ASSOCIATED_TOKEN_PROGRAM) } });
+}
+
+/** Threads started ahead by warmDeriveThreads, still alive, not yet taken. */
+const warm = new Set<Worker>();
+/** How long threads started ahead wait to be taken before they stop (a start that failed, or had no accounts after all). */
+const WARM_FOR_MS = 30_000;
+
+/**
+ * Starts the helper threads ahead, so that they load their libraries (~0.1 s each, several times that on a busy
+ * machine) while the main thread reads and checks the file rather than after; deriveAccounts takes them.
+ */
+export function warmDeriveThreads(): void {
+  const modules = warm.size === 0 ? threadModules() : undefined;
+  if (!modules) return;
+  for (let t = 0; t < threadCount(); t++) {
+    const worker = startThread(modules);
+    warm.add(worker);
+    worker.unref(); // never what keeps the process alive
+    worker.on("error", () => undefined); // a thread that cannot start is left out (its exit follows)
+    worker.on("exit", () => warm.delete(worker));
+    setTimeout(() => {
+      if (warm.delete(worker)) void worker.terminate();
+    }, WARM_FOR_MS).unref();
+  }
+}
+
+/** Stops the threads started ahead that were not taken (the file's accounts are written, or it was refused). */
+export const stopWarmThreads = (): void => void takeWarmThreads(0);
+
+/** Up to `count` threads started ahead; the others stop. */
+function takeWarmThreads(count: number): Worker[] {
+  const taken = [...warm].slice(0, count);
+  for (const worker of warm) if (!taken.includes(worker)) void worker.terminate();
+  warm.clear();
+  for (const worker of taken) worker.ref();
+  return taken;
+}
+
 /** Where the `keccak` package's addon lies (the folder node-gyp-build loads it from), when it can be found. */
 function nativeKeccakModules(require: NodeJS.Require): { keccak?: string; nodeGypBuild?: string } {
   try {
@@ -269,15 +311,15 @@ export function deriveAccounts(request: DerivationRequest): Derivations {
   };
 
   const threads = new Set<Worker>();
-  const size = Math.max(1, Math.min(4, availableParallelism(), Math.ceil(jobs.length / 2)));
-  const workerData = { ...modules, associatedTokenProgram: fromBase58(ASSOCIATED_TOKEN_PROGRAM) };
+  const size = Math.max(1, Math.min(threadCount(), Math.ceil(jobs.length / 2)));
+  const started = takeWarmThreads(size);
   // Jobs go out in order to whichever thread is free (two in flight each): on a busy machine one thread may get
   // far less of a core than another, and a fixed share would leave the loop waiting on the slow one.
   let next = 0;
   let closed = false;
   for (let t = 0; t < size; t++) {
     const pending = new Map<number, Job>();
-    const worker = new Worker(THREAD_SOURCE, { eval: true, workerData });
+    const worker = started[t] ?? startThread(modules);
     const feed = () => {
       const job = jobs[next];
       if (!job) return;
