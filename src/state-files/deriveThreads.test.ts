@@ -57,7 +57,7 @@ describe("deriving an init file's accounts on helper threads", () => {
   });
 
   it("takes the threads started ahead (while the file is read), which derive the same", async () => {
-    warmDeriveThreads();
+    warmDeriveThreads(100);
     const evmKeys = Array.from({ length: 100 }, (_, i) => `0x${Buffer.from(bytes("warm", i)).toString("hex")}` as const);
     const derived = deriveAccounts({ evmKeys, solanaSeeds: [], tokenAccounts: [] });
     try {

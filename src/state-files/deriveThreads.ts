@@ -200,12 +200,13 @@ const WARM_FOR_MS = 30_000;
 
 /**
  * Starts the helper threads ahead, so that they load their libraries (~0.1 s each, several times that on a busy
- * machine) while the main thread reads and checks the file rather than after; deriveAccounts takes them.
+ * machine) while the main thread reads and checks the file rather than after; deriveAccounts takes them. `accounts`,
+ * about how many the file holds, says how many threads it will use (one for a few thousand).
  */
-export function warmDeriveThreads(): void {
+export function warmDeriveThreads(accounts: number): void {
   const modules = warm.size === 0 ? threadModules() : undefined;
   if (!modules) return;
-  for (let t = 0; t < threadCount(); t++) {
+  for (let t = 0; t < Math.min(threadCount(), Math.ceil(accounts / CHUNK / 4)); t++) {
     const worker = startThread(modules);
     warm.add(worker);
     worker.unref(); // never what keeps the process alive

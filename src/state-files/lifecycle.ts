@@ -24,19 +24,24 @@ export function initReader(init: string | StateFile): InitRead {
   let read: ReturnType<InitRead> | undefined;
   return () => {
     if (read) return read;
-    if (typeof init === "string" && isLarge(init)) warmDeriveThreads();
+    if (typeof init === "string") warmFor(init);
     read = typeof init === "string" ? { file: init, content: readStateFile(init) } : { file: "init", content: checkStateFile("init", init) };
     return read;
   };
 }
 
-/** A file of more than a few dozen accounts: its accounts will be derived on helper threads, which start while it is read. */
-function isLarge(file: string): boolean {
+/**
+ * Starts the helper threads for a file of more than a few dozen accounts while it is read (a compact JSON account
+ * with balances is ~70 bytes: its size says about how many it holds).
+ */
+function warmFor(file: string): void {
+  let size: number;
   try {
-    return statSync(file).size > 16 * 1024;
+    size = statSync(file).size;
   } catch {
-    return false; // the read says what is wrong
+    return; // the read says what is wrong
   }
+  if (size > 16 * 1024) warmDeriveThreads(size / 70);
 }
 
 /**
