@@ -20,7 +20,8 @@ import type { SupplyTally } from "../chain/credit.js";
 import type { Clock } from "../clock.js";
 import { viewSolanaAccount } from "../chain/solana/accounts.js";
 import { type SolanaToken, TOKEN_PROGRAM } from "../chain/solana/tokens.js";
-import { generateEvmPrivateKey, isValidEvmPrivateKey } from "../crypto/evm.js";
+import { isValidEvmPrivateKey } from "../crypto/evm.js";
+import type { Random } from "../random.js";
 import { fromBase58 } from "../crypto/solana.js";
 import { evmAccountOperations } from "../wallet/evm-accounts/accounts.js";
 import { solanaAccountOperations } from "../wallet/solana-accounts/accounts.js";
@@ -28,11 +29,14 @@ import { PendingTx } from "../store/store.js";
 import type { HandlerContext } from "../wallet/types.js";
 import { BulkCredits, type SolanaHolder, splToken } from "./bulkCredits.js";
 import { deriveAccounts } from "./deriveThreads.js";
-import { at, checkBody, credit, type EntryDeps, operationsFor } from "./entries.js";
+import { at, atNow, checkBody, credit, type EntryDeps, operationsFor } from "./entries.js";
 import type { Balances, ProjectContent } from "./model.js";
 import { StateFileError } from "./read.js";
 
 type Account = { name: string; privateKey?: string; balances?: Balances };
+
+/** Accounts written between two turns of the event loop (each turn takes in the helper threads' answers). */
+const YIELD_EVERY = 256;
 
 /** The entries' SPL credits, in file order: each needs its associated token account. */
 function splCredits(balances: Balances | undefined): Array<{ network: string; token: SolanaToken }> {
@@ -88,6 +92,28 @@ async function throughOperations(file: string, path: string, content: ProjectCon
   }
 }
 
+/**
+ * `count` new EVM keys, drawn as the create operation draws them one after the other (32 bytes, drawn again while they
+ * are no secp256k1 scalar): the seeded stream gives the same bytes whatever the sizes of the draws, so one draw for
+ * all of them gives the same keys without an array per key.
+ */
+function* drawEvmKeys(random: Random, count: number): Generator<Hex> {
+  let pool = random.bytes(32 * count);
+  let at = 0;
+  for (let made = 0; made < count; ) {
+    if (at === pool.length) {
+      // A block refused on the way (odds of 2^-128 each): the next key is the stream's next 32 bytes.
+      pool = random.bytes(32);
+      at = 0;
+    }
+    const key = pool.subarray(at, at + 32);
+    at += 32;
+    if (!isValidEvmPrivateKey(key)) continue;
+    made++;
+    yield `0x${Buffer.from(key.buffer, key.byteOffset, 32).toString("hex")}`;
+  }
+}
+
 /** The clock with its ISO text made once per millisecond: an init file's records are made thousands to the millisecond. */
 function isoOncePerMs(clock: Clock): Clock {
   let ms: number | undefined;
@@ -118,8 +144,11 @@ export async function applyServerAccounts(
   if (deps.handlers.createEvmAccount !== evmAccountOperations.create || deps.handlers.createSolanaAccount !== solanaAccountOperations.create)
     return throughOperations(file, path, content, ctx, deps, supplies);
 
-  const evmKeys = evm.map((a) => (a.privateKey === undefined ? generateEvmPrivateKey(ctx.random) : fixedEvmKey(a.privateKey)));
-  const solanaSeeds = solana.map((a) => (a.privateKey === undefined ? ctx.random.bytes(32) : fixedSolanaSeed(a.privateKey)));
+  const newEvmKeys = drawEvmKeys(ctx.random, evm.filter((a) => a.privateKey === undefined).length);
+  const evmKeys = evm.map((a) => (a.privateKey === undefined ? newEvmKeys.next().value! : fixedEvmKey(a.privateKey)));
+  const newSeeds = ctx.random.bytes(32 * solana.filter((a) => a.privateKey === undefined).length);
+  let drawn = 0;
+  const solanaSeeds = solana.map((a) => (a.privateKey === undefined ? newSeeds.subarray(32 * drawn, 32 * ++drawn) : fixedSolanaSeed(a.privateKey)));
   // The token program of each mint as the first credit will find it (a mint not written yet is the Token program's).
   const programs = new Map<string, string>();
   const programOf = (network: string, mint: string) => {
@@ -131,19 +160,37 @@ export async function applyServerAccounts(
   const derived = deriveAccounts({ evmKeys, solanaSeeds, tokenAccounts });
   const credits = new BulkCredits(ctx.store, supplies);
   const creating: HandlerContext = { ...ctx, clock: isoOncePerMs(ctx.clock) };
+  /** The credits of one account: at once while each is the plain case, through the operations from the first that is not. */
+  const creditAll = (where: string, address: string, balances: Balances | undefined, solanaHolder?: SolanaHolder): Promise<void> | undefined => {
+    for (const network in balances) {
+      const tokens = balances[network]!;
+      for (const token in tokens) {
+        if (credits.tryCredit(network, address, token, tokens[token]!, solanaHolder)) continue;
+        return creditFrom(where, address, balances!, { network, token }, solanaHolder);
+      }
+    }
+    return undefined;
+  };
+  /** The credits of one account from `from` on (those before it are in): `from` through the operations, the rest as they come. */
+  const creditFrom = async (where: string, address: string, balances: Balances, from: { network: string; token: string }, solanaHolder?: SolanaHolder) => {
+    let reached = false;
+    for (const [network, tokens] of Object.entries(balances)) {
+      for (const [token, amount] of Object.entries(tokens)) {
+        const first: boolean = !reached && network === from.network && token === from.token;
+        reached ||= first;
+        if (!reached || (!first && credits.tryCredit(network, address, token, amount, solanaHolder))) continue;
+        credits.flush(); // the credit reads the mints as they are
+        await at(file, `${where}.balances.${network}.${token}`, () => credit(ctx, network, address, token, amount, supplies));
+      }
+    }
+  };
   // Every record below is made here or by the operations' own writers, fresh, and never touched after its write:
   // the transaction keeps them as they are rather than a copy of each.
   const writeAll = async () => {
-    const creditAll = async (where: string, address: string, balances: Balances | undefined, solanaHolder?: SolanaHolder) => {
-      for (const [network, tokens] of Object.entries(balances ?? {})) {
-        for (const [token, amount] of Object.entries(tokens)) {
-          if (credits.tryCredit(network, address, token, amount, solanaHolder)) continue;
-          credits.flush(); // the credit reads the mints as they are
-          await at(file, `${where}.balances.${network}.${token}`, () => credit(ctx, network, address, token, amount, supplies));
-        }
-      }
-    };
-    for (const [i, a] of evm.entries()) {
+    for (let i = 0; i < evm.length; i++) {
+      // Now and then the loop lets the threads' answers in, so they get their next accounts while it writes.
+      if (i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+      const a = evm[i]!;
       const where = `${path}.evmAccounts[${i}]`;
       const privateKey = evmKeys[i];
       let address: string;
@@ -151,21 +198,25 @@ export async function applyServerAccounts(
         // A fixed key that is no secp256k1 scalar: the import refuses it.
         address = (await at(file, where, () => evmAccountOperations.importKey(Buffer.from(a.privateKey!.slice(2), "hex"), { name: a.name }, ctx))).body.address;
       } else {
-        const derivedAddress = (await derived.evmAddress(i)) as Hex;
-        await at(file, where, () => evmAccountOperations.importDerived({ address: derivedAddress, privateKey }, { name: a.name }, creating));
+        const derivedAddress = (derived.evmAddressNow(i) ?? (await derived.evmAddress(i))) as Hex;
+        atNow(file, where, () => evmAccountOperations.importDerived({ address: derivedAddress, privateKey }, { name: a.name }, creating));
         address = derivedAddress;
       }
-      await creditAll(where, address, a.balances);
+      const crediting = creditAll(where, address, a.balances);
+      if (crediting) await crediting;
     }
-    for (const [i, a] of solana.entries()) {
+    for (let i = 0; i < solana.length; i++) {
+      if (i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+      const a = solana[i]!;
       const where = `${path}.solanaAccounts[${i}]`;
       const seed = solanaSeeds[i];
       if (seed === undefined)
         throw new StateFileError(file, where, `privateKey is ${fromBase58(a.privateKey!).length} bytes; expected a 32-byte seed or a 64-byte secret key`);
-      const solanaDerived = await derived.solana(i);
-      const key = { address: solanaDerived.address, seedHex: Buffer.from(seed).toString("hex") };
-      await at(file, where, () => solanaAccountOperations.importDerived(key, { name: a.name }, creating));
-      await creditAll(where, key.address, a.balances, { derived: solanaDerived, asked: tokenAccounts[i]! });
+      const solanaDerived = derived.solanaNow(i) ?? (await derived.solana(i));
+      const key = { address: solanaDerived.address, seedHex: Buffer.from(seed.buffer, seed.byteOffset, seed.byteLength).toString("hex") };
+      atNow(file, where, () => solanaAccountOperations.importDerived(key, { name: a.name }, creating));
+      const crediting = creditAll(where, key.address, a.balances, { derived: solanaDerived, asked: tokenAccounts[i]! });
+      if (crediting) await crediting;
     }
     credits.flush();
   };

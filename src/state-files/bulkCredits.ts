@@ -116,7 +116,7 @@ export class BulkCredits {
     }
     const i = holder.asked.findIndex((t) => t.mint === token.mint && t.program === mint.program);
     const address = i >= 0 ? holder.derived.tokenAccounts[i]! : associatedTokenAddress(owner, token.mint, mint.program);
-    writeNewTokenAccount(this.store, network, address, mint.program, token.mint, owner, units);
+    writeNewTokenAccount(this.store, network, address, mint.program, token.mint, owner, units, holder.derived.publicKey);
     mint.units += units;
     return true;
   }

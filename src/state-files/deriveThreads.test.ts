@@ -12,7 +12,7 @@ import { associatedTokenAddress } from "../chain/solana/addresses.js";
 import { ASSOCIATED_TOKEN_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from "../chain/solana/tokens.js";
 import { evmAddressOf } from "../crypto/evm.js";
 import { solanaKeyFromSeed } from "../crypto/solana.js";
-import { deriveAccounts, type TokenAccountKey } from "./deriveThreads.js";
+import { deriveAccounts, type TokenAccountKey, warmDeriveThreads } from "./deriveThreads.js";
 
 const bytes = (label: string, i: number) => new Uint8Array(createHash("sha256").update(`${label}/${i}`).digest());
 const USDC = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
@@ -42,6 +42,7 @@ describe("deriving an init file's accounts on helper threads", () => {
         expect(await derived.evmAddress(i)).toBe(privateKeyToAddress(evmKeys[i]!));
         const solana = await derived.solana(i);
         expect(solana.address).toBe(getBase58Decoder().decode(ed25519.getPublicKey(solanaSeeds[i]!)));
+        expect(Buffer.from(solana.publicKey).equals(Buffer.from(ed25519.getPublicKey(solanaSeeds[i]!)))).toBe(true);
         for (const [k, t] of tokenAccounts[i]!.entries()) {
           const [pda] = await getProgramDerivedAddress({
             programAddress: address(ASSOCIATED_TOKEN_PROGRAM),
@@ -50,6 +51,18 @@ describe("deriving an init file's accounts on helper threads", () => {
           expect(solana.tokenAccounts[k]).toBe(pda);
         }
       }
+    } finally {
+      derived.close();
+    }
+  });
+
+  it("takes the threads started ahead (while the file is read), which derive the same", async () => {
+    warmDeriveThreads(100);
+    const evmKeys = Array.from({ length: 100 }, (_, i) => `0x${Buffer.from(bytes("warm", i)).toString("hex")}` as const);
+    const derived = deriveAccounts({ evmKeys, solanaSeeds: [], tokenAccounts: [] });
+    try {
+      for (const [i, key] of evmKeys.entries()) expect(await derived.evmAddress(i)).toBe(privateKeyToAddress(key));
+      expect(derived.derivedOnThreads()).toBe(evmKeys.length);
     } finally {
       derived.close();
     }

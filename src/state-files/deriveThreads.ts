@@ -6,19 +6,22 @@
  * the operations draw them, so the same seed gives the same keys; only what follows from a key moves.
  *
  * A thread runs the same steps as crypto/evm.ts (evmAddressOf), crypto/ed25519.ts and chain/solana/addresses.ts,
- * with the same libraries (the `secp256k1` package, libsodium, @noble/hashes' Keccak, bs58), so it gives the same
- * bytes; deriveThreads.test.ts holds it to them. A few accounts are derived on the main thread (starting threads
+ * with the same libraries (the `secp256k1` package, libsodium, bs58) but for Keccak-256 (the `keccak` package's
+ * native code where it loads, else @noble/hashes' as there), so it gives the same bytes; deriveThreads.test.ts holds
+ * it to them. A few accounts are derived on the main thread (starting threads
  * costs more), and so is everything when a thread cannot start or dies: no work is lost.
  */
 import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { Hex } from "viem";
 import { associatedTokenAddress } from "../chain/solana/addresses.js";
 import { ASSOCIATED_TOKEN_PROGRAM } from "../chain/solana/tokens.js";
 import { evmAddressOf } from "../crypto/evm.js";
-import { fromBase58, solanaKeyFromSeed } from "../crypto/solana.js";
+import { ed25519PublicKey } from "../crypto/ed25519.js";
+import { fromBase58, toBase58 } from "../crypto/solana.js";
 
 /** A token account to derive for a Solana account: its mint and the token program that owns the mint. */
 export interface TokenAccountKey {
@@ -28,6 +31,8 @@ export interface TokenAccountKey {
 
 export interface SolanaDerived {
   address: string;
+  /** The address's 32 bytes (what a token account of this owner holds). */
+  publicKey: Uint8Array;
   /** The associated token accounts asked for, in the order asked. */
   tokenAccounts: string[];
 }
@@ -43,6 +48,9 @@ export interface DerivationRequest {
 export interface Derivations {
   evmAddress(i: number): Promise<string>;
   solana(i: number): Promise<SolanaDerived>;
+  /** The same once derived, else undefined: no promise per account while the answers are in already. */
+  evmAddressNow(i: number): string | undefined;
+  solanaNow(i: number): SolanaDerived | undefined;
   /** Stops the threads (the caller is done, or failed half way). */
   close(): void;
   /** How many accounts the threads derived (the rest, the main thread). */
@@ -56,25 +64,27 @@ const CHUNK = 512;
 
 const THREAD_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
-const { createHash } = require("node:crypto");
+const { hash } = require("node:crypto");
 const secp256k1 = require(workerData.secp256k1);
 const sodium = require(workerData.sodium);
 const bs58 = require(workerData.bs58).default;
 const IDENTITY = new Uint8Array(32);
 IDENTITY[0] = 1;
 const scratch = new Uint8Array(32);
-const publicKey = new Uint8Array(32);
 const secretKey = new Uint8Array(64);
-const associatedTokenProgram = Buffer.from(workerData.associatedTokenProgram);
+// What a program address hashes: owner, token program, mint (the seeds), the bump, the associated token program and
+// a fixed text; one buffer, filled in place, hashed at once (a Hash object per try cost more than the hash).
+const SUFFIX = Buffer.concat([Buffer.from(workerData.associatedTokenProgram), Buffer.from("ProgramDerivedAddress")]);
+const seeds = Buffer.alloc(97 + SUFFIX.length);
+SUFFIX.copy(seeds, 97);
 // libsodium's point addition decodes its operands as the Solana runtime decodes a program address.
 function onCurve(bytes) {
   try { sodium.crypto_core_ed25519_add(scratch, bytes, IDENTITY); return true; } catch { return false; }
 }
-function programAddress(seeds) {
+function programAddress() {
   for (let bump = 255; bump >= 0; bump--) {
-    const hash = createHash("sha256");
-    for (const seed of seeds) hash.update(seed);
-    const digest = hash.update(Uint8Array.of(bump)).update(associatedTokenProgram).update("ProgramDerivedAddress").digest();
+    seeds[96] = bump;
+    const digest = hash("sha256", seeds, "buffer");
     if (!onCurve(digest)) return bs58.encode(digest);
   }
   throw new Error("no program address for these seeds");
@@ -90,27 +100,55 @@ function evmAddress(keccak, key) {
   }
   return address;
 }
+// Keccak-256 through the \`keccak\` package's native state, one reused (~4 µs a hash here against ~14 µs for noble's,
+// two hashes an EVM address); noble's where the addon cannot load.
+function nativeKeccak() {
+  if (!workerData.keccak) return undefined;
+  try {
+    const KeccakState = require(workerData.nodeGypBuild)(workerData.keccak);
+    const state = new KeccakState();
+    return (bytes) => {
+      state.initialize(1088, 512);
+      state.absorb(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+      state.absorbLastFewBits(0x01);
+      return state.squeeze(32);
+    };
+  } catch {
+    return undefined;
+  }
+}
 import(workerData.sha3).then(({ keccak_256 }) => {
+  const keccak = nativeKeccak() ?? keccak_256;
   parentPort.on("message", (job) => {
     if (job.keys) {
-      parentPort.postMessage({ id: job.id, addresses: job.keys.map((key) => (key === null ? null : evmAddress(keccak_256, key))) });
+      parentPort.postMessage({ id: job.id, addresses: job.keys.map((key) => (key === null ? null : evmAddress(keccak, key))) });
       return;
     }
-    const solana = job.seeds.map((seed, i) => {
-      if (seed === null) return null;
-      sodium.crypto_sign_seed_keypair(publicKey, secretKey, seed);
-      const owner = Buffer.from(publicKey);
-      const tokenAccounts = job.tokenAccounts[i].map(([mint, program]) => programAddress([owner, program, mint]));
-      return { address: bs58.encode(owner), tokenAccounts };
+    // Each account's public key goes back as bytes (a token account holds its owner's), all in one transferred buffer.
+    const count = job.seeds.length / 32;
+    const publicKeys = new Uint8Array(32 * count);
+    const solana = job.tokenAccounts.map((tokenAccounts, i) => {
+      if (tokenAccounts === null) return null;
+      const owner = publicKeys.subarray(32 * i, 32 * i + 32);
+      sodium.crypto_sign_seed_keypair(owner, secretKey, job.seeds.subarray(32 * i, 32 * i + 32));
+      const derived = [bs58.encode(owner)];
+      seeds.set(owner, 0);
+      for (const [mint, program] of tokenAccounts) {
+        seeds.set(program, 32);
+        seeds.set(mint, 64);
+        derived.push(programAddress());
+      }
+      return derived;
     });
-    parentPort.postMessage({ id: job.id, solana });
+    parentPort.postMessage({ id: job.id, solana, publicKeys }, [publicKeys.buffer]);
   });
 });
 `;
 
 function deriveSolana(seed: Uint8Array, tokenAccounts: readonly TokenAccountKey[]): SolanaDerived {
-  const { address } = solanaKeyFromSeed(seed);
-  return { address, tokenAccounts: tokenAccounts.map((t) => associatedTokenAddress(address, t.mint, t.program)) };
+  const publicKey = ed25519PublicKey(seed);
+  const address = toBase58(publicKey);
+  return { address, publicKey, tokenAccounts: tokenAccounts.map((t) => associatedTokenAddress(address, t.mint, t.program)) };
 }
 
 /** Derives on the calling thread, when asked. */
@@ -118,6 +156,8 @@ function onMainThread(request: DerivationRequest): Derivations {
   return {
     evmAddress: async (i) => evmAddressOf(request.evmKeys[i]!),
     solana: async (i) => deriveSolana(request.solanaSeeds[i]!, request.tokenAccounts[i]!),
+    evmAddressNow: (i) => evmAddressOf(request.evmKeys[i]!),
+    solanaNow: (i) => deriveSolana(request.solanaSeeds[i]!, request.tokenAccounts[i]!),
     close: () => undefined,
     derivedOnThreads: () => 0,
   };
@@ -132,9 +172,71 @@ function threadModules(): Record<string, string> | undefined {
       sodium: require.resolve("sodium-native"),
       bs58: require.resolve("bs58"),
       sha3: pathToFileURL(require.resolve("@noble/hashes/sha3.js")).href,
+      ...nativeKeccakModules(require),
     };
   } catch {
     return undefined;
+  }
+}
+
+/** A thread's answer to a job: EVM addresses, or per Solana seed its address then its token accounts, with the public keys. */
+interface Answer {
+  addresses?: Array<string | null>;
+  solana?: Array<string[] | null>;
+  /** 32 bytes per seed of the job, in order. */
+  publicKeys?: Uint8Array;
+}
+
+const threadCount = () => Math.min(4, availableParallelism());
+
+function startThread(modules: Record<string, string>): Worker {
+  return new Worker(THREAD_SOURCE, { eval: true, workerData: { ...modules, associatedTokenProgram: fromBase58(ASSOCIATED_TOKEN_PROGRAM) } });
+}
+
+/** Threads started ahead by warmDeriveThreads, still alive, not yet taken. */
+const warm = new Set<Worker>();
+/** How long threads started ahead wait to be taken before they stop (a start that failed, or had no accounts after all). */
+const WARM_FOR_MS = 30_000;
+
+/**
+ * Starts the helper threads ahead, so that they load their libraries (~0.1 s each, several times that on a busy
+ * machine) while the main thread reads and checks the file rather than after; deriveAccounts takes them. `accounts`,
+ * about how many the file holds, says how many threads it will use (one for a few thousand).
+ */
+export function warmDeriveThreads(accounts: number): void {
+  const modules = warm.size === 0 ? threadModules() : undefined;
+  if (!modules) return;
+  for (let t = 0; t < Math.min(threadCount(), Math.ceil(accounts / CHUNK / 4)); t++) {
+    const worker = startThread(modules);
+    warm.add(worker);
+    worker.unref(); // never what keeps the process alive
+    worker.on("error", () => undefined); // a thread that cannot start is left out (its exit follows)
+    worker.on("exit", () => warm.delete(worker));
+    setTimeout(() => {
+      if (warm.delete(worker)) void worker.terminate();
+    }, WARM_FOR_MS).unref();
+  }
+}
+
+/** Stops the threads started ahead that were not taken (the file's accounts are written, or it was refused). */
+export const stopWarmThreads = (): void => void takeWarmThreads(0);
+
+/** Up to `count` threads started ahead; the others stop. */
+function takeWarmThreads(count: number): Worker[] {
+  const taken = [...warm].slice(0, count);
+  for (const worker of warm) if (!taken.includes(worker)) void worker.terminate();
+  warm.clear();
+  for (const worker of taken) worker.ref();
+  return taken;
+}
+
+/** Where the `keccak` package's addon lies (the folder node-gyp-build loads it from), when it can be found. */
+function nativeKeccakModules(require: NodeJS.Require): { keccak?: string; nodeGypBuild?: string } {
+  try {
+    const keccak = dirname(require.resolve("keccak"));
+    return { keccak, nodeGypBuild: createRequire(join(keccak, "index.js")).resolve("node-gyp-build") };
+  } catch {
+    return {};
   }
 }
 
@@ -179,14 +281,18 @@ export function deriveAccounts(request: DerivationRequest): Derivations {
   for (let start = 0; start < request.evmKeys.length; start += CHUNK)
     addJob("evm", start, { keys: request.evmKeys.slice(start, start + CHUNK).map((k) => k ?? null) });
   for (let start = 0; start < request.solanaSeeds.length; start += CHUNK) {
-    const seeds = request.solanaSeeds.slice(start, start + CHUNK).map((s) => s ?? null);
-    const tokenAccounts = request.tokenAccounts.slice(start, start + CHUNK).map((list) => list.map((t) => [bytesOf(t.mint), bytesOf(t.program)]));
+    // The seeds in one array (a view of a larger one would be copied whole, once per view); no token accounts (null)
+    // for a seed to skip.
+    const chunk = request.solanaSeeds.slice(start, start + CHUNK);
+    const seeds = new Uint8Array(32 * chunk.length);
+    for (const [i, seed] of chunk.entries()) if (seed) seeds.set(seed, 32 * i);
+    const tokenAccounts = chunk.map((seed, i) => (seed ? request.tokenAccounts[start + i]!.map((t) => [bytesOf(t.mint), bytesOf(t.program)]) : null));
     addJob("solana", start, { seeds, tokenAccounts });
   }
 
   /** A job's answers, from a thread or, when none can give them, the main thread. */
   let onThreads = 0;
-  const settle = (job: Job, answer?: { addresses?: Array<string | null>; solana?: Array<SolanaDerived | null> }) => {
+  const settle = (job: Job, answer?: Answer) => {
     for (const derived of answer?.addresses ?? answer?.solana ?? []) if (derived !== null) onThreads++;
     if (job.kind === "evm") {
       const keys = request.evmKeys;
@@ -194,22 +300,27 @@ export function deriveAccounts(request: DerivationRequest): Derivations {
         evmAddresses[i] = keys[i] === undefined ? undefined : (answer?.addresses?.[i - job.start] ?? evmAddressOf(keys[i]!));
     } else {
       const seeds = request.solanaSeeds;
-      for (let i = job.start; i < Math.min(job.start + CHUNK, seeds.length); i++)
-        solana[i] = seeds[i] === undefined ? undefined : (answer?.solana?.[i - job.start] ?? deriveSolana(seeds[i]!, request.tokenAccounts[i]!));
+      for (let i = job.start; i < Math.min(job.start + CHUNK, seeds.length); i++) {
+        const k = i - job.start;
+        const derived = answer?.solana?.[k];
+        if (seeds[i] === undefined) solana[i] = undefined;
+        else if (!derived) solana[i] = deriveSolana(seeds[i]!, request.tokenAccounts[i]!);
+        else solana[i] = { address: derived[0]!, publicKey: answer!.publicKeys!.subarray(32 * k, 32 * k + 32), tokenAccounts: derived.slice(1) };
+      }
     }
     job.resolve();
   };
 
   const threads = new Set<Worker>();
-  const size = Math.max(1, Math.min(4, availableParallelism(), Math.ceil(jobs.length / 2)));
-  const workerData = { ...modules, associatedTokenProgram: fromBase58(ASSOCIATED_TOKEN_PROGRAM) };
+  const size = Math.max(1, Math.min(threadCount(), Math.ceil(jobs.length / 2)));
+  const started = takeWarmThreads(size);
   // Jobs go out in order to whichever thread is free (two in flight each): on a busy machine one thread may get
   // far less of a core than another, and a fixed share would leave the loop waiting on the slow one.
   let next = 0;
   let closed = false;
   for (let t = 0; t < size; t++) {
     const pending = new Map<number, Job>();
-    const worker = new Worker(THREAD_SOURCE, { eval: true, workerData });
+    const worker = started[t] ?? startThread(modules);
     const feed = () => {
       const job = jobs[next];
       if (!job) return;
@@ -225,7 +336,7 @@ export function deriveAccounts(request: DerivationRequest): Derivations {
       pending.clear();
       if (threads.size === 0) while (next < jobs.length) settle(jobs[next++]!);
     };
-    worker.on("message", (answer: { id: number; addresses?: Array<string | null>; solana?: Array<SolanaDerived | null> }) => {
+    worker.on("message", (answer: Answer & { id: number }) => {
       const job = pending.get(answer.id);
       if (!job) return;
       pending.delete(answer.id);
@@ -253,6 +364,8 @@ export function deriveAccounts(request: DerivationRequest): Derivations {
       if (solana[i] === undefined) await solanaJobs[Math.floor(i / CHUNK)]!.done;
       return solana[i]!;
     },
+    evmAddressNow: (i) => evmAddresses[i],
+    solanaNow: (i) => solana[i],
     close() {
       closed = true;
       for (const worker of threads) void worker.terminate();

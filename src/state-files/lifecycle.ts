@@ -2,12 +2,13 @@
  * The state file around a sandbox's life: seeding it at start (`--init`), and
  * writing the export when it stops (`--export-on-exit`).
  */
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { ScenarioEngine } from "../scenarios/engine.js";
 import { resolveStartupScenarios } from "../scenarios/load.js";
 import type { Scenario } from "../scenarios/model.js";
 import { type ApplyDeps, applyStateFile } from "./apply.js";
+import { stopWarmThreads, warmDeriveThreads } from "./deriveThreads.js";
 import type { StateFile } from "./model.js";
 import { checkStateFile, readStateFile } from "./read.js";
 
@@ -16,11 +17,31 @@ export type InitRead = () => { file: string; content: StateFile };
 
 /**
  * Reads (or takes) and checks an init file on first call, once however many steps of the start ask for it: a file
- * of 100,000 accounts is ~20 MB to parse and check.
+ * of 100,000 accounts is ~20 MB to parse and check. Before a large file is read, the threads that will derive its
+ * accounts' addresses start, so that they load their libraries meanwhile.
  */
 export function initReader(init: string | StateFile): InitRead {
   let read: ReturnType<InitRead> | undefined;
-  return () => (read ??= typeof init === "string" ? { file: init, content: readStateFile(init) } : { file: "init", content: checkStateFile("init", init) });
+  return () => {
+    if (read) return read;
+    if (typeof init === "string") warmFor(init);
+    read = typeof init === "string" ? { file: init, content: readStateFile(init) } : { file: "init", content: checkStateFile("init", init) };
+    return read;
+  };
+}
+
+/**
+ * Starts the helper threads for a file of more than a few dozen accounts while it is read (a compact JSON account
+ * with balances is ~70 bytes: its size says about how many it holds).
+ */
+function warmFor(file: string): void {
+  let size: number;
+  try {
+    size = statSync(file).size;
+  } catch {
+    return; // the read says what is wrong
+  }
+  if (size > 16 * 1024) warmDeriveThreads(size / 70);
 }
 
 /**
@@ -33,7 +54,7 @@ export async function seedState(
 ): Promise<void> {
   const { file, content } = init();
   const resolve = (names: string[]) => resolveStartupScenarios(names, deps.shipped);
-  const extras = await applyStateFile(file, content, { ...deps, checkScenarios: (names) => void resolve(names) });
+  const extras = await applyStateFile(file, content, { ...deps, checkScenarios: (names) => void resolve(names) }).finally(stopWarmThreads);
   if (extras.clockMs !== undefined) deps.clock.set(extras.clockMs);
   for (const s of extras.scenarios) for (const scenario of resolve(s.names)) deps.engine.activate(scenario, s.projectId);
 }

@@ -65,11 +65,15 @@ export function tokenAccountOwner(state: Pick<SolanaAccountState, "owner" | "dat
  * and the owner → token accounts index follows.
  */
 export function writeSolanaAccount(store: ProjectTx, state: SolanaAccountState): void {
+  writeAccount(store, state, BigInt(state.lamports) === 0n ? undefined : tokenAccountOwner(state));
+}
+
+/** writeSolanaAccount with the wallet the account belongs to as a token account (`newOwner`) known to the caller. */
+function writeAccount(store: ProjectTx, state: SolanaAccountState, newOwner: string | undefined): void {
   const key = keyOf(state.network, state.address);
   const before = accounts(store).get(key);
   const oldOwner = before ? tokenAccountOwner(before) : undefined;
   const gone = BigInt(state.lamports) === 0n;
-  const newOwner = gone ? undefined : tokenAccountOwner(state);
   if (gone) {
     if (before) accounts(store).delete(key);
   } else {
@@ -117,14 +121,26 @@ export function decodeTokenAccount(data: Buffer): TokenAccountFields {
   };
 }
 
-/** A fresh, initialized token account of `owner` for `mint` holding `amount`. */
-function encodeTokenAccount(mint: string, owner: string, amount: bigint): Buffer {
+/** A fresh, initialized token account of `owner` for `mint` holding `amount` (the owner's bytes when the caller has them). */
+function encodeTokenAccount(mint: string, owner: string, amount: bigint, ownerBytes: Uint8Array = fromBase58(owner)): Buffer {
   const data = Buffer.alloc(TOKEN_ACCOUNT_SIZE);
-  Buffer.from(fromBase58(mint)).copy(data, 0);
-  Buffer.from(fromBase58(owner)).copy(data, 32);
+  data.set(mintBytes(mint), 0);
+  data.set(ownerBytes, 32);
   data.writeBigUInt64LE(amount, 64);
   data[108] = 1; // initialized
   return data;
+}
+
+const mints = new Map<string, Uint8Array>();
+/** A mint's 32 bytes, decoded once: a handful of mints recur in every token account an init file opens. */
+function mintBytes(mint: string): Uint8Array {
+  let found = mints.get(mint);
+  if (!found) {
+    found = fromBase58(mint);
+    if (mints.size > 1_000) mints.clear(); // bounded: mints are whatever callers name
+    mints.set(mint, found);
+  }
+  return found;
 }
 
 export interface MintFields {
@@ -252,19 +268,34 @@ export function changeSupply(store: ProjectTx, network: string, mint: string, de
   writeSolanaAccount(store, { ...state, data: data.toString("base64") });
 }
 
+const TOKEN_ACCOUNT_RENT = rentExemptMinimum(TOKEN_ACCOUNT_SIZE).toString();
+
 /**
  * Writes a new, initialized token account at `address` (owned by the token `program`) holding `amount` of `mint`
  * for `owner`: what a credit to an owner with no token account of the mint opens. The mint's supply is the
  * caller's to change: setTokenBalance changes it with each credit, an init file once for all its accounts.
+ * `ownerBytes`, the owner's 32 bytes when the caller has them, saves decoding the owner (an init file opens
+ * 50,000 of these).
  */
-export function writeNewTokenAccount(store: ProjectTx, network: string, address: string, program: string, mint: string, owner: string, amount: bigint): void {
-  writeSolanaAccount(store, {
+export function writeNewTokenAccount(
+  store: ProjectTx,
+  network: string,
+  address: string,
+  program: string,
+  mint: string,
+  owner: string,
+  amount: bigint,
+  ownerBytes?: Uint8Array,
+): void {
+  const state = {
     network,
     address,
-    lamports: rentExemptMinimum(TOKEN_ACCOUNT_SIZE).toString(),
+    lamports: TOKEN_ACCOUNT_RENT,
     owner: program,
-    data: encodeTokenAccount(mint, owner, amount).toString("base64"),
-  });
+    data: encodeTokenAccount(mint, owner, amount, ownerBytes).toString("base64"),
+  };
+  // The account is a token account of `owner` when `program` is a token program (as tokenAccountOwner would read it).
+  writeAccount(store, state, isTokenProgram(program) ? owner : undefined);
 }
 
 /**
