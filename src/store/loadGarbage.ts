@@ -4,12 +4,14 @@
  * enough again, which an idle sandbox does not. At 400,000 records that left ~400 MB of a ~950 MB RSS to garbage
  * for as long as the process ran. A collection right after the load gives it back before the server listens.
  *
- * It is V8's memory-reducing collection, not a plain one: the strings shared after the parse (shareStrings.ts)
- * leave old-generation pages part-empty, and a plain full collection frees their space but keeps the pages (at
- * 400,000 records the old generation stayed at 397 MB for 221 MB of objects, and the RSS did not move). The
- * memory-reducing kind moves objects off sparse pages and hands the emptied pages back to the operating system
- * (RSS after the load 514 -> 395 MB), for about one more full collection's CPU. An idle sandbox did the same on
- * its own only some 30 s later, through V8's memory reducer.
+ * It is V8's memory-reducing collection, not a plain one, and it compacts the whole old generation: the strings
+ * shared after the parse (shareStrings.ts) leave old-generation pages part-empty, and a plain full collection
+ * frees their space but keeps the pages (at 400,000 records the old generation stayed at 397 MB for 221 MB of
+ * objects, and the RSS did not move). The memory-reducing kind hands emptied pages back to the operating system,
+ * but moves objects only off its sparsest pages (RSS after the load 514 -> 395 MB); compacting every page on that
+ * one collection leaves the old generation as large as its objects (RSS 330 MB), for no CPU that could be told
+ * apart from the noise. V8's memory reducer did part of this on its own, but only once the sandbox had been idle
+ * for some 30 s. The flag is set back at once: compacting every full collection of a running server costs CPU.
  */
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -24,7 +26,15 @@ type Collector = (options?: typeof REDUCE_MEMORY) => void;
 
 export function collectLoadGarbage(fileBytes: number): void {
   if (fileBytes < LARGE_FILE_BYTES) return;
-  fullCollection()?.(REDUCE_MEMORY);
+  const collect = fullCollection();
+  if (!collect) return;
+  setFlagsFromString("--compact-on-every-full-gc");
+  try {
+    collect(REDUCE_MEMORY);
+  } finally {
+    // Unless the process was started with it.
+    if (!process.execArgv.some((flag) => /^--compact[-_]on[-_]every[-_]full[-_]gc$/.test(flag))) setFlagsFromString("--no-compact-on-every-full-gc");
+  }
 }
 
 /** V8's collector, whether or not node was started with --expose-gc (the flag can be set once running). */
