@@ -614,8 +614,8 @@ export class PendingTx implements ProjectTx {
   }
 }
 
-/** The record last written to each collection (its records object): the neighbour a new record shares strings with. */
-const lastWritten = new WeakMap<object, unknown>();
+/** The two records last written to each collection (its records object): the neighbours a new record shares strings with. */
+const lastWritten = new WeakMap<object, [unknown, unknown]>();
 
 /** Applies committed writes to a project's records, keeping built indexes up to date. */
 function applyWrites(
@@ -633,9 +633,11 @@ function applyWrites(
       delete target[id];
       continue;
     }
-    // A changed record repeats most of the version it replaces; a new one, the record written before it.
-    shareStrings(after, before ?? lastWritten.get(target), id);
-    lastWritten.set(target, after);
+    // A changed record repeats most of the version it replaces; a new one, the records written before it.
+    const last = lastWritten.get(target);
+    if (before !== undefined) shareStrings(after, before, id, last?.[0]);
+    else shareStrings(after, last?.[0], id, last?.[1]);
+    lastWritten.set(target, [after, last?.[0]]);
     target[id] = after;
   }
 }
