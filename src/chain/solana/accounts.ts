@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { declareCollection } from "../../store/collections.js";
 import type { ProjectTx } from "../../store/store.js";
 import { fromBase58, toBase58 } from "../../crypto/solana.js";
-import { associatedTokenAddress } from "./addresses.js";
+import { associatedTokenAddress, bytesOf } from "./addresses.js";
 import { isTokenProgram, SYSTEM_PROGRAM, TOKEN_PROGRAM, solanaTokenByMint } from "./tokens.js";
 
 export interface SolanaAccountState {
@@ -124,23 +124,11 @@ export function decodeTokenAccount(data: Buffer): TokenAccountFields {
 /** A fresh, initialized token account of `owner` for `mint` holding `amount` (the owner's bytes when the caller has them). */
 function encodeTokenAccount(mint: string, owner: string, amount: bigint, ownerBytes: Uint8Array = fromBase58(owner)): Buffer {
   const data = Buffer.alloc(TOKEN_ACCOUNT_SIZE);
-  data.set(mintBytes(mint), 0);
+  data.set(bytesOf(mint), 0);
   data.set(ownerBytes, 32);
   data.writeBigUInt64LE(amount, 64);
   data[108] = 1; // initialized
   return data;
-}
-
-const mints = new Map<string, Uint8Array>();
-/** A mint's 32 bytes, decoded once: a handful of mints recur in every token account an init file opens. */
-function mintBytes(mint: string): Uint8Array {
-  let found = mints.get(mint);
-  if (!found) {
-    found = fromBase58(mint);
-    if (mints.size > 1_000) mints.clear(); // bounded: mints are whatever callers name
-    mints.set(mint, found);
-  }
-  return found;
 }
 
 export interface MintFields {

@@ -9,8 +9,11 @@ import { ASSOCIATED_TOKEN_PROGRAM, TOKEN_PROGRAM } from "./tokens.js";
 
 const programBytes = new Map<string, Uint8Array>();
 
-/** The bytes of a program id or mint, decoded once: a handful of them recur in every derivation. */
-function bytesOf(address: string): Uint8Array {
+/**
+ * The bytes of a program id or mint, decoded once: a handful of them recur in every derivation and every token
+ * account written (the same array each time: never change it).
+ */
+export function bytesOf(address: string): Uint8Array {
   let found = programBytes.get(address);
   if (!found) {
     found = fromBase58(address);
