@@ -213,7 +213,15 @@ interface BodyCheck {
   contents: Array<{ mediaType: string; validate: ValidateFn | null }>;
 }
 
+const bodyChecks = new WeakMap<IHttpOperation, BodyCheck | null | undefined>();
+
+/** The body check of an operation, compiled on first use (the request check and firstBodyError share it). */
 function bodyCheck(op: IHttpOperation): BodyCheck | null | undefined {
+  if (!bodyChecks.has(op)) bodyChecks.set(op, compileBodyCheck(op));
+  return bodyChecks.get(op);
+}
+
+function compileBodyCheck(op: IHttpOperation): BodyCheck | null | undefined {
   const body = op.request?.body;
   if (!body) return null;
   const contents: BodyCheck["contents"] = [];
@@ -320,19 +328,12 @@ export function certainlyValid(op: IHttpOperation, req: CheckedRequest): boolean
   return fastCheck(op, req) === true;
 }
 
-const bodyChecks = new WeakMap<IHttpOperation, BodyCheck | null>();
-
 /**
  * Where the contract's body check first refuses `body` (Ajv's instancePath and keyword, checking the first JSON
  * content as prism does), or undefined when it does not refuse it or cannot check it.
  */
 export function firstBodyError(op: IHttpOperation, body: unknown): { instancePath: string; keyword: string } | undefined {
-  let check = bodyChecks.get(op);
-  if (check === undefined) {
-    check = bodyCheck(op) ?? null;
-    bodyChecks.set(op, check);
-  }
-  const validate = check?.contents[0]?.validate;
+  const validate = bodyCheck(op)?.contents[0]?.validate;
   if (!validate || validate(body)) return undefined;
   const error = validate.errors?.[0];
   return error && { instancePath: error.instancePath, keyword: error.keyword };
