@@ -34,6 +34,8 @@ export type AppDeps = PipelineDeps &
     locks?: ProjectLocks;
     /** The node's dev accounts and who may call its test methods (evm/testDoor.ts); without it, neither. */
     nodeTesting?: Pick<NodeTesting, "devAccounts" | "allows">;
+    /** The time budget of one node request's read-only EVM work, in ms (undefined: the default; 0: none). */
+    evmTimeoutMs?: number;
   };
 
 /** What `http.createServer` takes. */
@@ -97,6 +99,7 @@ export function createApp(deps: AppDeps): SandboxListener {
     authMode: deps.authMode,
     locks,
     journal: deps.journal,
+    evmTimeoutMs: deps.evmTimeoutMs,
     testing: deps.nodeTesting && {
       ...deps.nodeTesting,
       snapshots,

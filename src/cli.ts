@@ -15,6 +15,7 @@
  *   --strict (stopping exits 1 when a request broke the contract)  --report DIR (coverage reports: docs/ci.md)
  *   --dev-accounts N (keys the node holds: docs/testing-front-ends.md)  --allow-test-methods (off loopback, the
  *   node's anvil_/evm_ methods without the admin token; listed under optIns=…)
+ *   --evm-timeout MS (the node's read-only EVM work per request: eth_call, eth_estimateGas…; default 400, 0 = none)
  * A scenario file that does not check out stops the start with exit code 2.
  * `cdp-sandbox run [options] -- <command> [args…]` runs a command against a sandbox (src/run.ts).
  * `cdp-sandbox mcp` serves the sandbox to a coding assistant over MCP (src/tools/mcp.ts); `trigger` runs the flow
@@ -65,6 +66,7 @@ async function main(): Promise<void> {
         "allow-private-webhook-targets": { type: "boolean" },
         "allow-test-methods": { type: "boolean" },
         "dev-accounts": { type: "string" },
+        "evm-timeout": { type: "string" },
         "ws-port": { type: "string" },
         "open-sign-in-pages": { type: "boolean" },
         // State files and the journal that outlives the process (docs/state-files.md).
@@ -90,6 +92,7 @@ async function main(): Promise<void> {
         "                   [--init state.yaml] [--export-on-exit state.json] [--journal journal.jsonl]\n" +
         "                   [--strict] [--report DIR]   (contract verdict and coverage reports: docs/ci.md)\n" +
         "                   [--dev-accounts N (0-100)] [--allow-test-methods]   (test nodes: docs/testing-front-ends.md)\n" +
+        "                   [--evm-timeout MS (default 400, 0 = none)]   (the node's eth_call/eth_estimateGas time: docs/chain.md)\n" +
         "       cdp-sandbox run [options] -- <command> [args...]   (cdp-sandbox run --help)\n" +
         "       cdp-sandbox mcp [options] [--attach URL]           an MCP server over stdio for coding assistants\n" +
         "       cdp-sandbox trigger <event-type> [--url URL]       the real flow behind a webhook event (trigger --list)\n" +
@@ -112,6 +115,9 @@ async function main(): Promise<void> {
   const devAccounts = devAccountsText === undefined ? undefined : /^\d{1,4}$/.test(devAccountsText) ? Number(devAccountsText) : Number.NaN;
   if (devAccounts !== undefined && !(devAccounts <= MAX_DEV_ACCOUNTS))
     fail(`--dev-accounts must be a whole number from 0 to ${MAX_DEV_ACCOUNTS}, got '${devAccountsText}'`);
+  const evmTimeoutText = get("evm-timeout");
+  if (evmTimeoutText !== undefined && !/^\d{1,9}$/.test(evmTimeoutText))
+    fail(`--evm-timeout must be a whole number of milliseconds (0: no limit), got '${evmTimeoutText}'`);
   if (auth === "none") process.stderr.write("cdp-sandbox: --auth none accepts any request without checking credentials; never expose it.\n");
 
   const host = get("host") ?? "127.0.0.1";
@@ -134,6 +140,7 @@ async function main(): Promise<void> {
     allowPrivateWebhookTargets: optIn("allow-private-webhook-targets"),
     allowTestMethods: optIn("allow-test-methods"),
     devAccounts,
+    evmTimeoutMs: evmTimeoutText === undefined ? undefined : Number(evmTimeoutText),
     openSignInPages: optIn("open-sign-in-pages"),
     init: get("init"),
     exportOnExit: get("export-on-exit"),

@@ -141,6 +141,14 @@ export interface SandboxOptions {
    */
   allowTestMethods?: boolean;
   /**
+   * How long the node's read-only EVM work of one request may run, in milliseconds: `eth_call`, `eth_estimateGas`
+   * (all its runs) and the bundler's `eth_estimateUserOperationGas`, a batch's calls together. Past it the run is
+   * aborted with geth's -32000 "execution aborted (timeout = …)" and a batch's later calls answer -32002 "request
+   * timed out". Default 400 (geth's `--rpc.evmtimeout` is 5 s; this EVM is slower); 0: no limit. Mined transactions
+   * are never cut by time.
+   */
+  evmTimeoutMs?: number;
+  /**
    * A second port serving the node's WebSockets (and the rest), where Solana's web3.js looks for them: the HTTP
    * port plus one (solana-test-validator serves 8899 and 8900). Default: with a fixed `port`, port + 1 when it is
    * free; with port 0, none. `"next"`: port + 1 of whatever port was picked, when free. 0: none. Another number:
@@ -262,6 +270,9 @@ async function startOn(
   const keys = { importKey, endUserTokenSecret };
   const init = options.init === undefined ? undefined : initReader(options.init);
   const devAccountCount = options.devAccounts ?? (init === undefined ? undefined : initStartSettings(init).devAccounts) ?? 0;
+  const { evmTimeoutMs } = options;
+  if (evmTimeoutMs !== undefined && !(Number.isInteger(evmTimeoutMs) && evmTimeoutMs >= 0))
+    throw new Error(`evmTimeoutMs must be a whole number of milliseconds (0: no limit), got ${String(evmTimeoutMs)}`);
   const devAccountsProblemText = devAccountsProblem(devAccountCount);
   if (devAccountsProblemText) throw new Error(devAccountsProblemText);
   const devAccounts = deriveDevAccounts(devAccountCount);
@@ -338,6 +349,7 @@ async function startOn(
     adminAccess: { listening: () => listening, token: adminToken, signInPagesOpen },
     exportState: (projectId) => exportState(store, clock, projectId),
     nodeTesting: { devAccounts, allows: (headers) => testMethods || (adminToken !== undefined && carriesAdminToken(headers, adminToken)) },
+    evmTimeoutMs,
   });
 
   const server: Server = createServer(app);
@@ -349,6 +361,7 @@ async function startOn(
     locks,
     clientKeys: projects,
     journal: { journal, correlationId: () => `${webSocketIds.hex(8)}-SBX` },
+    evmTimeoutMs,
   });
   started.push(stopWebSocket);
   const clientErrorIds = random.fork("correlation-client-error");

@@ -27,6 +27,7 @@ import { type EvmNodeContext, hex, latestBlock } from "./evm/context.js";
 import { evmMethods } from "./evm/methods.js";
 import { receiptView } from "./evm/views.js";
 import { recordWebSocketMessage, type WebSocketJournal } from "./journalRpc.js";
+import { evmTimeBudget } from "../chain/evm/evmBudget.js";
 import { answerOnLedger } from "./answerOnLedger.js";
 import { batchTooLarge, letTheLoopGo } from "./jsonRpc.js";
 import { type ServedConnection, type SubscriptionRoom, subscriptionEndpoint, type WebSocketEndpoint, type WebSocketTarget } from "./webSocketEndpoint.js";
@@ -38,6 +39,8 @@ export interface EvmWebSocketDeps {
   locks: ProjectLocks;
   /** Each message a client sends is recorded here, with its answer. */
   journal?: WebSocketJournal;
+  /** The time budget of one message's read-only EVM work (evmBudget.ts); undefined: the default, 0: none. */
+  evmTimeoutMs?: number;
 }
 
 /** How often open subscriptions are checked besides commits and clock changes, in wall milliseconds. */
@@ -207,7 +210,10 @@ function serve(ws: WebSocket, { network, projectId }: WebSocketTarget, deps: Evm
       projectId,
       message,
       evmMethods,
-      (tx) => ({ network, chainId, store: tx, clock: deps.clock, contracts: CHAIN_CONTRACTS }),
+      (tx) => {
+        const evmBudget = evmTimeBudget(deps.evmTimeoutMs);
+        return { network, chainId, store: tx, clock: deps.clock, contracts: CHAIN_CONTRACTS, ...(evmBudget ? { evmBudget } : {}) };
+      },
       (m) => `the method ${m} does not exist/is not available`,
     );
 

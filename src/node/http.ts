@@ -51,6 +51,8 @@ export interface NodeDeps {
   journal?: Journal;
   /** The test methods (`anvil_*`, `evm_*`…) and dev accounts (evm/testDoor.ts); without it the node answers neither. */
   testing?: NodeTesting;
+  /** The time budget of one request's read-only EVM work (chain/evm/evmBudget.ts); undefined: the default, 0: none. */
+  evmTimeoutMs?: number;
 }
 
 /**

@@ -3,6 +3,7 @@
  * each out, method errors as `{ code, message, data? }`, and bigints written as the
  * plain JSON integers the Solana RPC uses for its u64 fields.
  */
+import { EvmTimeout } from "../chain/evm/evmBudget.js";
 import { collectEvmReverts, EVM_REVERTS, type EvmRevertTrace } from "../chain/evm/revertTrace.js";
 
 /**
@@ -44,6 +45,18 @@ export function batchTooLarge(batch: readonly unknown[]): unknown[] | undefined 
   return [reply(first?.id, { error: { code: -32600, message: `batch too large: at most ${MAX_BATCH_CALLS} calls` } })];
 }
 
+/**
+ * geth's answer to an EVM call cut by `--rpc.evmtimeout` (-32000, "execution aborted (timeout = 5s)"), followed by
+ * the setting that raises the sandbox's budget.
+ */
+const evmTimedOut = (error: EvmTimeout) => ({
+  code: -32000,
+  message: `${error.message}: the read-only EVM work of one request (eth_call, eth_estimateGas and the like) may take ${error.budgetMs} ms; raise it with the sandbox's --evm-timeout MS (evmTimeoutMs in process), 0 for no limit`,
+});
+
+/** What geth answers for the calls of a batch still unanswered when the request's time ran out. */
+const REQUEST_TIMED_OUT = { code: -32002, message: "request timed out" };
+
 /** A method of a node table: its params and a context of the caller's choosing. */
 export type RpcMethod<Ctx> = (params: unknown[], ctx: Ctx) => unknown;
 
@@ -62,7 +75,7 @@ export const rpcFailure = (code: number, message: string) => reply(null, { error
  * Answers a parsed payload from a method table. Methods are looked up among
  * the table's own keys only (a method named `constructor` is unknown).
  */
-export async function answer<Ctx extends { store: object }>(
+export async function answer<Ctx extends { store: object; evmBudget?: { readonly exhausted: boolean } }>(
   payload: unknown,
   methods: Readonly<Record<string, RpcMethod<Ctx>>>,
   ctx: Ctx,
@@ -82,6 +95,7 @@ export async function answer<Ctx extends { store: object }>(
         const answer = reply(message.id, { error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } });
         return error.callerViolation ? asViolation(answer) : answer;
       }
+      if (error instanceof EvmTimeout) return reply(message.id, { error: evmTimedOut(error) });
       // Whatever was thrown (an EVM error object is not an Error), the reply carries a message, as JSON-RPC requires.
       return reply(message.id, {
         error: { code: -32603, message: error instanceof Error ? error.message : String((error as { error?: unknown })?.error ?? error) },
@@ -99,9 +113,14 @@ export async function answer<Ctx extends { store: object }>(
   const refused = batchTooLarge(payload);
   if (refused) return refused;
   // A batch is answered in order, one message after the other: they may write the same ledger. Between two calls
-  // the event loop goes, so a batch of slow calls holds it no longer than its slowest call.
+  // the event loop goes, so a batch of slow calls holds it no longer than its slowest call. Once an EVM run of the
+  // request has found its time budget spent, the calls after it are not run, as geth answers a batch past its timeout.
   const answers: unknown[] = [];
   for (const [i, message] of payload.entries()) {
+    if (ctx.evmBudget?.exhausted) {
+      answers.push(reply((message as Message | null)?.id, { error: REQUEST_TIMED_OUT }));
+      continue;
+    }
     if (i > 0) await letTheLoopGo();
     answers.push(await traced(message as Message | null));
   }

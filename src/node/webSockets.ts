@@ -30,6 +30,8 @@ export interface NodeWebSocketDeps {
   clientKeys: ClientKeyIndex;
   /** Each message a client sends over a node WebSocket is recorded here. */
   journal?: WebSocketJournal;
+  /** The time budget of one message's read-only EVM work (chain/evm/evmBudget.ts); undefined: the default, 0: none. */
+  evmTimeoutMs?: number;
 }
 
 const PATH = /^\/rpc\/v1\/([^/]+)\/([^/]+)\/?$/;

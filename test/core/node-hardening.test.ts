@@ -21,7 +21,9 @@ const QUICK: Hex = "0x600160005260206000f3";
 let sandbox: Sandbox;
 let nodeUrl: string;
 beforeAll(async () => {
-  sandbox = await withSandbox({ seed: "node-hardening" });
+  // No time budget: the gas bounds are what is tested here, with calls that burn their caps (node-evm-timeout.test.ts
+  // tests the time budget).
+  sandbox = await withSandbox({ seed: "node-hardening", evmTimeoutMs: 0 });
   nodeUrl = await nodeUrlFor(sandbox, "base-sepolia");
 });
 afterAll(() => sandbox?.close());

@@ -18,7 +18,8 @@ import { nodeUrlFor, withSandbox } from "#test/helpers/sandbox.js";
 let sandbox: Sandbox;
 let client: PublicClient;
 beforeAll(async () => {
-  sandbox = await withSandbox({ seed: "node-precompiles" });
+  // No time budget: these calls run for seconds on purpose, to count the loop's turns (node-evm-timeout.test.ts cuts them).
+  sandbox = await withSandbox({ seed: "node-precompiles", evmTimeoutMs: 0 });
   client = createPublicClient({ chain: baseSepolia, transport: http(await nodeUrlFor(sandbox, "base-sepolia"), { timeout: 300_000 }) }) as PublicClient;
 });
 afterAll(() => sandbox?.close());

@@ -40,8 +40,6 @@ export async function pairingInPieces(input: PrecompileInput, original: Precompi
     try {
       library.mul(concat(g1, new Uint8Array(32)));
       library.pairing(concat(new Uint8Array(64), g2));
-      const checkedPause = spend(HALF_PAIR_UNITS);
-      if (checkedPause) await checkedPause;
     } catch (error) {
       // As the library answers a pair it refuses: all the call's gas, its own error or a revert.
       return {
@@ -50,6 +48,9 @@ export async function pairingInPieces(input: PrecompileInput, original: Precompi
         exceptionError: error instanceof EVMError ? error : new EVMError(EVMError.errorMessages.REVERT),
       };
     }
+    // Outside the try: a pause that aborts the run (its time budget spent) is no refusal of the pair.
+    const checkedPause = spend(HALF_PAIR_UNITS);
+    if (checkedPause) await checkedPause;
     if (!isZero(g1) && !isZero(g2)) product = Fp12.mul(product, bn254.pairing(g1Point(g1), g2Point(g2), false));
     const pause = spend(HALF_PAIR_UNITS);
     if (pause) await pause;

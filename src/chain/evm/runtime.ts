@@ -21,6 +21,7 @@ import { JournaledTx } from "./journaledTx.js";
 import { LedgerStateManager } from "./ledgerState.js";
 import { type ModelledContract, ModelledRevert } from "./modelled.js";
 import { type EvmRevertTrace, revertReason } from "./revertTrace.js";
+import { evmBudgetOf, type EvmTimeBudget } from "./evmBudget.js";
 import { BLOCK_GAS_LIMIT } from "./submissionLimits.js";
 import { yieldingWork } from "./yieldingWork.js";
 
@@ -82,8 +83,8 @@ interface Runtime {
   state: LedgerStateManager;
   /** The frames in progress, outermost first: what a modelled contract's caller is. */
   frames: Message[];
-  /** The context of the run in progress (set inside the queue only). */
-  run?: { ctx: EvmRunContext; store: JournaledTx; logs: ExecLog[]; failure?: FrameFailure };
+  /** The context of the run in progress (set inside the queue only), with the time budget it runs under, if any. */
+  run?: { ctx: EvmRunContext; store: JournaledTx; logs: ExecLog[]; failure?: FrameFailure; budget?: EvmTimeBudget };
 }
 
 /** The frame a failure started in, and the shallowest frame that has passed its revert data up so far. */
@@ -132,6 +133,12 @@ function runtimeOf(projectId: string, network: string, chainId: number, models: 
   return made;
 }
 
+/** Forgets an EVM a run was thrown out of: the next run on that project and network gets a new one. */
+function dropRuntime(projectId: string, network: string, made: Promise<Runtime>): void {
+  const key = `${projectId}\n${network}`;
+  if (runtimes.get(key) === made) runtimes.delete(key);
+}
+
 async function createRuntime(network: string, chainId: number, models: (network: string) => readonly ModelledContract[]): Promise<Runtime> {
   const common = createCustomCommon({ chainId, name: network }, Mainnet, { hardfork: Hardfork.Prague });
   const state = new LedgerStateManager(genesisCode(models));
@@ -148,7 +155,9 @@ async function createRuntime(network: string, chainId: number, models: (network:
       return blockchain;
     },
   };
-  rt.evm = await createEVM({ common, stateManager: state, blockchain, ...yieldingWork(common, customPrecompiles) });
+  // At each pause, the run's time budget (evmBudget.ts): spent, it throws out of every frame, and runEvm undoes the run.
+  const atPause = () => rt.run?.budget?.check();
+  rt.evm = await createEVM({ common, stateManager: state, blockchain, ...yieldingWork(common, customPrecompiles, atPause) });
   rt.evm.events!.on("beforeMessage", (message: Message) => void rt.frames.push(message));
   rt.evm.events!.on("afterMessage", (result: EVMResult) => {
     const frame = rt.frames.pop();
@@ -213,6 +222,10 @@ const asHex = (bytes: Uint8Array) => bytesToHex(bytes) as Hex;
  * Runs one call or creation on the project's ledger. With `commit`, what it did stays in the request's
  * transaction (the caller records the transaction and charges its gas); without, everything is undone (eth_call,
  * eth_estimateGas). A failed run leaves nothing behind but the sender's nonce, as a mined revert does.
+ *
+ * Under a time budget (`withinEvmBudget` on the request's transaction, evmBudget.ts) a run that finds it spent at a
+ * pause rejects with EvmTimeout, having changed nothing: its writes are undone, the queue moves on, and its EVM is
+ * dropped (a run thrown out of mid-frame leaves the library's journal and transient storage half way).
  */
 export function runEvm(
   ctx: EvmRunContext,
@@ -220,24 +233,32 @@ export function runEvm(
   models: (network: string) => readonly ModelledContract[],
   options: { commit: boolean },
 ): Promise<EvmOutcome> {
+  const budget = evmBudgetOf(ctx.store);
   return enqueue(ctx.store.projectId, async () => {
-    const rt = await runtimeOf(ctx.store.projectId, ctx.network, ctx.chainId, models);
+    const made = runtimeOf(ctx.store.projectId, ctx.network, ctx.chainId, models);
+    const rt = await made;
     const store = new JournaledTx(ctx.store);
     rt.state.bind(store, ctx.network);
     rt.frames.length = 0;
-    rt.run = { ctx, store, logs: [] };
+    rt.run = { ctx, store, logs: [], ...(budget ? { budget } : {}) };
     rt.evm.journal.cleanJournal();
+    const undoRun = store.savepoint();
     store.checkpoint();
     let kept = false;
+    let finished = false;
     try {
       const outcome = await execute(rt, ctx, req);
+      finished = true;
       kept = options.commit;
       return outcome;
     } finally {
-      // A run that threw (a defect, never a revert: those are outcomes) leaves nothing behind.
+      // A run that threw (out of time, or a defect; never a revert: those are outcomes) leaves nothing behind. It
+      // may have left frames' checkpoints open, so everything since the run's start is undone, not the innermost.
       if (kept) store.commit();
-      else store.revert();
+      else if (finished) store.revert();
+      else undoRun();
       rt.run = undefined;
+      if (!finished) dropRuntime(ctx.store.projectId, ctx.network, made);
     }
   });
 }

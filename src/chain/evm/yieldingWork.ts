@@ -18,7 +18,8 @@
  * The counting opcodes are the library's own handlers (same gas, same semantics) given back through the EVM's
  * `customOpcodes` option; the precompiles the library's own functions through `customPrecompiles`. The pause is
  * counted, not timed, so where a run pauses does not depend on the machine; the project's EVM queue (runtime.ts)
- * keeps other EVM work on that EVM out meanwhile, so a pause changes no result.
+ * keeps other EVM work on that EVM out meanwhile, so a pause changes no result. A pause is also where a run under a
+ * time budget (evmBudget.ts) reads the clock, through `atPause`, which may throw to abort the run.
  */
 import type { Common } from "@ethereumjs/common";
 import { type AddPrecompile, type EVMOpts, getActivePrecompiles, getOpcodesForHF, type PrecompileFunc, paramsEVM } from "@ethereumjs/evm";
@@ -58,6 +59,8 @@ export function yieldingWork(
   common: Common,
   /** Precompiles of the sandbox's own (modelled contracts): they replace a built-in at their address and are not counted. */
   own: readonly AddPrecompile[],
+  /** Called before each pause; what it throws leaves the run (past every frame) instead of pausing. */
+  atPause: () => void = () => {},
 ): { customOpcodes: CustomOpcode[]; customPrecompiles: AddPrecompile[] } {
   // The EVM's parameters (opcode fees) on the common, as createEVM sets them.
   common.updateParams(paramsEVM);
@@ -67,6 +70,7 @@ export function yieldingWork(
     spent += units;
     if (spent < SLICE) return;
     spent = 0;
+    atPause();
     return pause();
   };
   /** Each frame's gasLeft at its last count: a frame's first count spends one unit, the next what it burnt since. */

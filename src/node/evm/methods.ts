@@ -21,7 +21,7 @@ import {
   pm_getPaymasterStubData,
 } from "./bundler.js";
 import { eth_getStorageAt } from "./bytecode.js";
-import type { EvmNodeContext } from "./context.js";
+import { type EvmNodeContext, readOnlyEvm } from "./context.js";
 import { eth_getLogs } from "./logs.js";
 import { withCheckedParams } from "./paramShapes.js";
 import { cdp_listBalances, eth_call, eth_getBalance, eth_getCode, eth_getTransactionCount } from "./state.js";
@@ -40,16 +40,16 @@ export const evmMethods: Readonly<Record<string, RpcMethod<EvmNodeContext>>> = w
   eth_getTransactionCount,
   eth_getCode,
   eth_getStorageAt,
-  eth_call,
+  eth_call: readOnlyEvm(eth_call),
   eth_getLogs,
   cdp_listBalances,
   eth_getTransactionByHash,
   eth_getTransactionReceipt,
   eth_sendRawTransaction,
-  eth_estimateGas,
+  eth_estimateGas: readOnlyEvm(eth_estimateGas),
   // ERC-4337 bundler and ERC-7677 paymaster (bundler.ts)
   eth_supportedEntryPoints,
-  eth_estimateUserOperationGas,
+  eth_estimateUserOperationGas: readOnlyEvm(eth_estimateUserOperationGas),
   eth_sendUserOperation,
   eth_getUserOperationByHash,
   eth_getUserOperationReceipt,

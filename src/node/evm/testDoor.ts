@@ -10,6 +10,7 @@
  * (X-Sandbox-Admin-Token), unless the sandbox was started with `--allow-test-methods`.
  */
 import type { Clock } from "../../clock.js";
+import { evmTimeBudget } from "../../chain/evm/evmBudget.js";
 import { CHAIN_CONTRACTS } from "../../products/sandboxContracts.js";
 import type { Random } from "../../random.js";
 import type { Snapshots } from "../../store/snapshots.js";
@@ -58,7 +59,7 @@ export interface EvmCall {
  * `testing` is given, the keyed and test methods.
  */
 export function createEvmDoor(
-  deps: LedgerDoorDeps & { clock: Clock; random: Random },
+  deps: LedgerDoorDeps & { clock: Clock; random: Random; evmTimeoutMs?: number },
   platformMethods: Readonly<Record<string, RpcMethod<Ctx>>>,
   ethCall: EthCall,
   testing: NodeTesting | undefined,
@@ -75,9 +76,21 @@ export function createEvmDoor(
     const allowed = testing?.allows(call.headers) ?? false;
     const table = allowed ? open : closed;
     const projectTable = allowed ? projectOpen : projectClosed;
+    // Made once the project's lock is held: the time budget counts the request's work, not its wait for the lock.
     const contextOf = (tx: ProjectTx): Ctx => {
       creditDevAccounts(tx, devAccounts);
-      return { network: call.network, chainId: call.chainId, store: tx, clock: deps.clock, contracts: CHAIN_CONTRACTS, random, ethCall, devAccounts };
+      const evmBudget = evmTimeBudget(deps.evmTimeoutMs);
+      return {
+        network: call.network,
+        chainId: call.chainId,
+        store: tx,
+        clock: deps.clock,
+        contracts: CHAIN_CONTRACTS,
+        random,
+        ethCall,
+        devAccounts,
+        ...(evmBudget ? { evmBudget } : {}),
+      };
     };
     const onLedger = (payload: unknown) => answerOnLedger(deps, call.projectId, payload, table, contextOf, unknownMethod);
     const isProjectMethod = (m: unknown) =>
