@@ -22,7 +22,7 @@ import type { AuthMode } from "./auth/bearer.js";
 import { warmVerifyThread } from "./auth/verifyThread.js";
 import { createClock, type Clock } from "./clock.js";
 import { loadCompiledOperations } from "./contract/compile.js";
-import { loadValidation } from "./contract/validate.js";
+import { loadValidation, prepareRefusals } from "./contract/validate.js";
 import { OperationIndex } from "./contract/operations.js";
 import { handlers as defaultHandlers } from "./products/index.js";
 import type { AnyHandler } from "./wallet/types.js";
@@ -428,6 +428,7 @@ async function startOn(
   basePath = `${url}${PLATFORM_PREFIX}`;
   // Last, so that none of its pieces runs before the caller has the sandbox (the command's ready line).
   const preparing = options.prepareRuntimes ? prepareSolanaRuntime() : undefined;
+  const warmingRefusals = options.prepareRuntimes ? prepareRefusals(platformOperations) : undefined;
 
   return {
     url,
@@ -447,6 +448,7 @@ async function startOn(
     violations: () => coverageDocument({ operations, journal, store }).total.violations,
     close: async () => {
       preparing?.stop();
+      warmingRefusals?.stop();
       await webhooks.stop();
       if (wsServer) {
         stopSecondWebSocket?.();

@@ -131,20 +131,33 @@ const describeLocation = (e: ErrorObject, at: string) => [at, ...e.instancePath.
 const isUnder = (location: string, parent: string) => location === parent || location.startsWith(`${parent}.`) || location.startsWith(`${parent}[`);
 
 /** Compiles every variant `findUnmatched` can check in `schema` (a body's): what the build precompiles. */
-export function compileVariantsOf(schema: unknown, depth = 0): void {
-  if (!isObject(schema) || depth > 32) return;
+export function compileVariantsOf(schema: unknown): void {
+  for (const variant of variantsOf(schema)) validatorOf(variant);
+}
+
+/**
+ * Every variant `findUnmatched` can check in `schema` (a body's), each with a function that makes its validator
+ * ready (read from the build's cache): one piece of work each, for a warm-up that runs a piece per turn.
+ */
+export function variantWarmUps(schema: unknown): Array<() => void> {
+  return variantsOf(schema).map((variant) => () => void validatorOf(variant));
+}
+
+function variantsOf(schema: unknown, depth = 0, into: Schema[] = []): Schema[] {
+  if (!isObject(schema) || depth > 32) return into;
   const variants = (Array.isArray(schema.oneOf) ? schema.oneOf : Array.isArray(schema.anyOf) ? schema.anyOf : undefined) as unknown[] | undefined;
   if (variants && variants.length >= 2) {
     for (const variant of variants) {
       if (!isObject(variant)) continue;
-      validatorOf(variant);
-      compileVariantsOf(variant, depth + 1);
+      into.push(variant);
+      variantsOf(variant, depth + 1, into);
     }
-    return;
+    return into;
   }
-  for (const part of Array.isArray(schema.allOf) ? schema.allOf : []) compileVariantsOf(part, depth + 1);
-  if (isObject(schema.properties)) for (const sub of Object.values(schema.properties)) compileVariantsOf(sub, depth + 1);
-  if (isObject(schema.items)) compileVariantsOf(schema.items, depth + 1);
+  for (const part of Array.isArray(schema.allOf) ? schema.allOf : []) variantsOf(part, depth + 1, into);
+  if (isObject(schema.properties)) for (const sub of Object.values(schema.properties)) variantsOf(sub, depth + 1, into);
+  if (isObject(schema.items)) variantsOf(schema.items, depth + 1, into);
+  return into;
 }
 
 /**

@@ -1,6 +1,6 @@
-/** The depth check reads a body's structure, not its strings' characters one by one. */
+/** The depth check reads a body's structure, not its strings' characters one by one; the same pass finds a number too large to represent. */
 import { describe, expect, it, vi } from "vitest";
-import { nestsDeeperThan } from "./body.js";
+import { nestsDeeperThan, parseBody } from "./body.js";
 
 describe("the body's depth check", () => {
   it("counts brackets outside strings only, escaped quotes included", () => {
@@ -22,5 +22,39 @@ describe("the body's depth check", () => {
     } finally {
       reads.mockRestore();
     }
+  });
+});
+
+describe("a number JSON.parse would read as Infinity", () => {
+  it("is refused where it is a number, found by the depth check's pass outside strings", () => {
+    for (const huge of ["1".repeat(400), "1e400", "-2.5E+999", "3e+308"]) {
+      expect(() => parseBody(Buffer.from(`{"amount":${huge}}`), "application/json"), huge).toThrow(/number too large/);
+    }
+    // An exponent below -307 underflows to 0, and digits inside strings are text: both accepted as before.
+    expect(parseBody(Buffer.from(`{"a":1e-400,"b":"1e400","c":"${"9".repeat(400)}"}`), "application/json")).toEqual({
+      a: 0,
+      b: "1e400",
+      c: "9".repeat(400),
+    });
+    expect(parseBody(Buffer.from('{"a":1e30,"b":true,"c":[12,123456]}'), "application/json")).toEqual({ a: 1e30, b: true, c: [12, 123456] });
+  });
+
+  it("is looked for without a regular expression over the whole text (a 4 MB string was read at every position)", () => {
+    const text = `{"walletSecretId":${JSON.stringify("x".repeat(4_000_000))}}`;
+    const tests = vi.spyOn(RegExp.prototype, "test");
+    try {
+      expect((parseBody(Buffer.from(text), "application/json") as { walletSecretId: string }).walletSecretId).toHaveLength(4_000_000);
+      expect(tests.mock.calls.filter(([input]) => String(input).length > 1_000)).toEqual([]);
+    } finally {
+      tests.mockRestore();
+    }
+  });
+});
+
+describe("the body's text", () => {
+  it("reads ASCII and UTF-8 alike (the ASCII path skips decoding), and refuses broken JSON as before", () => {
+    expect(parseBody(Buffer.from('{"name":"plain"}'), "application/json")).toEqual({ name: "plain" });
+    expect(parseBody(Buffer.from('{"name":"né ✓ 😀"}'), "application/json")).toEqual({ name: "né ✓ 😀" });
+    expect(() => parseBody(Buffer.from('{"name":'), "application/json")).toThrow(/Malformed JSON body/);
   });
 });
