@@ -27,9 +27,9 @@ import { type EvmNodeContext, hex, latestBlock } from "./evm/context.js";
 import { evmMethods } from "./evm/methods.js";
 import { receiptView } from "./evm/views.js";
 import { recordWebSocketMessage, type WebSocketJournal } from "./journalRpc.js";
-import { evmTimeBudget } from "../chain/evm/evmBudget.js";
+import { type EvmTimeBudget, evmTimeBudget } from "../chain/evm/evmBudget.js";
 import { answerOnLedger } from "./answerOnLedger.js";
-import { batchTooLarge, letTheLoopGo } from "./jsonRpc.js";
+import { batchTooLarge, letTheLoopGo, requestTimedOut } from "./jsonRpc.js";
 import { type ServedConnection, type SubscriptionRoom, subscriptionEndpoint, type WebSocketEndpoint, type WebSocketTarget } from "./webSocketEndpoint.js";
 
 export interface EvmWebSocketDeps {
@@ -41,6 +41,25 @@ export interface EvmWebSocketDeps {
   journal?: WebSocketJournal;
   /** The time budget of one message's read-only EVM work (evmBudget.ts); undefined: the default, 0: none. */
   evmTimeoutMs?: number;
+}
+
+/** The time budget of one message (evmBudget.ts), started when its first call holds the project's lock. */
+interface MessageBudget {
+  started(): EvmTimeBudget | undefined;
+  exhausted(): boolean;
+}
+
+function messageBudget(ms: number | undefined): MessageBudget {
+  let budget: EvmTimeBudget | undefined;
+  let started = false;
+  return {
+    started() {
+      if (!started) budget = evmTimeBudget(ms);
+      started = true;
+      return budget;
+    },
+    exhausted: () => budget?.exhausted === true,
+  };
 }
 
 /** How often open subscriptions are checked besides commits and clock changes, in wall milliseconds. */
@@ -203,21 +222,21 @@ function serve(ws: WebSocket, { network, projectId }: WebSocketTarget, deps: Evm
     return id;
   };
 
-  /** Any other method, as the HTTP node answers it. */
-  const call = (message: unknown) =>
+  /** Any other method, as the HTTP node answers it, with the time budget of the message (a batch's, shared) it is part of. */
+  const call = (message: unknown, budget: MessageBudget) =>
     answerOnLedger(
       deps,
       projectId,
       message,
       evmMethods,
       (tx) => {
-        const evmBudget = evmTimeBudget(deps.evmTimeoutMs);
+        const evmBudget = budget.started();
         return { network, chainId, store: tx, clock: deps.clock, contracts: CHAIN_CONTRACTS, ...(evmBudget ? { evmBudget } : {}) };
       },
       (m) => `the method ${m} does not exist/is not available`,
     );
 
-  const handle = async (message: unknown): Promise<unknown> => {
+  const handle = async (message: unknown, budget: MessageBudget): Promise<unknown> => {
     if (!message || typeof message !== "object" || Array.isArray(message))
       return { jsonrpc: "2.0", id: null, error: { code: -32600, message: "invalid request" } };
     const { id, method, params } = message as { id?: unknown; method?: unknown; params?: unknown };
@@ -233,7 +252,7 @@ function serve(ws: WebSocket, { network, projectId }: WebSocketTarget, deps: Evm
       throw error;
     }
     if (!deps.store.project(projectId)) return { jsonrpc: "2.0", id: id ?? null, error: { code: -32001, message: "unknown node token" } };
-    return call(message);
+    return call(message, budget);
   };
 
   ws.on("error", () => ws.terminate()); // a broken frame or an oversized message ends this connection only
@@ -253,14 +272,20 @@ function serve(ws: WebSocket, { network, projectId }: WebSocketTarget, deps: Evm
       return answer({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "parse error" } });
     }
     const reply = async () => {
-      // A batch is answered in order, as the HTTP node answers one: capped, and letting the loop go between calls.
-      if (!Array.isArray(payload)) return handle(payload);
+      const budget = messageBudget(deps.evmTimeoutMs);
+      // A batch is answered in order, as the HTTP node answers one: capped, letting the loop go between calls, and
+      // with one time budget: once a run of it was aborted, the calls after it are not run.
+      if (!Array.isArray(payload)) return handle(payload, budget);
       const refused = batchTooLarge(payload);
       if (refused) return refused;
       const out: unknown[] = [];
       for (const [i, message] of payload.entries()) {
+        if (budget.exhausted()) {
+          out.push(requestTimedOut((message as { id?: unknown } | null)?.id));
+          continue;
+        }
         if (i > 0) await letTheLoopGo();
-        out.push(await handle(message));
+        out.push(await handle(message, budget));
       }
       return out;
     };

@@ -54,8 +54,8 @@ const evmTimedOut = (error: EvmTimeout) => ({
   message: `${error.message}: the read-only EVM work of one request (eth_call, eth_estimateGas and the like) may take ${error.budgetMs} ms; raise it with the sandbox's --evm-timeout MS (evmTimeoutMs in process), 0 for no limit`,
 });
 
-/** What geth answers for the calls of a batch still unanswered when the request's time ran out. */
-const REQUEST_TIMED_OUT = { code: -32002, message: "request timed out" };
+/** What geth answers for a call of a batch still unanswered when the request's time ran out. */
+export const requestTimedOut = (id: unknown) => reply(id, { error: { code: -32002, message: "request timed out" } });
 
 /** A method of a node table: its params and a context of the caller's choosing. */
 export type RpcMethod<Ctx> = (params: unknown[], ctx: Ctx) => unknown;
@@ -118,7 +118,7 @@ export async function answer<Ctx extends { store: object; evmBudget?: { readonly
   const answers: unknown[] = [];
   for (const [i, message] of payload.entries()) {
     if (ctx.evmBudget?.exhausted) {
-      answers.push(reply((message as Message | null)?.id, { error: REQUEST_TIMED_OUT }));
+      answers.push(requestTimedOut((message as Message | null)?.id));
       continue;
     }
     if (i > 0) await letTheLoopGo();
