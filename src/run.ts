@@ -71,6 +71,7 @@ export const OPTIONS = {
   "admin-token": { type: "string" },
   mining: { type: "string" },
   "dev-accounts": { type: "string" },
+  "evm-timeout": { type: "string" },
   // State files and the journal that outlives the run (docs/state-files.md).
   init: { type: "string" },
   "export-on-exit": { type: "string" },
@@ -87,6 +88,7 @@ const USAGE =
   "usage: cdp-sandbox run [--port 0] [--host H] [--seed S] [--scenario NAME ...] [--data FILE] [--auth MODE] [--spec FILE]\n" +
   "                       [--mining MODE] [--validate-responses] [--admin-token T] [--new-project] [--no-hook]\n" +
   "                       [--init FILE] [--export-on-exit FILE] [--journal FILE] [--strict] [--report DIR] [--dev-accounts N]\n" +
+  "                       [--evm-timeout MS]\n" +
   "                       [--attach URL --credentials-file FILE] [--credentials-file FILE] -- <command> [args...]\n" +
   "       cdp-sandbox run --help\n";
 
@@ -155,6 +157,7 @@ async function start(values: Values): Promise<RunSandbox> {
       adminToken: values["admin-token"],
       mining: values.mining as SandboxOptions["mining"],
       devAccounts: devAccountsOf(values["dev-accounts"]),
+      evmTimeoutMs: evmTimeoutOf(values["evm-timeout"]),
       init: values.init,
       exportOnExit: values["export-on-exit"],
       journal: values.journal,
@@ -200,6 +203,13 @@ function devAccountsOf(text: string | undefined): number | undefined {
   return Number(text);
 }
 
+/** `--evm-timeout MS` as a number, as the command reads it. */
+function evmTimeoutOf(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d{1,9}$/.test(text)) throw new RunError(`--evm-timeout must be a whole number of milliseconds (0: no limit), got '${text}'`);
+  return Number(text);
+}
+
 /** Joins the sandbox at --attach: it must answer its health check; the project comes from --credentials-file or is made anew. */
 async function attach(values: Values): Promise<RunSandbox> {
   for (const local of [
@@ -213,6 +223,7 @@ async function attach(values: Values): Promise<RunSandbox> {
     "validate-responses",
     "mining",
     "dev-accounts",
+    "evm-timeout",
     "init",
     "export-on-exit",
     "journal",

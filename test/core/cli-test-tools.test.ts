@@ -1,6 +1,7 @@
 /**
  * The built command's flags for test tools: dev accounts and the WebSocket port on the ready line, the node
- * signing for a dev account, and the bounds refused before anything starts.
+ * signing for a dev account, the node's time budget for read-only EVM work, and the bounds refused before anything
+ * starts.
  */
 import { afterAll, describe, expect, it, beforeAll } from "vitest";
 import { BUILD_TIMEOUT_MS, cliPath, ensureBuilt, type Running, startNode } from "#test/helpers/cli.js";
@@ -11,7 +12,7 @@ import { freePort } from "#test/helpers/ports.js";
 // The built command: dist/ is built first when it is missing or older than its sources.
 beforeAll(() => ensureBuilt(), BUILD_TIMEOUT_MS);
 
-describe("cdp-sandbox --dev-accounts and --ws-port", () => {
+describe("cdp-sandbox --dev-accounts, --ws-port and --evm-timeout", () => {
   const running: Running[] = [];
   afterAll(() => {
     for (const r of running) r.child.kill("SIGTERM");
@@ -47,6 +48,37 @@ describe("cdp-sandbox --dev-accounts and --ws-port", () => {
     expect(ws.code).toBe(2);
     expect(ws.stderr).toMatch(/--ws-port must be an integer from 0 to 65535, got '70000'/);
   }, 60_000);
+
+  it("bounds the node's read-only EVM work with --evm-timeout, and refuses a value that is not milliseconds", async () => {
+    let line: string | undefined;
+    let port = 0;
+    for (let attempt = 0; attempt < 5 && !line; attempt++) {
+      port = await freePort();
+      const started = startNode([cliPath, "--port", String(port), "--ws-port", "0", "--evm-timeout", "1", "--seed", "cli-evm-timeout"]);
+      running.push(started);
+      line = await started.waitFor(/^cdp-sandbox ready .*$/m, "stdout").then(
+        (m) => m[0],
+        () => undefined,
+      );
+    }
+    const token = /clientApiKey=(\S+)/.exec(line!)![1];
+    // An endless loop at the 10M gas cap: far past a 1 ms budget on any machine.
+    const answer = await fetch(`http://127.0.0.1:${port}/rpc/v1/base-sepolia/${token}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_call", params: [{ data: "0x5b600056" }, "latest"] }),
+    }).then((r) => r.json() as Promise<{ error?: { code: number; message: string } }>);
+    expect(answer.error?.code).toBe(-32000);
+    expect(answer.error?.message).toMatch(/^execution aborted \(timeout = 1ms\): .*--evm-timeout/);
+    for (const args of [
+      ["--evm-timeout", "fast"],
+      ["run", "--evm-timeout", "soon", "--", process.execPath, "-e", ""],
+    ]) {
+      const refused = await startNode([cliPath, ...args, ...(args[0] === "run" ? [] : ["--port", "0"])]).finished;
+      expect(refused.code, args.join(" ")).toBe(2);
+      expect(refused.stderr).toMatch(/--evm-timeout must be a whole number of milliseconds \(0: no limit\), got '(fast|soon)'/);
+    }
+  }, 120_000);
 
   it("cdp-sandbox run --dev-accounts gives the command a node that holds their keys, and serves it on port + 1", async () => {
     const program = [
