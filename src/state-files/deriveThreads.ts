@@ -6,9 +6,9 @@
  * the operations draw them, so the same seed gives the same keys; only what follows from a key moves.
  *
  * A thread runs the same steps as crypto/evm.ts (evmAddressOf), crypto/ed25519.ts and chain/solana/addresses.ts,
- * with the same libraries (the `secp256k1` package, libsodium, bs58) but for Keccak-256 (the `keccak` package's
- * native code where it loads, else @noble/hashes' as there), so it gives the same bytes; deriveThreads.test.ts holds
- * it to them. A few accounts are derived on the main thread (starting threads
+ * with the same libraries (the `secp256k1` package, libsodium) but for Keccak-256 (the `keccak` package's native
+ * code where it loads, else @noble/hashes' as there) and base-58 (crypto/base58.ts, bs58's text, faster), so it gives
+ * the same bytes; deriveThreads.test.ts holds it to them. A few accounts are derived on the main thread (starting threads
  * costs more), and so is everything when a thread cannot start or dies: no work is lost.
  */
 import { createRequire } from "node:module";
@@ -20,6 +20,7 @@ import type { Hex } from "viem";
 import { associatedTokenAddress } from "../chain/solana/addresses.js";
 import { ASSOCIATED_TOKEN_PROGRAM } from "../chain/solana/tokens.js";
 import { evmAddressOf } from "../crypto/evm.js";
+import { base58Of32Bytes } from "../crypto/base58.js";
 import { ed25519PublicKey } from "../crypto/ed25519.js";
 import { fromBase58, toBase58 } from "../crypto/solana.js";
 
@@ -64,16 +65,17 @@ const CHUNK = 512;
 
 const THREAD_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
-const { hash } = require("node:crypto");
 const secp256k1 = require(workerData.secp256k1);
 const sodium = require(workerData.sodium);
-const bs58 = require(workerData.bs58).default;
+const base58 = ${base58Of32Bytes.toString()};
+// An on-curve check fails by an exception (one per token account at least): no stack trace to build for it.
+Error.stackTraceLimit = 0;
 const IDENTITY = new Uint8Array(32);
 IDENTITY[0] = 1;
 const scratch = new Uint8Array(32);
 const secretKey = new Uint8Array(64);
 // What a program address hashes: owner, token program, mint (the seeds), the bump, the associated token program and
-// a fixed text; one buffer, filled in place, hashed at once (a Hash object per try cost more than the hash).
+// a fixed text; one buffer, filled in place, hashed at once.
 const SUFFIX = Buffer.concat([Buffer.from(workerData.associatedTokenProgram), Buffer.from("ProgramDerivedAddress")]);
 const seeds = Buffer.alloc(97 + SUFFIX.length);
 SUFFIX.copy(seeds, 97);
@@ -81,11 +83,13 @@ SUFFIX.copy(seeds, 97);
 function onCurve(bytes) {
   try { sodium.crypto_core_ed25519_add(scratch, bytes, IDENTITY); return true; } catch { return false; }
 }
+// libsodium's SHA-256 into one buffer: node:crypto's one-shot hash costs twice as much a call on 118 bytes.
+const digest = new Uint8Array(32);
 function programAddress() {
   for (let bump = 255; bump >= 0; bump--) {
     seeds[96] = bump;
-    const digest = hash("sha256", seeds, "buffer");
-    if (!onCurve(digest)) return bs58.encode(digest);
+    sodium.crypto_hash_sha256(digest, seeds);
+    if (!onCurve(digest)) return base58(digest);
   }
   throw new Error("no program address for these seeds");
 }
@@ -131,7 +135,7 @@ import(workerData.sha3).then(({ keccak_256 }) => {
       if (tokenAccounts === null) return null;
       const owner = publicKeys.subarray(32 * i, 32 * i + 32);
       sodium.crypto_sign_seed_keypair(owner, secretKey, job.seeds.subarray(32 * i, 32 * i + 32));
-      const derived = [bs58.encode(owner)];
+      const derived = [base58(owner)];
       seeds.set(owner, 0);
       for (const [mint, program] of tokenAccounts) {
         seeds.set(program, 32);
@@ -170,7 +174,6 @@ function threadModules(): Record<string, string> | undefined {
     return {
       secp256k1: require.resolve("secp256k1"),
       sodium: require.resolve("sodium-native"),
-      bs58: require.resolve("bs58"),
       sha3: pathToFileURL(require.resolve("@noble/hashes/sha3.js")).href,
       ...nativeKeccakModules(require),
     };
