@@ -190,7 +190,12 @@ interface Answer {
   publicKeys?: Uint8Array;
 }
 
-const threadCount = () => Math.min(4, availableParallelism());
+/**
+ * One thread per core beside the main thread's (at least one, at most four): the main thread writes the records
+ * and derives from the end of the queue while it waits, so a thread more would only take turns with it on a core
+ * (with two threads on two cores, the main thread, the start's critical path, ran at two thirds of a core).
+ */
+const threadCount = () => Math.max(1, Math.min(4, availableParallelism() - 1));
 
 function startThread(modules: Record<string, string>): Worker {
   return new Worker(THREAD_SOURCE, { eval: true, workerData: { ...modules, associatedTokenProgram: fromBase58(ASSOCIATED_TOKEN_PROGRAM) } });
@@ -318,15 +323,17 @@ export function deriveAccounts(request: DerivationRequest): Derivations {
   const size = Math.max(1, Math.min(threadCount(), Math.ceil(jobs.length / 2)));
   const started = takeWarmThreads(size);
   // Jobs go out in order to whichever thread is free (two in flight each): on a busy machine one thread may get
-  // far less of a core than another, and a fixed share would leave the loop waiting on the slow one.
+  // far less of a core than another, and a fixed share would leave the loop waiting on the slow one. The jobs from
+  // `end` on are the main thread's, taken from the back of the queue while it waits for an answer.
   let next = 0;
+  let end = jobs.length;
   let closed = false;
   for (let t = 0; t < size; t++) {
     const pending = new Map<number, Job>();
     const worker = started[t] ?? startThread(modules);
     const feed = () => {
-      const job = jobs[next];
-      if (!job) return;
+      if (next >= end) return;
+      const job = jobs[next]!;
       next++;
       pending.set(job.id, job);
       worker.postMessage({ id: job.id, ...(job.message as object) });
@@ -337,7 +344,7 @@ export function deriveAccounts(request: DerivationRequest): Derivations {
       threads.delete(worker);
       for (const job of pending.values()) settle(job);
       pending.clear();
-      if (threads.size === 0) while (next < jobs.length) settle(jobs[next++]!);
+      if (threads.size === 0) while (next < end) settle(jobs[next++]!);
     };
     worker.on("message", (answer: Answer & { id: number }) => {
       const job = pending.get(answer.id);
@@ -356,15 +363,30 @@ export function deriveAccounts(request: DerivationRequest): Derivations {
     threads.add(worker);
   }
 
+  /**
+   * Waits for `job`'s answers, meanwhile deriving the last job no thread took yet on the main thread, one at a time
+   * (the threads' answers come in between): the waiting is the threads' share of the cores, not lost.
+   */
+  const waitFor = async (job: Job) => {
+    let settled = false;
+    void job.done.then(() => {
+      settled = true;
+    });
+    while (!settled && end > next) {
+      settle(jobs[--end]!);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await job.done;
+  };
   const evmJobs = jobs.filter((j) => j.kind === "evm");
   const solanaJobs = jobs.filter((j) => j.kind === "solana");
   return {
     async evmAddress(i) {
-      if (evmAddresses[i] === undefined) await evmJobs[Math.floor(i / CHUNK)]!.done;
+      if (evmAddresses[i] === undefined) await waitFor(evmJobs[Math.floor(i / CHUNK)]!);
       return evmAddresses[i]!;
     },
     async solana(i) {
-      if (solana[i] === undefined) await solanaJobs[Math.floor(i / CHUNK)]!.done;
+      if (solana[i] === undefined) await waitFor(solanaJobs[Math.floor(i / CHUNK)]!);
       return solana[i]!;
     },
     evmAddressNow: (i) => evmAddresses[i],
