@@ -47,11 +47,17 @@ const scratch = new Uint8Array(32);
  */
 export function isOnEd25519Curve(bytes: Uint8Array): boolean {
   const native = sodium();
+  // A point that does not decode is an exception, half the tries of a program address: it needs no stack trace
+  // (building one cost more than the curve check itself).
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
   try {
     if (native) native.crypto_core_ed25519_add(scratch, bytes, IDENTITY);
     else ed25519.Point.fromBytes(bytes, true);
     return true;
   } catch {
     return false;
+  } finally {
+    Error.stackTraceLimit = limit;
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The helper threads derive what the main thread would: EVM addresses (checked against viem), Solana addresses
  * (against noble's ed25519) and associated token accounts (against @solana/kit's program-derived addresses), for
- * both token programs; and they did the work, rather than the main thread standing in for them.
+ * both token programs; and they did work, rather than the main thread standing in for them.
  */
 import { createHash } from "node:crypto";
 import { ed25519 } from "@noble/curves/ed25519.js";
@@ -35,7 +35,8 @@ describe("deriving an init file's accounts on helper threads", () => {
         expect(solana.address).toBe(address);
         expect(solana.tokenAccounts).toEqual(tokenAccounts[i]!.map((t) => associatedTokenAddress(address, t.mint, t.program)));
       }
-      expect(derived.derivedOnThreads()).toBe(2 * n);
+      // The main thread derives from the back of the queue while it waits; the threads take the front.
+      expect(derived.derivedOnThreads()).toBeGreaterThan(0);
       // Independent libraries, on a sample: viem, noble, @solana/kit.
       const encoder = getAddressEncoder();
       for (let i = 1; i < n; i += 97) {

@@ -5,23 +5,27 @@
  * 100,000 accounts, all of it on the event loop. The keys themselves are drawn on the main thread, in the order
  * the operations draw them, so the same seed gives the same keys; only what follows from a key moves.
  *
- * A thread runs the same steps as crypto/evm.ts (evmAddressOf), crypto/ed25519.ts and chain/solana/addresses.ts,
- * with the same libraries (the `secp256k1` package, libsodium, bs58) but for Keccak-256 (the `keccak` package's
- * native code where it loads, else @noble/hashes' as there), so it gives the same bytes; deriveThreads.test.ts holds
- * it to them. A few accounts are derived on the main thread (starting threads
- * costs more), and so is everything when a thread cannot start or dies: no work is lost.
+ * A thread runs deriver.ts, the same steps as crypto/evm.ts (evmAddressOf), crypto/ed25519.ts and
+ * chain/solana/addresses.ts, with the same libraries (the `secp256k1` package, libsodium) but for Keccak-256 (the
+ * `keccak` package's native code where it loads, else @noble/hashes' as there) and base-58 (crypto/base58.ts, bs58's
+ * text, faster), so it gives the same bytes; deriveThreads.test.ts holds it to them. The main thread runs deriver.ts
+ * too, on the jobs it takes from the back of the queue while it waits. A few accounts are derived on the main thread
+ * alone (starting threads costs more), and so is everything when a thread cannot start or dies: no work is lost.
  */
 import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
+import { keccak_256 } from "@noble/hashes/sha3.js";
 import type { Hex } from "viem";
 import { associatedTokenAddress } from "../chain/solana/addresses.js";
 import { ASSOCIATED_TOKEN_PROGRAM } from "../chain/solana/tokens.js";
 import { evmAddressOf } from "../crypto/evm.js";
+import { base58Of32Bytes } from "../crypto/base58.js";
 import { ed25519PublicKey } from "../crypto/ed25519.js";
 import { fromBase58, toBase58 } from "../crypto/solana.js";
+import { type DerivedJob, type Deriver, type DeriverLibraries, makeDeriver } from "./deriver.js";
 
 /** A token account to derive for a Solana account: its mint and the token program that owns the mint. */
 export interface TokenAccountKey {
@@ -57,55 +61,21 @@ export interface Derivations {
   derivedOnThreads(): number;
 }
 
-/** Below this many accounts, starting threads (~50 ms each) costs more than it saves. */
-const MIN_ACCOUNTS_FOR_THREADS = 64;
-/** Accounts per message: large enough that messaging is noise, small enough that the first answers come soon. */
-const CHUNK = 512;
-
-const THREAD_SOURCE = `
-const { parentPort, workerData } = require("node:worker_threads");
-const { hash } = require("node:crypto");
-const secp256k1 = require(workerData.secp256k1);
-const sodium = require(workerData.sodium);
-const bs58 = require(workerData.bs58).default;
-const IDENTITY = new Uint8Array(32);
-IDENTITY[0] = 1;
-const scratch = new Uint8Array(32);
-const secretKey = new Uint8Array(64);
-// What a program address hashes: owner, token program, mint (the seeds), the bump, the associated token program and
-// a fixed text; one buffer, filled in place, hashed at once (a Hash object per try cost more than the hash).
-const SUFFIX = Buffer.concat([Buffer.from(workerData.associatedTokenProgram), Buffer.from("ProgramDerivedAddress")]);
-const seeds = Buffer.alloc(97 + SUFFIX.length);
-SUFFIX.copy(seeds, 97);
-// libsodium's point addition decodes its operands as the Solana runtime decodes a program address.
-function onCurve(bytes) {
-  try { sodium.crypto_core_ed25519_add(scratch, bytes, IDENTITY); return true; } catch { return false; }
-}
-function programAddress() {
-  for (let bump = 255; bump >= 0; bump--) {
-    seeds[96] = bump;
-    const digest = hash("sha256", seeds, "buffer");
-    if (!onCurve(digest)) return bs58.encode(digest);
-  }
-  throw new Error("no program address for these seeds");
-}
-function evmAddress(keccak, key) {
-  const pub = secp256k1.publicKeyCreate(Buffer.from(key.slice(2), "hex"), false);
-  const hex = Buffer.from(keccak(pub.subarray(1)).subarray(12)).toString("hex");
-  const checksum = keccak(Buffer.from(hex, "ascii"));
-  let address = "0x";
-  for (let i = 0; i < 40; i++) {
-    const nibble = (checksum[i >> 1] >> (i & 1 ? 0 : 4)) & 0xf;
-    address += nibble >= 8 ? hex[i].toUpperCase() : hex[i];
-  }
-  return address;
-}
-// Keccak-256 through the \`keccak\` package's native state, one reused (~4 µs a hash here against ~14 µs for noble's,
-// two hashes an EVM address); noble's where the addon cannot load.
-function nativeKeccak() {
-  if (!workerData.keccak) return undefined;
+/**
+ * Keccak-256 through the `keccak` package's native state, one reused (~4 µs a hash here against ~14 µs for noble's,
+ * two hashes an EVM address), or undefined where the addon cannot load (noble's then). Self-contained: the threads
+ * run its source text.
+ */
+function nativeKeccak(require: (id: string) => unknown, modules: { keccak?: string; nodeGypBuild?: string }): ((bytes: Uint8Array) => Uint8Array) | undefined {
+  if (!modules.keccak || !modules.nodeGypBuild) return undefined;
   try {
-    const KeccakState = require(workerData.nodeGypBuild)(workerData.keccak);
+    type KeccakState = {
+      initialize(rate: number, capacity: number): void;
+      absorb(data: Buffer): void;
+      absorbLastFewBits(bits: number): void;
+      squeeze(length: number): Buffer;
+    };
+    const KeccakState = (require(modules.nodeGypBuild) as (dir: string) => new () => KeccakState)(modules.keccak);
     const state = new KeccakState();
     return (bytes) => {
       state.initialize(1088, 512);
@@ -117,30 +87,30 @@ function nativeKeccak() {
     return undefined;
   }
 }
+
+/** Below this many accounts, starting threads (~50 ms each) costs more than it saves. */
+const MIN_ACCOUNTS_FOR_THREADS = 64;
+/** Accounts per message: large enough that messaging is noise, small enough that the first answers come soon. */
+const CHUNK = 512;
+
+const THREAD_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+const secp256k1 = require(workerData.secp256k1);
+const sodium = require(workerData.sodium);
+const base58 = ${base58Of32Bytes.toString()};
+const makeDeriver = ${makeDeriver.toString()};
+${nativeKeccak.toString()}
 import(workerData.sha3).then(({ keccak_256 }) => {
-  const keccak = nativeKeccak() ?? keccak_256;
+  const derive = makeDeriver({
+    secp256k1,
+    sodium,
+    keccak256: nativeKeccak(require, workerData) ?? keccak_256,
+    base58,
+    associatedTokenProgram: workerData.associatedTokenProgram,
+  });
   parentPort.on("message", (job) => {
-    if (job.keys) {
-      parentPort.postMessage({ id: job.id, addresses: job.keys.map((key) => (key === null ? null : evmAddress(keccak, key))) });
-      return;
-    }
-    // Each account's public key goes back as bytes (a token account holds its owner's), all in one transferred buffer.
-    const count = job.seeds.length / 32;
-    const publicKeys = new Uint8Array(32 * count);
-    const solana = job.tokenAccounts.map((tokenAccounts, i) => {
-      if (tokenAccounts === null) return null;
-      const owner = publicKeys.subarray(32 * i, 32 * i + 32);
-      sodium.crypto_sign_seed_keypair(owner, secretKey, job.seeds.subarray(32 * i, 32 * i + 32));
-      const derived = [bs58.encode(owner)];
-      seeds.set(owner, 0);
-      for (const [mint, program] of tokenAccounts) {
-        seeds.set(program, 32);
-        seeds.set(mint, 64);
-        derived.push(programAddress());
-      }
-      return derived;
-    });
-    parentPort.postMessage({ id: job.id, solana, publicKeys }, [publicKeys.buffer]);
+    const answer = derive(job);
+    parentPort.postMessage({ id: job.id, ...answer }, answer.publicKeys ? [answer.publicKeys.buffer] : []);
   });
 });
 `;
@@ -170,7 +140,6 @@ function threadModules(): Record<string, string> | undefined {
     return {
       secp256k1: require.resolve("secp256k1"),
       sodium: require.resolve("sodium-native"),
-      bs58: require.resolve("bs58"),
       sha3: pathToFileURL(require.resolve("@noble/hashes/sha3.js")).href,
       ...nativeKeccakModules(require),
     };
@@ -179,15 +148,32 @@ function threadModules(): Record<string, string> | undefined {
   }
 }
 
-/** A thread's answer to a job: EVM addresses, or per Solana seed its address then its token accounts, with the public keys. */
-interface Answer {
-  addresses?: Array<string | null>;
-  solana?: Array<string[] | null>;
-  /** 32 bytes per seed of the job, in order. */
-  publicKeys?: Uint8Array;
+/** The main thread's deriver, for the jobs it takes (undefined: a library does not load; then the steps one by one). */
+let mainDeriver: Deriver | null | undefined;
+function deriverHere(modules: Record<string, string>): Deriver | undefined {
+  if (mainDeriver === undefined) {
+    try {
+      const require = createRequire(import.meta.url);
+      mainDeriver = makeDeriver({
+        secp256k1: require(modules.secp256k1!) as DeriverLibraries["secp256k1"],
+        sodium: require(modules.sodium!) as DeriverLibraries["sodium"],
+        keccak256: nativeKeccak(require, modules) ?? keccak_256,
+        base58: base58Of32Bytes,
+        associatedTokenProgram: fromBase58(ASSOCIATED_TOKEN_PROGRAM),
+      });
+    } catch {
+      mainDeriver = null;
+    }
+  }
+  return mainDeriver ?? undefined;
 }
 
-const threadCount = () => Math.min(4, availableParallelism());
+/**
+ * One thread per core beside the main thread's (at least one, at most four): the main thread writes the records
+ * and derives from the end of the queue while it waits, so a thread more would only take turns with it on a core
+ * (with two threads on two cores, the main thread, the start's critical path, ran at two thirds of a core).
+ */
+const threadCount = () => Math.max(1, Math.min(4, availableParallelism() - 1));
 
 function startThread(modules: Record<string, string>): Worker {
   return new Worker(THREAD_SOURCE, { eval: true, workerData: { ...modules, associatedTokenProgram: fromBase58(ASSOCIATED_TOKEN_PROGRAM) } });
@@ -292,8 +278,8 @@ export function deriveAccounts(request: DerivationRequest): Derivations {
 
   /** A job's answers, from a thread or, when none can give them, the main thread. */
   let onThreads = 0;
-  const settle = (job: Job, answer?: Answer) => {
-    for (const derived of answer?.addresses ?? answer?.solana ?? []) if (derived !== null) onThreads++;
+  const settle = (job: Job, answer?: DerivedJob, fromThread = true) => {
+    if (fromThread) for (const derived of answer?.addresses ?? answer?.solana ?? []) if (derived !== null) onThreads++;
     if (job.kind === "evm") {
       const keys = request.evmKeys;
       for (let i = job.start; i < Math.min(job.start + CHUNK, keys.length); i++)
@@ -311,19 +297,32 @@ export function deriveAccounts(request: DerivationRequest): Derivations {
     job.resolve();
   };
 
+  /** A job derived on the main thread, with the threads' code where its libraries load (else step by step, slower). */
+  const takeHere = (job: Job) => {
+    let answer: DerivedJob | undefined;
+    try {
+      answer = deriverHere(modules)?.(job.message as Parameters<Deriver>[0]);
+    } catch {
+      answer = undefined;
+    }
+    settle(job, answer, false);
+  };
+
   const threads = new Set<Worker>();
   const size = Math.max(1, Math.min(threadCount(), Math.ceil(jobs.length / 2)));
   const started = takeWarmThreads(size);
   // Jobs go out in order to whichever thread is free (two in flight each): on a busy machine one thread may get
-  // far less of a core than another, and a fixed share would leave the loop waiting on the slow one.
+  // far less of a core than another, and a fixed share would leave the loop waiting on the slow one. The jobs from
+  // `end` on are the main thread's, taken from the back of the queue while it waits for an answer.
   let next = 0;
+  let end = jobs.length;
   let closed = false;
   for (let t = 0; t < size; t++) {
     const pending = new Map<number, Job>();
     const worker = started[t] ?? startThread(modules);
     const feed = () => {
-      const job = jobs[next];
-      if (!job) return;
+      if (next >= end) return;
+      const job = jobs[next]!;
       next++;
       pending.set(job.id, job);
       worker.postMessage({ id: job.id, ...(job.message as object) });
@@ -332,11 +331,11 @@ export function deriveAccounts(request: DerivationRequest): Derivations {
     // when it was the last.
     const lost = () => {
       threads.delete(worker);
-      for (const job of pending.values()) settle(job);
+      for (const job of pending.values()) takeHere(job);
       pending.clear();
-      if (threads.size === 0) while (next < jobs.length) settle(jobs[next++]!);
+      if (threads.size === 0) while (next < end) takeHere(jobs[next++]!);
     };
-    worker.on("message", (answer: Answer & { id: number }) => {
+    worker.on("message", (answer: DerivedJob & { id: number }) => {
       const job = pending.get(answer.id);
       if (!job) return;
       pending.delete(answer.id);
@@ -353,15 +352,30 @@ export function deriveAccounts(request: DerivationRequest): Derivations {
     threads.add(worker);
   }
 
+  /**
+   * Waits for `job`'s answers, meanwhile deriving the last job no thread took yet on the main thread, one at a time
+   * (the threads' answers come in between): the waiting is the threads' share of the cores, not lost.
+   */
+  const waitFor = async (job: Job) => {
+    let settled = false;
+    void job.done.then(() => {
+      settled = true;
+    });
+    while (!settled && end > next) {
+      takeHere(jobs[--end]!);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await job.done;
+  };
   const evmJobs = jobs.filter((j) => j.kind === "evm");
   const solanaJobs = jobs.filter((j) => j.kind === "solana");
   return {
     async evmAddress(i) {
-      if (evmAddresses[i] === undefined) await evmJobs[Math.floor(i / CHUNK)]!.done;
+      if (evmAddresses[i] === undefined) await waitFor(evmJobs[Math.floor(i / CHUNK)]!);
       return evmAddresses[i]!;
     },
     async solana(i) {
-      if (solana[i] === undefined) await solanaJobs[Math.floor(i / CHUNK)]!.done;
+      if (solana[i] === undefined) await waitFor(solanaJobs[Math.floor(i / CHUNK)]!);
       return solana[i]!;
     },
     evmAddressNow: (i) => evmAddresses[i],

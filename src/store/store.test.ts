@@ -274,6 +274,52 @@ describe("records handed over", () => {
   });
 });
 
+describe("records handed over in a scratch store", () => {
+  it("go straight into the scratch's records in write order, indexes kept, and reach the store only when it adopts the scratch", async () => {
+    const NAMED = declareCollection<{ id: string; name: string }>("named3", { indexes: { name: (r) => r.name } });
+    const { scratch } = await store.fork(() => undefined);
+    const tx = scratch.begin("p");
+    const named = tx.collection(NAMED);
+    named.put("before", { id: "before", name: "first" }); // pending until handingOver commits it, first
+    expect(named.findBy("name", "first")?.id).toBe("before");
+    const handed = { id: "h", name: "handed" };
+    await tx.handingOver(async () => {
+      named.put("h", handed);
+      expect(scratch.committedRecord("p", NAMED, "h")).toBe(handed);
+      expect(named.findBy("name", "handed")?.id).toBe("h");
+      named.delete("before");
+      expect(named.findBy("name", "first")).toBeUndefined();
+      named.put("before", { id: "before", name: "again" });
+    });
+    expect(store.committedRecord("p", NAMED, "h")).toBeUndefined();
+    await tx.commit();
+    await store.adopt(scratch);
+    expect(store.committedRecord("p", NAMED, "h")).toBe(handed);
+    expect(
+      store
+        .begin("p")
+        .collection(NAMED)
+        .list()
+        .map((r) => r.name),
+    ).toEqual(["handed", "again"]);
+  });
+
+  it("are pending again from a savepoint on, so that the savepoint still undoes what follows it", async () => {
+    const { scratch } = await store.fork(() => undefined);
+    const tx = scratch.begin("p");
+    await tx.handingOver(async () => {
+      tx.collection(RECS).put("d", { id: "d", n: 1 });
+      const undo = tx.savepoint();
+      tx.collection(RECS).put("e", { id: "e", n: 1 });
+      tx.collection(RECS).put("d", { id: "d", n: 2 });
+      undo();
+    });
+    await tx.commit();
+    expect(scratch.committedRecord("p", RECS, "d")).toEqual({ id: "d", n: 1 });
+    expect(scratch.committedRecord("p", RECS, "e")).toBeUndefined();
+  });
+});
+
 describe("committed reads outside a transaction", () => {
   it("answer whether any committed record satisfies a predicate through adds, deletes and a reset", async () => {
     const none = declareCollection<Rec>("none");
