@@ -157,6 +157,8 @@ export class SnapshotFile<T> implements Adapter<T> {
     const handle = await open(temporary, "w", 0o600);
     let written: DataFileVersion | undefined;
     let offset = 0;
+    // The versions copied from stay open until the write is done, even if a read parses their last collection.
+    const copiedFrom = new Set<DataFileVersion>();
     try {
       let pending: string[] = [];
       let size = 0;
@@ -195,6 +197,10 @@ export class SnapshotFile<T> implements Adapter<T> {
         } else {
           await flush();
           const { copy } = piece;
+          if (!copiedFrom.has(copy.version)) {
+            copy.version.retain();
+            copiedFrom.add(copy.version);
+          }
           const start = offset;
           for (let at = copy.start; at < copy.end; at += COPY_BYTES) {
             const bytes = copy.version.read(at, Math.min(copy.end, at + COPY_BYTES));
@@ -220,6 +226,7 @@ export class SnapshotFile<T> implements Adapter<T> {
       if (copied.length > 0) written = new DataFileVersion(this.file, temporary);
     } finally {
       await handle.close();
+      for (const version of copiedFrom) version.release();
     }
     try {
       await rename(temporary, this.file);

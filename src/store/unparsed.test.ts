@@ -4,7 +4,7 @@
  * beside it (stale, torn, of another version, with wrong ranges) is not used: the whole file is parsed. A snapshot
  * after such a start copies the collections nothing read, byte for byte.
  */
-import { copyFileSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync, closeSync } from "node:fs";
+import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -174,5 +174,22 @@ describe("a data file with its index", () => {
     expect(fresh.begin("q").collection(ACCOUNTS).get("acct-11")?.label).toBe("q-LABEL-011");
     // The new file is the whole state as JSON.stringify writes it.
     expect(readFileSync(file, "utf8")).toBe(JSON.stringify(store.copyState()));
+  });
+
+  it("lets a request parse a collection while a snapshot copies it", async () => {
+    const store = await Store.open(file);
+    await store.putProject(project("p"));
+    const tx = store.begin("p");
+    for (let i = 0; i < 40_000; i++) tx.collection(NOTES).put(`note-${i}`, { id: `note-${i}`, label: "x".repeat(60) });
+    await tx.commit();
+    await store.close();
+    const lazy = await Store.open(file);
+    const saving = lazy.save();
+    // Once the copy has begun (its first megabyte written), the collection is read: the file it copies from stays open.
+    const temporary = join(dir, ".state.json.tmp");
+    while (!existsSync(temporary) || statSync(temporary).size < 1 << 20) await new Promise((resolve) => setImmediate(resolve));
+    expect(lazy.begin("p").collection(NOTES).get("note-39999")?.label).toHaveLength(60);
+    await saving;
+    expect(JSON.parse(readFileSync(file, "utf8")).projects.p.data.lazyNotes["note-0"].label).toHaveLength(60);
   });
 });

@@ -77,6 +77,8 @@ export interface Unparsed {
   count: number;
   /** The earliest due time of its records (null: none is due), when its declaration has a due time. */
   due?: number | null;
+  /** Set once the collection was parsed: a snapshot that copied it meanwhile leaves it be. */
+  parsed?: true;
 }
 
 type Data = Record<string, Record<string, unknown>>;
@@ -110,6 +112,7 @@ export function unparsed(data: Data, name: string): Unparsed | undefined {
 function settle(data: Data, name: string, records: Record<string, unknown>): Record<string, unknown> {
   const entry = unparsedOf.get(data)?.get(name);
   if (entry) {
+    entry.parsed = true;
     unparsedOf.get(data)!.delete(name);
     entry.version.release();
   }
@@ -133,6 +136,7 @@ function parse(entry: Unparsed): Record<string, unknown> {
 
 /** After a snapshot copied an unparsed collection's bytes: it reads them from the new version from now on. */
 export function moveUnparsed(entry: Unparsed, version: DataFileVersion, start: number, end: number): void {
+  if (entry.parsed) return;
   version.retain();
   entry.version.release();
   entry.version = version;
