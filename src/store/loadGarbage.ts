@@ -26,9 +26,9 @@ const REDUCE_MEMORY = { type: "major", execution: "sync", flavor: "last-resort" 
 
 type Collector = (options?: typeof REDUCE_MEMORY) => void;
 
-/** Collects after `fileBytes` of text were parsed, when that is enough to be worth it; whether it did. */
-export function collectLoadGarbage(fileBytes: number): boolean {
-  if (fileBytes < LARGE_FILE_BYTES) return false;
+/** Collects after `fileBytes` of text were parsed, when that is at least `worthBytes`; whether it did. */
+export function collectLoadGarbage(fileBytes: number, worthBytes = LARGE_FILE_BYTES): boolean {
+  if (fileBytes < worthBytes) return false;
   const collect = fullCollection();
   if (!collect) return false;
   setFlagsFromString("--compact-on-every-full-gc");
