@@ -25,17 +25,23 @@ import { DEVNET_USDC, makeStateFile, rssMb, signer, start, stop } from "./lib/st
 const SIZES = (process.env.BENCH_STATE_SIZES ?? "10,10000,100000").split(",").map(Number);
 const REPEATS = Number(process.env.BENCH_STATE_REPEATS ?? 40);
 
+/** The first call of each timed kind, in ms, in the order timed: what reading records for the first time costs. */
+let firsts = [];
+
 /** Median milliseconds of `repeats` sequential calls (each request prepared before its timer starts). */
 async function time(prepare, repeats = REPEATS) {
   const samples = [];
+  let first;
   for (let i = 0; i < repeats + 3; i++) {
     const { url, init } = await prepare(i);
     const t = performance.now();
     const res = await fetch(url, init);
     await res.arrayBuffer();
     if (res.status >= 300) throw new Error(`${init.method} ${url}: ${res.status}`);
+    if (i === 0) first = performance.now() - t;
     if (i >= 3) samples.push(performance.now() - t);
   }
+  firsts.push(first);
   samples.sort((a, b) => a - b);
   return samples[Math.floor(samples.length / 2)];
 }
@@ -46,6 +52,8 @@ async function measure(size, accountsOnly = false) {
   try {
     const started = await start(file);
     const child = started.child;
+    const readyRssMb = rssMb(child.pid);
+    firsts = [];
     const request = await signer(started.fields);
     const host = new URL(started.fields.basePath);
     const node = `${host.origin}/rpc/v1/base-sepolia/${started.fields.projectId}`;
@@ -53,7 +61,9 @@ async function measure(size, accountsOnly = false) {
       url: node,
       init: { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) },
     });
+    const ownAt = performance.now();
     const own = await (await fetch(...Object.values(await request("POST", "/v2/evm/accounts", { name: "signer" })))).json();
+    const firstRequestMs = performance.now() - ownAt;
     const figures = {
       "get by address": await time(() => request("GET", `/v2/evm/accounts/${own.address}`)),
       "get by name": await time(() => request("GET", `/v2/evm/accounts/by-name/${name}`)),
@@ -73,7 +83,18 @@ async function measure(size, accountsOnly = false) {
       const token = Buffer.from(JSON.stringify({ l: "evm-accounts", o: Math.floor(size / 2) })).toString("base64url");
       figures["list, middle page"] = await time(() => request("GET", `/v2/evm/accounts?pageSize=20&pageToken=${token}`));
     }
-    const result = { size, accountsOnly, bytes, figures, startMs: started.startMs, startCpuMs: started.startCpuMs, rssMb: rssMb(child.pid) };
+    const result = {
+      size,
+      accountsOnly,
+      bytes,
+      figures,
+      firstRequestMs,
+      firsts: Object.fromEntries(Object.keys(figures).map((call, i) => [call, firsts[i]])),
+      startMs: started.startMs,
+      startCpuMs: started.startCpuMs,
+      readyRssMb,
+      rssMb: rssMb(child.pid),
+    };
     await stop(child);
     return result;
   } finally {
@@ -144,13 +165,18 @@ for (const call of calls) {
 const column = (r) => (r.accountsOnly ? `${r.size} accounts` : String(r.size));
 console.log(["start-up to the ready line".padEnd(28), ...results.map((r) => `${r.startMs.toFixed(0)} ms`.padStart(18))].join(""));
 console.log(["start-up CPU (user + system)".padEnd(28), ...results.map((r) => `${r.startCpuMs.toFixed(0)} ms`.padStart(18))].join(""));
+console.log(["RSS at the ready line".padEnd(28), ...results.map((r) => `${r.readyRssMb.toFixed(0)} MB`.padStart(18))].join(""));
+console.log(["first request (named create)".padEnd(28), ...results.map((r) => `${r.firstRequestMs.toFixed(0)} ms`.padStart(18))].join(""));
 console.log(["state file".padEnd(28), ...results.map((r) => `${(r.bytes / 1e6).toFixed(1)} MB`.padStart(18))].join(""));
 console.log(["RSS after the calls".padEnd(28), ...results.map((r) => `${r.rssMb.toFixed(0)} MB`.padStart(18))].join(""));
+console.log(`\nthe first call of each kind after the start (ms), at ${results.map((r) => r.size).join(" / ")} records:`);
+for (const call of calls)
+  console.log(`  ${call.padEnd(40)}${results.map((r) => (r.firsts[call] === undefined ? "–" : r.firsts[call].toFixed(1)).padStart(12)).join("")}`);
 const last = results.at(-1);
 console.log(
   `RSS per record beyond the ${base.size}-record sandbox: ${(((last.rssMb - base.rssMb) * 1024 * 1024) / (last.size - base.size) / 4).toFixed(0)} bytes (accounts, ledger transactions, transfers and deliveries, as many of each)`,
 );
 console.log(
-  `\n${column(accounts)} and nothing else: start-up ${accounts.startMs.toFixed(0)} ms, state file ${(accounts.bytes / 1e6).toFixed(1)} MB, RSS ${accounts.rssMb.toFixed(0)} MB, ` +
+  `\n${column(accounts)} and nothing else: start-up ${accounts.startMs.toFixed(0)} ms (CPU ${accounts.startCpuMs.toFixed(0)} ms), RSS at ready ${accounts.readyRssMb.toFixed(0)} MB, state file ${(accounts.bytes / 1e6).toFixed(1)} MB, RSS ${accounts.rssMb.toFixed(0)} MB, ` +
     `${(((accounts.rssMb - base.rssMb) * 1024 * 1024) / (accounts.size - base.size)).toFixed(0)} bytes per account beyond the ${base.size}-record sandbox`,
 );

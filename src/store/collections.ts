@@ -47,7 +47,22 @@ export function hasIndexKey<T>(keyOf: IndexKey<T>, record: T, key: string): bool
   return typeof keys === "string" ? keys === key : keys?.includes(key) === true;
 }
 
-export const declareCollection = <T>(name: string, options: Pick<CollectionOf<T>, "indexes" | "order" | "dueAt"> = {}): CollectionOf<T> => ({
-  name,
-  ...options,
-});
+/**
+ * The due time of each collection name, as declared: the data file's index (dataIndex.ts) records each collection's
+ * earliest due time with it, so the check before every request does not parse a collection the start left unread.
+ * A name declared twice with different due times (tests do) has none here: its collections are then parsed to check.
+ */
+const dueAtByName = new Map<string, ((record: never) => number | undefined) | null>();
+
+export const declareCollection = <T>(name: string, options: Pick<CollectionOf<T>, "indexes" | "order" | "dueAt"> = {}): CollectionOf<T> => {
+  if (options.dueAt) {
+    const known = dueAtByName.get(name);
+    dueAtByName.set(name, known === undefined || known === options.dueAt ? options.dueAt : null);
+  }
+  return { name, ...options };
+};
+
+/** The due time declared for the collection `name`, when one declaration says it. */
+export function declaredDueAt(name: string): ((record: unknown) => number | undefined) | undefined {
+  return (dueAtByName.get(name) ?? undefined) as ((record: unknown) => number | undefined) | undefined;
+}

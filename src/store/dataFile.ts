@@ -14,7 +14,7 @@ const STATE_FORMAT = "cdp-sandbox-state";
 const STATE_VERSION = 1;
 
 /** The state's own top-level fields; an unmarked file with any other is not ours. */
-const STATE_FIELDS = new Set(["format", "version", "defaultProjectId", "importKey", "endUserTokenSecret", "starts", "projects"]);
+const STATE_FIELDS = new Set(["format", "version", "defaultProjectId", "importKey", "endUserTokenSecret", "starts", "snapshotId", "projects"]);
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -33,6 +33,7 @@ function shapeProblem(value: Record<string, unknown>): string | undefined {
   if (value.defaultProjectId !== undefined && typeof value.defaultProjectId !== "string") return `its "defaultProjectId" is not a string`;
   if (value.starts !== undefined && !Number.isSafeInteger(value.starts)) return `its "starts" is not an integer`;
   if (value.endUserTokenSecret !== undefined && typeof value.endUserTokenSecret !== "string") return `its "endUserTokenSecret" is not a string`;
+  if (value.snapshotId !== undefined && typeof value.snapshotId !== "string") return `its "snapshotId" is not a string`;
   if (value.importKey !== undefined && !isRecord(value.importKey)) return `its "importKey" is not an object`;
   for (const [id, project] of Object.entries(value.projects)) {
     if (!isRecord(project) || project.id !== id || !Array.isArray(project.apiKeys) || !isRecord(project.data) || !isRecord(project.settings ?? {})) {

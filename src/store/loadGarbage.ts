@@ -26,10 +26,11 @@ const REDUCE_MEMORY = { type: "major", execution: "sync", flavor: "last-resort" 
 
 type Collector = (options?: typeof REDUCE_MEMORY) => void;
 
-export function collectLoadGarbage(fileBytes: number): void {
-  if (fileBytes < LARGE_FILE_BYTES) return;
+/** Collects after `fileBytes` of text were parsed, when that is at least `worthBytes`; whether it did. */
+export function collectLoadGarbage(fileBytes: number, worthBytes = LARGE_FILE_BYTES): boolean {
+  if (fileBytes < worthBytes) return false;
   const collect = fullCollection();
-  if (!collect) return;
+  if (!collect) return false;
   setFlagsFromString("--compact-on-every-full-gc");
   try {
     collect(REDUCE_MEMORY);
@@ -37,6 +38,7 @@ export function collectLoadGarbage(fileBytes: number): void {
     // Unless the process was started with it.
     if (!process.execArgv.some((flag) => /^--compact[-_]on[-_]every[-_]full[-_]gc$/.test(flag))) setFlagsFromString("--no-compact-on-every-full-gc");
   }
+  return true;
 }
 
 /** V8's collector, whether or not node was started with --expose-gc (the flag can be set once running). */

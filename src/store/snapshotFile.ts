@@ -10,34 +10,93 @@
  * `JSON.stringify(data)`; as with lowdb's writer, it goes to a temporary file
  * that is fsynced and then renamed over the snapshot, so a crash leaves the old
  * snapshot or the new one, never half of one.
+ *
+ * The writer knows where each collection's text begins and ends as it writes it: the index written after the
+ * rename (dataIndex.ts) records those ranges, so the next start can leave the collections unparsed. A collection
+ * still unparsed when a snapshot is written is copied byte for byte from the file version it was read from.
  */
 import { open, readFile, rename } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Adapter } from "lowdb";
+import { declaredDueAt } from "./collections.js";
+import { type CollectionLayout, writeDataIndex } from "./dataIndex.js";
+import { DataFileVersion, moveUnparsed, type Unparsed, unparsed } from "./unparsed.js";
 
 /** Levels of objects taken apart (state, projects, a project, its data, a collection); deeper values are one piece. */
 const EXPAND_DEPTH = 5;
 /** How long serializing runs before it lets other work in. */
 const SLICE_MS = 8;
 const FLUSH_CHARS = 1 << 20;
+const COPY_BYTES = 1 << 20;
+
+/** Where a collection's text begins or ends (its records counted, its earliest due time found on the way). */
+interface Mark {
+  mark: "start" | "end";
+  projectId: string;
+  name: string;
+  count?: number;
+  due?: number | null;
+}
+/** A collection still unparsed: its bytes are copied from the file version it was read from. */
+interface Copy {
+  copy: Unparsed;
+}
+type Piece = string | Mark | Copy;
 
 /** The JSON text of `value` in pieces: objects down to `depth` levels member by member, anything deeper whole. */
 export function* jsonPieces(value: unknown, depth = EXPAND_DEPTH): Generator<string> {
+  for (const piece of layoutPieces(value, depth, [])) if (typeof piece === "string") yield piece;
+}
+
+/**
+ * The pieces of `jsonPieces`, with a project's collections (at `projects.<id>.data.<name>`) marked where they begin
+ * and end, and those still unparsed given as their bytes to copy.
+ */
+function* layoutPieces(value: unknown, depth: number, path: readonly string[]): Generator<Piece> {
   if (depth > 0 && isPlainObject(value)) {
+    const collections = path.length === 3 && path[0] === "projects" && path[2] === "data" ? (value as Record<string, Record<string, unknown>>) : undefined;
     yield "{";
     let first = true;
     for (const key of Object.keys(value)) {
+      const copy = collections && unparsed(collections, key);
+      if (copy) {
+        yield `${first ? "" : ","}${JSON.stringify(key)}:`;
+        first = false;
+        yield { copy };
+        continue;
+      }
       const member = value[key];
       // Members JSON.stringify leaves out of an object.
       if (member === undefined || typeof member === "function" || typeof member === "symbol") continue;
       yield `${first ? "" : ","}${JSON.stringify(key)}:`;
       first = false;
-      yield* jsonPieces(member, depth - 1);
+      if (collections && depth === 2 && isPlainObject(member)) yield* collectionPieces(member, path[1]!, key);
+      else yield* layoutPieces(member, depth - 1, path.length < 3 ? [...path, key] : path);
     }
     yield "}";
     return;
   }
   yield JSON.stringify(value) ?? "null";
+}
+
+/** A collection's records one piece each, between its marks. */
+function* collectionPieces(records: Record<string, unknown>, projectId: string, name: string): Generator<Piece> {
+  const dueAt = declaredDueAt(name);
+  let count = 0;
+  let due: number | null = null;
+  yield { mark: "start", projectId, name };
+  yield "{";
+  for (const id of Object.keys(records)) {
+    const record = records[id];
+    if (record === undefined || typeof record === "function" || typeof record === "symbol") continue;
+    yield `${count === 0 ? "" : ","}${JSON.stringify(id)}:`;
+    yield JSON.stringify(record) ?? "null";
+    count++;
+    const at = dueAt?.(record);
+    if (at !== undefined && (due === null || at < due)) due = at;
+  }
+  yield "}";
+  yield { mark: "end", projectId, name, count, ...(dueAt ? { due } : {}) };
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -77,32 +136,110 @@ export class SnapshotFile<T> implements Adapter<T> {
     }
   }
 
+  /** The file version the unparsed collections read from (a start through the index), until a write moves them. */
+  private version: DataFileVersion | undefined;
+
+  /** After a start through the data file's index: the version its unparsed collections read from. */
+  readFrom(version: DataFileVersion): void {
+    this.version = version;
+  }
+
+  /**
+   * Writes `data` in place of the file. When it carries a `snapshotId` (the store's state), the index of the new
+   * file is written after it, and the collections still unparsed (copied byte for byte, never parsed) read from
+   * the new file from then on.
+   */
   async write(data: T): Promise<void> {
     const temporary = join(dirname(this.file), `.${basename(this.file)}.tmp`);
+    const layout: CollectionLayout[] = [];
+    const copied: Array<[Unparsed, number, number]> = [];
     // Owner only: the state holds private keys and API key secrets.
     const handle = await open(temporary, "w", 0o600);
+    let written: DataFileVersion | undefined;
+    let offset = 0;
+    // The versions copied from stay open until the write is done, even if a read parses their last collection.
+    const copiedFrom = new Set<DataFileVersion>();
     try {
       let pending: string[] = [];
       let size = 0;
       let sliceStarted = performance.now();
-      for (const piece of jsonPieces(data)) {
-        pending.push(piece);
-        size += piece.length;
-        if (size >= FLUSH_CHARS) {
-          await handle.writeFile(pending.join(""));
-          pending = [];
-          size = 0;
-        }
+      const flush = async () => {
+        const bytes = Buffer.from(pending.join(""));
+        await handle.writeFile(bytes);
+        offset += bytes.length;
+        pending = [];
+        size = 0;
+      };
+      const slice = async () => {
         if (performance.now() - sliceStarted >= SLICE_MS) {
           await nextTurn();
           sliceStarted = performance.now();
         }
+      };
+      let started = 0;
+      for (const piece of layoutPieces(data, EXPAND_DEPTH, [])) {
+        if (typeof piece === "string") {
+          pending.push(piece);
+          size += piece.length;
+          if (size >= FLUSH_CHARS) await flush();
+        } else if ("mark" in piece) {
+          await flush();
+          if (piece.mark === "start") started = offset;
+          else
+            layout.push({
+              projectId: piece.projectId,
+              name: piece.name,
+              start: started,
+              end: offset,
+              count: piece.count!,
+              ...(piece.due === undefined ? {} : { due: piece.due }),
+            });
+        } else {
+          await flush();
+          const { copy } = piece;
+          if (!copiedFrom.has(copy.version)) {
+            copy.version.retain();
+            copiedFrom.add(copy.version);
+          }
+          const start = offset;
+          for (let at = copy.start; at < copy.end; at += COPY_BYTES) {
+            const bytes = copy.version.read(at, Math.min(copy.end, at + COPY_BYTES));
+            await handle.writeFile(bytes);
+            offset += bytes.length;
+            await slice();
+          }
+          layout.push({
+            projectId: copy.projectId,
+            name: copy.name,
+            start,
+            end: offset,
+            count: copy.count,
+            ...(copy.due === undefined ? {} : { due: copy.due }),
+          });
+          copied.push([copy, start, offset]);
+        }
+        await slice();
       }
-      await handle.writeFile(pending.join(""));
+      await flush();
       await handle.sync();
+      // The new file's bytes, for the collections copied into it: opened before the rename, so it is this version.
+      if (copied.length > 0) written = new DataFileVersion(this.file, temporary);
     } finally {
       await handle.close();
+      for (const version of copiedFrom) version.release();
     }
-    await rename(temporary, this.file);
+    try {
+      await rename(temporary, this.file);
+    } catch (error) {
+      written?.close();
+      throw error;
+    }
+    for (const [entry, start, end] of copied) moveUnparsed(entry, written!, start, end);
+    // Collections of a state replaced since the last write may still point at the old version: they can no longer
+    // be read (nothing reaches them), and the old file's space is given back.
+    this.version?.close();
+    this.version = written;
+    const snapshotId = (data as { snapshotId?: unknown }).snapshotId;
+    if (typeof snapshotId === "string") await writeDataIndex(this.file, { snapshotId, size: offset, collections: layout });
   }
 }

@@ -53,6 +53,11 @@ export interface SandboxState {
   endUserTokenSecret?: string;
   /** How many times the sandbox has started on this state: with `--seed`, each start draws its ids from a stream of its own. */
   starts?: number;
+  /**
+   * A random id written anew with each snapshot of the data file: its index (`FILE.index`) names it, so an index is
+   * only used beside the very file version it was written for.
+   */
+  snapshotId?: string;
   projects: Record<string, ProjectRecord>;
 }
 

@@ -7,14 +7,16 @@
  * Domains never touch lowdb: they get a `ProjectTx` whose writes stay pending
  * until the request succeeds, so a failed request leaves the store as it was.
  */
+import { randomBytes } from "node:crypto";
 import { dirname } from "node:path";
 import { Low, Memory } from "lowdb";
 import { type CollectionOf, hasIndexKey, type IndexKey, keysOf } from "./collections.js";
 import { CollectionIndexes } from "./indexes.js";
 import { SnapshotFile } from "./snapshotFile.js";
-import { checkDataDocument } from "./dataFile.js";
 import { collectLoadGarbage } from "./loadGarbage.js";
-import { shareLoadedStrings, shareStrings } from "./shareStrings.js";
+import { loadState } from "./loadState.js";
+import { shareStrings } from "./shareStrings.js";
+import { unparsed } from "./unparsed.js";
 import { fsyncPath, type LoggedCommit, type LoggedWrite, WriteAheadLog } from "./writeAheadLog.js";
 import { emptyState, type ProjectMeta, type ProjectRecord, type SandboxState } from "./state.js";
 
@@ -77,18 +79,17 @@ export class Store {
   static async open(file?: string): Promise<Store> {
     if (!file) return new Store(new Low(new Memory<SandboxState>(), emptyState()), undefined, undefined);
     const snapshot = new SnapshotFile<SandboxState>(file);
-    const document = await snapshot.readDocument();
-    // Checked before anything is written: a file that is not a data file is refused as it is.
-    const db = new Low<SandboxState>(snapshot, document === undefined ? emptyState() : checkDataDocument(document, file));
-    shareLoadedStrings(Object.values(db.data.projects).flatMap((project) => Object.values(project.data)));
+    const { state, parsedChars } = await loadState(file, snapshot);
+    const db = new Low<SandboxState>(snapshot, state);
     const log = new WriteAheadLog(`${file}.log`);
+    // A collection left unparsed by the start is parsed here only when a logged write touches it.
     for (const entry of WriteAheadLog.read(log.file)) {
       if ("s" in entry) Object.assign(db.data, entry.s);
       else if ("project" in entry)
         db.data.projects[entry.project.id] = { ...(entry.project as ProjectMeta), data: db.data.projects[entry.project.id]?.data ?? {} };
       else if (db.data.projects[entry.p]) applyWrites(db.data.projects[entry.p]!, entry.w);
     }
-    collectLoadGarbage(snapshot.bytesRead);
+    collectLoadGarbage(parsedChars);
     return new Store(db, file, log);
   }
 
@@ -111,12 +112,15 @@ export class Store {
    * cheap check outside a transaction (the records are not copied; the
    * predicate must not change them). Used to skip work when nothing is due.
    */
-  someCommitted<T>(projectId: string, of: CollectionOf<T>, predicate: (record: Readonly<T>) => boolean = () => true): boolean {
+  someCommitted<T>(projectId: string, of: CollectionOf<T>, predicate?: (record: Readonly<T>) => boolean): boolean {
     const project = this.db.data.projects[projectId];
+    // Any record at all: a collection the start left unparsed answers from its count.
+    const count = project && unparsed(project.data, of.name)?.count;
+    if (predicate === undefined && count !== undefined) return count > 0;
     const records = project?.data[of.name] as Record<string, T> | undefined;
     if (!records) return false;
     // The kept ids: a `for…in` lists every key of the records object before its first step, whatever it finds.
-    for (const id of this.indexesOf(project!, of).ids()) if (predicate(records[id]!)) return true;
+    for (const id of this.indexesOf(project!, of).ids()) if (predicate === undefined || predicate(records[id]!)) return true;
     return false;
   }
 
@@ -126,6 +130,9 @@ export class Store {
    */
   hasDueCommitted<T>(projectId: string, of: CollectionOf<T>, nowMs: number): boolean {
     const project = this.db.data.projects[projectId];
+    // A collection the start left unparsed: its earliest due time was written with it, so nothing is parsed here.
+    const due = project && unparsed(project.data, of.name)?.due;
+    if (due !== undefined) return due !== null && due <= nowMs;
     if (!project?.data[of.name]) return false;
     const earliest = this.indexesOf(project, of).earliestDue();
     return earliest !== undefined && earliest <= nowMs;
@@ -188,6 +195,7 @@ export class Store {
     if (!project) return undefined;
     const records: Record<string, Record<string, unknown>> = {};
     for (const name of Object.keys(project.data).sort()) {
+      if (unparsed(project.data, name)?.count === 0) continue;
       const collection = project.data[name]!;
       if (Object.keys(collection).length > 0) records[name] = structuredClone(collection);
     }
@@ -261,7 +269,10 @@ export class Store {
       await previous;
       await this.log.settle(); // every acknowledged commit is in memory, and so in the snapshot
       change?.();
-      await this.db.write(); // a temporary file, fsynced, renamed over the snapshot
+      // Names this version of the file for its index; drawn from the system, not the seeded stream, as two versions
+      // of one file must never share it, whatever the seed.
+      this.db.data.snapshotId = randomBytes(12).toString("hex");
+      await this.db.write(); // a temporary file, fsynced, renamed over the snapshot (then its index written)
       fsyncPath(dirname(this.file)); // the rename itself
       await this.log.reset();
     } finally {

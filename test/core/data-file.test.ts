@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/paths.js";
-import { withSandbox } from "#test/helpers/sandbox.js";
+import { call, withSandbox } from "#test/helpers/sandbox.js";
 
 const dir = mkdtempSync(join(tmpdir(), "data-file-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -79,5 +79,32 @@ describe("--data takes a sandbox data file", () => {
     expect(second.credentials).toMatchObject({ projectId, apiKeyId });
     await second.close();
     expect(JSON.parse(readFileSync(file, "utf8")).format).toBe("cdp-sandbox-state");
+  });
+
+  it("restarts through the index beside it: the records read back, listed and written as before", async () => {
+    const file = join(dir, "indexed.json");
+    const first = await withSandbox({ data: file });
+    const created: string[] = [];
+    for (const name of ["one", "two", "three"]) {
+      const res = await call(first, "POST", "/platform/v2/evm/accounts", { body: { name }, wallet: true });
+      expect(res.status).toBe(201);
+      created.push(res.body.address);
+    }
+    await first.close();
+    const index = JSON.parse(readFileSync(`${file}.index`, "utf8"));
+    expect(index.snapshotId).toBe(JSON.parse(readFileSync(file, "utf8")).snapshotId);
+
+    const second = await withSandbox({ data: file });
+    expect((await call(second, "GET", `/platform/v2/evm/accounts/${created[1]}`)).body.name).toBe("two");
+    const listed = await call(second, "GET", "/platform/v2/evm/accounts?pageSize=10");
+    expect(listed.body.accounts.map((a: { name: string }) => a.name)).toEqual(["one", "two", "three"]);
+    expect((await call(second, "POST", "/platform/v2/evm/accounts", { body: { name: "two" }, wallet: true })).status).toBe(409);
+    expect((await call(second, "POST", "/platform/v2/evm/accounts", { body: { name: "four" }, wallet: true })).status).toBe(201);
+    await second.close();
+
+    const third = await withSandbox({ data: file });
+    const all = await call(third, "GET", "/platform/v2/evm/accounts?pageSize=10");
+    expect(all.body.accounts.map((a: { name: string }) => a.name)).toEqual(["one", "two", "three", "four"]);
+    await third.close();
   });
 });

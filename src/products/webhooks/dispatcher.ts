@@ -132,7 +132,10 @@ export function startWebhookDispatcher(deps: DispatcherDeps): WebhookDispatcher 
     const now = clock.now();
     const toSend: Array<[DeliveryRecord, SubscriptionRecord]> = [];
     // Read from the due index: the deliveries already sent or given up cost nothing here, however many there are.
-    for (const d of deliveries(tx).dueBy(now)) {
+    // Unless this pass wrote some, none is due when no committed one is: then the deliveries are not read at all
+    // (a start through the data file's index leaves them unparsed until a delivery is due or asked for).
+    const due = tx.dirty || store.hasDueCommitted(projectId, WEBHOOK_DELIVERIES, now) ? deliveries(tx).dueBy(now) : [];
+    for (const d of due) {
       // "processing" without an attempt in flight was cut short (a restart with --data): it is due again.
       if (inFlight.has(`${projectId}|${d.id}`)) continue;
       const sub = subscriptions(tx).get(d.subscriptionId);
