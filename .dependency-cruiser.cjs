@@ -7,7 +7,7 @@
  * apart: it imports nothing else of src/. Tests may import anything. `npm run lint` runs this.
  */
 const layer = (folders) => `^src/(${folders.join("|")})(/|\\.ts$)`;
-const BASE = ["store", "clock", "random", "crypto", "errors", "contract", "paths", "lookup"];
+const BASE = ["store", "clock", "byTurns", "random", "crypto", "errors", "contract", "paths", "lookup"];
 /**
  * The platform's areas floor by floor, from the bottom: the wallet core (src/wallet/), then the products built on
  * it (src/products/). An area imports only areas on the floors beneath its own: never one above, never a

@@ -8,6 +8,7 @@
  */
 import { createRequire } from "node:module";
 import type { IHttpOperation } from "@stoplight/types";
+import { type ByTurns, runByTurns } from "../byTurns.js";
 import { preparePrismAjv } from "./ajv.js";
 import { summariseVariants, variantWarmUps } from "./closestVariant.js";
 import { cutAfter } from "./firstRefusal.js";
@@ -88,7 +89,7 @@ function restoreParameterCase(problem: Problem, op: IHttpOperation | undefined):
  *
  * @example const warming = prepareRefusals(operations); // … and on close: warming.stop()
  */
-export function prepareRefusals(operations: readonly IHttpOperation[]): { done: Promise<void>; stop(): void } {
+export function prepareRefusals(operations: readonly IHttpOperation[]): ByTurns {
   const pieces = operations
     .filter((op) => bodySchemaOf(op) !== undefined)
     .flatMap((op) => [
@@ -96,26 +97,7 @@ export function prepareRefusals(operations: readonly IHttpOperation[]): { done: 
       () => void prism().validateInput({ resource: op, element: { method: op.method, url: { path: op.path, query: {} }, headers: JSON_HEADERS, body: {} } }),
       ...variantWarmUps(bodySchemaOf(op)),
     ]);
-  let pending: NodeJS.Immediate | undefined;
-  let finish = () => {};
-  const done = new Promise<void>((resolve) => {
-    finish = resolve;
-  });
-  const next = (at: number) => {
-    if (at === pieces.length) return finish();
-    pending = setImmediate(() => {
-      pieces[at]!();
-      next(at + 1);
-    });
-  };
-  next(0);
-  return {
-    done,
-    stop: () => {
-      clearImmediate(pending);
-      finish();
-    },
-  };
+  return runByTurns(pieces);
 }
 
 const JSON_HEADERS = { "content-type": "application/json", "content-length": "2" };

@@ -14,6 +14,7 @@
  */
 import { createRequire } from "node:module";
 import type { Account as NativeAccount, Clock as NativeClock, InnerInstruction, LiteSvm } from "litesvm/dist/internal.js";
+import { type ByTurns, runByTurns } from "../../byTurns.js";
 import { fromBase58, toBase58 } from "../../crypto/solana.js";
 import type { SolanaAccountState } from "./accounts.js";
 import { solanaTxErrorJson, type SolanaTxError } from "./runtimeErrors.js";
@@ -193,28 +194,9 @@ export const builtSolanaNetworks = (): string[] => [...(runtime?.built() ?? [])]
  *
  * @example const stop = prepareSolanaRuntime(); // … and on close: stop()
  */
-export function prepareSolanaRuntime(): { done: Promise<void>; stop(): void } {
-  let pending: NodeJS.Immediate | undefined;
-  let finish = () => {};
-  const done = new Promise<void>((resolve) => {
-    finish = resolve;
-  });
+export function prepareSolanaRuntime(): ByTurns {
   const pieces = [() => solanaRuntime(), ...Object.keys(SOLANA_TOKENS).map((network) => () => runtime?.prepare(network))];
-  const next = (at: number) => {
-    if (at === pieces.length) return finish();
-    pending = setImmediate(() => {
-      pieces[at]!();
-      next(at + 1);
-    });
-  };
-  next(0);
-  return {
-    done,
-    stop: () => {
-      clearImmediate(pending);
-      finish();
-    },
-  };
+  return runByTurns(pieces);
 }
 
 /** The runtime, or undefined where its native build does not load (Windows) or the model is forced. */
