@@ -13,21 +13,10 @@
 import { readFileSync } from "node:fs";
 import { rename, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { DataFileVersion } from "./unparsed.js";
+import { type CollectionLayout, DataFileVersion } from "./unparsed.js";
 
 const INDEX_FORMAT = "cdp-sandbox-data-index";
 const INDEX_VERSION = 1;
-
-/** Where one collection's text lies in the data file, and what is known of its records without parsing them. */
-export interface CollectionLayout {
-  projectId: string;
-  name: string;
-  start: number;
-  end: number;
-  count: number;
-  /** The earliest due time of its records (null: none is due); absent when its declaration has no due time. */
-  due?: number | null;
-}
 
 interface DataIndex {
   snapshotId: string;

@@ -19,8 +19,8 @@ import { open, readFile, rename } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Adapter } from "lowdb";
 import { declaredDueAt } from "./collections.js";
-import { type CollectionLayout, writeDataIndex } from "./dataIndex.js";
-import { DataFileVersion, moveUnparsed, type Unparsed, unparsed } from "./unparsed.js";
+import { writeDataIndex } from "./dataIndex.js";
+import { type CollectionLayout, DataFileVersion, moveUnparsed, type Unparsed, unparsed } from "./unparsed.js";
 
 /** Levels of objects taken apart (state, projects, a project, its data, a collection); deeper values are one piece. */
 const EXPAND_DEPTH = 5;

@@ -66,18 +66,22 @@ export class DataFileVersion {
   }
 }
 
-/** A collection left unparsed, and what the data file's index says of it. */
-export interface Unparsed {
-  version: DataFileVersion;
+/** Where one collection's text lies in the data file, and what is known of its records without parsing them. */
+export interface CollectionLayout {
   projectId: string;
   name: string;
-  /** The byte range of the collection's text (`{` to `}`) in the version. */
+  /** The byte range of the collection's text (`{` to `}`) in the data file. */
   start: number;
   end: number;
   /** How many records it holds. */
   count: number;
-  /** The earliest due time of its records (null: none is due), when its declaration has a due time. */
+  /** The earliest due time of its records (null: none is due); absent when its declaration has no due time. */
   due?: number | null;
+}
+
+/** A collection left unparsed: its layout in one version of the data file. */
+export interface Unparsed extends CollectionLayout {
+  version: DataFileVersion;
   /** Set once the collection was parsed: a snapshot that copied it meanwhile leaves it be. */
   parsed?: true;
 }
