@@ -73,8 +73,9 @@ export interface SandboxOptions {
   port?: number;
   /**
    * Builds the Solana runtime right after listening, a piece per turn of the event loop, so that the first Solana
-   * transaction does not hold the loop ~200 ms building it. The command sets it; in-process it is off by default (a
-   * test that never touches Solana would pay its CPU).
+   * transaction does not hold the loop ~200 ms building it; likewise warms the refusal paths of the contract's
+   * bodies and parses the collections of a `--data` file its index left unparsed. The command sets it; in-process
+   * it is off by default (a test that never touches Solana would pay its CPU).
    */
   prepareRuntimes?: boolean;
   host?: string;
@@ -429,6 +430,7 @@ async function startOn(
   // Last, so that none of its pieces runs before the caller has the sandbox (the command's ready line).
   const preparing = options.prepareRuntimes ? prepareSolanaRuntime() : undefined;
   const warmingRefusals = options.prepareRuntimes ? prepareRefusals(platformOperations) : undefined;
+  const warmingData = options.prepareRuntimes ? store.warmUp() : undefined;
 
   return {
     url,
@@ -449,6 +451,7 @@ async function startOn(
     close: async () => {
       preparing?.stop();
       warmingRefusals?.stop();
+      warmingData?.stop();
       await webhooks.stop();
       if (wsServer) {
         stopSecondWebSocket?.();

@@ -1,7 +1,8 @@
 /**
  * The index beside a data file (`FILE.index`), written after each snapshot: which version of the data file it
  * describes (the snapshot id the document carries, and the file's size), and for every collection of every project
- * the byte range of its text, its record count and its earliest due time. With it, a start reads only the text
+ * the byte range of its text, where that text may be cut into pieces that parse on their own, its record count and
+ * its earliest due time. With it, a start reads only the text
  * outside the collections (the state's fields, the projects' ids, keys and settings: kilobytes) and leaves each
  * collection unparsed until it is read (unparsed.ts).
  *
@@ -16,7 +17,8 @@ import { basename, dirname, join } from "node:path";
 import { type CollectionLayout, DataFileVersion } from "./unparsed.js";
 
 const INDEX_FORMAT = "cdp-sandbox-data-index";
-const INDEX_VERSION = 1;
+/** 2: each collection's cuts (version 1, without them, is not read: the next start parses the whole file once). */
+const INDEX_VERSION = 2;
 
 interface DataIndex {
   snapshotId: string;
@@ -30,7 +32,7 @@ export const indexFileOf = (file: string): string => `${file}.index`;
 export async function writeDataIndex(file: string, index: DataIndex): Promise<void> {
   const target = indexFileOf(file);
   const temporary = join(dirname(target), `.${basename(target)}.tmp`);
-  const collections = index.collections.map((c) => [c.projectId, c.name, c.start, c.end, c.count, ...(c.due === undefined ? [] : [c.due])]);
+  const collections = index.collections.map((c) => [c.projectId, c.name, c.start, c.end, c.count, c.cuts, ...(c.due === undefined ? [] : [c.due])]);
   // Not fsynced: an index lost or torn by a crash is refused at the next start, which then parses the whole file.
   await writeFile(temporary, JSON.stringify({ format: INDEX_FORMAT, version: INDEX_VERSION, snapshotId: index.snapshotId, size: index.size, collections }), {
     mode: 0o600,
@@ -85,6 +87,17 @@ function outsideCollections(version: DataFileVersion, index: DataIndex): unknown
 
 const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 
+/** Offsets inside a text of `length` bytes, after its first and before its last byte, ascending. */
+function areCuts(cuts: unknown, length: number): cuts is number[] {
+  if (!Array.isArray(cuts)) return false;
+  let after = 0;
+  for (const cut of cuts) {
+    if (!isCount(cut) || cut <= after || cut >= length - 1) return false;
+    after = cut;
+  }
+  return true;
+}
+
 /** The index file's content when it is one of this format with ranges in order, else undefined. */
 function readIndex(path: string): DataIndex | undefined {
   let raw: unknown;
@@ -100,12 +113,12 @@ function readIndex(path: string): DataIndex | undefined {
   const layout: CollectionLayout[] = [];
   let after = 0;
   for (const entry of collections as unknown[]) {
-    if (!Array.isArray(entry) || entry.length < 5 || entry.length > 6) return undefined;
-    const [projectId, name, start, end, count, due] = entry as unknown[];
+    if (!Array.isArray(entry) || entry.length < 6 || entry.length > 7) return undefined;
+    const [projectId, name, start, end, count, cuts, due] = entry as unknown[];
     if (typeof projectId !== "string" || typeof name !== "string" || !isCount(start) || !isCount(end) || !isCount(count)) return undefined;
-    if (start < after || end < start + 2 || end > size) return undefined;
-    if (entry.length === 6 && due !== null && typeof due !== "number") return undefined;
-    layout.push({ projectId, name, start, end, count, ...(entry.length === 6 ? { due: due as number | null } : {}) });
+    if (start < after || end < start + 2 || end > size || !areCuts(cuts, end - start)) return undefined;
+    if (entry.length === 7 && due !== null && typeof due !== "number") return undefined;
+    layout.push({ projectId, name, start, end, count, cuts, ...(entry.length === 7 ? { due: due as number | null } : {}) });
     after = end;
   }
   return { snapshotId, size, collections: layout };

@@ -27,11 +27,16 @@ const EXPAND_DEPTH = 5;
 /** How long serializing runs before it lets other work in. */
 const SLICE_MS = 8;
 const FLUSH_CHARS = 1 << 20;
+/** How much of a collection's text lies between two cuts: a piece parses in a few milliseconds. */
+const PIECE_CHARS = 1 << 18;
 const COPY_BYTES = 1 << 20;
 
-/** Where a collection's text begins or ends (its records counted, its earliest due time found on the way). */
+/**
+ * Where a collection's text begins or ends (its records counted, its earliest due time found on the way), or where
+ * it may be cut into pieces that parse on their own.
+ */
 interface Mark {
-  mark: "start" | "end";
+  mark: "start" | "cut" | "end";
   projectId: string;
   name: string;
   count?: number;
@@ -84,13 +89,21 @@ function* collectionPieces(records: Record<string, unknown>, projectId: string, 
   const dueAt = declaredDueAt(name);
   let count = 0;
   let due: number | null = null;
+  let sinceCut = 0;
   yield { mark: "start", projectId, name };
   yield "{";
   for (const id of Object.keys(records)) {
     const record = records[id];
     if (record === undefined || typeof record === "function" || typeof record === "symbol") continue;
-    yield `${count === 0 ? "" : ","}${JSON.stringify(id)}:`;
-    yield JSON.stringify(record) ?? "null";
+    if (sinceCut >= PIECE_CHARS) {
+      yield { mark: "cut", projectId, name };
+      sinceCut = 0;
+    }
+    const key = `${count === 0 ? "" : ","}${JSON.stringify(id)}:`;
+    const text = JSON.stringify(record) ?? "null";
+    yield key;
+    yield text;
+    sinceCut += key.length + text.length;
     count++;
     const at = dueAt?.(record);
     if (at !== undefined && (due === null || at < due)) due = at;
@@ -177,6 +190,7 @@ export class SnapshotFile<T> implements Adapter<T> {
         }
       };
       let started = 0;
+      let cuts: number[] = [];
       for (const piece of layoutPieces(data, EXPAND_DEPTH, [])) {
         if (typeof piece === "string") {
           pending.push(piece);
@@ -184,7 +198,10 @@ export class SnapshotFile<T> implements Adapter<T> {
           if (size >= FLUSH_CHARS) await flush();
         } else if ("mark" in piece) {
           await flush();
-          if (piece.mark === "start") started = offset;
+          if (piece.mark === "start") {
+            started = offset;
+            cuts = [];
+          } else if (piece.mark === "cut") cuts.push(offset - started);
           else
             layout.push({
               projectId: piece.projectId,
@@ -192,6 +209,7 @@ export class SnapshotFile<T> implements Adapter<T> {
               start: started,
               end: offset,
               count: piece.count!,
+              cuts,
               ...(piece.due === undefined ? {} : { due: piece.due }),
             });
         } else {
@@ -214,6 +232,7 @@ export class SnapshotFile<T> implements Adapter<T> {
             start,
             end: offset,
             count: copy.count,
+            cuts: copy.cuts,
             ...(copy.due === undefined ? {} : { due: copy.due }),
           });
           copied.push([copy, start, offset]);

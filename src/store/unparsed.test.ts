@@ -193,3 +193,57 @@ describe("a data file with its index", () => {
     expect(JSON.parse(readFileSync(file, "utf8")).projects.p.data.lazyNotes["note-0"].label).toHaveLength(60);
   });
 });
+
+describe("the warm-up after a start through the index", () => {
+  /** A data file of one project whose notes (about 3.5 MB of text) make many pieces, a few ids integer-like. */
+  async function writeLarge(): Promise<void> {
+    const store = await Store.open(file);
+    await store.putProject(project("p"));
+    const tx = store.begin("p");
+    for (let i = 0; i < 40_000; i++) {
+      const id = i % 1000 === 7 ? String(i) : `note-${i}`;
+      tx.collection(NOTES).put(id, { id, label: `${"x".repeat(50)}-${i % 3}` });
+    }
+    tx.collection(ACCOUNTS).put("a", { id: "a", label: "one" });
+    await tx.commit();
+    await store.close();
+  }
+
+  it("cuts each collection's text at the comma before a record, every ~256 KB", async () => {
+    await writeLarge();
+    const bytes = readFileSync(file);
+    const notes = JSON.parse(readFileSync(indexFileOf(file), "utf8")).collections.find((c: unknown[]) => c[1] === "lazyNotes");
+    const [, , start, end, , cuts] = notes as [string, string, number, number, number, number[]];
+    expect(cuts.length).toBeGreaterThanOrEqual(12);
+    for (const cut of cuts) expect(String.fromCharCode(bytes[start + cut]!)).toBe(",");
+    const sizes = [...cuts, end - start].map((cut, i) => cut - (i === 0 ? 0 : cuts[i - 1]!));
+    expect(Math.max(...sizes)).toBeLessThan(300 * 1024);
+  });
+
+  it("parses the collections a piece per turn, reading the same records as a whole parse", async () => {
+    await writeLarge();
+    const expected = await wholeParse();
+    const store = await Store.open(file);
+    await store.warmUp().done;
+    // Parsed by the warm-up: a change of the file after it is not seen.
+    patchInPlace(`"note-39999","label":"${"x".repeat(50)}`, `"note-39999","label":"${"y".repeat(50)}`);
+    expect(store.begin("p").collection(NOTES).get("note-39999")?.label).toMatch(/^x{50}-/);
+    expect(store.copyState()).toEqual(expected);
+    // In the same order too, integer-like ids first as in any object.
+    const ids = (state: unknown) => Object.keys((state as ReturnType<Store["copyState"]>).projects.p!.data.lazyNotes!);
+    expect(ids(store.copyState())).toEqual(ids(expected));
+  });
+
+  it("lets a read that comes before the warm-up is done parse the rest at once, and a snapshot copy it meanwhile", async () => {
+    await writeLarge();
+    const expected = await wholeParse();
+    const store = await Store.open(file);
+    const warming = store.warmUp();
+    for (let turn = 0; turn < 4; turn++) await new Promise((resolve) => setImmediate(resolve));
+    await store.save(); // copies the collection's bytes while it is part parsed: it reads from the new file after
+    expect(store.begin("p").collection(NOTES).get("note-39998")?.label).toBe(`${"x".repeat(50)}-2`);
+    await warming.done;
+    expect({ ...store.copyState(), snapshotId: "" }).toEqual({ ...(expected as object), snapshotId: "" });
+    expect(readFileSync(file, "utf8")).toBe(JSON.stringify(store.copyState()));
+  });
+});

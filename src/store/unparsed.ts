@@ -1,8 +1,9 @@
 /**
  * Collections a start with the data file's index left unparsed (dataIndex.ts): each stays the byte range of its
  * text in one version of the data file until something reads it. Parsing 400,000 records took most of a start
- * (~5 s of JSON.parse, 1.2 s of string sharing, ~3 s of collecting the parse's garbage); now each collection costs
- * one parse of its own text, the first time it is read.
+ * (~5 s of JSON.parse, 1.2 s of string sharing, ~3 s of collecting the parse's garbage); now each collection is
+ * parsed after the server listens: by the command's warm-up, a piece of ~256 KB per turn of the event loop
+ * (`warmingPieces`), or whole by the first read that comes before the warm-up reached it.
  *
  * An unparsed collection is a getter on the project's `data` object: every reader (a transaction, an index build, a
  * scan, `structuredClone`, JSON.stringify) gets the parsed records, and the getter puts them in its place as a plain
@@ -11,8 +12,7 @@
  * first.
  */
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
-import { collectLoadGarbage } from "./loadGarbage.js";
-import { shareLoadedStrings } from "./shareStrings.js";
+import { shareStrings } from "./shareStrings.js";
 
 /**
  * One version of the data file, kept open while unparsed collections point into it: a later snapshot renames a new
@@ -75,6 +75,11 @@ export interface CollectionLayout {
   end: number;
   /** How many records it holds. */
   count: number;
+  /**
+   * Where the text may be cut into pieces that parse on their own: byte offsets from `start`, ascending, each at
+   * the `,` before a record. The snapshot writer cuts every ~256 KB, so a piece parses in a few milliseconds.
+   */
+  cuts: number[];
   /** The earliest due time of its records (null: none is due); absent when its declaration has no due time. */
   due?: number | null;
 }
@@ -84,6 +89,16 @@ export interface Unparsed extends CollectionLayout {
   version: DataFileVersion;
   /** Set once the collection was parsed: a snapshot that copied it meanwhile leaves it be. */
   parsed?: true;
+  /** The pieces parsed so far by the warm-up (`warmingPieces`), until the last one is. */
+  progress?: Progress;
+}
+
+/** A collection parsed in part: its records up to piece `next`, and the last two, whose strings the next record shares. */
+interface Progress {
+  records: Record<string, unknown>;
+  next: number;
+  previous?: unknown;
+  beforePrevious?: unknown;
 }
 
 type Data = Record<string, Record<string, unknown>>;
@@ -125,47 +140,70 @@ function settle(data: Data, name: string, records: Record<string, unknown>): Rec
   return records;
 }
 
-/** The records of an unparsed collection, checked as a whole-file load checks them and with their strings shared. */
+/**
+ * The records of an unparsed collection, parsed piece by piece from where the warm-up left it (each piece checked
+ * as a whole-file load checks the collection, its strings shared as there).
+ *
+ * Piece by piece, no text as large as the collection is ever made, and most of a piece's garbage dies young: V8's
+ * own memory reducer gives the pages back once the sandbox idles (at 400,000 records, RSS 483 MB just after the
+ * warm-up, 436 MB some 10 s later, in pauses of 0.1-0.3 s). A compacting collection forced after the parse, as a
+ * whole-file start runs one before it listens, held the event loop 1-3 s on a quiet machine and 7.6 s at load 5.
+ */
 function parse(entry: Unparsed): Record<string, unknown> {
+  while (parseNextPiece(entry)) {
+    // each piece is its own text
+  }
+  return entry.progress!.records;
+}
+
+/** Parses the next piece of `entry` into its progress; whether pieces are left after it. */
+function parseNextPiece(entry: Unparsed): boolean {
+  entry.progress ??= { records: {}, next: 0 };
+  const progress = entry.progress;
+  const at = progress.next;
+  const last = at === entry.cuts.length;
   const where = `${entry.version.file}: the collection "${entry.name}" of project "${entry.projectId}"`;
+  const text = entry.version.read(entry.start + (at === 0 ? 0 : entry.cuts[at - 1]!), last ? entry.end : entry.start + entry.cuts[at]!).toString("utf8");
+  // The first piece opens with the collection's `{`, every other with the `,` before its first record, and the last
+  // ends with the collection's `}`: between braces of its own, each piece is an object of records.
+  if (text.charCodeAt(0) !== (at === 0 ? 0x7b : 0x2c)) throw new Error(`${where} cannot be read: its text does not begin where the index says`);
   let records: unknown;
   try {
-    records = JSON.parse(entry.version.read(entry.start, entry.end).toString("utf8"));
+    records = JSON.parse(`{${text.slice(1, last ? -1 : undefined)}}`);
   } catch (error) {
     throw new Error(`${where} cannot be read: ${(error as Error).message}`);
   }
-  if (typeof records !== "object" || records === null || Array.isArray(records)) throw new Error(`${where} is not an object of records`);
-  shareLoadedStrings([records as Record<string, unknown>]);
-  collectOnceQuiet(entry.end - entry.start);
-  return records as Record<string, unknown>;
+  for (const id in records as Record<string, unknown>) {
+    const record = (records as Record<string, unknown>)[id];
+    shareStrings(record, progress.previous, id, progress.beforePrevious);
+    progress.beforePrevious = progress.previous;
+    progress.previous = record;
+    // An own member, as JSON.parse makes it, even for the id `__proto__`.
+    if (id === "__proto__") Object.defineProperty(progress.records, id, { value: record, writable: true, enumerable: true, configurable: true });
+    else progress.records[id] = record;
+  }
+  progress.next++;
+  return !last;
 }
 
-/** How long after the last parse of a collection its garbage is collected: a burst of first reads pays for one. */
-const QUIET_MS = 1000;
 /**
- * Less than a whole-file start needs: parsed while requests run, a collection's objects end up among theirs, and
- * 100,000 accounts (30 MB of text) read this way held 1,177 B each of RSS without the collection (~590 B parsed at
- * start), for ~0.4 s of collection.
+ * The warm-up of the collections still unparsed in `datas`: one piece of one collection per call, in file order,
+ * the last piece of each putting the parsed records in its place. Run a piece per turn after the ready line, it
+ * spreads over many turns the parse a first read would otherwise do at once (~2 s holding the event loop for
+ * 100,000 transfers). A piece of a collection that something read meanwhile (or replaced) does nothing.
  */
-const WORTH_COLLECTING_BYTES = 16 * 1024 * 1024;
-let unparsedBytes = 0;
-let collection: NodeJS.Timeout | undefined;
-
-/**
- * A parse leaves its text and the copies of the strings it shared as garbage in the old generation, and V8 hands
- * those pages back only after a compacting collection (loadGarbage.ts): without it, 400,000 records read this way
- * held ~650 MB of RSS against ~250 MB after it. The collection runs once the first reads have been quiet for a
- * second, when enough was parsed to be worth it (as at a whole-file start, but after the server listens, and only for
- * what was read); it holds the event loop while it runs, ~1-3 s for a heap of 250 MB on these machines.
- */
-function collectOnceQuiet(bytes: number): void {
-  unparsedBytes += bytes;
-  if (collection) clearTimeout(collection);
-  collection = setTimeout(() => {
-    collection = undefined;
-    // Below the size worth a collection, the bytes count towards the next burst.
-    if (collectLoadGarbage(unparsedBytes, WORTH_COLLECTING_BYTES)) unparsedBytes = 0;
-  }, QUIET_MS).unref();
+export function warmingPieces(datas: Iterable<Data>): Array<() => void> {
+  const pieces: Array<() => void> = [];
+  for (const data of datas) {
+    for (const entry of unparsedOf.get(data)?.values() ?? []) {
+      const step = () => {
+        if (unparsed(data, entry.name) !== entry) return;
+        if (!parseNextPiece(entry)) settle(data, entry.name, entry.progress!.records);
+      };
+      for (let i = 0; i <= entry.cuts.length; i++) pieces.push(step);
+    }
+  }
+  return pieces;
 }
 
 /** After a snapshot copied an unparsed collection's bytes: it reads them from the new version from now on. */
