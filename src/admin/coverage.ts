@@ -115,7 +115,7 @@ function webhookCoverage(store: Store, projectIds: string[]): Coverage["webhooks
         .list()
         .map((s) => [s.subscriptionId, s.target.url]),
     );
-    for (const d of deliveries(tx).list()) {
+    deliveries(tx).each((d) => {
       let row = byType.get(d.eventType);
       if (!row) {
         row = { eventType: d.eventType, deliveries: 0, outcomes: {}, failing: [] };
@@ -133,7 +133,7 @@ function webhookCoverage(store: Store, projectIds: string[]): Coverage["webhooks
           attempts: d.attempts.length,
         });
       }
-    }
+    });
   }
   return [...byType.values()].sort((a, b) => a.eventType.localeCompare(b.eventType));
 }

@@ -36,6 +36,9 @@ describe("a transaction's view", () => {
     expect(recs.find((r) => r.n === 2)).toEqual({ id: "b", n: 2 });
     expect(recs.find((r) => r.id === "a")).toBeUndefined();
     expect(ids(recs.filter((r) => r.n === 1))).toEqual(["c1", "d1"]);
+    const visited: Rec[] = [];
+    recs.each((r) => visited.push(r));
+    expect(ids(visited)).toEqual(["b2", "c1", "d1"]);
     // Deleting a record that is new in this transaction hides it too.
     recs.delete("d");
     expect(ids(recs.list())).toEqual(["b2", "c1"]);
@@ -52,6 +55,16 @@ describe("a transaction's view", () => {
     recs.get("a")!.n = 99;
     await tx.commit();
     expect(ids(store.begin("p").collection(RECS).list())).toEqual(["a1", "b1", "c1"]);
+  });
+
+  it("visits records without copying them, for tallies over large collections", () => {
+    const recs = store.begin("p").collection(RECS);
+    const first: Readonly<Rec>[] = [];
+    const second: Readonly<Rec>[] = [];
+    recs.each((r) => first.push(r));
+    recs.each((r) => second.push(r));
+    expect(second).toHaveLength(3);
+    for (const [i, r] of second.entries()) expect(r).toBe(first[i]);
   });
 
   it("undoes every write made after a savepoint, and keeps those made before it", async () => {

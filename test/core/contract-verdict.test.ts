@@ -15,7 +15,9 @@ import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ContractViolationError, type CoverageDocument, type Sandbox, startSandbox } from "cdp-sandbox";
 import { packageRoot } from "../../src/paths.js";
+import { startReceiver } from "#test/helpers/receiver.js";
 import { call } from "#test/helpers/sandbox.js";
+import { flush, subscribe } from "#test/helpers/webhooks.js";
 
 const schema = JSON.parse(readFileSync(join(packageRoot, "schemas", "coverage.schema.json"), "utf8"));
 const require = createRequire(import.meta.url);
@@ -247,5 +249,33 @@ describe("reports of a run", () => {
     expect(again.status).toBe(409);
     expect(sandbox.violations()).toEqual([]);
     await expect(sandbox.close()).resolves.toBeUndefined();
+  });
+
+  it("tallies webhook deliveries by event type and outcome, and lists the failing ones with their target", async () => {
+    const sandbox = await startSandbox({ seed: "contract-verdict-webhooks" });
+    const receiver = await startReceiver();
+    try {
+      const ok = await subscribe(sandbox, receiver, ["onramp.transaction.success"]);
+      const failing = await subscribe(sandbox, receiver, ["onramp.transaction.success"]);
+      receiver.answer(failing.path, [500]);
+      for (const sub of [ok, failing]) {
+        const test = await call(sandbox, "POST", `/_sandbox/webhooks/${sub.subscriptionId}/test`, { body: { data: { orderId: "o-cov" } }, anonymous: true });
+        expect(test.status).toBe(200);
+      }
+      await flush(sandbox);
+      const doc = sandbox.coverage();
+      expectValidCoverage(doc);
+      expect(doc.total.webhooks).toEqual([
+        {
+          eventType: "onramp.transaction.success",
+          deliveries: 2,
+          outcomes: { "200": 1, "500": 1 },
+          failing: [{ subscriptionId: failing.subscriptionId, eventId: expect.any(String), target: receiver.url(failing.path), outcome: "500", attempts: 1 }],
+        },
+      ]);
+    } finally {
+      await sandbox.close();
+      await receiver.close();
+    }
   });
 });
