@@ -246,4 +246,13 @@ describe("the warm-up after a start through the index", () => {
     expect({ ...store.copyState(), snapshotId: "" }).toEqual({ ...(expected as object), snapshotId: "" });
     expect(readFileSync(file, "utf8")).toBe(JSON.stringify(store.copyState()));
   });
+
+  it("leaves a collection whose text was damaged unparsed, for the request that reads it to get the error", async () => {
+    await writeLarge();
+    const store = await Store.open(file);
+    patchInPlace('"note-20000","label":', '"note-20000"!"label":');
+    await store.warmUp().done;
+    expect(store.begin("p").collection(ACCOUNTS).get("a")?.label).toBe("one");
+    expect(() => store.begin("p").collection(NOTES).get("note-1")).toThrow(/lazyNotes.*cannot be read/);
+  });
 });

@@ -196,9 +196,16 @@ export function warmingPieces(datas: Iterable<Data>): Array<() => void> {
   const pieces: Array<() => void> = [];
   for (const data of datas) {
     for (const entry of unparsedOf.get(data)?.values() ?? []) {
+      let failed = false;
       const step = () => {
-        if (unparsed(data, entry.name) !== entry) return;
-        if (!parseNextPiece(entry)) settle(data, entry.name, entry.progress!.records);
+        if (failed || unparsed(data, entry.name) !== entry) return;
+        try {
+          if (!parseNextPiece(entry)) settle(data, entry.name, entry.progress!.records);
+        } catch {
+          // Text damaged since the index was written: the collection stays unparsed, and the request that reads it
+          // gets the error naming the file, as without the warm-up.
+          failed = true;
+        }
       };
       for (let i = 0; i <= entry.cuts.length; i++) pieces.push(step);
     }
