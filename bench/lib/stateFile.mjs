@@ -63,6 +63,23 @@ const cpuMs = (pid, mainThreadOnly = false) => {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 };
 
+/**
+ * Resolves once the process has gone quiet (under 5 % of a core over each of four 250 ms windows in a row), with the
+ * ms that took: the command's warm-up after its ready line (the data file's collections parsed a piece per turn, the
+ * Solana runtime, the refusal paths) is over, and timed calls measure the state, not the warm-up sharing the loop.
+ */
+export async function settled(pid) {
+  const began = performance.now();
+  let last = cpuMs(pid);
+  for (let quiet = 0; quiet < 4; ) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const now = cpuMs(pid);
+    quiet = now - last < 12.5 ? quiet + 1 : 0;
+    last = now;
+  }
+  return performance.now() - began - 1000;
+}
+
 export const rssMb = (pid) => {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;

@@ -187,28 +187,30 @@ function parseNextPiece(entry: Unparsed): boolean {
 }
 
 /**
- * The warm-up of the collections still unparsed in `datas`: one piece of one collection per call, in file order,
+ * The warm-up of the collections still unparsed in `datas`: one piece of one collection per call, the smallest
+ * collections first (more of them are ready sooner; the largest, often webhook deliveries few requests read, last),
  * the last piece of each putting the parsed records in its place. Run a piece per turn after the ready line, it
  * spreads over many turns the parse a first read would otherwise do at once (~2 s holding the event loop for
  * 100,000 transfers). A piece of a collection that something read meanwhile (or replaced) does nothing.
  */
 export function warmingPieces(datas: Iterable<Data>): Array<() => void> {
+  const entries: Array<[Data, Unparsed]> = [];
+  for (const data of datas) for (const entry of unparsedOf.get(data)?.values() ?? []) entries.push([data, entry]);
+  entries.sort(([, a], [, b]) => a.end - a.start - (b.end - b.start));
   const pieces: Array<() => void> = [];
-  for (const data of datas) {
-    for (const entry of unparsedOf.get(data)?.values() ?? []) {
-      let failed = false;
-      const step = () => {
-        if (failed || unparsed(data, entry.name) !== entry) return;
-        try {
-          if (!parseNextPiece(entry)) settle(data, entry.name, entry.progress!.records);
-        } catch {
-          // Text damaged since the index was written: the collection stays unparsed, and the request that reads it
-          // gets the error naming the file, as without the warm-up.
-          failed = true;
-        }
-      };
-      for (let i = 0; i <= entry.cuts.length; i++) pieces.push(step);
-    }
+  for (const [data, entry] of entries) {
+    let failed = false;
+    const step = () => {
+      if (failed || unparsed(data, entry.name) !== entry) return;
+      try {
+        if (!parseNextPiece(entry)) settle(data, entry.name, entry.progress!.records);
+      } catch {
+        // Text damaged since the index was written: the collection stays unparsed, and the request that reads it
+        // gets the error naming the file, as without the warm-up.
+        failed = true;
+      }
+    };
+    for (let i = 0; i <= entry.cuts.length; i++) pieces.push(step);
   }
   return pieces;
 }
