@@ -43,6 +43,21 @@ describe("a transaction's view", () => {
     expect(ids(store.begin("p").collection(RECS).list())).toEqual(["a1", "b1", "c1"]);
   });
 
+  it("gives one view per collection, which reads the transaction as it is at each call: after writes, a savepoint's undo and a commit", async () => {
+    const tx = store.begin("p");
+    const recs = tx.collection(RECS);
+    expect(tx.collection(RECS)).toBe(recs);
+    expect(tx.collection(OTHERS)).not.toBe(recs);
+    const undo = tx.savepoint();
+    tx.collection(RECS).put("d", { id: "d", n: 1 });
+    expect(ids(recs.list())).toEqual(["a1", "b1", "c1", "d1"]);
+    undo();
+    expect(recs.get("d")).toBeUndefined();
+    recs.delete("a");
+    await tx.commit();
+    expect(ids(recs.list())).toEqual(["b1", "c1"]);
+  });
+
   it("hands out copies: changing what a read returned changes nothing stored", async () => {
     const tx = store.begin("p");
     const recs = tx.collection(RECS);
