@@ -26,6 +26,8 @@ export class CollectionIndexes<T> {
    * appending would not keep the object's order: a delete, or an id that is an array index (objects list those first).
    */
   private all: string[] | undefined;
+  /** The declared indexes, listed once: `update` runs on every write of a collection whose indexes are built. */
+  private readonly keyed: ReadonlyArray<[string, (record: T) => string | readonly string[] | undefined]>;
 
   constructor(
     private readonly of: CollectionOf<T>,
@@ -35,7 +37,8 @@ export class CollectionIndexes<T> {
     // The keys are listed once, for every index built here (each listing of a large object is slow: see `all`).
     const ids = Object.keys(all);
     this.all = ids;
-    for (const [index, keyOf] of Object.entries(of.indexes ?? {})) {
+    this.keyed = Object.entries(of.indexes ?? {});
+    for (const [index, keyOf] of this.keyed) {
       const map = new Map<string, Ids>();
       for (const id of ids) add(map, keyOf(all[id]!), id);
       this.byKey.set(index, map);
@@ -110,7 +113,7 @@ export class CollectionIndexes<T> {
   update(id: string, before: T | undefined, after: T | undefined): void {
     if (this.all && before === undefined && after !== undefined && !ARRAY_INDEX.test(id)) this.all.push(id);
     else if (this.all && (before === undefined) !== (after === undefined)) this.all = undefined;
-    for (const [index, keyOf] of Object.entries(this.of.indexes ?? {})) {
+    for (const [index, keyOf] of this.keyed) {
       const map = this.byKey.get(index)!;
       if (before !== undefined) remove(map, keyOf(before), id);
       if (after !== undefined) add(map, keyOf(after), id);
