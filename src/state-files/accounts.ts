@@ -165,7 +165,7 @@ export async function applyServerAccounts(
     for (const network in balances) {
       const tokens = balances[network]!;
       for (const token in tokens) {
-        if (credits.tryCredit(network, address, token, tokens[token]!, solanaHolder)) continue;
+        if (credits.tryCredit(network, address, token, tokens[token]!, solanaHolder, true)) continue;
         return creditFrom(where, address, balances!, { network, token }, solanaHolder);
       }
     }
@@ -178,7 +178,7 @@ export async function applyServerAccounts(
       for (const [token, amount] of Object.entries(tokens)) {
         const first: boolean = !reached && network === from.network && token === from.token;
         reached ||= first;
-        if (!reached || (!first && credits.tryCredit(network, address, token, amount, solanaHolder))) continue;
+        if (!reached || (!first && credits.tryCredit(network, address, token, amount, solanaHolder, true))) continue;
         credits.flush(); // the credit reads the mints as they are
         await at(file, `${where}.balances.${network}.${token}`, () => credit(ctx, network, address, token, amount, supplies));
       }
