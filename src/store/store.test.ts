@@ -319,6 +319,27 @@ describe("records handed over in a scratch store", () => {
     ).toEqual(["handed", "again"]);
   });
 
+  it("are found by their index keys after the writes, whether or not a read inside them used the index", async () => {
+    const NAMED = declareCollection<{ id: string; name: string }>("named4", { indexes: { name: (r) => r.name } });
+    const { scratch } = await store.fork(() => undefined);
+    const tx = scratch.begin("p");
+    const named = tx.collection(NAMED);
+    named.put("a", { id: "a", name: "first" });
+    expect(named.findBy("name", "first")?.id).toBe("a"); // the index is built before the writes below
+    await tx.handingOver(async () => {
+      named.put("a", { id: "a", name: "renamed" });
+      named.put("b", { id: "b", name: "second" });
+    });
+    expect(named.findBy("name", "first")).toBeUndefined();
+    expect(named.findBy("name", "renamed")?.id).toBe("a");
+    await tx.handingOver(async () => {
+      expect(named.findBy("name", "second")?.id).toBe("b");
+      named.delete("b");
+      named.put("c", { id: "c", name: "second" });
+    });
+    expect(named.findBy("name", "second")?.id).toBe("c");
+  });
+
   it("are pending again from a savepoint on, so that the savepoint still undoes what follows it", async () => {
     const { scratch } = await store.fork(() => undefined);
     const tx = scratch.begin("p");

@@ -171,6 +171,14 @@ export class Store {
     return found;
   }
 
+  /**
+   * Drops the indexes built for a project's collections; each is built again, from the records, on its first use
+   * after (as after a load).
+   */
+  forgetIndexes(project: ProjectRecord): void {
+    this.indexes.delete(project);
+  }
+
   /** The indexes already built for a collection of a project, which a commit keeps up to date. */
   builtIndexes(project: ProjectRecord, name: string): CollectionIndexes<unknown> | undefined {
     return this.indexes.get(project)?.get(name);
@@ -418,10 +426,15 @@ export class PendingTx implements ProjectTx {
    * commit would put them, rather than into pending writes copied there at the commit (~3 s of a start with 100,000
    * accounts, and their memory): a scratch is all-or-nothing already, adopted whole or dropped, so the transaction
    * need not be. The writes pending before are committed first, so the order of the writes is kept. Reads still hand
-   * out copies.
+   * out copies. The scratch's indexes built so far are dropped: a write keeps up to date only those built again by a
+   * read during `work` (an init file's checks its names itself), and the store that adopts the scratch builds its
+   * own anyway.
    */
   async handingOver<R>(work: () => Promise<R>): Promise<R> {
-    if (this.store.scratch) await this.commit();
+    if (this.store.scratch) {
+      await this.commit();
+      this.store.forgetIndexes(this.project);
+    }
     this.copyWrites = false;
     this.direct = this.store.scratch;
     try {
