@@ -159,6 +159,9 @@ export async function applyServerAccounts(
   const tokenAccounts = solana.map((a) => splCredits(a.balances).map(({ network, token }) => ({ mint: token.mint, program: programOf(network, token.mint) })));
   const derived = deriveAccounts({ evmKeys, solanaSeeds, tokenAccounts });
   const credits = new BulkCredits(ctx.store, supplies);
+  // Read before the bulk writes: whether the project holds accounts of each chain already.
+  const evmChecks = evmAccountOperations.newAccountChecks(ctx);
+  const solanaChecks = solanaAccountOperations.newAccountChecks(ctx);
   const creating: HandlerContext = { ...ctx, clock: isoOncePerMs(ctx.clock) };
   /** The credits of one account: at once while each is the plain case, through the operations from the first that is not. */
   const creditAll = (where: string, address: string, balances: Balances | undefined, solanaHolder?: SolanaHolder): Promise<void> | undefined => {
@@ -199,7 +202,7 @@ export async function applyServerAccounts(
         address = (await at(file, where, () => evmAccountOperations.importKey(Buffer.from(a.privateKey!.slice(2), "hex"), { name: a.name }, ctx))).body.address;
       } else {
         const derivedAddress = (derived.evmAddressNow(i) ?? (await derived.evmAddress(i))) as Hex;
-        atNow(file, where, () => evmAccountOperations.importDerived({ address: derivedAddress, privateKey }, { name: a.name }, creating));
+        atNow(file, where, () => evmAccountOperations.importDerived({ address: derivedAddress, privateKey }, { name: a.name }, creating, evmChecks));
         address = derivedAddress;
       }
       const crediting = creditAll(where, address, a.balances);
@@ -214,7 +217,7 @@ export async function applyServerAccounts(
         throw new StateFileError(file, where, `privateKey is ${fromBase58(a.privateKey!).length} bytes; expected a 32-byte seed or a 64-byte secret key`);
       const solanaDerived = derived.solanaNow(i) ?? (await derived.solana(i));
       const key = { address: solanaDerived.address, seedHex: Buffer.from(seed.buffer, seed.byteOffset, seed.byteLength).toString("hex") };
-      atNow(file, where, () => solanaAccountOperations.importDerived(key, { name: a.name }, creating));
+      atNow(file, where, () => solanaAccountOperations.importDerived(key, { name: a.name }, creating, solanaChecks));
       const crediting = creditAll(where, key.address, a.balances, { derived: solanaDerived, asked: tokenAccounts[i]! });
       if (crediting) await crediting;
     }

@@ -107,6 +107,15 @@ describe("an init file's accounts written in bulk", () => {
       (f) => {
         f.evmAccounts![45]!.privateKey = `0x${"ff".repeat(32)}`;
       },
+      (f) => {
+        f.evmAccounts![46]!.privateKey = f.evmAccounts![3]!.privateKey!.toUpperCase().replace("0X", "0x");
+      },
+      (f) => {
+        f.solanaAccounts![47]!.privateKey = f.solanaAccounts![5]!.privateKey;
+      },
+      (f) => {
+        f.evmAccounts![48]!.name = "evm-47";
+      },
     ];
     for (const change of cases) {
       const file = mixedFile();
