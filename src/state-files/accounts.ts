@@ -29,7 +29,7 @@ import { PendingTx } from "../store/store.js";
 import type { HandlerContext } from "../wallet/types.js";
 import { BulkCredits, type SolanaHolder, splToken } from "./bulkCredits.js";
 import { deriveAccounts } from "./deriveThreads.js";
-import { at, atNow, checkBody, credit, type EntryDeps, operationsFor } from "./entries.js";
+import { at, checkBody, credit, type EntryDeps, failedAt, operationsFor } from "./entries.js";
 import type { Balances, ProjectContent } from "./model.js";
 import { StateFileError } from "./read.js";
 
@@ -163,13 +163,21 @@ export async function applyServerAccounts(
   const evmChecks = evmAccountOperations.newAccountChecks(ctx);
   const solanaChecks = solanaAccountOperations.newAccountChecks(ctx);
   const creating: HandlerContext = { ...ctx, clock: isoOncePerMs(ctx.clock) };
+  /** The JSON path of an account's entry (made only when it is named: a failure, a credit through the operations). */
+  const entry = (list: "evmAccounts" | "solanaAccounts", i: number) => `${path}.${list}[${i}]`;
   /** The credits of one account: at once while each is the plain case, through the operations from the first that is not. */
-  const creditAll = (where: string, address: string, balances: Balances | undefined, solanaHolder?: SolanaHolder): Promise<void> | undefined => {
+  const creditAll = (
+    list: "evmAccounts" | "solanaAccounts",
+    i: number,
+    address: string,
+    balances: Balances | undefined,
+    solanaHolder?: SolanaHolder,
+  ): Promise<void> | undefined => {
     for (const network in balances) {
       const tokens = balances[network]!;
       for (const token in tokens) {
         if (credits.tryCredit(network, address, token, tokens[token]!, solanaHolder, true)) continue;
-        return creditFrom(where, address, balances!, { network, token }, solanaHolder);
+        return creditFrom(entry(list, i), address, balances!, { network, token }, solanaHolder);
       }
     }
     return undefined;
@@ -194,31 +202,41 @@ export async function applyServerAccounts(
       // Now and then the loop lets the threads' answers in, so they get their next accounts while it writes.
       if (i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
       const a = evm[i]!;
-      const where = `${path}.evmAccounts[${i}]`;
       const privateKey = evmKeys[i];
       let address: string;
       if (privateKey === undefined) {
         // A fixed key that is no secp256k1 scalar: the import refuses it.
-        address = (await at(file, where, () => evmAccountOperations.importKey(Buffer.from(a.privateKey!.slice(2), "hex"), { name: a.name }, ctx))).body.address;
+        const refused = () => evmAccountOperations.importKey(Buffer.from(a.privateKey!.slice(2), "hex"), { name: a.name }, ctx);
+        address = (await at(file, entry("evmAccounts", i), refused)).body.address;
       } else {
-        const derivedAddress = (derived.evmAddressNow(i) ?? (await derived.evmAddress(i))) as Hex;
-        atNow(file, where, () => evmAccountOperations.importDerived({ address: derivedAddress, privateKey }, { name: a.name }, creating, evmChecks));
-        address = derivedAddress;
+        address = derived.evmAddressNow(i) ?? (await derived.evmAddress(i));
+        try {
+          evmAccountOperations.importDerived({ address: address as Hex, privateKey }, { name: a.name }, creating, evmChecks);
+        } catch (error) {
+          throw failedAt(file, entry("evmAccounts", i), error);
+        }
       }
-      const crediting = creditAll(where, address, a.balances);
+      const crediting = creditAll("evmAccounts", i, address, a.balances);
       if (crediting) await crediting;
     }
     for (let i = 0; i < solana.length; i++) {
       if (i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
       const a = solana[i]!;
-      const where = `${path}.solanaAccounts[${i}]`;
       const seed = solanaSeeds[i];
       if (seed === undefined)
-        throw new StateFileError(file, where, `privateKey is ${fromBase58(a.privateKey!).length} bytes; expected a 32-byte seed or a 64-byte secret key`);
+        throw new StateFileError(
+          file,
+          entry("solanaAccounts", i),
+          `privateKey is ${fromBase58(a.privateKey!).length} bytes; expected a 32-byte seed or a 64-byte secret key`,
+        );
       const solanaDerived = derived.solanaNow(i) ?? (await derived.solana(i));
       const key = { address: solanaDerived.address, seedHex: Buffer.from(seed.buffer, seed.byteOffset, seed.byteLength).toString("hex") };
-      atNow(file, where, () => solanaAccountOperations.importDerived(key, { name: a.name }, creating, solanaChecks));
-      const crediting = creditAll(where, key.address, a.balances, { derived: solanaDerived, asked: tokenAccounts[i]! });
+      try {
+        solanaAccountOperations.importDerived(key, { name: a.name }, creating, solanaChecks);
+      } catch (error) {
+        throw failedAt(file, entry("solanaAccounts", i), error);
+      }
+      const crediting = creditAll("solanaAccounts", i, key.address, a.balances, { derived: solanaDerived, asked: tokenAccounts[i]! });
       if (crediting) await crediting;
     }
     credits.flush();

@@ -39,8 +39,12 @@ import type { SolanaDerived, TokenAccountKey } from "./deriveThreads.js";
 const MAX_UINT256 = 2n ** 256n - 1n;
 const MAX_U64 = 2n ** 64n - 1n;
 
-/** A token as a credit names it on a network: an EVM asset (its contract, or the native address), SOL, or an SPL mint. */
-type Asset = { kind: "evm"; address: string; decimals: number } | { kind: "sol"; decimals: number } | { kind: "spl"; token: SolanaToken };
+/**
+ * A token as a credit names it on a network: an EVM asset (its contract, or the native address), SOL, or an SPL
+ * mint; `id`, the network and the asset's address (its supply's key in the tally; none for SOL), the same whichever
+ * name the credit gives it.
+ */
+type Asset = { id: string } & ({ kind: "evm"; address: string; decimals: number } | { kind: "sol"; decimals: number } | { kind: "spl"; token: SolanaToken });
 
 /** The SPL token a credit names on a Solana network, or undefined (SOL, another chain, a token the table lacks). */
 export function splToken(network: string, token: string): SolanaToken | undefined {
@@ -54,11 +58,11 @@ function assetOf(network: string, token: string): Asset | undefined {
   if (isSolanaNetwork(network)) {
     const asset = solanaTokenBySymbol(network, token) ?? solanaTokenByMint(network, token);
     if (!asset) return undefined;
-    return asset === SOL ? { kind: "sol", decimals: SOL.decimals } : { kind: "spl", token: asset };
+    return asset === SOL ? { id: `${network}|`, kind: "sol", decimals: SOL.decimals } : { id: `${network}|${asset.mint}`, kind: "spl", token: asset };
   }
   if (!(network in EVM_NETWORKS)) return undefined;
   const asset = evmTokenBySymbol(network, token) ?? evmTokenByAddress(network, token);
-  return asset && { kind: "evm", address: asset.address, decimals: asset.decimals };
+  return asset && { id: `${network}|${asset.address}`, kind: "evm", address: asset.address, decimals: asset.decimals };
 }
 
 /** The holder of the credits coming in (an account's credits come one after the other), and what it was credited. */
@@ -80,8 +84,10 @@ export interface SolanaHolder {
 }
 
 export class BulkCredits {
-  private readonly assets = new Map<string, Asset | undefined>();
-  private readonly units = new Map<string, bigint | undefined>();
+  /** Network → name → asset. */
+  private readonly assets = new Map<string, Map<string, Asset | undefined>>();
+  /** Amount text → decimals → units. */
+  private readonly units = new Map<string, Map<number, bigint | undefined>>();
   /** Mints credited since the last flush, with the units they gained. */
   private readonly minted = new Map<string, { network: string; mint: string; program: string; units: bigint }>();
 
@@ -103,30 +109,38 @@ export class BulkCredits {
    * operations). `isNew`: the account was made by this bulk, and this and its other credits come one after the other.
    */
   tryCredit(network: string, address: string, token: string, amount: string, solana?: SolanaHolder, isNew = false): boolean {
-    const assetId = `${network}|${token}`;
-    if (!this.assets.has(assetId)) this.assets.set(assetId, assetOf(network, token));
-    const asset = this.assets.get(assetId);
+    // Looked up by network, then name (and amount, then decimals): no key made per credit.
+    let byName = this.assets.get(network);
+    if (!byName) {
+      byName = new Map();
+      this.assets.set(network, byName);
+    }
+    if (!byName.has(token)) byName.set(token, assetOf(network, token));
+    const asset = byName.get(token);
     if (this.holder?.address !== address) this.holder = { address, credited: [], throughOperations: false };
     const holder = this.holder;
     if (!asset || (asset.kind === "evm") !== (solana === undefined)) return this.notPlain(holder);
     const decimals = asset.kind === "spl" ? asset.token.decimals : asset.decimals;
-    const unitsId = `${amount}|${decimals}`;
-    if (!this.units.has(unitsId)) this.units.set(unitsId, toUnits(amount, decimals));
-    const units = this.units.get(unitsId);
+    let byDecimals = this.units.get(amount);
+    if (!byDecimals) {
+      byDecimals = new Map();
+      this.units.set(amount, byDecimals);
+    }
+    if (!byDecimals.has(decimals)) byDecimals.set(decimals, toUnits(amount, decimals));
+    const units = byDecimals.get(decimals);
     if (units === undefined) return this.notPlain(holder);
     // Nothing of the holder to read: a new account, a ledger empty before, and no credit of this asset yet (a
     // token named twice, by symbol and by address, is credited twice), none through the operations.
-    const credited = `${network}|${asset.kind === "evm" ? asset.address : asset.kind === "sol" ? "" : asset.token.mint}`;
-    const fresh = isNew && this.emptyLedger && !holder.throughOperations && !holder.credited.includes(credited);
+    const fresh = isNew && this.emptyLedger && !holder.throughOperations && !holder.credited.includes(asset.id);
     if (fresh && asset.kind === "spl") holder.tokenAccounts ??= new Map();
     const done =
       asset.kind === "evm"
-        ? this.creditEvm(network, address, asset.address, units, fresh)
+        ? this.creditEvm(network, address, asset.address, asset.id, units, fresh)
         : asset.kind === "sol"
           ? this.creditSol(network, address, units, fresh)
-          : this.creditSpl(network, address, asset.token, units, solana!, fresh ? holder.tokenAccounts : undefined);
+          : this.creditSpl(network, address, asset.token, asset.id, units, solana!, fresh ? holder.tokenAccounts : undefined);
     if (!done) return this.notPlain(holder);
-    holder.credited.push(credited);
+    holder.credited.push(asset.id);
     return true;
   }
 
@@ -148,12 +162,11 @@ export class BulkCredits {
     return true;
   }
 
-  private creditEvm(network: string, holder: string, asset: string, units: bigint, fresh: boolean): boolean {
+  private creditEvm(network: string, holder: string, asset: string, id: string, units: bigint, fresh: boolean): boolean {
     const balance = (fresh ? 0n : evmBalanceOf(this.store, network, asset, holder)) + units;
     if (balance > MAX_UINT256) return false;
     if (asset !== NATIVE_TOKEN_ADDRESS) {
       // An ERC-20 token's supply is what its holders hold together: read once, then counted credit by credit.
-      const id = `${network}|${asset}`;
       const supply = (this.supplies.get(id) ?? evmTotalHeld(this.store, network, asset)) + units;
       if (supply > MAX_UINT256) return false;
       this.supplies.set(id, supply);
@@ -163,8 +176,15 @@ export class BulkCredits {
   }
 
   /** `ownerAccounts`: the token accounts of a fresh owner made in this bulk, per network (else undefined: read them). */
-  private creditSpl(network: string, owner: string, token: SolanaToken, units: bigint, holder: SolanaHolder, ownerAccounts?: Map<string, string[]>): boolean {
-    const id = `${network}|${token.mint}`;
+  private creditSpl(
+    network: string,
+    owner: string,
+    token: SolanaToken,
+    id: string,
+    units: bigint,
+    holder: SolanaHolder,
+    ownerAccounts?: Map<string, string[]>,
+  ): boolean {
     const supply = (this.supplies.get(id) ?? mintSupplyOf(this.store, network, token.mint)) + units;
     if (units > MAX_U64 || supply > MAX_U64 || (!ownerAccounts && tokenBalanceOf(this.store, network, owner, token.mint) !== 0n)) return false;
     this.supplies.set(id, supply);
