@@ -108,7 +108,9 @@ function* drawEvmKeys(random: Random, count: number): Generator<Hex> {
     }
     const key = pool.subarray(at, at + 32);
     at += 32;
-    if (!isValidEvmPrivateKey(key)) continue;
+    // A first byte from 0x01 to 0xfe is a scalar in range at once (the curve's order begins with 0xff); the rest, one
+    // key in 128, are checked in full (the full check goes through hex text and a bigint).
+    if ((key[0]! === 0 || key[0]! === 0xff) && !isValidEvmPrivateKey(key)) continue;
     made++;
     yield `0x${Buffer.from(key.buffer, key.byteOffset, 32).toString("hex")}`;
   }
