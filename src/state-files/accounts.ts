@@ -28,7 +28,7 @@ import { solanaAccountOperations } from "../wallet/solana-accounts/accounts.js";
 import { PendingTx } from "../store/store.js";
 import type { HandlerContext } from "../wallet/types.js";
 import { BulkCredits, type SolanaHolder, splToken } from "./bulkCredits.js";
-import { deriveAccounts } from "./deriveThreads.js";
+import { deriveAccounts, type TokenAccountKey } from "./deriveThreads.js";
 import { at, checkBody, credit, type EntryDeps, failedAt, operationsFor } from "./entries.js";
 import type { Balances, ProjectContent } from "./model.js";
 import { StateFileError } from "./read.js";
@@ -148,9 +148,6 @@ export async function applyServerAccounts(
 
   const newEvmKeys = drawEvmKeys(ctx.random, evm.filter((a) => a.privateKey === undefined).length);
   const evmKeys = evm.map((a) => (a.privateKey === undefined ? newEvmKeys.next().value! : fixedEvmKey(a.privateKey)));
-  const newSeeds = ctx.random.bytes(32 * solana.filter((a) => a.privateKey === undefined).length);
-  let drawn = 0;
-  const solanaSeeds = solana.map((a) => (a.privateKey === undefined ? newSeeds.subarray(32 * drawn, 32 * ++drawn) : fixedSolanaSeed(a.privateKey)));
   // The token program of each mint as the first credit will find it (a mint not written yet is the Token program's).
   const programs = new Map<string, string>();
   const programOf = (network: string, mint: string) => {
@@ -158,8 +155,17 @@ export async function applyServerAccounts(
     if (!programs.has(id)) programs.set(id, viewSolanaAccount(ctx.store, network, mint)?.owner ?? TOKEN_PROGRAM);
     return programs.get(id)!;
   };
-  const tokenAccounts = solana.map((a) => splCredits(a.balances).map(({ network, token }) => ({ mint: token.mint, program: programOf(network, token.mint) })));
-  const derived = deriveAccounts({ evmKeys, solanaSeeds, tokenAccounts });
+  // The Solana seeds are drawn (after the EVM keys, as the operations draw them) once the EVM keys went to the threads.
+  let solanaSeeds: Array<Uint8Array | undefined> = [];
+  let tokenAccounts: TokenAccountKey[][] = [];
+  const drawSolana = () => {
+    const newSeeds = ctx.random.bytes(32 * solana.filter((a) => a.privateKey === undefined).length);
+    let drawn = 0;
+    solanaSeeds = solana.map((a) => (a.privateKey === undefined ? newSeeds.subarray(32 * drawn, 32 * ++drawn) : fixedSolanaSeed(a.privateKey)));
+    tokenAccounts = solana.map((a) => splCredits(a.balances).map(({ network, token }) => ({ mint: token.mint, program: programOf(network, token.mint) })));
+    return { solanaSeeds, tokenAccounts };
+  };
+  const derived = deriveAccounts({ evmKeys, solanaSeeds: [], tokenAccounts: [] }, { count: solana.length, make: drawSolana });
   const credits = new BulkCredits(ctx.store, supplies);
   // Read before the bulk writes: whether the project holds accounts of each chain already.
   const evmChecks = evmAccountOperations.newAccountChecks(ctx);
