@@ -28,8 +28,8 @@ import { solanaAccountOperations } from "../wallet/solana-accounts/accounts.js";
 import { PendingTx } from "../store/store.js";
 import type { HandlerContext } from "../wallet/types.js";
 import { BulkCredits, type SolanaHolder, splToken } from "./bulkCredits.js";
-import { deriveAccounts } from "./deriveThreads.js";
-import { at, atNow, checkBody, credit, type EntryDeps, operationsFor } from "./entries.js";
+import { deriveAccounts, type TokenAccountKey } from "./deriveThreads.js";
+import { at, checkBody, credit, type EntryDeps, failedAt, operationsFor } from "./entries.js";
 import type { Balances, ProjectContent } from "./model.js";
 import { StateFileError } from "./read.js";
 
@@ -108,7 +108,9 @@ function* drawEvmKeys(random: Random, count: number): Generator<Hex> {
     }
     const key = pool.subarray(at, at + 32);
     at += 32;
-    if (!isValidEvmPrivateKey(key)) continue;
+    // A first byte from 0x01 to 0xfe is a scalar in range at once (the curve's order begins with 0xff); the rest, one
+    // key in 128, are checked in full (the full check goes through hex text and a bigint).
+    if ((key[0]! === 0 || key[0]! === 0xff) && !isValidEvmPrivateKey(key)) continue;
     made++;
     yield `0x${Buffer.from(key.buffer, key.byteOffset, 32).toString("hex")}`;
   }
@@ -146,9 +148,6 @@ export async function applyServerAccounts(
 
   const newEvmKeys = drawEvmKeys(ctx.random, evm.filter((a) => a.privateKey === undefined).length);
   const evmKeys = evm.map((a) => (a.privateKey === undefined ? newEvmKeys.next().value! : fixedEvmKey(a.privateKey)));
-  const newSeeds = ctx.random.bytes(32 * solana.filter((a) => a.privateKey === undefined).length);
-  let drawn = 0;
-  const solanaSeeds = solana.map((a) => (a.privateKey === undefined ? newSeeds.subarray(32 * drawn, 32 * ++drawn) : fixedSolanaSeed(a.privateKey)));
   // The token program of each mint as the first credit will find it (a mint not written yet is the Token program's).
   const programs = new Map<string, string>();
   const programOf = (network: string, mint: string) => {
@@ -156,17 +155,37 @@ export async function applyServerAccounts(
     if (!programs.has(id)) programs.set(id, viewSolanaAccount(ctx.store, network, mint)?.owner ?? TOKEN_PROGRAM);
     return programs.get(id)!;
   };
-  const tokenAccounts = solana.map((a) => splCredits(a.balances).map(({ network, token }) => ({ mint: token.mint, program: programOf(network, token.mint) })));
-  const derived = deriveAccounts({ evmKeys, solanaSeeds, tokenAccounts });
+  // The Solana seeds are drawn (after the EVM keys, as the operations draw them) once the EVM keys went to the threads.
+  let solanaSeeds: Array<Uint8Array | undefined> = [];
+  let tokenAccounts: TokenAccountKey[][] = [];
+  const drawSolana = () => {
+    const newSeeds = ctx.random.bytes(32 * solana.filter((a) => a.privateKey === undefined).length);
+    let drawn = 0;
+    solanaSeeds = solana.map((a) => (a.privateKey === undefined ? newSeeds.subarray(32 * drawn, 32 * ++drawn) : fixedSolanaSeed(a.privateKey)));
+    tokenAccounts = solana.map((a) => splCredits(a.balances).map(({ network, token }) => ({ mint: token.mint, program: programOf(network, token.mint) })));
+    return { solanaSeeds, tokenAccounts };
+  };
+  const derived = deriveAccounts({ evmKeys, solanaSeeds: [], tokenAccounts: [] }, { count: solana.length, make: drawSolana });
   const credits = new BulkCredits(ctx.store, supplies);
+  // Read before the bulk writes: whether the project holds accounts of each chain already.
+  const evmChecks = evmAccountOperations.newAccountChecks(ctx);
+  const solanaChecks = solanaAccountOperations.newAccountChecks(ctx);
   const creating: HandlerContext = { ...ctx, clock: isoOncePerMs(ctx.clock) };
+  /** The JSON path of an account's entry (made only when it is named: a failure, a credit through the operations). */
+  const entry = (list: "evmAccounts" | "solanaAccounts", i: number) => `${path}.${list}[${i}]`;
   /** The credits of one account: at once while each is the plain case, through the operations from the first that is not. */
-  const creditAll = (where: string, address: string, balances: Balances | undefined, solanaHolder?: SolanaHolder): Promise<void> | undefined => {
+  const creditAll = (
+    list: "evmAccounts" | "solanaAccounts",
+    i: number,
+    address: string,
+    balances: Balances | undefined,
+    solanaHolder?: SolanaHolder,
+  ): Promise<void> | undefined => {
     for (const network in balances) {
       const tokens = balances[network]!;
       for (const token in tokens) {
-        if (credits.tryCredit(network, address, token, tokens[token]!, solanaHolder)) continue;
-        return creditFrom(where, address, balances!, { network, token }, solanaHolder);
+        if (credits.tryCredit(network, address, token, tokens[token]!, solanaHolder, true)) continue;
+        return creditFrom(entry(list, i), address, balances!, { network, token }, solanaHolder);
       }
     }
     return undefined;
@@ -178,7 +197,7 @@ export async function applyServerAccounts(
       for (const [token, amount] of Object.entries(tokens)) {
         const first: boolean = !reached && network === from.network && token === from.token;
         reached ||= first;
-        if (!reached || (!first && credits.tryCredit(network, address, token, amount, solanaHolder))) continue;
+        if (!reached || (!first && credits.tryCredit(network, address, token, amount, solanaHolder, true))) continue;
         credits.flush(); // the credit reads the mints as they are
         await at(file, `${where}.balances.${network}.${token}`, () => credit(ctx, network, address, token, amount, supplies));
       }
@@ -191,31 +210,41 @@ export async function applyServerAccounts(
       // Now and then the loop lets the threads' answers in, so they get their next accounts while it writes.
       if (i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
       const a = evm[i]!;
-      const where = `${path}.evmAccounts[${i}]`;
       const privateKey = evmKeys[i];
       let address: string;
       if (privateKey === undefined) {
         // A fixed key that is no secp256k1 scalar: the import refuses it.
-        address = (await at(file, where, () => evmAccountOperations.importKey(Buffer.from(a.privateKey!.slice(2), "hex"), { name: a.name }, ctx))).body.address;
+        const refused = () => evmAccountOperations.importKey(Buffer.from(a.privateKey!.slice(2), "hex"), { name: a.name }, ctx);
+        address = (await at(file, entry("evmAccounts", i), refused)).body.address;
       } else {
-        const derivedAddress = (derived.evmAddressNow(i) ?? (await derived.evmAddress(i))) as Hex;
-        atNow(file, where, () => evmAccountOperations.importDerived({ address: derivedAddress, privateKey }, { name: a.name }, creating));
-        address = derivedAddress;
+        address = derived.evmAddressNow(i) ?? (await derived.evmAddress(i));
+        try {
+          evmAccountOperations.importDerived({ address: address as Hex, privateKey }, { name: a.name }, creating, evmChecks);
+        } catch (error) {
+          throw failedAt(file, entry("evmAccounts", i), error);
+        }
       }
-      const crediting = creditAll(where, address, a.balances);
+      const crediting = creditAll("evmAccounts", i, address, a.balances);
       if (crediting) await crediting;
     }
     for (let i = 0; i < solana.length; i++) {
       if (i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
       const a = solana[i]!;
-      const where = `${path}.solanaAccounts[${i}]`;
       const seed = solanaSeeds[i];
       if (seed === undefined)
-        throw new StateFileError(file, where, `privateKey is ${fromBase58(a.privateKey!).length} bytes; expected a 32-byte seed or a 64-byte secret key`);
+        throw new StateFileError(
+          file,
+          entry("solanaAccounts", i),
+          `privateKey is ${fromBase58(a.privateKey!).length} bytes; expected a 32-byte seed or a 64-byte secret key`,
+        );
       const solanaDerived = derived.solanaNow(i) ?? (await derived.solana(i));
       const key = { address: solanaDerived.address, seedHex: Buffer.from(seed.buffer, seed.byteOffset, seed.byteLength).toString("hex") };
-      atNow(file, where, () => solanaAccountOperations.importDerived(key, { name: a.name }, creating));
-      const crediting = creditAll(where, key.address, a.balances, { derived: solanaDerived, asked: tokenAccounts[i]! });
+      try {
+        solanaAccountOperations.importDerived(key, { name: a.name }, creating, solanaChecks);
+      } catch (error) {
+        throw failedAt(file, entry("solanaAccounts", i), error);
+      }
+      const crediting = creditAll("solanaAccounts", i, key.address, a.balances, { derived: solanaDerived, asked: tokenAccounts[i]! });
       if (crediting) await crediting;
     }
     credits.flush();

@@ -69,6 +69,46 @@ describe("deriving an init file's accounts on helper threads", () => {
     }
   });
 
+  it("sends the EVM keys out before the Solana part is made, and derives that part the same", async () => {
+    const evmKeys = Array.from({ length: 700 }, (_, i) => `0x${Buffer.from(bytes("later-evm", i)).toString("hex")}` as const);
+    const solanaSeeds = Array.from({ length: 600 }, (_, i) => bytes("later", i));
+    const tokenAccounts: TokenAccountKey[][] = solanaSeeds.map(() => [{ mint: USDC, program: TOKEN_PROGRAM }]);
+    let made = 0;
+    const derived = deriveAccounts(
+      { evmKeys, solanaSeeds: [], tokenAccounts: [] },
+      {
+        count: solanaSeeds.length,
+        make: () => {
+          made++;
+          return { solanaSeeds, tokenAccounts };
+        },
+      },
+    );
+    try {
+      expect(made).toBe(1);
+      for (const [i, key] of evmKeys.entries()) expect(await derived.evmAddress(i)).toBe(privateKeyToAddress(key));
+      for (const [i, seed] of solanaSeeds.entries()) {
+        const solana = await derived.solana(i);
+        expect(solana.address).toBe(getBase58Decoder().decode(ed25519.getPublicKey(seed)));
+        expect(solana.tokenAccounts).toEqual([associatedTokenAddress(solana.address, USDC, TOKEN_PROGRAM)]);
+      }
+      expect(derived.derivedOnThreads()).toBeGreaterThan(0);
+    } finally {
+      derived.close();
+    }
+    // Without EVM keys, the thread gets the Solana jobs once they are made.
+    const solanaOnly = deriveAccounts(
+      { evmKeys: [], solanaSeeds: [], tokenAccounts: [] },
+      { count: solanaSeeds.length, make: () => ({ solanaSeeds, tokenAccounts }) },
+    );
+    try {
+      for (const [i, seed] of solanaSeeds.entries()) expect((await solanaOnly.solana(i)).address).toBe(getBase58Decoder().decode(ed25519.getPublicKey(seed)));
+      expect(solanaOnly.derivedOnThreads()).toBeGreaterThan(0);
+    } finally {
+      solanaOnly.close();
+    }
+  });
+
   it("derives a few accounts on the main thread, without starting threads", async () => {
     const derived = deriveAccounts({
       evmKeys: [`0x${"11".repeat(32)}`],

@@ -64,17 +64,26 @@ export function makeDeriver(libs: DeriverLibraries): Deriver {
     }
     throw new Error("no program address for these seeds");
   };
+  // An EVM address is written into one buffer, "0x" then the hex of the key's hash, made upper case where the
+  // checksum says, and read out as one string (a string built a character at a time left 40 pieces a key).
+  const privateKey = Buffer.alloc(32);
+  const text = Buffer.from("0x".padEnd(42, "0"), "latin1");
+  const hex = text.subarray(2);
   const evmAddress = (key: string): string => {
-    const publicKey = secp256k1.publicKeyCreate(Buffer.from(key.slice(2), "hex"), false);
-    const hex = Buffer.from(keccak256(publicKey.subarray(1)).subarray(12)).toString("hex");
-    const checksum = keccak256(Buffer.from(hex, "ascii"));
-    let address = "0x";
+    privateKey.write(key.slice(2), "hex");
+    const hash = keccak256(secp256k1.publicKeyCreate(privateKey, false).subarray(1));
+    for (let i = 0; i < 20; i++) {
+      const high = hash[12 + i]! >> 4;
+      const low = hash[12 + i]! & 15;
+      hex[2 * i] = high < 10 ? 48 + high : 87 + high; // '0'-'9', 'a'-'f'
+      hex[2 * i + 1] = low < 10 ? 48 + low : 87 + low;
+    }
+    const checksum = keccak256(hex);
     for (let i = 0; i < 40; i++) {
       // A letter is upper case when its nibble of the hash of the lowercase address is 8 or more.
-      const nibble = (checksum[i >> 1]! >> (i & 1 ? 0 : 4)) & 0xf;
-      address += nibble >= 8 ? hex[i]!.toUpperCase() : hex[i]!;
+      if (hex[i]! > 57 && ((checksum[i >> 1]! >> (i & 1 ? 0 : 4)) & 0xf) >= 8) hex[i] = hex[i]! - 32;
     }
-    return address;
+    return text.toString("latin1");
   };
   return (job) => {
     if (job.keys) return { addresses: job.keys.map((key) => (key === null ? null : evmAddress(key))) };

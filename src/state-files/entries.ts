@@ -23,23 +23,17 @@ export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** A failure of the entry at `path`, as a StateFileError (one already is: it names its own place). */
+export function failedAt(file: string, path: string, error: unknown): StateFileError {
+  return error instanceof StateFileError ? error : new StateFileError(file, path, messageOf(error));
+}
+
 /** Runs `work`; any failure becomes a StateFileError at `at`. */
 export async function at<T>(file: string, path: string, work: () => T | Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof StateFileError) throw error;
-    throw new StateFileError(file, path, messageOf(error));
-  }
-}
-
-/** `at` for work that does not wait: no promise per call, for the bulk of an init file's accounts. */
-export function atNow<T>(file: string, path: string, work: () => T): T {
-  try {
-    return work();
-  } catch (error) {
-    if (error instanceof StateFileError) throw error;
-    throw new StateFileError(file, path, messageOf(error));
+    throw failedAt(file, path, error);
   }
 }
 

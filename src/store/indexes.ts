@@ -26,6 +26,8 @@ export class CollectionIndexes<T> {
    * appending would not keep the object's order: a delete, or an id that is an array index (objects list those first).
    */
   private all: string[] | undefined;
+  /** The declared indexes, listed once: `update` runs on every write of a collection whose indexes are built. */
+  private readonly keyed: ReadonlyArray<[string, (record: T) => string | readonly string[] | undefined]>;
 
   constructor(
     private readonly of: CollectionOf<T>,
@@ -38,7 +40,8 @@ export class CollectionIndexes<T> {
     const ids = Object.keys(all);
     this.all = ids;
     const values = ids.map((id) => all[id]!);
-    for (const [index, keyOf] of Object.entries(of.indexes ?? {})) {
+    this.keyed = Object.entries(of.indexes ?? {});
+    for (const [index, keyOf] of this.keyed) {
       const map = new Map<string, Ids>();
       for (let i = 0; i < ids.length; i++) add(map, keyOf(values[i]!), ids[i]!);
       this.byKey.set(index, map);
@@ -116,7 +119,7 @@ export class CollectionIndexes<T> {
   update(id: string, before: T | undefined, after: T | undefined): void {
     if (this.all && before === undefined && after !== undefined && !ARRAY_INDEX.test(id)) this.all.push(id);
     else if (this.all && (before === undefined) !== (after === undefined)) this.all = undefined;
-    for (const [index, keyOf] of Object.entries(this.of.indexes ?? {})) {
+    for (const [index, keyOf] of this.keyed) {
       const map = this.byKey.get(index)!;
       if (before !== undefined) remove(map, keyOf(before), id);
       if (after !== undefined) add(map, keyOf(after), id);

@@ -46,6 +46,21 @@ describe("a transaction's view", () => {
     expect(ids(store.begin("p").collection(RECS).list())).toEqual(["a1", "b1", "c1"]);
   });
 
+  it("gives one view per collection, which reads the transaction as it is at each call: after writes, a savepoint's undo and a commit", async () => {
+    const tx = store.begin("p");
+    const recs = tx.collection(RECS);
+    expect(tx.collection(RECS)).toBe(recs);
+    expect(tx.collection(OTHERS)).not.toBe(recs);
+    const undo = tx.savepoint();
+    tx.collection(RECS).put("d", { id: "d", n: 1 });
+    expect(ids(recs.list())).toEqual(["a1", "b1", "c1", "d1"]);
+    undo();
+    expect(recs.get("d")).toBeUndefined();
+    recs.delete("a");
+    await tx.commit();
+    expect(ids(recs.list())).toEqual(["b1", "c1"]);
+  });
+
   it("hands out copies: changing what a read returned changes nothing stored", async () => {
     const tx = store.begin("p");
     const recs = tx.collection(RECS);
@@ -315,6 +330,27 @@ describe("records handed over in a scratch store", () => {
         .list()
         .map((r) => r.name),
     ).toEqual(["handed", "again"]);
+  });
+
+  it("are found by their index keys after the writes, whether or not a read inside them used the index", async () => {
+    const NAMED = declareCollection<{ id: string; name: string }>("named4", { indexes: { name: (r) => r.name } });
+    const { scratch } = await store.fork(() => undefined);
+    const tx = scratch.begin("p");
+    const named = tx.collection(NAMED);
+    named.put("a", { id: "a", name: "first" });
+    expect(named.findBy("name", "first")?.id).toBe("a"); // the index is built before the writes below
+    await tx.handingOver(async () => {
+      named.put("a", { id: "a", name: "renamed" });
+      named.put("b", { id: "b", name: "second" });
+    });
+    expect(named.findBy("name", "first")).toBeUndefined();
+    expect(named.findBy("name", "renamed")?.id).toBe("a");
+    await tx.handingOver(async () => {
+      expect(named.findBy("name", "second")?.id).toBe("b");
+      named.delete("b");
+      named.put("c", { id: "c", name: "second" });
+    });
+    expect(named.findBy("name", "second")?.id).toBe("c");
   });
 
   it("are pending again from a savepoint on, so that the savepoint still undoes what follows it", async () => {

@@ -4,7 +4,8 @@
  * function (here the same one, wrapped) applies the file through them one by one, as before the bulk path: both
  * must leave the very same state, byte for byte and in the same order, and refuse a bad file with the same message.
  * The files mix what the bulk path hands back to the operations: fixed keys, a token named twice (by symbol and by
- * mint or contract), zero amounts, a second network, smart accounts owned by the accounts, funding after them.
+ * mint or contract), zero amounts, a second network (a wallet with a token account on each), smart accounts owned
+ * by the accounts, funding after them.
  */
 import { createHash } from "node:crypto";
 import bs58 from "bs58";
@@ -33,14 +34,14 @@ function mixedFile(): StateFile {
     name: `evm-${i}`,
     ...(i % 7 === 3 ? { privateKey: `0x${(i + 1).toString(16).padStart(64, "0")}` } : {}),
     balances: (i % 3 === 0
-      ? { "base-sepolia": { ETH: "0.5", USDC: "1", [USDC_BASE_SEPOLIA]: "2.25" }, base: { ETH: "0" } }
+      ? { "base-sepolia": { ETH: "0.5", USDC: "1", [USDC_BASE_SEPOLIA]: "2.25" }, base: { ETH: i % 2 ? "0" : "0.25" } }
       : { "base-sepolia": { ETH: `${i}.125`, USDC: "10" } }) as Balances,
   }));
   const solanaAccounts = Array.from({ length: 60 }, (_, i) => ({
     name: `sol-${i}`,
     ...(i % 11 === 5 ? { privateKey: bs58.encode(createHash("sha256").update(`sol-${i}`).digest()) } : {}),
     balances: (i % 3 === 0
-      ? { "solana-devnet": { SOL: "1", [WSOL]: "0.5", USDC: "3", [USDC_DEVNET]: "4" }, solana: { USDC: "0" } }
+      ? { "solana-devnet": { SOL: "1", [WSOL]: "0.5", USDC: "3", [USDC_DEVNET]: "4" }, solana: { USDC: i % 2 ? "0" : "1.5", SOL: "2" } }
       : { "solana-devnet": { SOL: "0", USDC: `${i}.5` } }) as Balances,
   }));
   return {
@@ -105,6 +106,15 @@ describe("an init file's accounts written in bulk", () => {
       },
       (f) => {
         f.evmAccounts![45]!.privateKey = `0x${"ff".repeat(32)}`;
+      },
+      (f) => {
+        f.evmAccounts![46]!.privateKey = f.evmAccounts![3]!.privateKey!.toUpperCase().replace("0X", "0x");
+      },
+      (f) => {
+        f.solanaAccounts![47]!.privateKey = f.solanaAccounts![5]!.privateKey;
+      },
+      (f) => {
+        f.evmAccounts![48]!.name = "evm-47";
       },
     ];
     for (const change of cases) {

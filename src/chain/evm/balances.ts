@@ -45,6 +45,11 @@ export function forEachEvmBalance(store: ProjectTx, visit: (balance: Readonly<Ba
   });
 }
 
+/** Whether the project holds any EVM balance record (a zero one too). */
+export function holdsAnyEvmBalance(store: ProjectTx): boolean {
+  return balances(store).find(() => true) !== undefined;
+}
+
 /** Every non-zero balance of a holder on a network: [asset ("native" or lowercase contract), amount]. */
 export function evmHoldings(store: ProjectTx, network: string, holder: string): Array<[string, bigint]> {
   const h = addressKey(holder);

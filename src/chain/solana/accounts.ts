@@ -206,6 +206,20 @@ export function setLamports(store: ProjectTx, network: string, address: string, 
 }
 
 /**
+ * Writes the system account of a wallet the caller knows holds no account on `network` yet, with `lamports` (more
+ * than none): what setLamports writes then, without reading what is not there (an init file's new wallets).
+ */
+export function writeNewSystemAccount(store: ProjectTx, network: string, address: string, lamports: bigint): void {
+  if (lamports <= 0n || lamports > U64_MAX) throw new RangeError(`lamports out of range: ${lamports}`);
+  accounts(store).put(keyOf(network, address), { network, address, lamports: lamports.toString(), owner: SYSTEM_PROGRAM, data: "" });
+}
+
+/** Whether the project holds any Solana account, or any entry of the owner index, on any network. */
+export function holdsAnySolanaAccount(store: ProjectTx): boolean {
+  return accounts(store).find(() => true) !== undefined || ownerIndex(store).find(() => true) !== undefined;
+}
+
+/**
  * Opens `owner`'s associated token account for a known `mint` (empty, rent-exempt) when it does not exist yet, as
  * a wallet that receives the token has one; answers its address.
  */
@@ -263,7 +277,8 @@ const TOKEN_ACCOUNT_RENT = rentExemptMinimum(TOKEN_ACCOUNT_SIZE).toString();
  * for `owner`: what a credit to an owner with no token account of the mint opens. The mint's supply is the
  * caller's to change: setTokenBalance changes it with each credit, an init file once for all its accounts.
  * `ownerBytes`, the owner's 32 bytes when the caller has them, saves decoding the owner (an init file opens
- * 50,000 of these).
+ * 50,000 of these). `heldBefore`, when the caller knows that no account is at `address` and which token accounts
+ * the owner holds on the network (an init file's new wallets: none), saves reading both.
  */
 export function writeNewTokenAccount(
   store: ProjectTx,
@@ -274,6 +289,7 @@ export function writeNewTokenAccount(
   owner: string,
   amount: bigint,
   ownerBytes?: Uint8Array,
+  heldBefore?: readonly string[],
 ): void {
   const state = {
     network,
@@ -283,7 +299,13 @@ export function writeNewTokenAccount(
     data: encodeTokenAccount(mint, owner, amount, ownerBytes).toString("base64"),
   };
   // The account is a token account of `owner` when `program` is a token program (as tokenAccountOwner would read it).
-  writeAccount(store, state, isTokenProgram(program) ? owner : undefined);
+  const tokenOwner = isTokenProgram(program) ? owner : undefined;
+  if (!heldBefore) {
+    writeAccount(store, state, tokenOwner);
+    return;
+  }
+  accounts(store).put(keyOf(network, address), state);
+  if (tokenOwner) ownerIndex(store).put(keyOf(network, owner), { accounts: [...heldBefore, address] });
 }
 
 /**

@@ -42,6 +42,20 @@ export interface AccountRecords<R extends AccountRecord> {
   /** 409 already_exists when the project holds an account at `address` (an import of a key it already has). */
   assertAddressFree(store: ProjectTx, address: string): void;
   put(store: ProjectTx, record: R): void;
+  /**
+   * The checks of a bulk of new accounts (an init file's) into a project that holds none of the chain yet, or
+   * undefined when it holds some: a name or address is then taken only by an account of the bulk, which these
+   * checks keep, so none is looked up in the store (whose index of names is then neither built nor kept up to date
+   * while the bulk writes; the first read after builds it). Same refusals as assertNameFree and assertAddressFree.
+   */
+  newAccountChecks(store: ProjectTx): AccountChecks | undefined;
+}
+
+/** What assertNameFree and assertAddressFree check, for the accounts a bulk writes (`claim` each as it is written). */
+export interface AccountChecks {
+  assertNameFree(name: string | undefined): void;
+  assertAddressFree(address: string): void;
+  claim(record: AccountRecord): void;
 }
 
 /** Oldest first, as the list shows them. */
@@ -65,15 +79,39 @@ export function accountRecords<R extends AccountRecord>(chain: AccountKind): Acc
     assertNameFree(store, name, except) {
       if (name === undefined) return;
       const holder = all(store).findBy("name", name);
-      if (holder && (except === undefined || chain.keyOf(holder.address) !== chain.keyOf(except))) {
-        throw apiError("already_exists", `${chain.aLabel} account named ${name} already exists in this project (${holder.address}).`);
-      }
+      if (holder && (except === undefined || chain.keyOf(holder.address) !== chain.keyOf(except))) throw nameTaken(name, holder.address);
     },
     assertAddressFree(store, address) {
-      if (all(store).get(chain.keyOf(address))) throw apiError("already_exists", `${chain.label} account ${address} already exists in this project.`);
+      if (all(store).get(chain.keyOf(address))) throw addressTaken(address);
     },
     put: (store, record) => all(store).put(chain.keyOf(record.address), record),
+    newAccountChecks(store) {
+      if (all(store).find(() => true) !== undefined) return undefined;
+      const names = new Map<string, string>();
+      const addresses = new Set<string>();
+      return {
+        assertNameFree(name) {
+          const holder = name === undefined ? undefined : names.get(name);
+          if (holder !== undefined) throw nameTaken(name!, holder);
+        },
+        assertAddressFree(address) {
+          if (addresses.has(chain.keyOf(address))) throw addressTaken(address);
+        },
+        claim(record) {
+          if (record.name !== undefined) names.set(record.name, record.address);
+          addresses.add(chain.keyOf(record.address));
+        },
+      };
+    },
   };
+
+  function nameTaken(name: string, holder: string) {
+    return apiError("already_exists", `${chain.aLabel} account named ${name} already exists in this project (${holder}).`);
+  }
+
+  function addressTaken(address: string) {
+    return apiError("already_exists", `${chain.label} account ${address} already exists in this project.`);
+  }
 }
 
 /** What the API shows of an account, on either chain: never the key. */

@@ -8,7 +8,7 @@
 import { openImportEnvelope, sealExportEnvelope } from "../../crypto/rsaEnvelope.js";
 import type { Random } from "../../random.js";
 import { policiesAfter } from "../policies/attach.js";
-import { type AccountRecord, type AccountRecords, accountView } from "../records/accounts.js";
+import { type AccountChecks, type AccountRecord, type AccountRecords, accountView } from "../records/accounts.js";
 import { type PageQuery, paginatePages } from "../shared/pagination.js";
 import type { HandlerContext } from "../types.js";
 
@@ -55,9 +55,12 @@ export interface ServerAccountOperations<K = never> {
   importKey(raw: Uint8Array, body: AccountFields, ctx: HandlerContext): Answer<201, View>;
   /**
    * An import of a key whose address the caller derived already, with the same checks and record: an init file's
-   * keys are derived many at once, off the event loop.
+   * keys are derived many at once, off the event loop. `checks`, from `newAccountChecks`, check the name and
+   * address against the bulk's own accounts rather than the store's.
    */
-  importDerived(key: K, body: AccountFields, ctx: HandlerContext): void;
+  importDerived(key: K, body: AccountFields, ctx: HandlerContext, checks?: AccountChecks): void;
+  /** The checks of a bulk of new accounts into the project, when it holds none of the chain yet (else undefined). */
+  newAccountChecks(ctx: HandlerContext): AccountChecks | undefined;
   export(req: ByAddress & ExportTo, ctx: HandlerContext): Exported;
   exportByName(req: ByName & ExportTo, ctx: HandlerContext): Exported;
 }
@@ -65,13 +68,16 @@ export interface ServerAccountOperations<K = never> {
 export function serverAccountOperations<R extends AccountRecord>(chain: ServerAccountChain<R>): ServerAccountOperations<AccountKey<R>> {
   const { records } = chain;
 
-  function add(ctx: HandlerContext, key: AccountKey<R>, body: AccountFields): R {
-    records.assertNameFree(ctx.store, body.name);
+  function add(ctx: HandlerContext, key: AccountKey<R>, body: AccountFields, checks?: AccountChecks): R {
+    if (checks) checks.assertNameFree(body.name);
+    else records.assertNameFree(ctx.store, body.name);
     const policies = policiesAfter(ctx.store, body.accountPolicy, []);
-    records.assertAddressFree(ctx.store, key.address);
+    if (checks) checks.assertAddressFree(key.address);
+    else records.assertAddressFree(ctx.store, key.address);
     const now = ctx.clock.iso();
     const record = { ...key, ...(body.name !== undefined ? { name: body.name } : {}), policies, createdAt: now, updatedAt: now } as R;
     records.put(ctx.store, record);
+    checks?.claim(record);
     return record;
   }
 
@@ -123,7 +129,9 @@ export function serverAccountOperations<R extends AccountRecord>(chain: ServerAc
 
     importKey,
 
-    importDerived: (key, body, ctx) => void add(ctx, key, body),
+    importDerived: (key, body, ctx, checks) => void add(ctx, key, body, checks),
+
+    newAccountChecks: (ctx) => records.newAccountChecks(ctx.store),
 
     export: (req, ctx) => exported(records.find(ctx.store, req.pathParams.address), req.body.exportEncryptionKey),
 
