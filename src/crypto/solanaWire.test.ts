@@ -1,4 +1,4 @@
-import { getCompiledTransactionMessageDecoder, getTransactionDecoder } from "@solana/kit";
+import { getCompiledTransactionMessageDecoder, getTransactionDecoder, getTransactionEncoder } from "@solana/kit";
 import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from "@solana/spl-token";
 import {
   AddressLookupTableAccount,
@@ -12,7 +12,7 @@ import {
 } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import { createRandom } from "../random.js";
-import { decodeSolanaTransaction } from "./solana.js";
+import { decodeSolanaTransaction, solanaWireBytes } from "./solana.js";
 import { readWireTransaction } from "./solanaWire.js";
 
 const random = createRandom("solana-wire");
@@ -143,5 +143,16 @@ describe("the one-pass reader of Solana wire transactions", () => {
     unsupported[65] = 0x81; // version 1: not one this reader or kit reads
     expect(readWireTransaction(unsupported)).toBeUndefined();
     expect(() => decodeSolanaTransaction(Buffer.from(unsupported).toString("base64"))).toThrow(/could not be decoded: .*version/i);
+  });
+
+  it("writes a transaction's wire bytes as kit's encoder does, empty slots as zeros, and leaves kit to refuse none signed", () => {
+    for (const wire of [...legacyTransfers(), ...versionedTransfers()]) {
+      const tx = getTransactionDecoder().decode(wire);
+      expect(Buffer.from(solanaWireBytes(tx)).toString("hex")).toBe(Buffer.from(getTransactionEncoder().encode(tx)).toString("hex"));
+      expect(Buffer.from(solanaWireBytes(tx)).toString("hex")).toBe(Buffer.from(wire).toString("hex"));
+    }
+    const [wire] = legacyTransfers();
+    const unsigned = { ...getTransactionDecoder().decode(wire!), signatures: {} } as never;
+    expect(() => solanaWireBytes(unsigned)).toThrow(/no expected signers/);
   });
 });
