@@ -542,12 +542,13 @@ export class PendingTx implements ProjectTx {
         for (const v of current()) if (predicate(v)) found.push(copyRecord(v));
         return found;
       },
-      put: (id, record) => write(id, this.copyWrites ? copyRecord(record) : record),
+      // A write keeps structuredClone's copy: its strings come out flat (see copyRecord.ts).
+      put: (id, record) => write(id, this.copyWrites ? structuredClone(record) : record),
       insert: (id, record) => {
         const w = this.pending.get(name);
         const taken = w?.has(id) ? w.get(id) !== DELETED : Object.hasOwn(committed(), id);
         if (taken) throw new Error(`${name}: a record with id ${id} already exists; a new record never replaces it`);
-        write(id, this.copyWrites ? copyRecord(record) : record);
+        write(id, this.copyWrites ? structuredClone(record) : record);
       },
       delete: (id) => write(id, DELETED),
       findBy: (index, key) => {
