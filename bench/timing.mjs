@@ -8,6 +8,10 @@ import { Session } from "node:inspector/promises";
 import { join } from "node:path";
 
 const PROFILE_DIR = process.env.BENCH_PROFILE;
+// BENCH_WINDOWS=DIR writes each scenario's timed calls as [start, end] in monotonic µs (`DIR/<scenario>.windows.json`),
+// so a profile of all threads (`node --cpu-prof`, which covers the signature thread too) can keep those alone.
+const WINDOWS_DIR = process.env.BENCH_WINDOWS;
+const nowUs = () => Number(process.hrtime.bigint() / 1000n);
 let session;
 async function profiler() {
   if (!session) {
@@ -33,6 +37,7 @@ export function stats({ ms, cpuMs }) {
  */
 export async function timed(name, n, make) {
   const ms = [];
+  const windows = [];
   let cpuMs = 0;
   const prof = PROFILE_DIR ? await profiler() : undefined;
   if (prof) await prof.post("Profiler.start");
@@ -40,7 +45,9 @@ export async function timed(name, n, make) {
     const send = await make(i);
     const cpu = process.cpuUsage();
     const t0 = performance.now();
+    const w0 = nowUs();
     await send();
+    windows.push([w0, nowUs()]);
     ms.push(performance.now() - t0);
     const used = process.cpuUsage(cpu);
     cpuMs += (used.user + used.system) / 1000;
@@ -49,6 +56,10 @@ export async function timed(name, n, make) {
     const { profile } = await prof.post("Profiler.stop");
     mkdirSync(PROFILE_DIR, { recursive: true });
     writeFileSync(join(PROFILE_DIR, `${name}.cpuprofile`), JSON.stringify(profile));
+  }
+  if (WINDOWS_DIR) {
+    mkdirSync(WINDOWS_DIR, { recursive: true });
+    writeFileSync(join(WINDOWS_DIR, `${name}.windows.json`), JSON.stringify(windows));
   }
   return { ms, cpuMs };
 }

@@ -11,6 +11,7 @@ import { randomBytes } from "node:crypto";
 import { type ByTurns, runByTurns } from "../byTurns.js";
 import { dirname } from "node:path";
 import { Low, Memory } from "lowdb";
+import { copyRecord } from "./copyRecord.js";
 import { type CollectionOf, hasIndexKey, type IndexKey, keysOf } from "./collections.js";
 import { CollectionIndexes } from "./indexes.js";
 import { SnapshotFile } from "./snapshotFile.js";
@@ -570,25 +571,26 @@ export class PendingTx implements ProjectTx {
         const w = this.pending.get(name);
         if (w?.has(id)) {
           const v = w.get(id);
-          return v === DELETED ? undefined : structuredClone(v as T);
+          return v === DELETED ? undefined : copyRecord(v as T);
         }
         const c = committed();
         // Own records only: an id such as "constructor" must not find Object.prototype's member.
-        return Object.hasOwn(c, id) ? structuredClone(c[id]) : undefined;
+        return Object.hasOwn(c, id) ? copyRecord(c[id]) : undefined;
       },
-      list: () => current().map((v) => structuredClone(v)),
+      list: () => current().map((v) => copyRecord(v)),
       find: (predicate) => {
-        for (const v of current()) if (predicate(v)) return structuredClone(v);
+        for (const v of current()) if (predicate(v)) return copyRecord(v);
         return undefined;
       },
       filter: (predicate) => {
         const found: T[] = [];
-        for (const v of current()) if (predicate(v)) found.push(structuredClone(v));
+        for (const v of current()) if (predicate(v)) found.push(copyRecord(v));
         return found;
       },
       each: (visit) => {
         for (const v of current()) visit(v);
       },
+      // A write keeps structuredClone's copy: its strings come out flat (see copyRecord.ts).
       put: (id, record) => write(id, this.copyWrites ? structuredClone(record) : record),
       insert: (id, record) => {
         const w = this.pending.get(name);
@@ -605,11 +607,11 @@ export class PendingTx implements ProjectTx {
         if (w) {
           for (const id of pendingUnder(index, keyOf, key)) {
             const v = w.get(id);
-            if (v !== undefined && v !== DELETED && hasIndexKey(keyOf, v as T, key)) return structuredClone(v as T);
+            if (v !== undefined && v !== DELETED && hasIndexKey(keyOf, v as T, key)) return copyRecord(v as T);
           }
         }
         const c = committed();
-        for (const id of this.store.indexesOf(this.project, of).lookup(index, key)) if (!w?.has(id)) return structuredClone(c[id]!);
+        for (const id of this.store.indexesOf(this.project, of).lookup(index, key)) if (!w?.has(id)) return copyRecord(c[id]!);
         return undefined;
       },
       dueBy: (nowMs) => {
@@ -627,17 +629,17 @@ export class PendingTx implements ProjectTx {
           }
           found.sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
         }
-        return found.map(([, , v]) => structuredClone(v));
+        return found.map(([, , v]) => copyRecord(v));
       },
       page: (offset, size, options = {}) => {
         const w = this.pending.get(name);
         if (w && w.size > 0) {
           const sorted = inPendingOrder(options.descending === true);
-          return { items: sorted.slice(offset, offset + size).map((v) => structuredClone(v)), total: sorted.length };
+          return { items: sorted.slice(offset, offset + size).map((v) => copyRecord(v)), total: sorted.length };
         }
         const index = this.store.indexesOf(this.project, of);
         const c = committed();
-        return { items: index.page(offset, size, options.descending === true).map((id) => structuredClone(c[id]!)), total: index.size };
+        return { items: index.page(offset, size, options.descending === true).map((id) => copyRecord(c[id]!)), total: index.size };
       },
       pageWhere: (offset, size, predicate, options = {}) => {
         const w = this.pending.get(name);
@@ -648,7 +650,7 @@ export class PendingTx implements ProjectTx {
           if (!predicate(record)) return false;
           if (matched++ < offset) return false;
           if (items.length === size) return true;
-          items.push(structuredClone(record));
+          items.push(copyRecord(record));
           return false;
         };
         if (w && w.size > 0) {

@@ -6,7 +6,7 @@
  */
 import type { Transaction } from "@solana/kit";
 import type { Clock } from "../../clock.js";
-import { compiledMessageOf, encodeSolanaTransaction, toBase58 } from "../../crypto/solana.js";
+import { compiledMessageOf, solanaWireBytes, toBase58 } from "../../crypto/solana.js";
 import type { SolanaTransactionFacts } from "../../crypto/solanaInstructions.js";
 import { apiError } from "../../errors/catalogue.js";
 import type { ProjectTx } from "../../store/store.js";
@@ -117,10 +117,11 @@ export function submitSolanaTransaction(
   const preTokenBalances = tokenBalances(store, network, pre);
   const slot = options.confirmed ? settlementBlock(store, clock, network) : inclusionBlock(store, clock, network);
   const version = tx.messageBytes[0]! & 0x80 ? tx.messageBytes[0]! & 0x7f : "legacy";
-  const wire = encodeSolanaTransaction(tx);
+  const bytes = solanaWireBytes(tx);
+  const wire = Buffer.from(bytes).toString("base64");
   const run = runtime.execute(
     network,
-    new Uint8Array(Buffer.from(wire, "base64")),
+    bytes,
     version,
     keys.map((key, i) => pre[i] ?? key),
     { slot, nowMs: clock.now() },
@@ -183,7 +184,7 @@ export function simulateSolanaTransaction(
   for (const key of facts.accountKeys) if (key !== SOL.mint && solanaTokenByMint(network, key)) ensureMint(store, network, key);
   const version = tx.messageBytes[0]! & 0x80 ? tx.messageBytes[0]! & 0x7f : "legacy";
   const accounts = facts.accountKeys.map((key) => readSolanaAccount(store, network, key) ?? key);
-  const wire = new Uint8Array(Buffer.from(encodeSolanaTransaction(tx), "base64"));
+  const wire = solanaWireBytes(tx);
   return runtime.execute(network, wire, version, accounts, { slot: inclusionBlock(store, clock, network), nowMs: clock.now() });
 }
 
