@@ -110,24 +110,12 @@ export class BulkCredits {
    */
   tryCredit(network: string, address: string, token: string, amount: string, solana?: SolanaHolder, isNew = false): boolean {
     // Looked up by network, then name (and amount, then decimals): no key made per credit.
-    let byName = this.assets.get(network);
-    if (!byName) {
-      byName = new Map();
-      this.assets.set(network, byName);
-    }
-    if (!byName.has(token)) byName.set(token, assetOf(network, token));
-    const asset = byName.get(token);
+    const asset = memoized(this.assets, network, token, () => assetOf(network, token));
     if (this.holder?.address !== address) this.holder = { address, credited: [], throughOperations: false };
     const holder = this.holder;
     if (!asset || (asset.kind === "evm") !== (solana === undefined)) return this.notPlain(holder);
     const decimals = asset.kind === "spl" ? asset.token.decimals : asset.decimals;
-    let byDecimals = this.units.get(amount);
-    if (!byDecimals) {
-      byDecimals = new Map();
-      this.units.set(amount, byDecimals);
-    }
-    if (!byDecimals.has(decimals)) byDecimals.set(decimals, toUnits(amount, decimals));
-    const units = byDecimals.get(decimals);
+    const units = memoized(this.units, amount, decimals, () => toUnits(amount, decimals));
     if (units === undefined) return this.notPlain(holder);
     // Nothing of the holder to read: a new account, a ledger empty before, and no credit of this asset yet (a
     // token named twice, by symbol and by address, is credited twice), none through the operations.
@@ -209,4 +197,15 @@ export class BulkCredits {
     for (const m of this.minted.values()) if (m.units > 0n) changeSupply(this.store, m.network, m.mint, m.units);
     this.minted.clear();
   }
+}
+
+/** What `make` gives for `inner` under `outer`, made the first time it is asked for and kept in `maps`. */
+function memoized<A, B, V>(maps: Map<A, Map<B, V>>, outer: A, inner: B, make: () => V): V {
+  let byInner = maps.get(outer);
+  if (!byInner) {
+    byInner = new Map();
+    maps.set(outer, byInner);
+  }
+  if (!byInner.has(inner)) byInner.set(inner, make());
+  return byInner.get(inner) as V;
 }
