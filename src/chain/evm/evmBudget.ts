@@ -12,6 +12,7 @@
  * As revertTrace.ts does, the scope is the request's store transaction, not the async context: whoever runs the EVM
  * on the request's behalf (the bundler's estimate goes through the ledger's transaction code) holds it already.
  */
+import { withScopedValue } from "./scopedValue.js";
 
 /** The budget when none is configured: a run at the call gas cap then answers within ~0.5 s on a slow two-core machine. */
 const DEFAULT_EVM_TIMEOUT_MS = 400;
@@ -60,15 +61,8 @@ export function evmTimeBudget(ms: number = DEFAULT_EVM_TIMEOUT_MS, now: () => nu
 const budgets = new WeakMap<object, EvmTimeBudget>();
 
 /** Runs `work` with the EVM runs made under `scope` (the request's store transaction) bounded by `budget`. */
-export async function withinEvmBudget<T>(scope: object, budget: EvmTimeBudget, work: () => Promise<T> | T): Promise<T> {
-  const outer = budgets.get(scope);
-  budgets.set(scope, budget);
-  try {
-    return await work();
-  } finally {
-    if (outer) budgets.set(scope, outer);
-    else budgets.delete(scope);
-  }
+export function withinEvmBudget<T>(scope: object, budget: EvmTimeBudget, work: () => Promise<T> | T): Promise<T> {
+  return withScopedValue(budgets, scope, budget, work);
 }
 
 /** The budget a run under `scope` must keep to, if any. */

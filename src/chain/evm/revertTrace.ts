@@ -11,6 +11,7 @@
  * the key rather than the async context: Node 20's AsyncLocalStorage turns on promise hooks for the whole process
  * once used, which cost every request ~12 µs of CPU whether it ran the EVM or not.
  */
+import { withScopedValue } from "./scopedValue.js";
 import { decodeErrorResult, type Hex } from "viem";
 
 export interface EvmRevertTrace {
@@ -51,15 +52,8 @@ const collectors = new WeakMap<object, EvmRevertTrace[]>();
  * Runs `work`, gathering into `into` the traces of the failed EVM runs reported under `scope` (the request's store
  * transaction) until it ends, those before a throw too.
  */
-export async function collectEvmReverts<T>(scope: object, into: EvmRevertTrace[], work: () => Promise<T> | T): Promise<T> {
-  const outer = collectors.get(scope);
-  collectors.set(scope, into);
-  try {
-    return await work();
-  } finally {
-    if (outer) collectors.set(scope, outer);
-    else collectors.delete(scope);
-  }
+export function collectEvmReverts<T>(scope: object, into: EvmRevertTrace[], work: () => Promise<T> | T): Promise<T> {
+  return withScopedValue(collectors, scope, into, work);
 }
 
 /** Hands a failed run's trace to the request whose store transaction ran it (nothing when no door collects). */
