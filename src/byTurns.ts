@@ -32,3 +32,6 @@ export function runByTurns(pieces: ReadonlyArray<() => unknown>): ByTurns {
     },
   };
 }
+
+/** Resolves on the next turn of the event loop (a macrotask): timers, I/O and other requests run first. */
+export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));

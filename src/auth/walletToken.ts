@@ -8,7 +8,7 @@
 import type { KeyObject } from "node:crypto";
 import { apiError } from "../errors/catalogue.js";
 import { type DecodedJwt, decodeJwt, signatureValid, urisMismatch, type RequestTarget } from "./jwt.js";
-import { canonicalJson, reqHashOf } from "./reqHash.js";
+import { canonicalSha256 } from "./reqHash.js";
 
 const WALLET_TOKEN_MAX_AGE_SECONDS = 60;
 const LEEWAY_SECONDS = 30;
@@ -107,12 +107,12 @@ export async function verifyWalletAuth(
   const reqHash = claims.reqHash;
   if (reqHash !== undefined) {
     if (typeof reqHash !== "string") throw reject("X-Wallet-Auth: the reqHash claim must be a hex string.");
-    if (body === undefined || reqHash.toLowerCase() !== reqHashOf(body)) {
+    if (body === undefined || reqHash.toLowerCase() !== (await canonicalSha256(body))) {
       throw reject("X-Wallet-Auth: reqHash does not match the request body (SHA-256 of the body's JSON with keys sorted).");
     }
   } else if (claims.req !== undefined && body !== undefined) {
     // Older clients put the sorted body itself in a `req` claim.
-    if (canonicalJson(claims.req) !== canonicalJson(body)) throw reject("X-Wallet-Auth: the req claim does not match the request body.");
+    if ((await canonicalSha256(claims.req)) !== (await canonicalSha256(body))) throw reject("X-Wallet-Auth: the req claim does not match the request body.");
   }
 
   const jti = claims.jti;

@@ -15,7 +15,7 @@
  * same amount) says so with `X-Sandbox-Allow-Repeat: true`. A replay of the
  * same idempotency key never reaches here: it is not an effect.
  */
-import { canonicalJson } from "../auth/reqHash.js";
+import { canonicalJson, canonicalJsonOrSha256 } from "../auth/reqHash.js";
 import { apiError } from "../errors/catalogue.js";
 import { declareCollection } from "../store/collections.js";
 import type { ProjectTx } from "../store/store.js";
@@ -49,6 +49,8 @@ const EFFECTS: ReadonlySet<string> = new Set([
 ]);
 
 const DUPLICATE_WINDOW_MS = 10 * 60 * 1000;
+/** About the longest body kept as text in an effect's key (readable in an export); a longer one is kept by its hash. */
+const MAX_BODY_IN_KEY = 4_096;
 const ALLOW_REPEAT_HEADER = "x-sandbox-allow-repeat";
 
 interface EffectRecord {
@@ -67,12 +69,13 @@ const EFFECTS_SEEN = declareCollection<EffectRecord>("_effects", { dueAt: (r) =>
  * Undefined when the operation has no effect a retry repeats, or the caller means the repeat. Made once per request,
  * before the handler runs, and handed to both `findDuplicate` and `recordEffect`.
  */
-export function effectOf(ex: Exchange): string | undefined {
+export async function effectOf(ex: Exchange): Promise<string | undefined> {
   const op = ex.operation;
   if (!op || !EFFECTS.has(op.operationId) || ex.headers[ALLOW_REPEAT_HEADER] === "true") return undefined;
   // An end user's client names its Temporary Wallet Secret in every signed body; it is no part of the effect.
   const { walletSecretId: _secret, ...body } = (ex.body ?? {}) as Record<string, unknown>;
-  return `${op.operationId} ${canonicalJson(ex.pathParams)} ${canonicalJson(body)}`;
+  // A long body by its hash: a key the length of a 4 MB body was written whole into the store and its snapshots.
+  return `${op.operationId} ${canonicalJson(ex.pathParams)} ${await canonicalJsonOrSha256(body, MAX_BODY_IN_KEY)}`;
 }
 
 /**

@@ -11,7 +11,7 @@
  * are those of the last 24 h of sandbox time, not every key it ever sent.
  */
 import { hash } from "node:crypto";
-import { canonicalJson } from "../auth/reqHash.js";
+import { canonicalSha256 } from "../auth/reqHash.js";
 import type { Clock } from "../clock.js";
 import { apiError } from "../errors/catalogue.js";
 import type { PendingTx } from "../store/store.js";
@@ -28,9 +28,9 @@ interface IdempotencyRecord {
   response: Outgoing;
 }
 
-function fingerprintOf(ex: Exchange): string {
-  const body = ex.rawBody.length === 0 ? "" : canonicalJson(ex.body);
-  return hash("sha256", `${ex.method}\n${ex.path}\n${body}`, "hex");
+function fingerprintOf(ex: Exchange): Promise<string> {
+  const head = `${ex.method}\n${ex.path}\n`;
+  return ex.rawBody.length === 0 ? Promise.resolve(hash("sha256", head, "hex")) : canonicalSha256(ex.body, head);
 }
 
 /** Carries out the operation; on failure it must have discarded its writes and still resolve to the error response. */
@@ -54,10 +54,11 @@ export class Idempotency {
       return response;
     }
     const slot = `${ex.projectId}\n${key}`;
+    // Before the wait: from the wait's end to the in-flight mark below nothing may yield, or two could run at once.
+    const fingerprint = await fingerprintOf(ex);
     // Wait for a request already running with this key, then look again.
     for (let pending = this.inFlight.get(slot); pending; pending = this.inFlight.get(slot)) await pending.catch(() => undefined);
 
-    const fingerprint = fingerprintOf(ex);
     const records = tx.collection(IDEMPOTENCY);
     const previous = records.get(key);
     if (previous && previous.expiresAt > this.clock.now()) {

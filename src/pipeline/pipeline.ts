@@ -87,7 +87,7 @@ export function createPipeline(deps: PipelineDeps) {
       // What the clock has made due (deliveries, settling transfers) lands before the operation reads or moves balances
       // (not in outbound handlers: they run without the lock that settling needs).
       if (!handler.outbound) settleProject(tx, { clock: deps.clock, random: deps.random });
-      const effect = effectOf(ex);
+      const effect = await effectOf(ex);
       ex.duplicateOf = findDuplicate(tx, ex, effect, deps.clock.now());
       onPolicyDecision(tx, (decision) => {
         ex.policyDecisions ??= [];

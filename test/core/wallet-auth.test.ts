@@ -61,6 +61,28 @@ describe("X-Wallet-Auth", () => {
     expect(res.body.errorMessage).toMatch(/reqHash|body/i);
   });
 
+  it("checks the official client's reqHash over a body of megabytes, hashed a piece per turn (pairs across the cuts)", async () => {
+    const { generateWalletJwt } = await import("@coinbase/cdp-sdk/auth");
+    const host = new URL(sandbox.url).host;
+    // Long enough to be hashed in pieces of 262,144 characters, with a surrogate pair astride each cut.
+    const contents = `${"x".repeat(262_143)}${"🌍".repeat(600_000)}`;
+    const body = { ...typedData, message: { ...typedData.message, contents } };
+    const token = (requestData: object) =>
+      generateWalletJwt({
+        walletSecret: sandbox.credentials.walletSecret,
+        requestMethod: "POST",
+        requestHost: host,
+        requestPath: SIGN_TYPED(ADDRESS),
+        requestData,
+      });
+    const accepted = await call(sandbox, "POST", SIGN_TYPED(ADDRESS), { body, headers: { "X-Wallet-Auth": await token(body) } });
+    expect(accepted.status).toBe(200);
+    const tampered = { ...body, message: { ...body.message, contents: `${contents.slice(0, -2)}🌎` } };
+    const refused = await call(sandbox, "POST", SIGN_TYPED(ADDRESS), { body: tampered, headers: { "X-Wallet-Auth": await token(body) } });
+    expect(refused.status).toBe(401);
+    expect(refused.body.errorMessage).toMatch(/reqHash/);
+  });
+
   it("accepts a token without reqHash, as the client sends on retries", async () => {
     const res = await call(sandbox, "POST", CREATE, { body: { name: "retry-1" }, wallet: { withReqHash: false } });
     expect(res.status).toBe(201);
