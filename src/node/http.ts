@@ -69,6 +69,9 @@ export function createNodeRpc(deps: NodeDeps): NodeRpc {
   return async (req, res, network, token) => {
     const receivedAt = Date.now();
     let payload: unknown;
+    // Decoded once, for the parse and the journal both (a batch may be megabytes).
+    let decoded: string | undefined;
+    const bodyText = () => (decoded ??= Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "");
     /** `whole`: the node refused the request as one (a batch over the cap): one journal entry, not one per call. */
     const send = (status: number, text: string, answer?: unknown, violation?: ViolationKind, whole = false) => {
       sendOutgoing(res, { status, headers: { "content-type": "application/json" }, bodyText: text });
@@ -86,7 +89,7 @@ export function createNodeRpc(deps: NodeDeps): NodeRpc {
         payload,
         answer,
         answerText: text,
-        requestText: Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "",
+        requestText: bodyText(),
         violation,
         whole,
       });
@@ -103,7 +106,7 @@ export function createNodeRpc(deps: NodeDeps): NodeRpc {
       return;
     }
     const projectId = caller.projectId;
-    const text = Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "";
+    const text = bodyText();
     if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
       send(200, JSON.stringify(rpcFailure(-32600, `the request nests deeper than ${MAX_JSON_DEPTH} levels`)), undefined, "rpc");
       return;
