@@ -17,7 +17,7 @@ import express, { type Request, type Response } from "express";
 import type { AuthMode } from "../auth/bearer.js";
 import type { Clock } from "../clock.js";
 import { chainIdOf } from "../chain/networks.js";
-import { MAX_JSON_DEPTH, nestsDeeperThan } from "../pipeline/body.js";
+import { MAX_JSON_DEPTH, nestsDeeperThan, turnAfterLargeBody } from "../pipeline/body.js";
 import { errorResponse } from "../pipeline/errors.js";
 import { redirectedFrom } from "../pipeline/exchange.js";
 import { sendOutgoing } from "../pipeline/write.js";
@@ -117,6 +117,7 @@ export function createNodeRpc(deps: NodeDeps): NodeRpc {
       send(200, JSON.stringify(rpcFailure(-32700, "parse error")), undefined, "rpc");
       return;
     }
+    await turnAfterLargeBody(text);
     // Refused whole before anything of it runs, without the project's lock or a journal entry per call (1,001
     // entries, each body copied and redacted, held the loop 80–290 ms).
     const tooLarge = Array.isArray(payload) ? batchTooLarge(payload) : undefined;

@@ -26,7 +26,7 @@ import { errorResponse } from "./errors.js";
 import { jsonResponse, newExchange, type Exchange, type Outgoing } from "./exchange.js";
 import { Idempotency } from "./idempotency.js";
 import type { Journal } from "./journal.js";
-import { parseBody } from "./body.js";
+import { parseBody, turnAfterLargeBody } from "./body.js";
 import { ProjectLocks } from "./locks.js";
 import type { ScenarioHook } from "./scenario.js";
 import { RequestSignatureStage } from "./requestSignature.js";
@@ -191,6 +191,7 @@ export function createPipeline(deps: PipelineDeps) {
       ex.violation = "body";
       const parsed = parseBody(ex.rawBody, ex.headers["content-type"]);
       ex.body = parsed;
+      await turnAfterLargeBody(ex.rawBody);
       ex.response = checkResponse(ex, await process(ex));
     } catch (error) {
       if (!(error instanceof ApiError)) ex.violation = undefined; // the sandbox failed, not the caller
