@@ -15,6 +15,7 @@
  */
 import { type Hex, isAddress } from "viem";
 import { type LedgerTx, ledgerTxs } from "../chain/evm/ledger.js";
+import { nextTurn } from "../byTurns.js";
 import { chainIdOf } from "../chain/networks.js";
 import { CHAIN_CONTRACTS } from "../products/sandboxContracts.js";
 import type { Clock } from "../clock.js";
@@ -29,7 +30,7 @@ import { receiptView } from "./evm/views.js";
 import { recordWebSocketMessage, type WebSocketJournal } from "./journalRpc.js";
 import { type EvmTimeBudget, evmTimeBudget } from "../chain/evm/evmBudget.js";
 import { answerOnLedger } from "./answerOnLedger.js";
-import { batchTooLarge, letTheLoopGo, requestTimedOut } from "./jsonRpc.js";
+import { batchTooLarge, requestTimedOut } from "./jsonRpc.js";
 import { type ServedConnection, type SubscriptionRoom, subscriptionEndpoint, type WebSocketEndpoint, type WebSocketTarget } from "./webSocketEndpoint.js";
 
 export interface EvmWebSocketDeps {
@@ -284,7 +285,7 @@ function serve(ws: WebSocket, { network, projectId }: WebSocketTarget, deps: Evm
           out.push(requestTimedOut((message as { id?: unknown } | null)?.id));
           continue;
         }
-        if (i > 0) await letTheLoopGo();
+        if (i > 0) await nextTurn();
         out.push(await handle(message, budget));
       }
       return out;

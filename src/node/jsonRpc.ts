@@ -3,6 +3,7 @@
  * each out, method errors as `{ code, message, data? }`, and bigints written as the
  * plain JSON integers the Solana RPC uses for its u64 fields.
  */
+import { nextTurn } from "../byTurns.js";
 import { EvmTimeout } from "../chain/evm/evmBudget.js";
 import { collectEvmReverts, EVM_REVERTS, type EvmRevertTrace } from "../chain/evm/revertTrace.js";
 
@@ -31,9 +32,6 @@ const asViolation = <T extends object>(value: T): T => Object.defineProperty(val
 
 /** The most calls one batch may carry: geth's and most providers' default; a larger batch is refused whole. */
 const MAX_BATCH_CALLS = 1_000;
-
-/** Lets timers, I/O and other projects' requests run between two calls of a batch. */
-export const letTheLoopGo = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * The answer to a batch over MAX_BATCH_CALLS, as geth answers it: one error with the id of the batch's first call,
@@ -121,7 +119,7 @@ export async function answer<Ctx extends { store: object; evmBudget?: { readonly
       answers.push(requestTimedOut((message as Message | null)?.id));
       continue;
     }
-    if (i > 0) await letTheLoopGo();
+    if (i > 0) await nextTurn(); // timers, I/O and other projects' requests run between two calls
     answers.push(await traced(message as Message | null));
   }
   return answers;

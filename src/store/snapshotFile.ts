@@ -18,6 +18,7 @@
 import { open, readFile, rename } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Adapter } from "lowdb";
+import { nextTurn } from "../byTurns.js";
 import { declaredDueAt } from "./collections.js";
 import { writeDataIndex } from "./dataIndex.js";
 import { type CollectionLayout, DataFileVersion, moveUnparsed, type Unparsed, unparsed } from "./unparsed.js";
@@ -115,8 +116,6 @@ function* collectionPieces(records: Record<string, unknown>, projectId: string, 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value) && typeof (value as { toJSON?: unknown }).toJSON !== "function";
 }
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class SnapshotFile<T> implements Adapter<T> {
   /** The length of the text the last read parsed (0 before a read, or when there was no file). */

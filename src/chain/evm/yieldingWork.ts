@@ -24,6 +24,7 @@
 import type { Common } from "@ethereumjs/common";
 import { type AddPrecompile, type EVMOpts, getActivePrecompiles, getOpcodesForHF, type PrecompileFunc, paramsEVM } from "@ethereumjs/evm";
 import { createAddressFromString } from "@ethereumjs/util";
+import { nextTurn } from "../../byTurns.js";
 import { modexpInPieces, type Spend } from "./modexpInPieces.js";
 import { blsPairingInPieces, g1MsmInPieces, g2MsmInPieces } from "./blsInPieces.js";
 import { pairingInPieces } from "./pairingInPieces.js";
@@ -47,8 +48,6 @@ const IN_PIECES: Record<string, typeof modexpInPieces> = {
   "000000000000000000000000000000000000000f": blsPairingInPieces,
 };
 
-const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 /**
  * JUMP, JUMPI and the active precompiles, counting into one budget that pauses the run (a macrotask: timers, I/O
  * and other requests run) every SLICE units.
@@ -71,7 +70,7 @@ export function yieldingWork(
     if (spent < SLICE) return;
     spent = 0;
     atPause();
-    return pause();
+    return nextTurn();
   };
   /** Each frame's gasLeft at its last count: a frame's first count spends one unit, the next what it burnt since. */
   const counted = new WeakMap<RunState, bigint>();
