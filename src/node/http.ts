@@ -31,7 +31,7 @@ import { nodeCors } from "./cors.js";
 import { evmMethods } from "./evm/methods.js";
 import { createEvmDoor, type NodeTesting } from "./evm/testDoor.js";
 import { answerOnLedger } from "./answerOnLedger.js";
-import { batchTooLarge, rpcFailure, stringifyWithBigInts } from "./jsonRpc.js";
+import { batchTextTooLarge, batchTooLarge, rpcFailure, stringifyWithBigInts } from "./jsonRpc.js";
 import { nodeCaller, UNKNOWN_NODE_TOKEN } from "./nodeToken.js";
 import { createOnrampV1Router } from "./onrampV1.js";
 import { isSolanaNetwork, solanaMethods } from "./solana/methods.js";
@@ -111,6 +111,13 @@ export function createNodeRpc(deps: NodeDeps): NodeRpc {
       send(200, JSON.stringify(rpcFailure(-32600, `the request nests deeper than ${MAX_JSON_DEPTH} levels`)), undefined, "rpc");
       return;
     }
+    // Refused whole before anything of it runs, without the project's lock or a journal entry per call (1,001
+    // entries, each body copied and redacted, held the loop 80–290 ms), and from its text a call at a time.
+    const overCap = await batchTextTooLarge(text);
+    if (overCap) {
+      send(200, JSON.stringify(overCap), overCap, "rpc", true);
+      return;
+    }
     try {
       payload = JSON.parse(text);
     } catch {
@@ -118,8 +125,6 @@ export function createNodeRpc(deps: NodeDeps): NodeRpc {
       return;
     }
     await turnAfterLargeBody(text);
-    // Refused whole before anything of it runs, without the project's lock or a journal entry per call (1,001
-    // entries, each body copied and redacted, held the loop 80–290 ms).
     const tooLarge = Array.isArray(payload) ? batchTooLarge(payload) : undefined;
     if (tooLarge) {
       send(200, JSON.stringify(tooLarge), tooLarge, "rpc", true);

@@ -4,6 +4,7 @@
  * plain JSON integers the Solana RPC uses for its u64 fields.
  */
 import { nextTurn } from "../byTurns.js";
+import { arrayMembersOver } from "../pipeline/body.js";
 import { EvmTimeout } from "../chain/evm/evmBudget.js";
 import { collectEvmReverts, EVM_REVERTS, type EvmRevertTrace } from "../chain/evm/revertTrace.js";
 
@@ -39,8 +40,44 @@ const MAX_BATCH_CALLS = 1_000;
  */
 export function batchTooLarge(batch: readonly unknown[]): unknown[] | undefined {
   if (batch.length <= MAX_BATCH_CALLS) return undefined;
-  const first = batch.find((m): m is Message => typeof m === "object" && m !== null && "method" in m);
-  return [reply(first?.id, { error: { code: -32600, message: `batch too large: at most ${MAX_BATCH_CALLS} calls` } })];
+  return tooLargeAnswer(batch.find(isCall));
+}
+
+const isCall = (m: unknown): m is Message => typeof m === "object" && m !== null && "method" in m;
+const tooLargeAnswer = (first: Message | undefined) => [
+  reply(first?.id, { error: { code: -32600, message: `batch too large: at most ${MAX_BATCH_CALLS} calls` } }),
+];
+
+/** Characters of an over-cap batch's text parsed between two turns of the event loop. */
+const OVER_CAP_PIECE_CHARS = 262_144;
+
+/**
+ * `batchTooLarge` for a batch still in its JSON text: the answer when the text is an array of more than
+ * MAX_BATCH_CALLS members that all parse, each parsed on its own and dropped, a turn of the event loop every
+ * OVER_CAP_PIECE_CHARS. Parsing the whole array held the loop 10–25 ms for 1.5–3.5 MB of calls, and kept them all
+ * alive for the collector to copy. Undefined when the text is anything else: the caller parses it whole as before
+ * (a batch within the cap, or the parse error geth answers for a batch that is not JSON, over the cap or not).
+ */
+export async function batchTextTooLarge(text: string): Promise<unknown[] | undefined> {
+  const members = arrayMembersOver(text, MAX_BATCH_CALLS);
+  if (!members) return undefined;
+  let first: Message | undefined;
+  let sinceTurn = 0;
+  for (const [start, end] of members) {
+    let member: unknown;
+    try {
+      member = JSON.parse(text.slice(start, end));
+    } catch {
+      return undefined;
+    }
+    if (!first && isCall(member)) first = member;
+    sinceTurn += end - start;
+    if (sinceTurn >= OVER_CAP_PIECE_CHARS) {
+      sinceTurn = 0;
+      await nextTurn();
+    }
+  }
+  return tooLargeAnswer(first);
 }
 
 /**

@@ -1,6 +1,6 @@
 /** The depth check reads a body's structure, not its strings' characters one by one; the same pass finds a number too large to represent. */
 import { describe, expect, it, vi } from "vitest";
-import { nestsDeeperThan, parseBody } from "./body.js";
+import { arrayMembersOver, nestsDeeperThan, parseBody } from "./body.js";
 
 describe("the body's depth check", () => {
   it("counts brackets outside strings only, escaped quotes included", () => {
@@ -56,5 +56,22 @@ describe("the body's text", () => {
     expect(parseBody(Buffer.from('{"name":"plain"}'), "application/json")).toEqual({ name: "plain" });
     expect(parseBody(Buffer.from('{"name":"né ✓ 😀"}'), "application/json")).toEqual({ name: "né ✓ 😀" });
     expect(() => parseBody(Buffer.from('{"name":'), "application/json")).toThrow(/Malformed JSON body/);
+  });
+});
+
+describe("arrayMembersOver", () => {
+  const spans = (text: string, min = 0) => arrayMembersOver(text, min)?.map(([a, b]) => text.slice(a, b));
+
+  it("cuts an array's members outside strings, spaces kept, and only past `min` of them", () => {
+    expect(spans(' [1, "a,]\\"[", {"b": [2, 3]} , [] ]\n')).toEqual(["1", ' "a,]\\"["', ' {"b": [2, 3]} ', " [] "]);
+    expect(spans("[1,2,3]", 3)).toBeUndefined();
+    expect(spans("[1,2,3,4]", 3)).toEqual(["1", "2", "3", "4"]);
+    expect(spans("[]")).toEqual([""]);
+  });
+
+  it("finds no members in anything but one array whose brackets balance", () => {
+    for (const text of ['{"a": [1, 2]}', "1", "", "  ", "[1],[2]", "[1]]", "[[1]", "[1] x"]) {
+      expect(spans(text), text).toBeUndefined();
+    }
   });
 });

@@ -57,6 +57,38 @@ function endOfString(text: string, open: number): number {
   return text.length;
 }
 
+const isJsonSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+/**
+ * Where the members of a JSON array lie in `text`, found in one pass outside strings, when `text` is one array of more
+ * than `min` members: [start, end) of each, its spaces included. Undefined for anything else (another value, a shorter
+ * array, brackets that do not balance). The members are not checked: each must still parse on its own.
+ */
+export function arrayMembersOver(text: string, min: number): Array<[number, number]> | undefined {
+  let open = 0;
+  while (open < text.length && isJsonSpace(text.charCodeAt(open))) open++;
+  let close = text.length - 1;
+  while (close > open && isJsonSpace(text.charCodeAt(close))) close--;
+  if (text.charCodeAt(open) !== 0x5b || close <= open || text.charCodeAt(close) !== 0x5d) return undefined;
+  const members: Array<[number, number]> = [];
+  let depth = 0;
+  let start = open + 1;
+  for (let i = start; i < close; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) i = endOfString(text, i);
+    else if (c === 0x5b || c === 0x7b) depth++;
+    else if (c === 0x5d || c === 0x7d) {
+      if (--depth < 0) return undefined; // the array closed before its last character
+    } else if (c === 0x2c && depth === 0) {
+      members.push([start, i]);
+      start = i + 1;
+    }
+  }
+  if (depth !== 0) return undefined;
+  members.push([start, close]);
+  return members.length > min ? members : undefined;
+}
+
 export function parseBody(raw: Buffer, contentType: string | undefined): unknown {
   if (raw.length === 0) return undefined;
   if (contentType && !/json/i.test(contentType)) {

@@ -47,6 +47,26 @@ describe("JSON-RPC batches", () => {
     expect(answered.every((a, i) => a.id === i + 1 && typeof a.result === "string")).toBe(true);
   });
 
+  it("refuses a batch over the cap from its text, a call at a time, with geth's answers for odd shapes", async () => {
+    const post = async (body: string) =>
+      (await (await fetch(nodeUrl, { method: "POST", headers: { "content-type": "application/json" }, body })).json()) as unknown;
+    const tooLarge = (id: unknown) => [{ jsonrpc: "2.0", id, error: { code: -32600, message: "batch too large: at most 1000 calls" } }];
+    // Commas, brackets and escaped quotes inside strings are no member boundaries; a member that is no call is skipped
+    // when naming the first call; spaces and newlines around members and the array are allowed.
+    const tricky = [7, { jsonrpc: "2.0", id: 'a,"]}[{', method: "eth_chainId", params: ["x,y]", '\\"', { k: "[" }] }, ...calls(999)];
+    expect(await post(`\n [ ${tricky.map((m) => JSON.stringify(m)).join(" ,\n")} ]\r\n`)).toEqual(tooLarge('a,"]}[{'));
+    // No call at all: geth's null id.
+    expect(await post(JSON.stringify(Array.from({ length: 1_001 }, (_, i) => i)))).toEqual(tooLarge(null));
+    // Over the cap but not JSON (a member that does not parse, an empty member, text after the array): the parse
+    // error geth answers first, the whole text being read before the cap is looked at.
+    const text = JSON.stringify(calls(1_001));
+    const parseError = [{ jsonrpc: "2.0", id: null, error: { code: -32700, message: "parse error" } }];
+    for (const broken of [text.replace('"id":500,', '"id":500,,'), text.replace("},{", "},,{"), `${text} x`, text.replace('"method"', "method")]) {
+      const answer = await post(broken);
+      expect(Array.isArray(answer) ? answer : [answer]).toEqual(parseError);
+    }
+  });
+
   it("journals a batch over the cap as one refused request, on both chains, not as an entry per call", async () => {
     // Counted, not timed: before, each of the 1,001 calls became an entry (its body copied and redacted), which held
     // the event loop 80–290 ms for a 1.5 MB batch.
