@@ -333,7 +333,6 @@ export function deriveAccounts(request: DerivationRequest, later?: SolanaLater):
   // far less of a core than another, and a fixed share would leave the loop waiting on the slow one. The main
   // thread takes the next job itself while it waits for an answer (waitFor).
   let next = 0;
-  let end = jobs.length;
   let closed = false;
   /** Per thread: sends it jobs until two are in flight. */
   const fillers: Array<() => void> = [];
@@ -341,7 +340,7 @@ export function deriveAccounts(request: DerivationRequest, later?: SolanaLater):
     const pending = new Map<number, Job>();
     const worker = started[t] ?? startThread(modules);
     const feed = () => {
-      if (next >= end) return;
+      if (next >= jobs.length) return;
       const job = jobs[next]!;
       next++;
       pending.set(job.id, job);
@@ -353,7 +352,7 @@ export function deriveAccounts(request: DerivationRequest, later?: SolanaLater):
       threads.delete(worker);
       for (const job of pending.values()) takeHere(job);
       pending.clear();
-      if (threads.size === 0) while (next < end) takeHere(jobs[next++]!);
+      if (threads.size === 0) while (next < jobs.length) takeHere(jobs[next++]!);
     };
     worker.on("message", (answer: DerivedJob & { id: number }) => {
       const job = pending.get(answer.id);
@@ -368,7 +367,7 @@ export function deriveAccounts(request: DerivationRequest, later?: SolanaLater):
       if (!closed) lost();
     });
     const fill = (depth = IN_FLIGHT) => {
-      while (pending.size < depth && next < end) feed();
+      while (pending.size < depth && next < jobs.length) feed();
     };
     // Before the Solana part is made the main thread answers no message for a while (~0.3 s at 100,000 accounts:
     // drawing the seeds, building the jobs): the thread gets enough to go on meanwhile.
@@ -380,7 +379,6 @@ export function deriveAccounts(request: DerivationRequest, later?: SolanaLater):
     ({ solanaSeeds, tokenAccounts: tokenAccountKeys } = later.make());
     if (solanaSeeds.length !== solanaCount) throw new Error(`expected ${solanaCount} Solana seeds, got ${solanaSeeds.length}`);
     addSolanaJobs();
-    end = jobs.length;
     for (const fill of fillers) fill();
   }
 
@@ -396,7 +394,7 @@ export function deriveAccounts(request: DerivationRequest, later?: SolanaLater):
     void job.done.then(() => {
       settled = true;
     });
-    while (!settled && end > next) {
+    while (!settled && next < jobs.length) {
       takeHere(jobs[next++]!);
       await new Promise((resolve) => setImmediate(resolve));
     }
