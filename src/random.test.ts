@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { createRandom } from "./random.js";
 
@@ -31,6 +32,16 @@ describe("seeded randomness", () => {
       "e73ac886f5f39663",
       "ae5b71e2dd29b67a",
     ]);
+  });
+
+  it("is SHA-256 of the seed, a NUL and the block's number in UTF-8, block after block, for any seed", () => {
+    // Past 9, 99 and 999 blocks the number gains a digit; seeds with non-ASCII text and a lone surrogate (which
+    // UTF-8 writes as U+FFFD).
+    for (const seed of ["bench-init", "", "naïve/日本/🙂", "half \ud800 pair", "x".repeat(300)]) {
+      const drawn = Buffer.from(createRandom(seed).bytes(32 * 1001 + 7));
+      const expected = Buffer.concat(Array.from({ length: 1002 }, (_, i) => createHash("sha256").update(`${seed}\u0000${i}`, "utf8").digest()));
+      expect(drawn.equals(expected.subarray(0, drawn.length))).toBe(true);
+    }
   });
 
   it("hands out bytes the caller may change without changing later draws", () => {

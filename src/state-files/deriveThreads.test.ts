@@ -35,7 +35,7 @@ describe("deriving an init file's accounts on helper threads", () => {
         expect(solana.address).toBe(address);
         expect(solana.tokenAccounts).toEqual(tokenAccounts[i]!.map((t) => associatedTokenAddress(address, t.mint, t.program)));
       }
-      // The main thread derives from the back of the queue while it waits; the threads take the front.
+      // The main thread derives the next job itself while it waits; the threads derive the others.
       expect(derived.derivedOnThreads()).toBeGreaterThan(0);
       // Independent libraries, on a sample: viem, noble, @solana/kit.
       const encoder = getAddressEncoder();

@@ -1,7 +1,7 @@
 /**
  * The curve work of a job of an init file's accounts, the same code on the helper threads (which run its source
- * text: hence no name from outside its body, the libraries passed in) and on the main thread, which takes jobs from
- * the back of the queue while it waits (deriveThreads.ts). The steps are crypto/evm.ts's evmAddressOf,
+ * text: hence no name from outside its body, the libraries passed in) and on the main thread, which takes the next
+ * job of the queue while it waits (deriveThreads.ts). The steps are crypto/evm.ts's evmAddressOf,
  * crypto/ed25519.ts's public key and chain/solana/addresses.ts's associated token address, with buffers reused.
  */
 
