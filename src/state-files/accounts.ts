@@ -16,6 +16,7 @@
  * they always did.
  */
 import type { Hex } from "viem";
+import { nextTurn } from "../byTurns.js";
 import type { SupplyTally } from "../chain/credit.js";
 import type { Clock } from "../clock.js";
 import { viewSolanaAccount } from "../chain/solana/accounts.js";
@@ -208,7 +209,7 @@ export async function applyServerAccounts(
   const writeAll = async () => {
     for (let i = 0; i < evm.length; i++) {
       // Now and then the loop lets the threads' answers in, so they get their next accounts while it writes.
-      if (i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+      if (i % YIELD_EVERY === 0) await nextTurn();
       const a = evm[i]!;
       const privateKey = evmKeys[i];
       let address: string;
@@ -228,7 +229,7 @@ export async function applyServerAccounts(
       if (crediting) await crediting;
     }
     for (let i = 0; i < solana.length; i++) {
-      if (i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+      if (i % YIELD_EVERY === 0) await nextTurn();
       const a = solana[i]!;
       const seed = solanaSeeds[i];
       if (seed === undefined)

@@ -19,6 +19,7 @@ import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import type { Hex } from "viem";
+import { nextTurn } from "../byTurns.js";
 import { associatedTokenAddress } from "../chain/solana/addresses.js";
 import { ASSOCIATED_TOKEN_PROGRAM } from "../chain/solana/tokens.js";
 import { evmAddressOf } from "../crypto/evm.js";
@@ -396,7 +397,7 @@ export function deriveAccounts(request: DerivationRequest, later?: SolanaLater):
     });
     while (!settled && next < jobs.length) {
       takeHere(jobs[next++]!);
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
     }
     await job.done;
   };
