@@ -8,9 +8,9 @@ import { createHash, hash } from "node:crypto";
 import { nextTurn } from "../byTurns.js";
 
 /**
- * Characters of JSON text hashed per turn of the event loop once a body's strings are this long in all. Below it,
- * the text is made and hashed in one piece (the path of nearly every request); a 4 MB string value held the loop
- * ~40–60 ms in one piece under load (the copy JSON.stringify makes, then the hash).
+ * Characters of JSON text hashed per turn of the event loop once a body's JSON is about this long (its strings' length
+ * and one per value). Below it, the text is made and hashed in one piece (the path of nearly every request); a 4 MB
+ * string value held the loop ~40–60 ms in one piece under load (the copy JSON.stringify makes, then the hash).
  */
 const PIECE_CHARS = 262_144;
 

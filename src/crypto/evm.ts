@@ -80,8 +80,8 @@ function nativeKeccakHash(): (() => KeccakPieces) | null {
 
 /**
  * Bytes of a message hashed between two turns of the event loop: a 4 MB message (the body bound allows one) held the
- * loop 0.6–1.1 s under load in one piece of noble's JavaScript Keccak; 64 KiB take a few milliseconds, and a piece of
- * the native hash four times that about one.
+ * loop 0.6–1.1 s under load in one piece of noble's JavaScript Keccak, whose 64 KiB take a few milliseconds; the
+ * native hash takes about one for four times that.
  */
 const HASH_PIECE_BYTES = 65_536;
 const NATIVE_HASH_PIECE_BYTES = 262_144;
