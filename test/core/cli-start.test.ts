@@ -1,11 +1,11 @@
 /**
- * The built command (`dist/cli.js`, one bundled file) as users start it: it
+ * The built command (`dist/cli.js` and the one bundled file it loads) as users start it: it
  * prints its one start line (the import key stays off stdout), answers at once, and still reaches
  * what it loads only on first use (prism's diagnostics, the fallback faker,
  * sql.js and its WASM). Skipped until `npm run build` has run.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
@@ -180,4 +180,28 @@ describe("a program that starts the sandbox in process", () => {
     running.child.kill("SIGKILL");
     expect(exited, "still running 15 s after close").toBe(0);
   }, 150_000);
+});
+
+describe("the command's entry", () => {
+  beforeAll(ensureBuilt, BUILD_TIMEOUT_MS);
+  it("turns on Node's compile cache before it loads the bundle, so a later start reuses the compiled code", async () => {
+    // Nothing in the environment asks for a cache: where it lands (the temporary folder's node-compile-cache) comes
+    // from the entry's call alone.
+    const temp = mkdtempSync(join(tmpdir(), "cdp-compile-cache-"));
+    const env = { TMPDIR: temp, NODE_COMPILE_CACHE: undefined, NODE_DISABLE_COMPILE_CACHE: undefined };
+    try {
+      const kept = () => readdirSync(temp, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length;
+      const first = await startNode([cli, "--help"], { env }).finished;
+      expect(first.code).toBe(0);
+      expect(readdirSync(temp)).toEqual(["node-compile-cache"]);
+      expect(kept(), "the bundle's compiled code was kept").toBeGreaterThan(0);
+      // Node's own switch turns it off: the entry keeps nothing of its own.
+      rmSync(join(temp, "node-compile-cache"), { recursive: true, force: true });
+      const off = await startNode([cli, "--help"], { env: { ...env, NODE_DISABLE_COMPILE_CACHE: "1" } }).finished;
+      expect(off.code).toBe(0);
+      expect(readdirSync(temp)).toEqual([]);
+    } finally {
+      rmSync(temp, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
