@@ -26,11 +26,15 @@ const linesOf = (file: string) =>
         .map((line) => JSON.parse(line) as Record<string, any>)
     : [];
 
-/** Polls (without sleeping on a timer of its own) until `check` holds, or fails after `tries` looks. */
-async function eventually(check: () => boolean, tries = 500): Promise<void> {
-  for (let i = 0; i < tries; i++) {
+/**
+ * Polls until `check` holds, or fails after `withinMs`. The file it looks at is written by the sandbox's process, on
+ * its own time: 500 turns of this process's event loop (a few milliseconds) were not always enough on a busy machine.
+ */
+async function eventually(check: () => boolean, withinMs = 30_000): Promise<void> {
+  const until = Date.now() + withinMs;
+  while (Date.now() < until) {
     if (check()) return;
-    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 10));
   }
   throw new Error("the condition never held");
 }
