@@ -45,7 +45,7 @@ import { JournalFile } from "./pipeline/journalFile.js";
 import { exportState } from "./state-files/export.js";
 import { type CoverageDocument, coverageDocument, describeViolation, type Violation } from "./admin/coverage.js";
 import { checkReportDir, writeReport } from "./admin/coverageReport.js";
-import { initReader, initStartSettings, seedState, writeExport } from "./state-files/lifecycle.js";
+import { initReader, initStartSettings, seedState, startInitAhead, writeExport } from "./state-files/lifecycle.js";
 import type { StateFile } from "./state-files/model.js";
 
 export type { Clock } from "./clock.js";
@@ -254,6 +254,11 @@ async function startOn(
   // A new RSA import key is generated on the thread pool while the rest of the start-up runs.
   const importKeyPending = store.ensureImportKey(generateImportKey);
   importKeyPending.catch(() => undefined); // awaited below; this only keeps Node from calling it unhandled meanwhile
+  const handlers = options.handlers ?? defaultHandlers;
+  const init = options.init === undefined ? undefined : initReader(options.init);
+  // A file to apply is read now, and its accounts' addresses derived on helper threads while the rest loads.
+  const initAhead = init !== undefined && earlierStarts === 0 ? startInitAhead(init, random.fork("init"), { handlers }) : undefined;
+  if (initAhead) started.push(() => initAhead.close());
   const [platformOperations, adminOperations] = await Promise.all([
     loadCompiledOperations(options.spec ?? defaultSpecPath),
     loadCompiledOperations(adminSpecPath),
@@ -269,7 +274,6 @@ async function startOn(
   for (const scenario of resolveStartupScenarios(options.scenario ?? [], shipped)) engine.activate(scenario);
   const importKey = importKeyFromPem((await importKeyPending).privateKeyPem);
   const keys = { importKey, endUserTokenSecret };
-  const init = options.init === undefined ? undefined : initReader(options.init);
   const devAccountCount = options.devAccounts ?? (init === undefined ? undefined : initStartSettings(init).devAccounts) ?? 0;
   const { evmTimeoutMs } = options;
   if (evmTimeoutMs !== undefined && !(Number.isInteger(evmTimeoutMs) && evmTimeoutMs >= 0))
@@ -277,11 +281,11 @@ async function startOn(
   const devAccountsProblemText = devAccountsProblem(devAccountCount);
   if (devAccountsProblemText) throw new Error(devAccountsProblemText);
   const devAccounts = deriveDevAccounts(devAccountCount);
-  const handlers = options.handlers ?? defaultHandlers;
   if (init !== undefined) {
     if (earlierStarts > 0) log("--init: the data file has been started before; its state is kept and the init file is not applied again");
     else {
-      await seedState(init, { store, projects, clock, random: random.fork("init"), keys, handlers, operations, engine, shipped, log });
+      const { random: initRandom, accounts: accountsAhead } = initAhead!;
+      await seedState(init, { store, projects, clock, random: initRandom, accountsAhead, keys, handlers, operations, engine, shipped, log });
       // The file may have given the default project an identity of its own (an export's).
       defaultCredentials = projects.credentialsOf(store.project(projects.defaultProjectId())!);
     }

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { createRandom } from "./random.js";
+import { createRandom, drawAhead } from "./random.js";
 
 describe("seeded randomness", () => {
   // Drawn from the stream as it was when every draw copied the rest of its pool: ids stored by a seeded sandbox
@@ -57,5 +57,58 @@ describe("seeded randomness", () => {
     const r = createRandom();
     expect(r.hex(16)).not.toBe(r.hex(16));
     expect(r.bytes(8)).toBeInstanceOf(Uint8Array);
+  });
+});
+
+describe("drawing ahead", () => {
+  // What a source draws, in the order of `steps`: each step a method and its size.
+  const steps = (r: ReturnType<typeof createRandom>) => [
+    Buffer.from(r.bytes(40)).toString("hex"),
+    r.uuid(),
+    r.hex(5),
+    r.float(),
+    r.int(1000),
+    Buffer.from(r.bytes(3)).toString("hex"),
+    r.fork("child").hex(8),
+    r.secrets().hex(4),
+    r.hex(64),
+  ];
+
+  it("replays what was drawn ahead, then goes on with the stream, as if nothing had been drawn ahead", () => {
+    const expected = steps(createRandom("ahead"));
+    // Drawn ahead in pieces that end before, at and across the steps' own boundaries.
+    for (const sizes of [[], [40], [32, 8], [45], [7, 7, 7], [1000]]) {
+      const drawing = drawAhead(createRandom("ahead"));
+      const drawnAhead = sizes.map((n) => Buffer.from(drawing.ahead.bytes(n)).toString("hex"));
+      expect(drawnAhead.join("")).toBe(Buffer.from(createRandom("ahead").bytes(sizes.reduce((a, b) => a + b, 0))).toString("hex"));
+      expect(steps(drawing.replay())).toEqual(expected);
+    }
+  });
+
+  it("replays the bytes drawn ahead even when the caller changed its copy of them", () => {
+    const drawing = drawAhead(createRandom("changed"));
+    drawing.ahead.bytes(16).fill(0);
+    expect(drawing.replay().hex(16)).toBe(createRandom("changed").hex(16));
+  });
+
+  it("keeps the operating system's secrets of a source off loopback, and refuses a draw ahead once the replay began", () => {
+    const base = createRandom("secrets", { secretsFromOs: true });
+    const drawing = drawAhead(base);
+    drawing.ahead.bytes(8);
+    const replay = drawing.replay();
+    // Seeded secrets of a source on loopback are the stream itself; these are not, so the seed does not give them.
+    expect(replay.secrets()).not.toBe(replay);
+    expect(replay.secrets().hex(16)).not.toBe(createRandom("secrets").hex(16));
+    const onLoopback = drawAhead(createRandom("secrets")).replay();
+    expect(onLoopback.secrets()).toBe(onLoopback);
+    expect(() => drawing.ahead.bytes(1)).toThrow(/after the replay/);
+  });
+
+  it("unseeded, replays the operating system's bytes it drew ahead", () => {
+    const drawing = drawAhead(createRandom());
+    const ahead = Buffer.from(drawing.ahead.bytes(24)).toString("hex");
+    const replay = drawing.replay();
+    expect(replay.hex(24)).toBe(ahead);
+    expect(replay.hex(24)).not.toBe(ahead);
   });
 });

@@ -102,6 +102,21 @@ function seededStream(seed: string): <T>(n: number, use: (pool: Uint8Array, offs
 /** The same reader over the operating system's CSPRNG: fresh bytes for each draw. */
 const osStream = <T>(n: number, use: (pool: Uint8Array, offset: number) => T): T => use(new Uint8Array(osRandomBytes(n)), 0);
 
+/** A version-4 UUID from 16 drawn bytes (changed in place). */
+function uuidOf(b: Uint8Array): string {
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = Buffer.from(b).toString("hex");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/** A float in [0, 1) from 6 drawn bytes. */
+function floatOf(b: Uint8Array): number {
+  let v = 0;
+  for (const x of b) v = v * 256 + x;
+  return v / 2 ** 48;
+}
+
 export function createRandom(seed?: string, options: RandomOptions = {}): Random {
   const read = seed === undefined ? osStream : seededStream(seed);
   // A fresh pool is the caller's already; a seeded pool's bytes are copied out, since callers may change them (uuid).
@@ -112,19 +127,8 @@ export function createRandom(seed?: string, options: RandomOptions = {}): Random
   const random: Random = {
     bytes: draw,
     hex: (n) => read(n, (pool, at) => Buffer.from(pool.buffer, pool.byteOffset + at, n).toString("hex")),
-    uuid: () => {
-      const b = draw(16);
-      b[6] = (b[6] & 0x0f) | 0x40;
-      b[8] = (b[8] & 0x3f) | 0x80;
-      const h = Buffer.from(b).toString("hex");
-      return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-    },
-    float: () => {
-      const b = draw(6);
-      let v = 0;
-      for (const x of b) v = v * 256 + x;
-      return v / 2 ** 48;
-    },
+    uuid: () => uuidOf(draw(16)),
+    float: () => floatOf(draw(6)),
     int: (max) => Math.floor(random.float() * max),
     fork: (label) => createRandom(seed === undefined ? undefined : `${seed}/${label}`, options),
     secrets: () => secretSource ?? random,
@@ -143,4 +147,56 @@ export function createRandom(seed?: string, options: RandomOptions = {}): Random
 export function createRandomForStart(seed: string | undefined, start: number, options: RandomOptions = {}): Random {
   // A NUL no command-line seed can hold, and no fork's label (joined with "/") produces.
   return createRandom(seed === undefined || start === 0 ? seed : `${seed}\u0000start ${start}`, options);
+}
+
+/** A source whose draws are `draw`'s, with `base`'s forks and, where `base` keeps its secrets to itself, its secrets. */
+function drawingFrom(base: Random, draw: (n: number) => Uint8Array): Random {
+  const random: Random = {
+    bytes: draw,
+    hex: (n) => Buffer.from(draw(n)).toString("hex"),
+    uuid: () => uuidOf(draw(16)),
+    float: () => floatOf(draw(6)),
+    int: (max) => Math.floor(random.float() * max),
+    fork: (label) => base.fork(label),
+    secrets: () => (base.secrets() === base ? random : base.secrets()),
+  };
+  return random;
+}
+
+/**
+ * Draws from `base` ahead of the step that will use them: `ahead` draws as `base` does and keeps what it drew;
+ * `replay()` then gives a source that draws those bytes again first, then goes on with `base`'s own. Seeded, the
+ * stream gives the same bytes whatever the sizes of the draws, so the replaying source draws exactly what `base`
+ * would have drawn had nothing been drawn ahead; unseeded, fresh bytes of the operating system either way.
+ * (An init file's account keys are drawn while the rest of the start-up runs, so that their addresses are derived
+ * meanwhile; the file's entries then draw from the replay, in their order, as they always did.)
+ */
+export function drawAhead(base: Random): { ahead: Random; replay(): Random } {
+  const drawn: Uint8Array[] = [];
+  let replaying = false;
+  const ahead = drawingFrom(base, (n) => {
+    // A draw ahead after the replay began would come after the bytes replayed: out of the stream's order.
+    if (replaying) throw new Error("drawn ahead after the replay began");
+    const bytes = base.bytes(n);
+    drawn.push(bytes.slice()); // the caller may change its copy (uuid does)
+    return bytes;
+  });
+  return {
+    ahead,
+    replay() {
+      replaying = true;
+      let queue = Buffer.concat(drawn);
+      drawn.length = 0;
+      return drawingFrom(base, (n) => {
+        if (queue.length === 0) return base.bytes(n);
+        const taken = new Uint8Array(queue.subarray(0, Math.min(n, queue.length)));
+        queue = queue.subarray(taken.length);
+        if (taken.length === n) return taken;
+        const out = new Uint8Array(n);
+        out.set(taken);
+        out.set(base.bytes(n - taken.length), taken.length);
+        return out;
+      });
+    },
+  };
 }

@@ -29,7 +29,7 @@ import { solanaAccountOperations } from "../wallet/solana-accounts/accounts.js";
 import { PendingTx } from "../store/store.js";
 import type { HandlerContext } from "../wallet/types.js";
 import { BulkCredits, type SolanaHolder, splToken } from "./bulkCredits.js";
-import { deriveAccounts, type TokenAccountKey } from "./deriveThreads.js";
+import { type DerivationRequest, type Derivations, deriveAccounts, type TokenAccountKey } from "./deriveThreads.js";
 import { at, checkBody, credit, type EntryDeps, failedAt, operationsFor } from "./entries.js";
 import type { Balances, ProjectContent } from "./model.js";
 import { StateFileError } from "./read.js";
@@ -132,7 +132,77 @@ function isoOncePerMs(clock: Clock): Clock {
   return { ...clock, iso };
 }
 
-/** Applies the content's EVM and Solana accounts with their balances, inside the project's transaction. */
+/** The keys of the accounts as applying them draws them: the EVM keys at once, the Solana seeds (after them) when asked. */
+function drawKeys(evm: Account[], solana: Account[], random: Random, programOf: (network: string, mint: string) => string) {
+  const newEvmKeys = drawEvmKeys(random, evm.filter((a) => a.privateKey === undefined).length);
+  const evmKeys = evm.map((a) => (a.privateKey === undefined ? newEvmKeys.next().value! : fixedEvmKey(a.privateKey)));
+  const drawSolana = () => {
+    const newSeeds = random.bytes(32 * solana.filter((a) => a.privateKey === undefined).length);
+    let drawn = 0;
+    const solanaSeeds = solana.map((a) => (a.privateKey === undefined ? newSeeds.subarray(32 * drawn, 32 * ++drawn) : fixedSolanaSeed(a.privateKey)));
+    const tokenAccounts = solana.map((a) =>
+      splCredits(a.balances).map(({ network, token }) => ({ mint: token.mint, program: programOf(network, token.mint) })),
+    );
+    return { solanaSeeds, tokenAccounts };
+  };
+  return { evmKeys, drawSolana };
+}
+
+/** Accounts of a content drawn and set deriving ahead (deriveAccountsAhead), for applyServerAccounts to take. */
+export interface AccountsAhead extends DerivationRequest {
+  /** The content's lists of accounts (an entry of the file holds the same lists, not the same object). */
+  of: Pick<ProjectContent, "evmAccounts" | "solanaAccounts">;
+  derived: Derivations;
+}
+
+/** Below this many accounts nothing is drawn ahead: the threads would not be used (deriveThreads.ts). */
+const AHEAD_FROM = 1024;
+
+/** Whether the operations themselves make the accounts (a sandbox whose create operations were replaced). */
+const throughTheOperations = (deps: Pick<EntryDeps, "handlers">) =>
+  deps.handlers.createEvmAccount !== evmAccountOperations.create || deps.handlers.createSolanaAccount !== solanaAccountOperations.create;
+
+/**
+ * Draws the keys of `content`'s accounts from `random` as applying them would draw them first thing, and starts
+ * deriving their addresses on the helper threads: the start-up runs this while it loads the contract and the rest,
+ * when the threads would otherwise wait (~0.7 s of them at 100,000 accounts). Only a guess: applyServerAccounts
+ * draws the keys itself and takes these derivations only when its keys are these (undefined: nothing drawn ahead).
+ */
+export function deriveAccountsAhead(content: ProjectContent, random: Random, deps: Pick<EntryDeps, "handlers">): AccountsAhead | undefined {
+  const evm: Account[] = content.evmAccounts ?? [];
+  const solana: Account[] = content.solanaAccounts ?? [];
+  if (evm.length + solana.length < AHEAD_FROM || throughTheOperations(deps)) return undefined;
+  // A mint not written yet is the Token program's; a mint the store or the file wrote otherwise fails the comparison.
+  const { evmKeys, drawSolana } = drawKeys(evm, solana, random, () => TOKEN_PROGRAM);
+  let solanaPart: ReturnType<typeof drawSolana> | undefined;
+  const derived = deriveAccounts({ evmKeys, solanaSeeds: [], tokenAccounts: [] }, { count: solana.length, make: () => (solanaPart = drawSolana()) });
+  return { of: { evmAccounts: content.evmAccounts, solanaAccounts: content.solanaAccounts }, evmKeys, ...solanaPart!, derived };
+}
+
+function sameBytes(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Whether a request is the one derived ahead, key for key and token account for token account. */
+function sameKeys(ahead: DerivationRequest, request: DerivationRequest): boolean {
+  const { evmKeys, solanaSeeds, tokenAccounts } = request;
+  if (ahead.evmKeys.length !== evmKeys.length || ahead.solanaSeeds.length !== solanaSeeds.length) return false;
+  for (let i = 0; i < evmKeys.length; i++) if (ahead.evmKeys[i] !== evmKeys[i]) return false;
+  for (let i = 0; i < solanaSeeds.length; i++) {
+    if (!sameBytes(ahead.solanaSeeds[i], solanaSeeds[i])) return false;
+    const [mine, theirs] = [tokenAccounts[i]!, ahead.tokenAccounts[i]!];
+    if (mine.length !== theirs.length || mine.some((t, k) => t.mint !== theirs[k]!.mint || t.program !== theirs[k]!.program)) return false;
+  }
+  return true;
+}
+
+/**
+ * Applies the content's EVM and Solana accounts with their balances, inside the project's transaction; with what
+ * was derived ahead for this content, when it drew the same keys.
+ */
 export async function applyServerAccounts(
   file: string,
   path: string,
@@ -140,15 +210,13 @@ export async function applyServerAccounts(
   ctx: HandlerContext,
   deps: EntryDeps,
   supplies: SupplyTally,
+  ahead?: AccountsAhead,
 ): Promise<void> {
   const evm: Account[] = content.evmAccounts ?? [];
   const solana: Account[] = content.solanaAccounts ?? [];
   if (evm.length + solana.length === 0) return;
-  if (deps.handlers.createEvmAccount !== evmAccountOperations.create || deps.handlers.createSolanaAccount !== solanaAccountOperations.create)
-    return throughOperations(file, path, content, ctx, deps, supplies);
+  if (throughTheOperations(deps)) return throughOperations(file, path, content, ctx, deps, supplies);
 
-  const newEvmKeys = drawEvmKeys(ctx.random, evm.filter((a) => a.privateKey === undefined).length);
-  const evmKeys = evm.map((a) => (a.privateKey === undefined ? newEvmKeys.next().value! : fixedEvmKey(a.privateKey)));
   // The token program of each mint as the first credit will find it (a mint not written yet is the Token program's).
   const programs = new Map<string, string>();
   const programOf = (network: string, mint: string) => {
@@ -156,17 +224,26 @@ export async function applyServerAccounts(
     if (!programs.has(id)) programs.set(id, viewSolanaAccount(ctx.store, network, mint)?.owner ?? TOKEN_PROGRAM);
     return programs.get(id)!;
   };
-  // The Solana seeds are drawn (after the EVM keys, as the operations draw them) once the EVM keys went to the threads.
+  const { evmKeys, drawSolana } = drawKeys(evm, solana, ctx.random, programOf);
   let solanaSeeds: Array<Uint8Array | undefined> = [];
   let tokenAccounts: TokenAccountKey[][] = [];
-  const drawSolana = () => {
-    const newSeeds = ctx.random.bytes(32 * solana.filter((a) => a.privateKey === undefined).length);
-    let drawn = 0;
-    solanaSeeds = solana.map((a) => (a.privateKey === undefined ? newSeeds.subarray(32 * drawn, 32 * ++drawn) : fixedSolanaSeed(a.privateKey)));
-    tokenAccounts = solana.map((a) => splCredits(a.balances).map(({ network, token }) => ({ mint: token.mint, program: programOf(network, token.mint) })));
+  const takeSolana = () => {
+    ({ solanaSeeds, tokenAccounts } = drawSolana());
     return { solanaSeeds, tokenAccounts };
   };
-  const derived = deriveAccounts({ evmKeys, solanaSeeds: [], tokenAccounts: [] }, { count: solana.length, make: drawSolana });
+  let derived: Derivations;
+  if (ahead && ahead.of.evmAccounts === content.evmAccounts && ahead.of.solanaAccounts === content.solanaAccounts) {
+    takeSolana();
+    if (sameKeys(ahead, { evmKeys, solanaSeeds, tokenAccounts })) derived = ahead.derived;
+    else {
+      // Something drew from the stream before these keys (a new project, a policy): what was derived ahead is not theirs.
+      ahead.derived.close();
+      derived = deriveAccounts({ evmKeys, solanaSeeds, tokenAccounts });
+    }
+  } else {
+    // The Solana seeds are drawn (after the EVM keys, as the operations draw them) once the EVM keys went to the threads.
+    derived = deriveAccounts({ evmKeys, solanaSeeds: [], tokenAccounts: [] }, { count: solana.length, make: takeSolana });
+  }
   const credits = new BulkCredits(ctx.store, supplies);
   // Read before the bulk writes: whether the project holds accounts of each chain already.
   const evmChecks = evmAccountOperations.newAccountChecks(ctx);

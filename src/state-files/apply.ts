@@ -20,7 +20,7 @@ import type { ProjectRegistry } from "../projects/projects.js";
 import type { Random } from "../random.js";
 import type { ProjectRecord, SandboxState } from "../store/state.js";
 import type { Store } from "../store/store.js";
-import { applyServerAccounts } from "./accounts.js";
+import { type AccountsAhead, applyServerAccounts } from "./accounts.js";
 import { at, credit, creditBalances, type EntryDeps, messageOf, operationsFor } from "./entries.js";
 import type { ProjectContent, ProjectEntry, StateFile } from "./model.js";
 import { StateFileError } from "./read.js";
@@ -31,6 +31,8 @@ export interface ApplyDeps extends EntryDeps {
   clock: Clock;
   random: Random;
   keys: SandboxKeys;
+  /** The file's accounts drawn and set deriving ahead (for the entry whose lists they are). */
+  accountsAhead?: AccountsAhead;
   /** Throws when a scenario name or file does not check out (before anything is applied). */
   checkScenarios?: (names: string[]) => void;
   log?: (message: string) => void;
@@ -135,7 +137,7 @@ async function applyContent(file: string, path: string, content: ProjectContent,
     for (const [id, record] of Object.entries(records)) target.put(id, record);
   }
   for (const [i, body] of (content.policies ?? []).entries()) await at(file, `${path}.policies[${i}]`, () => call("createPolicy", body));
-  await applyServerAccounts(file, path, content, ctx, deps, supplies);
+  await applyServerAccounts(file, path, content, ctx, deps, supplies, deps.accountsAhead);
   for (const [i, a] of (content.evmSmartAccounts ?? []).entries()) {
     const where = `${path}.evmSmartAccounts[${i}]`;
     const account = await at(file, where, () => {

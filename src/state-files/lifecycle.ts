@@ -7,7 +7,10 @@ import { dirname } from "node:path";
 import type { ScenarioEngine } from "../scenarios/engine.js";
 import { resolveStartupScenarios } from "../scenarios/load.js";
 import type { Scenario } from "../scenarios/model.js";
+import { drawAhead, type Random } from "../random.js";
+import { type AccountsAhead, deriveAccountsAhead } from "./accounts.js";
 import { type ApplyDeps, applyStateFile } from "./apply.js";
+import type { EntryDeps } from "./entries.js";
 import { stopWarmThreads, warmDeriveThreads } from "./deriveThreads.js";
 import type { StateFile } from "./model.js";
 import { checkStateFile, readStateFile } from "./read.js";
@@ -44,6 +47,27 @@ function warmFor(file: string): void {
   if (size > 16 * 1024) warmDeriveThreads(size / 70);
 }
 
+/** An init file's start ahead of its application: the source its entries draw from, and what was derived ahead. */
+export interface InitAhead {
+  random: Random;
+  accounts?: AccountsAhead;
+  /** Stops the derivation ahead (the start failed before the file was applied). */
+  close(): void;
+}
+
+/**
+ * Reads and checks the init file now, draws its accounts' keys from `random` (the source its entries draw from)
+ * and starts deriving their addresses on the helper threads, so that they work while the start-up loads the
+ * contract and the rest. The entries then draw from the returned source: the same keys again first, so the file
+ * is applied as it would have been, with whatever was derived ahead for them.
+ */
+export function startInitAhead(init: InitRead, random: Random, deps: Pick<EntryDeps, "handlers">): InitAhead {
+  const { content } = init();
+  const drawing = drawAhead(random);
+  const accounts = deriveAccountsAhead(content, drawing.ahead, deps);
+  return { random: drawing.replay(), accounts, close: () => accounts?.derived.close() };
+}
+
 /**
  * Applies an init file: everything or nothing. Then sets the clock and activates the scenarios it names, which
  * live outside the store.
@@ -54,7 +78,10 @@ export async function seedState(
 ): Promise<void> {
   const { file, content } = init();
   const resolve = (names: string[]) => resolveStartupScenarios(names, deps.shipped);
-  const extras = await applyStateFile(file, content, { ...deps, checkScenarios: (names) => void resolve(names) }).finally(stopWarmThreads);
+  const extras = await applyStateFile(file, content, { ...deps, checkScenarios: (names) => void resolve(names) }).finally(() => {
+    stopWarmThreads();
+    deps.accountsAhead?.derived.close();
+  });
   if (extras.clockMs !== undefined) deps.clock.set(extras.clockMs);
   for (const s of extras.scenarios) for (const scenario of resolve(s.names)) deps.engine.activate(scenario, s.projectId);
 }

@@ -8,6 +8,7 @@
 import { createHash } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "../../src/index.js";
+import { handlers } from "../../src/products/index.js";
 import { withSandbox } from "#test/helpers/sandbox.js";
 
 const started: Sandbox[] = [];
@@ -52,6 +53,46 @@ describe("an init file's accounts", () => {
     const tokenAccounts = Object.values(records.solanaChainAccounts!).filter((a) => (a as { owner: string }).owner.startsWith("Tokenkeg"));
     expect(tokenAccounts).toHaveLength(N + 2);
     expect(fingerprint(records)).toBe("b1881a29ff3e606035f3e379bd3437bae4d039add6bfce8bbc9d2b835addabe4");
+  });
+
+  // A file of this many accounts has its keys drawn and derived ahead, while the start-up loads the rest; with the
+  // create operations wrapped, the sandbox makes the accounts one operation call each, as it did before any of that.
+  const AHEAD = 1040;
+  const largeFile = (extra: Record<string, unknown> = {}) => ({
+    ...extra,
+    evmAccounts: [
+      { name: "fixed-evm", privateKey: `0x${"22".repeat(32)}` },
+      ...Array.from({ length: AHEAD / 2 }, (_, i) => ({ name: `evm-${i}`, balances: { "base-sepolia": { USDC: "1" } } })),
+    ],
+    solanaAccounts: Array.from({ length: AHEAD / 2 }, (_, i) => ({ name: `sol-${i}`, balances: { "solana-devnet": { SOL: "0.5", USDC: "7" } } })),
+  });
+  const throughTheOperations = {
+    ...handlers,
+    createEvmAccount: (...args: Parameters<typeof handlers.createEvmAccount>) => handlers.createEvmAccount!(...args),
+    createSolanaAccount: (...args: Parameters<typeof handlers.createSolanaAccount>) => handlers.createSolanaAccount!(...args),
+  };
+  const accountsOf = async (options: Parameters<typeof withSandbox>[0]) => {
+    const sandbox = await withSandbox(options);
+    try {
+      const records = sandbox.exportState().projects![0]!.records!;
+      return { count: Object.keys(records.evmAccounts!).length + Object.keys(records.solanaAccounts!).length, fingerprint: fingerprint(records) };
+    } finally {
+      await sandbox.close();
+    }
+  };
+
+  it("are the same when derived ahead of the file's application as when made one operation at a time", { timeout: 120_000 }, async () => {
+    const ahead = await accountsOf({ seed: "ahead", init: largeFile() });
+    expect(ahead.count).toBe(AHEAD + 1);
+    expect(ahead).toEqual(await accountsOf({ seed: "ahead", init: largeFile(), handlers: throughTheOperations }));
+  });
+
+  it("are the same when something drew from the stream before the keys (what was derived ahead is not used)", { timeout: 120_000 }, async () => {
+    // The policy's id is drawn before the accounts' keys: the keys drawn ahead, from the stream's start, are not theirs.
+    const policies = [{ scope: "account", rules: [{ action: "accept", operation: "signEvmMessage", criteria: [] }] }];
+    const ahead = await accountsOf({ seed: "ahead", init: largeFile({ policies }) });
+    expect(ahead).toEqual(await accountsOf({ seed: "ahead", init: largeFile({ policies }), handlers: throughTheOperations }));
+    expect(ahead.fingerprint).not.toBe((await accountsOf({ seed: "ahead", init: largeFile() })).fingerprint);
   });
 
   it("refuse a fixed key that is no secp256k1 scalar, and a fixed key's name already taken, naming the entry", async () => {
