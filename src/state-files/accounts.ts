@@ -163,20 +163,40 @@ const throughTheOperations = (deps: Pick<EntryDeps, "handlers">) =>
   deps.handlers.createEvmAccount !== evmAccountOperations.create || deps.handlers.createSolanaAccount !== solanaAccountOperations.create;
 
 /**
- * Draws the keys of `content`'s accounts from `random` as applying them would draw them first thing, and starts
- * deriving their addresses on the helper threads: the start-up runs this while it loads the contract and the rest,
- * when the threads would otherwise wait (~0.7 s of them at 100,000 accounts). Only a guess: applyServerAccounts
- * draws the keys itself and takes these derivations only when its keys are these (undefined: nothing drawn ahead).
+ * Draws the keys of the accounts of a file's content (parsed, perhaps not yet checked) from `random` as applying
+ * them would draw them first thing, and starts deriving their addresses on the helper threads: the start-up runs
+ * this while it checks the file and loads the contract and the rest, when the threads would otherwise wait (~1 s of
+ * them at 100,000 accounts). Only a guess: applyServerAccounts draws the keys itself and takes these derivations
+ * only when its keys are these. Undefined: nothing derived ahead (few accounts, or content that does not check out).
  */
-export function deriveAccountsAhead(content: ProjectContent, random: Random, deps: Pick<EntryDeps, "handlers">): AccountsAhead | undefined {
+export function deriveAccountsAhead(parsed: unknown, random: Random, deps: Pick<EntryDeps, "handlers">): AccountsAhead | undefined {
+  const content = (typeof parsed === "object" && parsed !== null ? parsed : {}) as ProjectContent;
   const evm: Account[] = content.evmAccounts ?? [];
   const solana: Account[] = content.solanaAccounts ?? [];
-  if (evm.length + solana.length < AHEAD_FROM || throughTheOperations(deps)) return undefined;
+  if (!Array.isArray(evm) || !Array.isArray(solana) || evm.length + solana.length < AHEAD_FROM || throughTheOperations(deps)) return undefined;
   // A mint not written yet is the Token program's; a mint the store or the file wrote otherwise fails the comparison.
-  const { evmKeys, drawSolana } = drawKeys(evm, solana, random, () => TOKEN_PROGRAM);
-  let solanaPart: ReturnType<typeof drawSolana> | undefined;
-  const derived = deriveAccounts({ evmKeys, solanaSeeds: [], tokenAccounts: [] }, { count: solana.length, make: () => (solanaPart = drawSolana()) });
-  return { of: { evmAccounts: content.evmAccounts, solanaAccounts: content.solanaAccounts }, evmKeys, ...solanaPart!, derived };
+  let keys: ReturnType<typeof drawKeys>;
+  try {
+    keys = drawKeys(evm, solana, random, () => TOKEN_PROGRAM);
+  } catch {
+    return undefined; // an entry the file's check refuses
+  }
+  let solanaPart: ReturnType<typeof keys.drawSolana> | undefined;
+  const make = () => {
+    try {
+      solanaPart = keys.drawSolana();
+    } catch {
+      // The same: nothing of it is derived (the threads have taken the EVM keys already).
+      return { solanaSeeds: new Array<undefined>(solana.length), tokenAccounts: solana.map(() => []) };
+    }
+    return solanaPart;
+  };
+  const derived = deriveAccounts({ evmKeys: keys.evmKeys, solanaSeeds: [], tokenAccounts: [] }, { count: solana.length, make });
+  if (!solanaPart) {
+    derived.close();
+    return undefined;
+  }
+  return { of: { evmAccounts: content.evmAccounts, solanaAccounts: content.solanaAccounts }, evmKeys: keys.evmKeys, ...solanaPart, derived };
 }
 
 function sameBytes(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {

@@ -173,7 +173,7 @@ async function applyContent(file: string, path: string, content: ProjectContent,
 }
 
 /**
- * Applies `content` (already checked by `readStateFile`) to the sandbox: all of it, or nothing (a StateFileError).
+ * Applies `content` (already checked by `checkStateFile`) to the sandbox: all of it, or nothing (a StateFileError).
  * Returns the clock and scenarios for the caller to set, which live outside the store.
  */
 export async function applyStateFile(file: string, content: StateFile, deps: ApplyDeps): Promise<AppliedExtras> {

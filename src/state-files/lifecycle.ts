@@ -13,10 +13,14 @@ import { type ApplyDeps, applyStateFile } from "./apply.js";
 import type { EntryDeps } from "./entries.js";
 import { stopWarmThreads, warmDeriveThreads } from "./deriveThreads.js";
 import type { StateFile } from "./model.js";
-import { checkStateFile, readStateFile } from "./read.js";
+import { checkStateFile, parseStateFile } from "./read.js";
 
 /** An init file (a path, or its content) as the start reads it: the name errors give, and the checked content. */
-export type InitRead = () => { file: string; content: StateFile };
+export interface InitRead {
+  (): { file: string; content: StateFile };
+  /** The content as parsed, before it is checked (what a step may look at ahead, never apply). */
+  parsed(): unknown;
+}
 
 /**
  * Reads (or takes) and checks an init file on first call, once however many steps of the start ask for it: a file
@@ -24,13 +28,16 @@ export type InitRead = () => { file: string; content: StateFile };
  * accounts' addresses start, so that they load their libraries meanwhile.
  */
 export function initReader(init: string | StateFile): InitRead {
+  const file = typeof init === "string" ? init : "init";
+  let parsed: { content: unknown } | undefined;
   let read: ReturnType<InitRead> | undefined;
-  return () => {
-    if (read) return read;
+  const parse = () => {
+    if (parsed) return parsed.content;
     if (typeof init === "string") warmFor(init);
-    read = typeof init === "string" ? { file: init, content: readStateFile(init) } : { file: "init", content: checkStateFile("init", init) };
-    return read;
+    parsed = { content: typeof init === "string" ? parseStateFile(init) : init };
+    return parsed.content;
   };
+  return Object.assign(() => (read ??= { file, content: checkStateFile(file, parse()) }), { parsed: parse });
 }
 
 /**
@@ -56,16 +63,22 @@ export interface InitAhead {
 }
 
 /**
- * Reads and checks the init file now, draws its accounts' keys from `random` (the source its entries draw from)
- * and starts deriving their addresses on the helper threads, so that they work while the start-up loads the
- * contract and the rest. The entries then draw from the returned source: the same keys again first, so the file
- * is applied as it would have been, with whatever was derived ahead for them.
+ * Reads and checks the init file now, and meanwhile draws its accounts' keys from `random` (the source its entries
+ * draw from) and starts deriving their addresses on the helper threads, so that they work while the file is
+ * checked and the start-up loads the contract and the rest. The entries then draw from the returned source: the
+ * same keys again first, so the file is applied as it would have been, with whatever was derived ahead for them.
  */
 export function startInitAhead(init: InitRead, random: Random, deps: Pick<EntryDeps, "handlers">): InitAhead {
-  const { content } = init();
   const drawing = drawAhead(random);
-  const accounts = deriveAccountsAhead(content, drawing.ahead, deps);
-  return { random: drawing.replay(), accounts, close: () => accounts?.derived.close() };
+  const accounts = deriveAccountsAhead(init.parsed(), drawing.ahead, deps);
+  const ahead: InitAhead = { random: drawing.replay(), accounts, close: () => accounts?.derived.close() };
+  try {
+    init(); // a file that does not check out stops the start here, as it would have later
+  } catch (error) {
+    ahead.close();
+    throw error;
+  }
+  return ahead;
 }
 
 /**

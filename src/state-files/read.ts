@@ -108,11 +108,14 @@ function parseJsonOrUndefined(source: string): unknown {
   }
 }
 
-/** The state file's content, checked; throws StateFileError. `text` overrides reading `file` (tests, inline objects). */
-export function readStateFile(file: string, text?: string): StateFile {
+/**
+ * The state file's content as parsed, not yet checked (checkStateFile; an empty file gives an empty object); throws
+ * StateFileError.
+ */
+export function parseStateFile(file: string): unknown {
   let source: string;
   try {
-    source = text ?? readBounded(file);
+    source = readBounded(file);
   } catch (error) {
     if (error instanceof StateFileError) throw error;
     throw new StateFileError(file, "$", `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
@@ -125,7 +128,7 @@ export function readStateFile(file: string, text?: string): StateFile {
   } catch (error) {
     throw new StateFileError(file, "$", `is neither YAML nor JSON: ${(error as Error).message.split("\n")[0]}`);
   }
-  return checkStateFile(file, content ?? {});
+  return content ?? {};
 }
 
 /** Checks parsed content against the schema; throws StateFileError naming the first problem (and how many more). */

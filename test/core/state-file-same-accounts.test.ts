@@ -95,6 +95,15 @@ describe("an init file's accounts", () => {
     expect(ahead.fingerprint).not.toBe((await accountsOf({ seed: "ahead", init: largeFile() })).fingerprint);
   });
 
+  it("of a large file that does not check out are refused as before, whether or not their keys could be drawn ahead", async () => {
+    // The last account's balance is no amount (its keys were drawn ahead); the first entry is no account at all.
+    const badAmount = largeFile();
+    badAmount.solanaAccounts.at(-1)!.balances["solana-devnet"].USDC = "seven";
+    await expect(withSandbox({ seed: "ahead", init: badAmount })).rejects.toThrow(/\$\.solanaAccounts\[519\]\.balances\.solana-devnet\.USDC: /);
+    const notAnAccount = { ...largeFile(), evmAccounts: [null, ...largeFile().evmAccounts] };
+    await expect(withSandbox({ seed: "ahead", init: notAnAccount as never })).rejects.toThrow(/\$\.evmAccounts\[0\]: expected object/);
+  });
+
   it("refuse a fixed key that is no secp256k1 scalar, and a fixed key's name already taken, naming the entry", async () => {
     const zero = `0x${"00".repeat(32)}`;
     await expect(withSandbox({ init: { evmAccounts: [{ name: "ab" }, { name: "zero", privateKey: zero }] } })).rejects.toThrow(
