@@ -13,9 +13,11 @@
  * `process.cpuUsage()` over the timed calls alone (the sandbox and the client's fetch share the process).
  *
  * BENCH_N (300 timed calls per scenario and size), BENCH_SIZES (10,1000,10000). Run node with --expose-gc for the
- * heap; BENCH_PROFILE=DIR for a CPU profile of each scenario (timing.mjs).
+ * heap; BENCH_PROFILE=DIR for a CPU profile of each scenario (timing.mjs); BENCH_HEAPSNAPSHOT=DIR for a V8 heap
+ * snapshot after the last size (`node bench/heap.mjs FILE` attributes it: each collection's records, the indexes).
  */
 import { dirname, join } from "node:path";
+import { setFlagsFromString, writeHeapSnapshot } from "node:v8";
 import { fileURLToPath } from "node:url";
 import solc from "solc";
 import { createWalletClient, encodeDeployData, encodeFunctionData, http, parseAbi, parseEther, serializeTransaction } from "viem";
@@ -24,6 +26,9 @@ import { baseSepolia } from "viem/chains";
 import { stats, timed } from "./timing.mjs";
 import { bearerFactory, walletFactory } from "./tokens.mjs";
 
+// V8 drops the bytecode of functions idle for a while at a collection, megabytes at a time: the heap measured
+// between sizes moved by ±5 MB from run to run (10,000 accounts "added" -0.5 KB each in one run, +0.9 KB in the next).
+setFlagsFromString("--no-flush-bytecode");
 const here = join(dirname(fileURLToPath(import.meta.url)), "..");
 const root = process.env.BENCH_ROOT ?? here;
 const N = Number(process.env.BENCH_N ?? 300);
@@ -183,4 +188,8 @@ for (const size of SIZES) {
 console.log("\nheap added while growing (funded accounts; holders of the bytecode token, one transaction each):");
 for (const line of heapLines) console.log(`  ${line}`);
 if (!globalThis.gc) console.log("(heap figures without --expose-gc include garbage)");
+if (process.env.BENCH_HEAPSNAPSHOT) {
+  heap();
+  console.log(`heap snapshot: ${writeHeapSnapshot(join(process.env.BENCH_HEAPSNAPSHOT, `evm-${SIZES.at(-1)}.heapsnapshot`))}`);
+}
 await sandbox.close();
