@@ -13,8 +13,9 @@
  * `process.cpuUsage()` over the timed calls alone (the sandbox and the client's fetch share the process).
  *
  * BENCH_N (300 timed calls per scenario and size), BENCH_SIZES (10,1000,10000). Run node with --expose-gc for the
- * heap; BENCH_PROFILE=DIR for a CPU profile of each scenario (timing.mjs); BENCH_HEAPSNAPSHOT=DIR for a V8 heap
- * snapshot after the last size (`node bench/heap.mjs FILE` attributes it: each collection's records, the indexes).
+ * heap; BENCH_PROFILE=DIR for a CPU profile of each scenario (timing.mjs); BENCH_HEAPSNAPSHOT=DIR for V8 heap
+ * snapshots before and after the last size's holders (`node bench/heap.mjs BEFORE AFTER COUNT` says what each part of
+ * the sandbox added per holder: the ledger's transactions, the storage slots, the indexes, the journal...).
  */
 import { dirname, join } from "node:path";
 import { setFlagsFromString, writeHeapSnapshot } from "node:v8";
@@ -150,8 +151,12 @@ for (const size of SIZES) {
   const h0 = heap();
   for (; accounts < size; accounts++) await fund(newAddress(), 1n);
   const h1 = heap();
+  const snapshot = (name) => console.log(`heap snapshot: ${writeHeapSnapshot(join(process.env.BENCH_HEAPSNAPSHOT, `evm-${name}.heapsnapshot`))}`);
+  const last = size === SIZES.at(-1) && process.env.BENCH_HEAPSNAPSHOT !== undefined;
+  if (last) snapshot(`holders-${holders}`);
   if (token) for (; holders < size; holders++) await (await sendTokenTransfer(newAddress()))();
   const h2 = heap();
+  if (last) snapshot(`holders-${holders}`);
   const added = (n, bytes) => (n > 0 ? `${n} added, +${(bytes / 1e6).toFixed(1)} MB of heap, ${Math.round(bytes / n)} B each` : "none added");
   heapLines.push(`to ${size}: accounts ${added(accounts - accountsBefore, h1 - h0)}; holders ${added(holders - holdersBefore, h2 - h1)}`);
   console.log(`\n${size} funded accounts and ${token ? size : 0} holders of a bytecode token:`);
@@ -188,8 +193,4 @@ for (const size of SIZES) {
 console.log("\nheap added while growing (funded accounts; holders of the bytecode token, one transaction each):");
 for (const line of heapLines) console.log(`  ${line}`);
 if (!globalThis.gc) console.log("(heap figures without --expose-gc include garbage)");
-if (process.env.BENCH_HEAPSNAPSHOT) {
-  heap();
-  console.log(`heap snapshot: ${writeHeapSnapshot(join(process.env.BENCH_HEAPSNAPSHOT, `evm-${SIZES.at(-1)}.heapsnapshot`))}`);
-}
 await sandbox.close();
