@@ -152,15 +152,17 @@ for (const size of SIZES) {
   for (; accounts < size; accounts++) await fund(newAddress(), 1n);
   const snapshot = (name) => console.log(`heap snapshot: ${writeHeapSnapshot(join(process.env.BENCH_HEAPSNAPSHOT, `evm-${name}.heapsnapshot`))}`);
   const last = size === SIZES.at(-1) && process.env.BENCH_HEAPSNAPSHOT !== undefined;
-  // Taken before the holders' heap is measured: writing a snapshot empties some of V8's caches, which the holders'
-  // figure would otherwise count as freed (1,074 B a holder read instead of ~1,800).
+  // Writing a snapshot empties some of V8's caches: the accounts' figure is measured before it and the holders' after
+  // it, so neither counts that as freed (the holders read 1,074 B each instead of ~1,800); the holders' includes the
+  // caches filling again.
+  const afterAccounts = heap();
   if (last) snapshot(`holders-${holders}`);
-  const h1 = heap();
+  const h1 = last ? heap() : afterAccounts;
   if (token) for (; holders < size; holders++) await (await sendTokenTransfer(newAddress()))();
   const h2 = heap();
   if (last) snapshot(`holders-${holders}`);
   const added = (n, bytes) => (n > 0 ? `${n} added, +${(bytes / 1e6).toFixed(1)} MB of heap, ${Math.round(bytes / n)} B each` : "none added");
-  heapLines.push(`to ${size}: accounts ${added(accounts - accountsBefore, h1 - h0)}; holders ${added(holders - holdersBefore, h2 - h1)}`);
+  heapLines.push(`to ${size}: accounts ${added(accounts - accountsBefore, afterAccounts - h0)}; holders ${added(holders - holdersBefore, h2 - h1)}`);
   console.log(`\n${size} funded accounts and ${token ? size : 0} holders of a bytecode token:`);
   const to = newAddress();
   const native = await timed(`evm-native-${size}`, N, () =>
