@@ -13,9 +13,12 @@
  * `process.cpuUsage()` over the timed calls alone (the sandbox and the client's fetch share the process).
  *
  * BENCH_N (300 timed calls per scenario and size), BENCH_SIZES (10,1000,10000). Run node with --expose-gc for the
- * heap; BENCH_PROFILE=DIR for a CPU profile of each scenario (timing.mjs).
+ * heap; BENCH_PROFILE=DIR for a CPU profile of each scenario (timing.mjs); BENCH_HEAPSNAPSHOT=DIR for V8 heap
+ * snapshots before and after the last size's holders (`node bench/heap.mjs BEFORE AFTER COUNT` says what each part of
+ * the sandbox added per holder: the ledger's transactions, the storage slots, the indexes, the journal...).
  */
 import { dirname, join } from "node:path";
+import { setFlagsFromString, writeHeapSnapshot } from "node:v8";
 import { fileURLToPath } from "node:url";
 import solc from "solc";
 import { createWalletClient, encodeDeployData, encodeFunctionData, http, parseAbi, parseEther, serializeTransaction } from "viem";
@@ -24,6 +27,9 @@ import { baseSepolia } from "viem/chains";
 import { stats, timed } from "./timing.mjs";
 import { bearerFactory, walletFactory } from "./tokens.mjs";
 
+// V8 drops the bytecode of functions idle for a while at a collection, megabytes at a time: the heap measured
+// between sizes moved by ±5 MB from run to run (10,000 accounts "added" -0.5 KB each in one run, +0.9 KB in the next).
+setFlagsFromString("--no-flush-bytecode");
 const here = join(dirname(fileURLToPath(import.meta.url)), "..");
 const root = process.env.BENCH_ROOT ?? here;
 const N = Number(process.env.BENCH_N ?? 300);
@@ -144,11 +150,19 @@ for (const size of SIZES) {
   const [accountsBefore, holdersBefore] = [accounts, holders];
   const h0 = heap();
   for (; accounts < size; accounts++) await fund(newAddress(), 1n);
-  const h1 = heap();
+  const snapshot = (name) => console.log(`heap snapshot: ${writeHeapSnapshot(join(process.env.BENCH_HEAPSNAPSHOT, `evm-${name}.heapsnapshot`))}`);
+  const last = size === SIZES.at(-1) && process.env.BENCH_HEAPSNAPSHOT !== undefined;
+  // Writing a snapshot empties some of V8's caches: the accounts' figure is measured before it and the holders' after
+  // it, so neither counts that as freed (the holders read 1,074 B each instead of ~1,800); the holders' includes the
+  // caches filling again.
+  const afterAccounts = heap();
+  if (last) snapshot(`holders-${holders}`);
+  const h1 = last ? heap() : afterAccounts;
   if (token) for (; holders < size; holders++) await (await sendTokenTransfer(newAddress()))();
   const h2 = heap();
+  if (last) snapshot(`holders-${holders}`);
   const added = (n, bytes) => (n > 0 ? `${n} added, +${(bytes / 1e6).toFixed(1)} MB of heap, ${Math.round(bytes / n)} B each` : "none added");
-  heapLines.push(`to ${size}: accounts ${added(accounts - accountsBefore, h1 - h0)}; holders ${added(holders - holdersBefore, h2 - h1)}`);
+  heapLines.push(`to ${size}: accounts ${added(accounts - accountsBefore, afterAccounts - h0)}; holders ${added(holders - holdersBefore, h2 - h1)}`);
   console.log(`\n${size} funded accounts and ${token ? size : 0} holders of a bytecode token:`);
   const to = newAddress();
   const native = await timed(`evm-native-${size}`, N, () =>

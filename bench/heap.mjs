@@ -7,7 +7,9 @@
  * snapshot; `node bench/heap.mjs FILE.heapsnapshot` reads a snapshot taken elsewhere (e.g. after `npm run bench`,
  * with BENCH_HEAPSNAPSHOT=DIR there). Prints, as Markdown, the retained size of each part of the state (each
  * collection's records, the store's indexes, the journal, the replay caches, the runtimes, the validators) and the
- * largest kinds of object by self size. A measurement, never a test. Run `npm run build` first.
+ * largest kinds of object by self size. `node bench/heap.mjs BEFORE AFTER COUNT` compares two snapshots of one
+ * process (`bench/evm.mjs` writes such a pair around its last holders with BENCH_HEAPSNAPSHOT=DIR): the bytes each part
+ * added, per COUNT (what each holder cost). A measurement, never a test. Run `npm run build` first.
  */
 import { readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -26,6 +28,7 @@ const BY_CLASS = {
   "EVM runtime (ethereumjs)": ["EVM", "LedgerStateManager"],
   "Solana runtime (LiteSVM)": ["LiteSvmRuntime", "LiteSVM"],
   "compiled validators (Ajv)": ["PreparedAjv", "Ajv", "Ajv2019", "Ajv2020"],
+  "viem's caches (checksummed addresses; 8,192 each)": ["LruMap"],
 };
 
 const mb = (bytes) => (bytes / 1024 / 1024).toFixed(1);
@@ -163,6 +166,64 @@ function stringCopies(graph, seen) {
   const copyBytes = copied.reduce((sum, e) => sum + e.copies * e.size, 0);
   const top = copied.sort((a, b) => b.copies * b.size - a.copies * a.size).slice(0, 10);
   return { bytes, count, copyBytes, copyCount: copied.reduce((sum, e) => sum + e.copies, 0), distinct: byContent.size, twoByte, other, top };
+}
+
+/**
+ * Each part's bytes in a snapshot, every reachable object counted once: a walk from each part's objects in turn (the
+ * collections' records first, then the parts of BY_CLASS) takes what no earlier part took, and what none reaches is
+ * "the rest". Code, closures, scopes and hidden classes are left to the rest: they are the program's, not a part's data.
+ */
+function partBytes(file) {
+  const graph = heapGraph(readHeapSnapshot(file));
+  const { seen } = graph.reachable();
+  const taken = new Uint8Array(graph.nodeCount);
+  const bytes = new Map();
+  const walk = (label, roots) => {
+    let total = 0;
+    const stack = roots.filter((n) => !taken[n]);
+    for (const n of stack) taken[n] = 1;
+    while (stack.length > 0) {
+      const n = stack.pop();
+      total += graph.selfSize(n);
+      for (const [type, name, to] of graph.edgesOf(n)) {
+        if (type === "weak" || taken[to] || !seen[to] || name === "map" || name === "__proto__") continue;
+        // Nor into a function's scope (a module's variables): from there, a part would take whatever its module holds.
+        if (["code", "closure", "object shape"].includes(graph.type(to)) || graph.name(to) === "system / Context") continue;
+        taken[to] = 1;
+        stack.push(to);
+      }
+    }
+    bytes.set(label, (bytes.get(label) ?? 0) + total);
+  };
+  const objects = graph.nodesWhere((n) => seen[n] && graph.type(n) === "object");
+  for (const project of objects) {
+    const members = new Map([...graph.edgesOf(project)].filter(([t]) => t === "property").map(([, k, to]) => [k, to]));
+    if (!members.has("apiKeys") || !members.has("data") || !members.has("settings")) continue;
+    for (const [t, k, to] of graph.edgesOf(members.get("data"))) if (t === "property" && k !== "__proto__") walk(`store records: ${k}`, [to]);
+  }
+  for (const [label, classes] of Object.entries(BY_CLASS))
+    walk(
+      label,
+      objects.filter((n) => classes.includes(graph.name(n))),
+    );
+  let rest = 0;
+  for (let n = 0; n < graph.nodeCount; n++) if (seen[n] && !taken[n]) rest += graph.selfSize(n);
+  bytes.set("the rest (code, caches, the client's side)", rest);
+  return bytes;
+}
+
+if (process.argv[4] !== undefined) {
+  const [before, after] = [partBytes(process.argv[2]), partBytes(process.argv[3])];
+  const count = Number(process.argv[4]);
+  console.log(`\n| part | bytes added per one of ${count} |\n|---|---|`);
+  let sum = 0;
+  for (const [label, bytes] of after) {
+    const added = (bytes - (before.get(label) ?? 0)) / count;
+    sum += added;
+    if (Math.abs(added) >= 0.5) console.log(`| ${label} | ${added.toFixed(0)} |`);
+  }
+  console.log(`| all | ${sum.toFixed(0)} |`);
+  process.exit(0);
 }
 
 const given = process.argv[2];

@@ -15,6 +15,7 @@
  * same amount) says so with `X-Sandbox-Allow-Repeat: true`. A replay of the
  * same idempotency key never reaches here: it is not an effect.
  */
+import { hash } from "node:crypto";
 import { canonicalJson, canonicalJsonOrSha256 } from "../auth/reqHash.js";
 import { apiError } from "../errors/catalogue.js";
 import { declareCollection } from "../store/collections.js";
@@ -49,8 +50,13 @@ const EFFECTS: ReadonlySet<string> = new Set([
 ]);
 
 const DUPLICATE_WINDOW_MS = 10 * 60 * 1000;
-/** About the longest body kept as text in an effect's key (readable in an export); a longer one is kept by its hash. */
-const MAX_BODY_IN_KEY = 4_096;
+/**
+ * The longest effect key kept as text (readable in an export: a faucet request's is ~115 characters); a longer one
+ * is kept as the operation and the hash of that text. Every effect of the window is held in memory by its key, and a
+ * signed send's text (the serialized transaction) made it ~330 characters, about a sixth of the heap a token
+ * transfer left behind.
+ */
+const MAX_KEY_CHARS = 128;
 const ALLOW_REPEAT_HEADER = "x-sandbox-allow-repeat";
 
 interface EffectRecord {
@@ -74,8 +80,9 @@ export async function effectOf(ex: Exchange): Promise<string | undefined> {
   if (!op || !EFFECTS.has(op.operationId) || ex.headers[ALLOW_REPEAT_HEADER] === "true") return undefined;
   // An end user's client names its Temporary Wallet Secret in every signed body; it is no part of the effect.
   const { walletSecretId: _secret, ...body } = (ex.body ?? {}) as Record<string, unknown>;
-  // A long body by its hash: a key the length of a 4 MB body was written whole into the store and its snapshots.
-  return `${op.operationId} ${canonicalJson(ex.pathParams)} ${await canonicalJsonOrSha256(body, MAX_BODY_IN_KEY)}`;
+  // A long body by its hash first (made in pieces: a 4 MB body must not hold the event loop), then a long key.
+  const key = `${op.operationId} ${canonicalJson(ex.pathParams)} ${await canonicalJsonOrSha256(body, MAX_KEY_CHARS)}`;
+  return key.length <= MAX_KEY_CHARS ? key : `${op.operationId} sha256:${hash("sha256", key, "hex")}`;
 }
 
 /**

@@ -238,6 +238,32 @@ describe("indexes, ordered pages and due times", () => {
     const after = store.begin("p").collection(TAGGED);
     expect([after.findBy("tag", "red"), after.findBy("tag", "round"), after.findBy("tag", "blue")?.id]).toEqual([undefined, undefined, "a"]);
   });
+
+  it("lists the ids under a key once each, committed and pending, without those a pending write moved or deleted", async () => {
+    const TAGGED = declareCollection<{ tags: string[] }>("taggedIds", { indexes: { tag: (r) => r.tags } });
+    const seed = store.begin("p");
+    for (const [id, tags] of [
+      ["a", ["red"]],
+      ["b", ["red", "round"]],
+      ["c", ["red"]],
+      ["d", ["blue"]],
+    ] as const)
+      seed.collection(TAGGED).put(id, { tags: [...tags] });
+    await seed.commit();
+    const tx = store.begin("p");
+    const view = tx.collection(TAGGED);
+    expect(view.idsBy("tag", "red")).toEqual(["a", "b", "c"]);
+    view.put("a", { tags: ["blue"] }); // moved off the key
+    view.put("b", { tags: ["red"] }); // rewritten, still under it
+    view.delete("c");
+    view.put("e", { tags: ["red"] }); // new
+    expect(view.idsBy("tag", "red").sort()).toEqual(["b", "e"]);
+    expect(view.idsBy("tag", "blue").sort()).toEqual(["a", "d"]);
+    expect(view.idsBy("tag", "green")).toEqual([]);
+    expect(() => view.idsBy("colour", "red")).toThrow(/declares no index colour/);
+    await tx.commit();
+    expect(store.begin("p").collection(TAGGED).idsBy("tag", "red").sort()).toEqual(["b", "e"]);
+  });
 });
 
 describe("finding by key among a transaction's own writes", () => {

@@ -42,6 +42,8 @@ export interface Collection<T> {
   delete(id: string): void;
   /** The first record whose `index` key (declared with the collection) is `key`, without scanning. */
   findBy(index: string, key: string): T | undefined;
+  /** The ids of every record whose `index` key is `key`, without scanning or copying a record (committed ones first). */
+  idsBy(index: string, key: string): string[];
   /** One page of the records in the declared order (newest last; `descending` turns it round), and how many there are. */
   page(offset: number, size: number, options?: { descending?: boolean }): { items: T[]; total: number };
   /**
@@ -613,6 +615,21 @@ export class PendingTx implements ProjectTx {
         const c = committed();
         for (const id of this.store.indexesOf(this.project, of).lookup(index, key)) if (!w?.has(id)) return copyRecord(c[id]!);
         return undefined;
+      },
+      idsBy: (index, key) => {
+        const keyOf = of.indexes?.[index];
+        if (!keyOf) throw new Error(`collection ${name} declares no index ${index}`);
+        const w = this.pending.get(name);
+        const ids: string[] = [];
+        // A committed record a pending write shadows is counted from the write, if it still has the key.
+        for (const id of this.store.indexesOf(this.project, of).lookup(index, key)) if (!w?.has(id)) ids.push(id);
+        if (w) {
+          for (const id of pendingUnder(index, keyOf, key)) {
+            const v = w.get(id);
+            if (v !== undefined && v !== DELETED && hasIndexKey(keyOf, v as T, key)) ids.push(id);
+          }
+        }
+        return ids;
       },
       dueBy: (nowMs) => {
         const dueAt = of.dueAt;

@@ -130,6 +130,10 @@ describe("a retry loop with the official client", () => {
     const caught = await duplicates();
     expect(caught.length).toBe(before + 1);
     expect(caught.at(-1)).toMatchObject({ operationId: "sendEvmTransaction", duplicateOf: expect.any(String) });
+    // A signed send's key (the serialized transaction) is long: it is held as the operation and a hash.
+    const keys = Object.keys(sandbox.exportState(sandbox.credentials.projectId).projects?.[0]?.records?._effects ?? {});
+    expect(keys.filter((k) => k.startsWith("sendEvmTransaction "))).toEqual([expect.stringMatching(/^sendEvmTransaction sha256:[0-9a-f]{64}$/)]);
+    expect(keys.every((k) => k.length <= 128)).toBe(true);
     await sendWithRetries(from, await newAccount(), "transfer-42"); // another payment, retried with its key
     expect((await duplicates()).length).toBe(before + 1);
   });

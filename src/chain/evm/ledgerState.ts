@@ -37,8 +37,10 @@ function genesisHash(code: `0x${string}`): Uint8Array {
 /**
  * One non-zero storage slot, keyed `network|address|slot` (lowercase, the slot as 64 hex digits); `contract` is
  * `network|address`, indexed so that clearing a contract's storage (at every CREATE) finds its slots without a scan.
+ * The slot is the key's end, so a record does not repeat it (80 bytes of a token holder's ~300); records written
+ * before kept it as `slot`, which nothing reads.
  */
-const EVM_STORAGE = declareCollection<{ contract: string; slot: string; value: `0x${string}` }>("evmStorage", {
+const EVM_STORAGE = declareCollection<{ contract: string; value: `0x${string}`; slot?: string }>("evmStorage", {
   indexes: { contract: (s) => s.contract },
 });
 
@@ -83,7 +85,7 @@ export function putStorageSlot(store: ProjectTx, network: string, address: strin
   const slots = store.collection(EVM_STORAGE);
   if (bytes.length === 0) {
     if (slots.get(id)) slots.delete(id);
-  } else slots.put(id, { contract: codeKey(network, address), slot: slotHex(slotBytes), value: bytesToHex(bytes) });
+  } else slots.put(id, { contract: codeKey(network, address), value: bytesToHex(bytes) });
 }
 
 export class LedgerStateManager implements StateManagerInterface {
@@ -225,7 +227,7 @@ export class LedgerStateManager implements StateManagerInterface {
     const slots = this.store.collection(EVM_STORAGE);
     if (bytes.length === 0) {
       if ((await this.getStorage(address, key)).length > 0) slots.delete(id);
-    } else slots.put(id, { contract: codeKey(this.network, address.toString()), slot: slotHex(key), value: bytesToHex(bytes) });
+    } else slots.put(id, { contract: codeKey(this.network, address.toString()), value: bytesToHex(bytes) });
     this.slots.set(id, bytes.slice());
   }
 
@@ -233,8 +235,7 @@ export class LedgerStateManager implements StateManagerInterface {
     const contract = codeKey(this.network, address.toString());
     const slots = this.store.collection(EVM_STORAGE);
     this.slots.clear();
-    if (!slots.findBy("contract", contract)) return;
-    for (const s of slots.filter((r) => r.contract === contract)) slots.delete(`${contract}|${s.slot}`);
+    for (const id of slots.idsBy("contract", contract)) slots.delete(id);
   }
 
   async checkpoint(): Promise<void> {
