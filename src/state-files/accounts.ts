@@ -191,7 +191,7 @@ export function deriveAccountsAhead(parsed: unknown, random: Random, deps: Pick<
     }
     return solanaPart;
   };
-  const derived = deriveAccounts({ evmKeys: keys.evmKeys, solanaSeeds: [], tokenAccounts: [] }, { count: solana.length, make });
+  const derived = deriveAccounts({ evmKeys: keys.evmKeys, solanaSeeds: [], tokenAccounts: [] }, { count: solana.length, make }, { ahead: true });
   if (!solanaPart) {
     derived.close();
     return undefined;

@@ -97,6 +97,12 @@ const CHUNK = 512;
 const IN_FLIGHT = 2;
 /** The same at first, while the main thread draws the Solana seeds without a turn to send more (deriveAccounts). */
 const IN_FLIGHT_BEFORE_SOLANA = 8;
+/**
+ * The same for derivations started ahead, until the first answer is asked for: meanwhile the main thread loads the
+ * rest of the sandbox (~1 s at 100,000 accounts, seldom a turn to send more), and a thread with two jobs idled
+ * through most of it. 64 jobs are ~32,000 accounts, ~3 s of a thread's work here.
+ */
+const IN_FLIGHT_AHEAD = 64;
 
 const THREAD_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
@@ -254,7 +260,7 @@ export interface SolanaLater {
  * called once the first EVM jobs went out: a thread derives them while the main thread draws the Solana seeds,
  * which the seeded stream gives after the EVM keys (at 100,000 accounts, ~0.2-0.5 s the threads waited).
  */
-export function deriveAccounts(request: DerivationRequest, later?: SolanaLater): Derivations {
+export function deriveAccounts(request: DerivationRequest, later?: SolanaLater, options: { ahead?: boolean } = {}): Derivations {
   const solanaCount = later ? later.count : request.solanaSeeds.length;
   const count = request.evmKeys.length + solanaCount;
   const modules = count >= MIN_ACCOUNTS_FOR_THREADS ? threadModules() : undefined;
@@ -335,7 +341,9 @@ export function deriveAccounts(request: DerivationRequest, later?: SolanaLater):
   // thread takes the next job itself while it waits for an answer (waitFor).
   let next = 0;
   let closed = false;
-  /** Per thread: sends it jobs until two are in flight. */
+  /** Jobs a thread holds: deep while nobody has asked for an answer yet (derived ahead), then two. */
+  let depth = options.ahead ? IN_FLIGHT_AHEAD : IN_FLIGHT;
+  /** Per thread: sends it jobs until `depth` are in flight. */
   const fillers: Array<() => void> = [];
   for (let t = 0; t < size; t++) {
     const pending = new Map<number, Job>();
@@ -360,19 +368,19 @@ export function deriveAccounts(request: DerivationRequest, later?: SolanaLater):
       if (!job) return;
       pending.delete(answer.id);
       settle(job, answer);
-      if (pending.size < IN_FLIGHT) feed();
+      while (pending.size < depth && next < jobs.length) feed();
       if (pending.size === 0) void worker.terminate();
     });
     worker.on("error", lost);
     worker.on("exit", () => {
       if (!closed) lost();
     });
-    const fill = (depth = IN_FLIGHT) => {
-      while (pending.size < depth && next < jobs.length) feed();
+    const fill = (upTo = depth) => {
+      while (pending.size < upTo && next < jobs.length) feed();
     };
     // Before the Solana part is made the main thread answers no message for a while (~0.3 s at 100,000 accounts:
     // drawing the seeds, building the jobs): the thread gets enough to go on meanwhile.
-    fill(later ? IN_FLIGHT_BEFORE_SOLANA : IN_FLIGHT);
+    fill(later ? Math.max(depth, IN_FLIGHT_BEFORE_SOLANA) : depth);
     fillers.push(fill);
     threads.add(worker);
   }
@@ -405,15 +413,23 @@ export function deriveAccounts(request: DerivationRequest, later?: SolanaLater):
   const solanaJobs = jobs.filter((j) => j.kind === "solana");
   return {
     async evmAddress(i) {
+      depth = IN_FLIGHT;
       if (evmAddresses[i] === undefined) await waitFor(evmJobs[Math.floor(i / CHUNK)]!);
       return evmAddresses[i]!;
     },
     async solana(i) {
+      depth = IN_FLIGHT;
       if (solana[i] === undefined) await waitFor(solanaJobs[Math.floor(i / CHUNK)]!);
       return solana[i]!;
     },
-    evmAddressNow: (i) => evmAddresses[i],
-    solanaNow: (i) => solana[i],
+    evmAddressNow(i) {
+      depth = IN_FLIGHT;
+      return evmAddresses[i];
+    },
+    solanaNow(i) {
+      depth = IN_FLIGHT;
+      return solana[i];
+    },
     close() {
       closed = true;
       for (const worker of threads) void worker.terminate();
