@@ -46,7 +46,7 @@ export interface FuzzOptions {
   /** Says why the sandbox is gone (process exit), or undefined while it runs. */
   alive?: () => string | undefined;
   /** Event-loop stalls seen since the last call, each with the requests ("METHOD target") in flight then. */
-  takeStalls?: () => Array<{ ms: number; requests: string[] }>;
+  takeStalls?: () => Array<{ ms: number; gcMs?: number; requests: string[] }>;
   log?: (line: string) => void;
   progressEvery?: number;
 }

@@ -596,7 +596,8 @@ export async function runFuzz(o) {
   /** Stalls the caller has seen since the last call, each a finding under the request it names. */
   function takeStalls() {
     for (const stall of o.takeStalls?.() ?? []) {
-      const message = `held the sandbox's event loop ${stall.ms} ms`;
+      const collected = stall.gcMs ? ` (${stall.gcMs} ms of it the garbage collector's pauses)` : "";
+      const message = `held the sandbox's event loop ${stall.ms} ms${collected}`;
       const held = recent.findLast((r) => stall.requests.includes(r.name));
       if (held) record("stall", held.d, held.wire, { status: 0, ms: stall.ms }, message, held.index);
       else {

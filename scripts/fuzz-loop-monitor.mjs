@@ -2,8 +2,10 @@
  * Loaded into the sandbox the fuzzer starts (`node --import`): measures how long the sandbox's event loop was held
  * (a timer due every 10 ms, and how late it fires) and writes lines to stderr that the fuzzer reads:
  *
- *   fuzz-loop-stall ms=<ms> requests=<JSON>   at once, for every stall over 100 ms, naming the HTTP requests that
- *                                             were in flight while the loop was held ("METHOD target")
+ *   fuzz-loop-stall ms=<ms> gc=<ms> requests=<JSON>
+ *                                             for every stall over 100 ms: how much of it the garbage collector's
+ *                                             pauses took, and the HTTP requests that were in flight while the loop
+ *                                             was held ("METHOD target")
  *   fuzz-loop max=<ms> over100=<count>        as the process exits
  *
  * A stall holds every other request, so it is a finding of its own, beside the slowest answer. The fuzzer sends one
@@ -11,6 +13,7 @@
  * own: a delivery, a timer, the collector).
  */
 import http from "node:http";
+import { PerformanceObserver } from "node:perf_hooks";
 
 const TICK_MS = 10;
 const STALL_MS = 100;
@@ -34,6 +37,22 @@ http.Server.prototype.emit = function (event, ...args) {
   return emit.call(this, event, ...args);
 };
 
+/** The garbage collector's last pauses: a stall is the request's own work, or the collector's, or both. */
+const pauses = [];
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    pauses.push({ start: entry.startTime, end: entry.startTime + entry.duration });
+    if (pauses.length > KEPT) pauses.shift();
+  }
+}).observe({ entryTypes: ["gc"] });
+
+/** Milliseconds of the collector's pauses between from and to. */
+function collectedWithin(from, to) {
+  let ms = 0;
+  for (const p of pauses) ms += Math.max(0, Math.min(to, p.end) - Math.max(from, p.start));
+  return ms;
+}
+
 let last = performance.now();
 let max = 0;
 let over = 0;
@@ -46,7 +65,11 @@ setInterval(() => {
     over++;
     const heldFrom = last + TICK_MS;
     const during = recent.filter((r) => r.start <= now && (r.end === undefined || r.end >= heldFrom)).map((r) => r.name);
-    process.stderr.write(`fuzz-loop-stall ms=${Math.round(lag)} requests=${JSON.stringify(during)}\n`);
+    // The observer hears of a pause a few turns after it ended: report once its entries are in.
+    setTimeout(() => {
+      const gc = Math.round(collectedWithin(heldFrom, now));
+      process.stderr.write(`fuzz-loop-stall ms=${Math.round(lag)} gc=${gc} requests=${JSON.stringify(during)}\n`);
+    }, 50);
   }
   last = now;
 }, TICK_MS).unref();

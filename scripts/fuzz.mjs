@@ -116,8 +116,8 @@ child.stderr.on("data", (chunk) => {
   for (const line of lines) {
     const summary = /^fuzz-loop max=(\d+) over100=(\d+)$/.exec(line);
     if (summary) loop = { maxMs: Number(summary[1]), over100: Number(summary[2]) };
-    const stall = /^fuzz-loop-stall ms=(\d+) requests=(.*)$/.exec(line);
-    if (stall) stalls.push({ ms: Number(stall[1]), requests: JSON.parse(stall[2]) });
+    const stall = /^fuzz-loop-stall ms=(\d+) gc=(\d+) requests=(.*)$/.exec(line);
+    if (stall) stalls.push({ ms: Number(stall[1]), gcMs: Number(stall[2]), requests: JSON.parse(stall[3]) });
     if (/unexpected error|does not match the contract|could not send/.test(line)) capturing = sandboxErrors.length < 100;
     else if (!/^\s+at /.test(line)) capturing = false;
     if (capturing) sandboxErrors.push(line);
