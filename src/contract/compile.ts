@@ -34,6 +34,13 @@ function stripSchemaProse(node: unknown, isPropertyMap = false): unknown {
  * the contract writes x402's `paymentRequirements` and `index`) becomes
  * `type: [T, "null"]` in prism's conversion, yet its `allOf` still demands a
  * T, so null never validates. Such a node becomes `anyOf: [null, the node]`.
+ *
+ * A nullable schema without a `type` (the MCP reply's `id`: `nullable: true`
+ * beside a `oneOf` of string and integer) is kept as it is by the conversion,
+ * and Ajv refuses to compile it ("nullable" cannot be used without "type");
+ * prism takes a schema that does not compile as one without problems, so the
+ * whole body was never checked. It becomes `anyOf: [null, the rest]` too: the
+ * contract says null is its value for a notification.
  */
 function nullableCompositions(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(nullableCompositions);
@@ -43,6 +50,10 @@ function nullableCompositions(node: unknown): unknown {
   if (Array.isArray(types) && types.includes("null") && ("allOf" in out || "oneOf" in out || "anyOf" in out)) {
     const rest = types.filter((t) => t !== "null");
     return { anyOf: [{ type: "null" }, { ...out, type: rest.length === 1 ? rest[0] : rest }] };
+  }
+  if (out.nullable === true && types === undefined) {
+    const { nullable: _nullable, ...rest } = out;
+    return { anyOf: [{ type: "null" }, rest] };
   }
   return out;
 }
@@ -80,7 +91,7 @@ function compactOperation(op: IHttpOperation): IHttpOperation {
 }
 
 /** Part of the cache key: bump it when the compiled form changes. */
-const COMPILER_VERSION = "6"; // 6: response validators and body variants are precompiled too, and the index says which wait for first use
+const COMPILER_VERSION = "7"; // 7: a nullable schema without a type compiles (as null or the rest)
 
 /** How often one $ref may repeat on a path before the expansion stops (accepting anything below). */
 const RECURSION_LIMIT = 3;
