@@ -10,7 +10,8 @@
  *
  * BENCH_INIT_KEYS=1 gives every account a fixed private key (the import path rather than the create path);
  * BENCH_INIT_PROFILE=DIR runs the sandbox under `--cpu-prof` into DIR; BENCH_INIT_REPEATS (1) starts each size
- * more than once and keeps the fastest; BENCH_INIT_CLI=FILE starts another build of the command than dist/cli.js (a copy
+ * more than once and keeps the fastest; BENCH_INIT_NODE_FLAGS="--flag …" starts Node with these flags (the collector's
+ * settings, say); BENCH_INIT_CLI=FILE starts another build of the command than dist/cli.js (a copy
  * of an earlier build, measured back to back with this one).
  */
 import { createHash } from "node:crypto";
@@ -25,6 +26,7 @@ const SIZES = (process.env.BENCH_INIT_SIZES ?? "1000,10000,100000").split(",").m
 const REPEATS = Number(process.env.BENCH_INIT_REPEATS ?? 1);
 const WITH_KEYS = process.env.BENCH_INIT_KEYS === "1";
 const PROFILE = process.env.BENCH_INIT_PROFILE;
+const NODE_FLAGS = (process.env.BENCH_INIT_NODE_FLAGS ?? "").split(" ").filter(Boolean);
 const CLI = resolve(process.env.BENCH_INIT_CLI ?? join(root, "dist", "cli.js"));
 
 const BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
@@ -65,7 +67,7 @@ function initFile(n) {
 
 /** User + system CPU seconds of a running process. */
 async function start(file, dir) {
-  const nodeFlags = PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE}`] : [];
+  const nodeFlags = [...(PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE}`] : []), ...NODE_FLAGS];
   const { child, startMs, startCpuMs, startMainCpuMs } = await startCommand({ args: ["--init", file, "--seed", "bench-init"], nodeFlags, cli: CLI, cwd: dir });
   return { child, wallS: startMs / 1000, cpuS: startCpuMs / 1000, mainS: startMainCpuMs / 1000 };
 }
