@@ -114,8 +114,8 @@ child.stderr.on("data", (chunk) => {
   const lines = stderrTail.split("\n");
   stderrTail = lines.pop() ?? "";
   for (const line of lines) {
-    const summary = /^fuzz-loop max=(\d+) over100=(\d+)$/.exec(line);
-    if (summary) loop = { maxMs: Number(summary[1]), over100: Number(summary[2]) };
+    const summary = /^fuzz-loop max=(\d+) over100=(\d+) gc=(\d+) requests=(.*)$/.exec(line);
+    if (summary) loop = { maxMs: Number(summary[1]), over100: Number(summary[2]), gcMs: Number(summary[3]), requests: JSON.parse(summary[4]) };
     const stall = /^fuzz-loop-stall ms=(\d+) gc=(\d+) requests=(.*)$/.exec(line);
     if (stall) stalls.push({ ms: Number(stall[1]), gcMs: Number(stall[2]), requests: JSON.parse(stall[3]) });
     if (/unexpected error|does not match the contract|could not send/.test(line)) capturing = sandboxErrors.length < 100;
@@ -162,7 +162,8 @@ try {
 process.stdout.write(`${formatReport(result, { operations: !values.brief })}\n`);
 process.stdout.write(
   loop
-    ? `\nthe sandbox's event loop: longest stall ${loop.maxMs} ms; ${loop.over100} stalls over 100 ms\n`
+    ? `\nthe sandbox's event loop: longest stall ${loop.maxMs} ms (${loop.gcMs} ms of it the garbage collector's pauses; ` +
+        `under ${loop.requests.length ? loop.requests.map((r) => r.slice(0, 160)).join(", ") : "no request"}); ${loop.over100} stalls over 100 ms\n`
     : "\nthe sandbox's event loop: not measured (the process left no report)\n",
 );
 if (values.out) writeFileSync(values.out, `${JSON.stringify(result.findings, null, 2)}\n`);
