@@ -266,7 +266,7 @@ async function startOn(
   const operations = new OperationIndex(platformOperations);
   // While the import key is generated on the thread pool: no request after the ready line waits for the validators to load.
   loadValidation();
-  // The contract's responses are read on first use (most runs check none); checked, the first answer would wait ~50 ms.
+  // The contract's responses are read on first use (most runs check none); checked, the first answer would wait for them.
   if (options.validateResponses) void platformOperations[0]?.responses;
   const projects = new ProjectRegistry(store, clock, random.fork("projects"));
   let defaultCredentials = await projects.ensureDefault();
