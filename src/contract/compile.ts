@@ -91,7 +91,7 @@ function compactOperation(op: IHttpOperation): IHttpOperation {
 }
 
 /** Part of the cache key: bump it when the compiled form changes. */
-const COMPILER_VERSION = "8"; // 8: the responses file holds each distinct body schema once; 7: a nullable schema without a type compiles
+const COMPILER_VERSION = "9"; // 9: answers' bodies carry their normalized schema; 8: each distinct body schema once; 7: nullable without a type
 
 /** How often one $ref may repeat on a path before the expansion stops (accepting anything below). */
 const RECURSION_LIMIT = 3;
@@ -138,10 +138,14 @@ type Option<T> = { _tag: "None" } | { _tag: "Some"; value: T };
  * (`requestCheck.ts`) applies exactly that schema without loading prism.
  * `null`: prism checks nothing for this content.
  */
-function prismInputSchemaMaker(): (schema: unknown) => unknown {
+function prismSchemaMaker(side: "input" | "output"): (schema: unknown) => unknown {
   const prism = createRequire(createRequire(import.meta.url).resolve("@stoplight/prism-http/dist/validator/index.js"));
   const mergeAllOf = prism("@stoplight/json-schema-merge-allof") as (schema: unknown, options: object) => unknown;
-  const { stripReadOnlyProperties } = prism("../utils/filterRequiredProperties.js") as { stripReadOnlyProperties: (schema: unknown) => Option<unknown> };
+  const filters = prism("../utils/filterRequiredProperties.js") as Record<
+    "stripReadOnlyProperties" | "stripWriteOnlyProperties",
+    (schema: unknown) => Option<unknown>
+  >;
+  const strip = side === "input" ? filters.stripReadOnlyProperties : filters.stripWriteOnlyProperties;
   return (schema) => {
     let merged = schema;
     try {
@@ -149,16 +153,26 @@ function prismInputSchemaMaker(): (schema: unknown) => unknown {
     } catch {
       // prism validates against the schema as it is then
     }
-    const stripped = stripReadOnlyProperties(merged);
+    const stripped = strip(merged);
     return stripped._tag === "Some" ? stripped.value : null;
   };
 }
 
-function addInputSchemas(op: IHttpOperation, inputSchemaOf: (schema: unknown) => unknown): IHttpOperation {
+/**
+ * Adds to each body the schema as prism normalizes it before checking a request (`inputSchema`) or an answer
+ * (`outputSchema`): its `allOf`s merged, its read-only (write-only) properties dropped. prism does this on the first
+ * check of each schema, with every other request waiting (~20–45 ms for a policy's); the fast checks
+ * (requestCheck.ts, responseCheck.ts) read it from here.
+ */
+function addNormalizedSchemas(op: IHttpOperation, inputSchemaOf: (schema: unknown) => unknown, outputSchemaOf: (schema: unknown) => unknown): IHttpOperation {
+  // JSON copies: prism normalizes what it reads from the cache, where no subschema is shared.
   for (const content of op.request?.body?.contents ?? []) {
-    // A JSON copy: prism normalizes what it reads from the cache, where no subschema is shared.
     if (content.schema) (content as unknown as MediaContent).inputSchema = inputSchemaOf(JSON.parse(JSON.stringify(content.schema)));
   }
+  for (const response of op.responses)
+    for (const content of response.contents ?? []) {
+      if (content.schema) (content as unknown as MediaContent).outputSchema = outputSchemaOf(JSON.parse(JSON.stringify(content.schema)));
+    }
   return op;
 }
 
@@ -167,8 +181,8 @@ async function compileContract(specPath: string): Promise<IHttpOperation[]> {
   const { parse } = await import("yaml");
   const operations = await getHttpOperationsFromSpec(specPath);
   const raw = parse(readFileSync(specPath, "utf8"), { maxAliasCount: -1 }) as unknown;
-  const inputSchemaOf = prismInputSchemaMaker();
-  return operations.map((op) => addInputSchemas(expandRecursiveRefs(raw, compactOperation(op)) as IHttpOperation, inputSchemaOf));
+  const [inputSchemaOf, outputSchemaOf] = [prismSchemaMaker("input"), prismSchemaMaker("output")];
+  return operations.map((op) => addNormalizedSchemas(expandRecursiveRefs(raw, compactOperation(op)) as IHttpOperation, inputSchemaOf, outputSchemaOf));
 }
 
 /** The cache's name for a document: its content and the compiler's version. */
@@ -237,6 +251,9 @@ function withLazyResponses(operations: IHttpOperation[], responsesFile: string):
   return operations;
 }
 
+/** A body's schemas: as the contract writes it, and as prism normalizes it for an answer. */
+const SCHEMA_KEYS = ["schema", "outputSchema"] as const;
+
 /** The responses file: each distinct body schema once, and the responses naming theirs by its index. */
 interface PackedResponses {
   schemas: unknown[];
@@ -251,18 +268,22 @@ interface PackedResponses {
 function packResponses(all: Array<IHttpOperation["responses"]>): string {
   const indexOf = new Map<string, number>();
   const schemas: unknown[] = [];
+  const indexFor = (schema: unknown) => {
+    const text = JSON.stringify(schema);
+    let index = indexOf.get(text);
+    if (index === undefined) {
+      index = schemas.push(schema) - 1;
+      indexOf.set(text, index);
+    }
+    return index;
+  };
   const responses = all.map((list) =>
     list.map((response) => ({
       ...response,
       contents: (response.contents ?? []).map((content) => {
-        if (content.schema === undefined) return content;
-        const text = JSON.stringify(content.schema);
-        let index = indexOf.get(text);
-        if (index === undefined) {
-          index = schemas.push(content.schema) - 1;
-          indexOf.set(text, index);
-        }
-        return { ...content, schema: index };
+        const packed: Record<string, unknown> = { ...content };
+        for (const key of SCHEMA_KEYS) if (packed[key] !== undefined && packed[key] !== null) packed[key] = indexFor(packed[key]);
+        return packed;
       }),
     })),
   );
@@ -279,8 +300,8 @@ function unpackResponses(text: string): Array<IHttpOperation["responses"]> {
   for (const list of responses)
     for (const response of list)
       for (const content of response.contents ?? []) {
-        const index = content.schema as unknown;
-        if (typeof index === "number") (content as { schema?: unknown }).schema = schemas[index];
+        const packed = content as unknown as Record<string, unknown>;
+        for (const key of SCHEMA_KEYS) if (typeof packed[key] === "number") packed[key] = schemas[packed[key]];
       }
   return responses;
 }

@@ -99,6 +99,11 @@ function compile(instance: AjvInstance, schema: Record<string, unknown>): Valida
   }
 }
 
+/** A body schema compiled as prism checks bodies (types not coerced); undefined where prism decides. */
+export function compileBodySchema(schema: Record<string, unknown>): ValidateFn | undefined {
+  return compile(ajv().noCoerce, schema);
+}
+
 // --- parameters -----------------------------------------------------------
 
 /** The values of one location, keys lowercased; `headers` already are. */
