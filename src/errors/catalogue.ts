@@ -186,3 +186,15 @@ export function apiError(name: ErrorCase, message?: string, extra?: Record<strin
   const entry = catalogue[name];
   return new ApiError(entry.status, entry.errorType, message ?? entry.message, extra, headers);
 }
+
+/** Characters of a caller's value a message repeats whole: the longest id the contract allows (a wallet secret's is 100). */
+const SHOWN_WHOLE = 100;
+
+/**
+ * A value the caller sent, as an error message names it: whole when it is id-sized, else its start and its length. A
+ * value checked before the body's schema (an end user's `walletSecretId`, read by the signature check) can be
+ * megabytes, and an answer that repeated it was as large as the request and held the event loop to build and check.
+ */
+export function shownValue(value: string): string {
+  return value.length <= SHOWN_WHOLE ? value : `${value.slice(0, 32)}… (${value.length.toLocaleString("en-US")} characters)`;
+}

@@ -7,7 +7,7 @@
  */
 import type { KeyObject } from "node:crypto";
 import { beginWalletSignatureCheck, createJtiRegistry, verifyWalletAuth, type JtiRegistry } from "../auth/walletToken.js";
-import { apiError } from "../errors/catalogue.js";
+import { apiError, shownValue } from "../errors/catalogue.js";
 import type { ProjectRegistry } from "../projects/projects.js";
 import type { EndUserAuthenticator } from "./authenticate.js";
 import type { Exchange } from "./exchange.js";
@@ -63,12 +63,12 @@ export class WalletAuthStage {
     if (token === undefined) {
       throw apiError(
         "unauthorized",
-        `Missing X-Wallet-Auth header: an end user signs ${op.operationId} with their Temporary Wallet Secret (${walletSecretId}).`,
+        `Missing X-Wallet-Auth header: an end user signs ${op.operationId} with their Temporary Wallet Secret (${shownValue(walletSecretId)}).`,
       );
     }
     const resolved = this.endUsers.walletKey(ex.projectId!, ex.auth.endUserId!, walletSecretId);
     if ("problem" in resolved) throw apiError("unauthorized", resolved.problem);
-    await this.verify(ex, token, resolved.key, `Temporary Wallet Secret ${walletSecretId}`);
+    await this.verify(ex, token, resolved.key, `Temporary Wallet Secret ${shownValue(walletSecretId)}`);
   }
 
   private async verify(ex: Exchange, token: string, key: KeyObject | undefined, signer?: string): Promise<void> {

@@ -259,3 +259,27 @@ describe("lists and strings the platform sets no bound on", () => {
     expect(res.body.errorMessage).toMatch(/body\.calls: .*must NOT have more than 100 items/);
   });
 });
+
+describe("an end user's walletSecretId of megabytes", () => {
+  it("is refused with 401 in an answer of ordinary size, naming the id's start and length rather than repeating it", async () => {
+    const userId = "huge-secret-id-user";
+    await call(sandbox, "POST", "/platform/v2/end-users", {
+      body: { userId, authenticationMethods: [{ type: "email", email: "huge-secret@example.com" }], solanaAccount: {} },
+      wallet: true,
+    });
+    const address = (await call(sandbox, "GET", `/platform/v2/end-users/${userId}`)).body.solanaAccounts[0] as string;
+    const session = await endUserSession(sandbox, userId);
+    // Read by the signature check, before the body's schema (whose pattern allows 100 characters) is applied.
+    const walletSecretId = "x".repeat(4_000_000);
+    const path = `/platform/v2/embedded-wallet-api/end-users/${userId}/solana/sign/message`;
+    for (const wallet of [undefined, false as const]) {
+      const res = await call(sandbox, "POST", path, { body: { address, message: "hi", walletSecretId }, endUser: session, wallet });
+      expectClientError(res, 401, "unauthorized");
+      expect(res.text.length).toBeLessThan(1_000);
+      expect(res.body.errorMessage).toContain("xxx… (4,000,000 characters)");
+    }
+    // An id of the contract's size is still named whole.
+    const res = await call(sandbox, "POST", path, { body: { address, message: "hi", walletSecretId: "a".repeat(100) }, endUser: session });
+    expect(res.body.errorMessage).toContain(`walletSecretId ${"a".repeat(100)} is not`);
+  });
+});

@@ -8,6 +8,7 @@
  */
 import { createPublicKey, type KeyObject } from "node:crypto";
 import { generateWalletSecret } from "../../auth/credentials.js";
+import { shownValue } from "../../errors/catalogue.js";
 import type { Random } from "../../random.js";
 import { declareCollection } from "../../store/collections.js";
 import type { ProjectTx, Store } from "../../store/store.js";
@@ -71,10 +72,14 @@ export type TemporaryWalletKey = { key: KeyObject } | { problem: string };
 export function temporaryWalletKey(store: Store, projectId: string, userId: string, walletSecretId: string, nowMs: number): TemporaryWalletKey {
   const record = store.committedRecord(projectId, TEMPORARY_WALLET_SECRETS, walletSecretId);
   if (!record || record.userId !== userId) {
-    return { problem: `walletSecretId ${walletSecretId} is not a Temporary Wallet Secret of end user ${userId}; use the one issued with the access token.` };
+    return {
+      problem: `walletSecretId ${shownValue(walletSecretId)} is not a Temporary Wallet Secret of end user ${userId}; use the one issued with the access token.`,
+    };
   }
   if (record.expiresAtMs <= nowMs) {
-    return { problem: `Temporary Wallet Secret ${walletSecretId} expired at ${new Date(record.expiresAtMs).toISOString()}; sign in again for a new one.` };
+    return {
+      problem: `Temporary Wallet Secret ${shownValue(walletSecretId)} expired at ${new Date(record.expiresAtMs).toISOString()}; sign in again for a new one.`,
+    };
   }
   return { key: publicKeyOf(record.publicKey) };
 }
