@@ -7,7 +7,7 @@
 import { createRequire } from "node:module";
 import type { IHttpOperation } from "@stoplight/types";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { generateRequest } from "#test/helpers/requests.js";
+import { bodyMutations, generateRequest } from "#test/helpers/requests.js";
 import { defaultSpecPath } from "../paths.js";
 import { loadCompiledOperations } from "./compile.js";
 import { OperationIndex, type Operation } from "./operations.js";
@@ -24,31 +24,6 @@ function prismAccepts(op: IHttpOperation, req: CheckedRequest): boolean {
     element: { method: op.method, url: { path: req.path, query: req.query }, headers: req.headers, body: req.body },
   });
   return result._tag === "Right" || !(result.left ?? []).some((d) => d.severity === 0);
-}
-
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
-/** Variants of a body: each top-level (and first nested) property dropped, mistyped, emptied; an extra property. */
-function bodyMutations(body: unknown): unknown[] {
-  const out: unknown[] = [undefined, null, {}, [], "text", 7];
-  if (!body || typeof body !== "object" || Array.isArray(body)) return out;
-  const record = body as Record<string, Json>;
-  out.push({ ...record, unexpectedProperty: 1 });
-  for (const key of Object.keys(record)) {
-    const { [key]: _dropped, ...rest } = record;
-    out.push(rest);
-    for (const value of [null, 12345, -1, 1.5, "", "!!", "x".repeat(300), true, [], {}, ["x"], [{}]] as Json[]) out.push({ ...record, [key]: value });
-    const inner = record[key];
-    if (inner && typeof inner === "object" && !Array.isArray(inner)) {
-      for (const innerKey of Object.keys(inner)) {
-        const { [innerKey]: _gone, ...innerRest } = inner;
-        out.push({ ...record, [key]: innerRest });
-        out.push({ ...record, [key]: { ...inner, [innerKey]: 42 } });
-      }
-    }
-    if (Array.isArray(inner) && inner.length > 0) out.push({ ...record, [key]: [...inner, 42] }, { ...record, [key]: [] });
-  }
-  return out;
 }
 
 function variants(op: Operation, generated: { path: string; headers: Record<string, string>; body: unknown }): CheckedRequest[] {

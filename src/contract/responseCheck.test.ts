@@ -6,6 +6,7 @@
 import { createRequire } from "node:module";
 import type { IHttpOperation } from "@stoplight/types";
 import { beforeAll, describe, expect, it } from "vitest";
+import { bodyMutations } from "#test/helpers/requests.js";
 import { adminSpecPath, defaultSpecPath } from "../paths.js";
 import { createRandom } from "../random.js";
 import { loadCompiledOperations } from "./compile.js";
@@ -22,22 +23,6 @@ type Answer = { status: number; headers: Record<string, string>; body: unknown }
 function prismAccepts(op: IHttpOperation, res: Answer): boolean {
   const result = prism.validateOutput({ resource: op, element: { statusCode: res.status, headers: res.headers, body: res.body } });
   return result._tag === "Right" || !(result.left ?? []).some((d) => d.severity === 0);
-}
-
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
-/** A body, and variants of it: each top-level property dropped, mistyped, emptied; an extra property; other shapes. */
-function withMutations(body: unknown): unknown[] {
-  const out: unknown[] = [body, undefined, null, {}, [], "text", 7];
-  if (!body || typeof body !== "object" || Array.isArray(body)) return out;
-  const record = body as Record<string, Json>;
-  out.push({ ...record, unexpectedProperty: 1 });
-  for (const key of Object.keys(record)) {
-    const { [key]: _dropped, ...rest } = record;
-    out.push(rest);
-    for (const value of [null, 12345, -1.5, "", "x".repeat(300), true, [], {}, [{}]] as Json[]) out.push({ ...record, [key]: value });
-  }
-  return out;
 }
 
 const ERROR_BODY = { errorType: "invalid_request", errorMessage: "refused", correlationId: "c0ffee", errorLink: "https://docs.cdp.coinbase.com" };
@@ -62,7 +47,7 @@ describe("the fast response check", () => {
         const status = Number(response.code);
         if (!Number.isInteger(status)) continue;
         const body = status === success.status ? success.body : status >= 400 ? ERROR_BODY : {};
-        for (const candidate of withMutations(body))
+        for (const candidate of [body, ...bodyMutations(body)])
           for (const contentType of CONTENT_TYPES) {
             const answer = { status, headers: { "content-type": contentType }, body: candidate };
             compared++;

@@ -70,3 +70,28 @@ export function generateRequest(op: Operation, attempts = 25): GeneratedRequest 
   }
   return null;
 }
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** Variants of a body: each top-level (and first nested) property dropped, mistyped, emptied; an extra property. */
+export function bodyMutations(body: unknown): unknown[] {
+  const out: unknown[] = [undefined, null, {}, [], "text", 7];
+  if (!body || typeof body !== "object" || Array.isArray(body)) return out;
+  const record = body as Record<string, Json>;
+  out.push({ ...record, unexpectedProperty: 1 });
+  for (const key of Object.keys(record)) {
+    const { [key]: _dropped, ...rest } = record;
+    out.push(rest);
+    for (const value of [null, 12345, -1, 1.5, "", "!!", "x".repeat(300), true, [], {}, ["x"], [{}]] as Json[]) out.push({ ...record, [key]: value });
+    const inner = record[key];
+    if (inner && typeof inner === "object" && !Array.isArray(inner)) {
+      for (const innerKey of Object.keys(inner)) {
+        const { [innerKey]: _gone, ...innerRest } = inner;
+        out.push({ ...record, [key]: innerRest });
+        out.push({ ...record, [key]: { ...inner, [innerKey]: 42 } });
+      }
+    }
+    if (Array.isArray(inner) && inner.length > 0) out.push({ ...record, [key]: [...inner, 42] }, { ...record, [key]: [] });
+  }
+  return out;
+}
