@@ -201,7 +201,8 @@ function pathParamsOf(template: string, path: string): Record<string, unknown> |
 
 const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
 const PLAIN_CONTENT_TYPE = new RegExp(`^(${TOKEN}/${TOKEN})\\s*(;.*)?$`);
-const PLAIN_MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}$`);
+/** A media type without parameters (`type/subtype`, wildcards and suffixes allowed). */
+export const PLAIN_MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}$`);
 /** prism's reading of a media type: `type/[suffix+]subtype`, so application/problem+json counts as application/json. */
 const MEDIA_TYPE_PARTS = /^(.+)\/(?:(.+)\+)?(.+)$/;
 

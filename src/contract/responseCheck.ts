@@ -8,11 +8,11 @@
  * decides and writes the diagnostics.
  */
 import type { IHttpOperation, IMediaTypeContent } from "@stoplight/types";
-import { compileBodySchema } from "./requestCheck.js";
+import { compileBodySchema, PLAIN_MEDIA_TYPE } from "./requestCheck.js";
 
 type Validate = NonNullable<ReturnType<typeof compileBodySchema>>;
 
-/** An answer's check: its one media type, and its body's check (null: prism checks no body there). */
+/** An answer's check: its one media type (lower case), and its body's check (null: prism checks no body there). */
 interface AnswerCheck {
   mediaType: string;
   validate: Validate | null;
@@ -20,8 +20,6 @@ interface AnswerCheck {
 
 /** The checks of an operation's answers by status (undefined: prism decides), each made on first use. */
 const checks = new WeakMap<IHttpOperation, Map<number, AnswerCheck | undefined>>();
-
-const PLAIN_MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/;
 
 function checkOf(op: IHttpOperation, status: number): AnswerCheck | undefined {
   let byStatus = checks.get(op);
@@ -35,10 +33,11 @@ function checkOf(op: IHttpOperation, status: number): AnswerCheck | undefined {
   const contents = response?.contents ?? [];
   if (response && (response.headers ?? []).length === 0 && contents.length === 1 && PLAIN_MEDIA_TYPE.test(contents[0]!.mediaType)) {
     const content = contents[0] as IMediaTypeContent & { outputSchema?: Record<string, unknown> | null };
-    if (content.schema === undefined || content.outputSchema === null) check = { mediaType: content.mediaType, validate: null };
+    const mediaType = content.mediaType.toLowerCase();
+    if (content.schema === undefined || content.outputSchema === null) check = { mediaType, validate: null };
     else if (content.outputSchema !== undefined && !JSON.stringify(content.outputSchema).includes('"$ref"')) {
       const validate = compileBodySchema(content.outputSchema);
-      if (validate) check = { mediaType: content.mediaType, validate };
+      if (validate) check = { mediaType, validate };
     }
   }
   byStatus.set(status, check);
