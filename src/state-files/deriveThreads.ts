@@ -119,7 +119,9 @@ import(workerData.sha3).then(({ keccak_256 }) => {
     base58,
     associatedTokenProgram: workerData.associatedTokenProgram,
   });
+  const stopped = new Int32Array(workerData.stop);
   parentPort.on("message", (job) => {
+    if (Atomics.load(stopped, 0) === 1) process.exit(0); // stopThread: between jobs, never inside a native call
     const answer = derive(job);
     parentPort.postMessage({ id: job.id, ...answer }, answer.publicKeys ? [answer.publicKeys.buffer] : []);
   });
@@ -186,8 +188,25 @@ function deriverHere(modules: Record<string, string>): Deriver | undefined {
  */
 const threadCount = () => Math.max(1, Math.min(4, availableParallelism() - 1));
 
+/** Each thread's stop flag (one Int32 in shared memory), read by the thread before each job. */
+const stopFlags = new WeakMap<Worker, Int32Array>();
+
 function startThread(modules: Record<string, string>): Worker {
-  return new Worker(THREAD_SOURCE, { eval: true, workerData: { ...modules, associatedTokenProgram: fromBase58(ASSOCIATED_TOKEN_PROGRAM) } });
+  const stop = new SharedArrayBuffer(4);
+  const worker = new Worker(THREAD_SOURCE, { eval: true, workerData: { ...modules, associatedTokenProgram: fromBase58(ASSOCIATED_TOKEN_PROGRAM), stop } });
+  stopFlags.set(worker, new Int32Array(stop));
+  return worker;
+}
+
+/**
+ * Stops a thread that may be inside a job: it exits before its next one. Terminated inside a call into a native
+ * library (the `keccak` package's), a thread can abort the whole process ("FATAL ERROR: Error::Error
+ * napi_create_reference"), as it did once when a start closed the derivations it had begun ahead.
+ */
+function stopThread(worker: Worker): void {
+  Atomics.store(stopFlags.get(worker)!, 0, 1);
+  worker.postMessage({}); // wakes an idle thread to read the flag
+  worker.unref();
 }
 
 /** Threads started ahead by warmDeriveThreads, still alive, not yet taken. */
@@ -364,6 +383,7 @@ export function deriveAccounts(request: DerivationRequest, later?: SolanaLater, 
       if (threads.size === 0) while (next < jobs.length) takeHere(jobs[next++]!);
     };
     worker.on("message", (answer: DerivedJob & { id: number }) => {
+      if (closed) return;
       const job = pending.get(answer.id);
       if (!job) return;
       pending.delete(answer.id);
@@ -432,7 +452,7 @@ export function deriveAccounts(request: DerivationRequest, later?: SolanaLater, 
     },
     close() {
       closed = true;
-      for (const worker of threads) void worker.terminate();
+      for (const worker of threads) stopThread(worker);
     },
     derivedOnThreads: () => onThreads,
   };
