@@ -7,12 +7,12 @@ import { createHash } from "node:crypto";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { address, getAddressEncoder, getBase58Decoder, getProgramDerivedAddress } from "@solana/kit";
 import { privateKeyToAddress } from "viem/accounts";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { associatedTokenAddress } from "../chain/solana/addresses.js";
 import { ASSOCIATED_TOKEN_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from "../chain/solana/tokens.js";
 import { evmAddressOf } from "../crypto/evm.js";
 import { solanaKeyFromSeed } from "../crypto/solana.js";
-import { deriveAccounts, type TokenAccountKey, warmDeriveThreads } from "./deriveThreads.js";
+import { aliveDeriveThreads, deriveAccounts, stopWarmThreads, type TokenAccountKey, warmDeriveThreads } from "./deriveThreads.js";
 
 const bytes = (label: string, i: number) => new Uint8Array(createHash("sha256").update(`${label}/${i}`).digest());
 const USDC = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
@@ -67,6 +67,26 @@ describe("deriving an init file's accounts on helper threads", () => {
     } finally {
       derived.close();
     }
+  });
+
+  it("stops threads started ahead while they still load their libraries, and every thread of a start exits", async () => {
+    // Stopped at once, the threads are still loading their native libraries: they exit once loaded, never
+    // terminated inside a native call (which can abort the process, and with it this file's run).
+    for (let round = 0; round < 5; round++) {
+      warmDeriveThreads(100_000);
+      expect(aliveDeriveThreads()).toBeGreaterThan(0);
+      stopWarmThreads();
+    }
+    await vi.waitFor(() => expect(aliveDeriveThreads()).toBe(0), { timeout: 30_000, interval: 20 });
+    // A start's threads stop when they have no job left, or when it closes them in the middle of their jobs.
+    const evmKeys = Array.from({ length: 5_000 }, (_, i) => `0x${Buffer.from(bytes("stop", i)).toString("hex")}` as const);
+    const whole = deriveAccounts({ evmKeys, solanaSeeds: [], tokenAccounts: [] });
+    expect(await whole.evmAddress(evmKeys.length - 1)).toBe(privateKeyToAddress(evmKeys.at(-1)!));
+    whole.close();
+    const halfway = deriveAccounts({ evmKeys, solanaSeeds: [], tokenAccounts: [] });
+    expect(await halfway.evmAddress(0)).toBe(privateKeyToAddress(evmKeys[0]!));
+    halfway.close();
+    await vi.waitFor(() => expect(aliveDeriveThreads()).toBe(0), { timeout: 30_000, interval: 20 });
   });
 
   it("sends the EVM keys out before the Solana part is made, and derives that part the same", async () => {

@@ -191,17 +191,26 @@ const threadCount = () => Math.max(1, Math.min(4, availableParallelism() - 1));
 /** Each thread's stop flag (one Int32 in shared memory), read by the thread before each job. */
 const stopFlags = new WeakMap<Worker, Int32Array>();
 
+/** The helper threads that have not exited yet. */
+const alive = new Set<Worker>();
+
+/** How many helper threads have not exited yet (a start's threads all exit once it is done with them). */
+export const aliveDeriveThreads = (): number => alive.size;
+
 function startThread(modules: Record<string, string>): Worker {
   const stop = new SharedArrayBuffer(4);
   const worker = new Worker(THREAD_SOURCE, { eval: true, workerData: { ...modules, associatedTokenProgram: fromBase58(ASSOCIATED_TOKEN_PROGRAM), stop } });
   stopFlags.set(worker, new Int32Array(stop));
+  alive.add(worker);
+  worker.on("exit", () => alive.delete(worker));
   return worker;
 }
 
 /**
- * Stops a thread that may be inside a job: it exits before its next one. Terminated inside a call into a native
- * library (the `keccak` package's), a thread can abort the whole process ("FATAL ERROR: Error::Error
- * napi_create_reference"), as it did once when a start closed the derivations it had begun ahead.
+ * Stops a thread, the only way threads are stopped here: it exits before its next job, or once it has loaded its
+ * libraries when it is still loading them. Terminated inside a call into a native library (the `keccak` package's),
+ * a thread can abort the whole process ("FATAL ERROR: Error::Error napi_create_reference"), as it did once when a
+ * start closed the derivations it had begun ahead; a thread started ahead may be inside one while it loads.
  */
 function stopThread(worker: Worker): void {
   Atomics.store(stopFlags.get(worker)!, 0, 1);
@@ -229,7 +238,7 @@ export function warmDeriveThreads(accounts: number): void {
     worker.on("error", () => undefined); // a thread that cannot start is left out (its exit follows)
     worker.on("exit", () => warm.delete(worker));
     setTimeout(() => {
-      if (warm.delete(worker)) void worker.terminate();
+      if (warm.delete(worker)) stopThread(worker);
     }, WARM_FOR_MS).unref();
   }
 }
@@ -240,7 +249,7 @@ export const stopWarmThreads = (): void => void takeWarmThreads(0);
 /** Up to `count` threads started ahead; the others stop. */
 function takeWarmThreads(count: number): Worker[] {
   const taken = [...warm].slice(0, count);
-  for (const worker of warm) if (!taken.includes(worker)) void worker.terminate();
+  for (const worker of warm) if (!taken.includes(worker)) stopThread(worker);
   warm.clear();
   for (const worker of taken) worker.ref();
   return taken;
@@ -389,7 +398,7 @@ export function deriveAccounts(request: DerivationRequest, later?: SolanaLater, 
       pending.delete(answer.id);
       settle(job, answer);
       while (pending.size < depth && next < jobs.length) feed();
-      if (pending.size === 0) void worker.terminate();
+      if (pending.size === 0) stopThread(worker);
     });
     worker.on("error", lost);
     worker.on("exit", () => {
