@@ -11,7 +11,7 @@ import type { Sandbox } from "cdp-sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fund, nodeUrlFor, withSandbox } from "#test/helpers/sandbox.js";
 import { buildApp, serveApp } from "./viteApp.js";
-import { type Browser, openBrowser } from "./browser.js";
+import { type Browser, browserFound, openBrowser } from "./browser.js";
 
 let sandbox: Sandbox;
 let browser: Browser;
@@ -32,12 +32,12 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await browser?.close();
-  await new Promise((resolve) => app?.close(resolve));
+  await new Promise((resolve) => (app ? app.close(resolve) : resolve(undefined)));
   await sandbox?.close();
   if (outDir) rmSync(outDir, { recursive: true, force: true });
 });
 
-describe("@solana/web3.js in Chromium with no wsEndpoint", () => {
+describe.skipIf(!browserFound)("@solana/web3.js in Chromium with no wsEndpoint", () => {
   it("confirms a transfer through the WebSocket on port + 1", async () => {
     const payer = Keypair.generate();
     await fund(sandbox, { network: "solana-devnet", address: payer.publicKey.toBase58(), amount: String(LAMPORTS_PER_SOL) });
