@@ -114,6 +114,7 @@ describe("a data file with its index", () => {
         .items.map((r) => r.id),
     ).toEqual(["acct-0", "acct-2", "acct-3"]);
     expect(lazy.recordsOf("p")).toEqual((await Store.open(join(dir, "whole.json"))).recordsOf("p"));
+    await logged.close(); // the crash is over: its log's file handle is not left to the collector
   });
 
   it("is not used when it describes another version of the file: a crash between the file's rename and the index's", async () => {
