@@ -12,13 +12,15 @@
  * BENCH_INIT_PROFILE=DIR runs the sandbox under `--cpu-prof` into DIR; BENCH_INIT_REPEATS (1) starts each size
  * more than once and keeps the fastest; BENCH_INIT_NODE_FLAGS="--flag …" starts Node with these flags (the collector's
  * settings, say); BENCH_INIT_CLI=FILE starts another build of the command than dist/cli.js (a copy
- * of an earlier build, measured back to back with this one).
+ * of an earlier build, measured back to back with this one). It prints the host's speed before and after
+ * (bench/lib/hostSpeed.mjs): the same start takes several times as long in the shared machine's slow spells.
  */
 import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { bareLoopSeconds } from "./lib/hostSpeed.mjs";
 import { startCommand, stop } from "./lib/stateFile.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -72,6 +74,8 @@ async function start(file, dir) {
   return { child, wallS: startMs / 1000, cpuS: startCpuMs / 1000, mainS: startMainCpuMs / 1000 };
 }
 
+const hostSpeed = async (when) => console.log(`host ${when}: the EVM library's bare 10M-gas loop in ${(await bareLoopSeconds()).toFixed(2)} s`);
+await hostSpeed("before");
 const dir = mkdtempSync(join(tmpdir(), "bench-init-"));
 const rows = [];
 try {
@@ -96,3 +100,4 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
+await hostSpeed("after");
