@@ -21,7 +21,8 @@ import { ProjectLocks } from "./pipeline/locks.js";
 import type { AuthMode } from "./auth/bearer.js";
 import { warmVerifyThread } from "./auth/verifyThread.js";
 import { createClock, type Clock } from "./clock.js";
-import { loadCompiledOperations } from "./contract/compile.js";
+import { loadCompiledOperations, loadUncheckableSchemas } from "./contract/compile.js";
+import { uncheckableLines } from "./contract/uncheckable.js";
 import { loadValidation, prepareRefusals } from "./contract/validate.js";
 import { OperationIndex } from "./contract/operations.js";
 import { handlers as defaultHandlers } from "./products/index.js";
@@ -264,6 +265,8 @@ async function startOn(
     loadCompiledOperations(adminSpecPath),
   ]);
   const operations = new OperationIndex(platformOperations);
+  // The platform's own contract has no such schema (a test keeps it so); a contract of the user's may.
+  if (options.spec !== undefined) for (const line of uncheckableLines(options.spec, loadUncheckableSchemas(options.spec))) log(line);
   // While the import key is generated on the thread pool: no request after the ready line waits for the validators to load.
   loadValidation();
   // The contract's responses are read on first use (most runs check none); checked, the first answer would wait for them.

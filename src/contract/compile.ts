@@ -13,6 +13,7 @@ import { dirname, join } from "node:path";
 import type { IHttpOperation } from "@stoplight/types";
 import { packageRoot } from "../paths.js";
 import { generateValidators, loadValidators, writeValidators } from "./precompiled.js";
+import { type UncheckableSchema, uncheckableSchemas } from "./uncheckable.js";
 
 /** Keys that carry prose or samples inside schemas; validation never reads them. */
 const PROSE_KEYS = new Set(["description", "summary", "title", "externalDocs", "deprecated"]);
@@ -91,7 +92,7 @@ function compactOperation(op: IHttpOperation): IHttpOperation {
 }
 
 /** Part of the cache key: bump it when the compiled form changes. */
-const COMPILER_VERSION = "9"; // 9: answers' bodies carry their normalized schema; 8: each distinct body schema once; 7: nullable without a type
+const COMPILER_VERSION = "10"; // 10: the schemas the validator cannot compile kept beside; 9: answers' bodies carry their normalized schema; 8: each distinct body schema once; 7: nullable without a type
 
 /** How often one $ref may repeat on a path before the expansion stops (accepting anything below). */
 const RECURSION_LIMIT = 3;
@@ -205,7 +206,7 @@ export function pruneContractCache(specPaths: readonly string[], dir = packageCa
     return removed;
   }
   for (const name of names) {
-    const key = /^(?:operations|responses|validators)-([0-9a-f]{16})(?:\.json)?$/.exec(name)?.[1];
+    const key = /^(?:operations|responses|validators|uncheckable)-([0-9a-f]{16})(?:\.json)?$/.exec(name)?.[1];
     if (key === undefined || keep.has(key)) continue;
     rmSync(join(dir, name), { recursive: true, force: true });
     removed.push(name);
@@ -313,6 +314,29 @@ function writeAtomically(target: string, text: string): void {
   renameSync(temp, target); // atomic: parallel test workers may race here
 }
 
+const uncheckableFileOf = (hash: string) => `uncheckable-${hash}.json`;
+/** What this process found itself, by cache key: a start whose cache cannot be written still says it. */
+const uncheckableFound = new Map<string, UncheckableSchema[]>();
+
+/**
+ * The schemas of `specPath` that prism's validator cannot compile (uncheckable.ts), as found when the document was
+ * compiled: read from the cache that loadCompiledOperations read or wrote. Empty when there is none to read.
+ */
+export function loadUncheckableSchemas(specPath: string): UncheckableSchema[] {
+  const hash = cacheKeyOf(specPath);
+  const found = uncheckableFound.get(hash);
+  if (found) return found;
+  const file = uncheckableFileOf(hash);
+  for (const dir of cacheDirs()) {
+    try {
+      return JSON.parse(readFileSync(join(dir, file), "utf8")) as UncheckableSchema[];
+    } catch {
+      // not cached there
+    }
+  }
+  return [];
+}
+
 /**
  * Compiled operations of `specPath`, from the cache when the document is
  * unchanged, with their precompiled request validators when the cache has
@@ -340,10 +364,13 @@ export async function loadCompiledOperations(specPath: string, options: { withVa
   if (!operations) {
     operations = await compileContract(specPath);
     const requestSides = operations.map(({ responses: _responses, ...rest }) => rest);
+    const uncheckable = uncheckableSchemas(operations);
+    uncheckableFound.set(hash, uncheckable);
     for (const dir of options.withValidators ? [packageCacheDir()] : userCacheDirs()) {
       try {
-        // Responses first: whoever finds the operations file finds its responses.
+        // Responses and what cannot be checked first: whoever finds the operations file finds them.
         writeAtomically(join(dir, responsesFile), packResponses(operations.map((op) => op.responses)));
+        writeAtomically(join(dir, uncheckableFileOf(hash)), JSON.stringify(uncheckable));
         writeAtomically(join(dir, operationsFile), JSON.stringify(requestSides));
         dirOfCache = dir;
         break;

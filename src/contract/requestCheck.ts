@@ -46,12 +46,34 @@ export interface SizeProblem {
   message: string;
 }
 const SIZE_KEYWORDS = new Set(["maxItems", "maxLength", "maxProperties"]);
-interface AjvInstance {
+export interface AjvInstance {
   compile(schema: object): ValidateFn;
 }
 
 /** Modules resolved as prism resolves them, so the Ajv and formats are the very ones its validator uses. */
 const prismRequire = createRequire(createRequire(import.meta.url).resolve("@stoplight/prism-http/dist/validator/index.js"));
+
+/** The Ajv builds prism's validator picks by a schema's `$schema`: draft-07 (and unset), 2019-09, 2020-12. */
+export type AjvBuild = "ajv" | "ajv/dist/2019" | "ajv/dist/2020";
+
+/**
+ * An Ajv of `build` set up as prism sets up its own (linear patterns, its formats, its options), with `options` on
+ * top: the very validator prism would compile a schema with.
+ */
+export function prismAjv(build: AjvBuild, options: Record<string, unknown>): AjvInstance {
+  preparePrismAjv(prismRequire);
+  const Ajv = (prismRequire(build) as { default: new (options: object) => AjvInstance & { addFormat(name: string, format: unknown): void } }).default;
+  const addFormats = (prismRequire("ajv-formats") as { default: (ajv: unknown) => void }).default;
+  const dateTime = prismRequire("./validators/dateTime.js") as {
+    fmtDef: (validate: unknown, compare: unknown) => unknown;
+    date_time: unknown;
+    compareDateTime: unknown;
+  };
+  const instance = new Ajv({ allowUnionTypes: true, allowMatchingProperties: true, strict: false, logger: false, ...options });
+  addFormats(instance);
+  instance.addFormat("date-time", dateTime.fmtDef(dateTime.date_time, dateTime.compareDateTime));
+  return instance;
+}
 
 let instances: { coerce: AjvInstance; noCoerce: AjvInstance } | undefined;
 
@@ -62,23 +84,10 @@ let instances: { coerce: AjvInstance; noCoerce: AjvInstance } | undefined;
  * refuse is one prism skips, so whatever is decided here is at most as strict).
  */
 function ajv(): { coerce: AjvInstance; noCoerce: AjvInstance } {
-  if (!instances) {
-    preparePrismAjv(prismRequire);
-    const Ajv = (prismRequire("ajv") as { default: new (options: object) => AjvInstance & { addFormat(name: string, format: unknown): void } }).default;
-    const addFormats = (prismRequire("ajv-formats") as { default: (ajv: unknown) => void }).default;
-    const dateTime = prismRequire("./validators/dateTime.js") as {
-      fmtDef: (validate: unknown, compare: unknown) => unknown;
-      date_time: unknown;
-      compareDateTime: unknown;
-    };
-    const make = (coerceTypes: boolean) => {
-      const instance = new Ajv({ allowUnionTypes: true, allowMatchingProperties: true, strict: false, logger: false, validateSchema: false, coerceTypes });
-      addFormats(instance);
-      instance.addFormat("date-time", dateTime.fmtDef(dateTime.date_time, dateTime.compareDateTime));
-      return instance;
-    };
-    instances = { coerce: make(true), noCoerce: make(false) };
-  }
+  instances ??= {
+    coerce: prismAjv("ajv", { validateSchema: false, coerceTypes: true }),
+    noCoerce: prismAjv("ajv", { validateSchema: false, coerceTypes: false }),
+  };
   return instances;
 }
 

@@ -1,0 +1,93 @@
+/**
+ * A contract given with --spec whose schemas prism's validator cannot compile: prism lets every value under such a
+ * schema through, without a word. The start now names each one (operation, place, Ajv's reason), found once when the
+ * document is compiled and kept in the cache beside it; the platform's own contract names none.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomUUID } from "node:crypto";
+import { stringify } from "yaml";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Sandbox } from "cdp-sandbox";
+import { cacheKeyOf } from "../../src/contract/compile.js";
+import { defaultSpecPath } from "../../src/paths.js";
+import { call, withSandbox } from "#test/helpers/sandbox.js";
+
+const body = (pattern: string) => ({
+  required: true,
+  content: { "application/json": { schema: { type: "object", required: ["code"], properties: { code: { type: "string", pattern } } } } },
+});
+const ok = { "200": { description: "ok", content: { "application/json": { schema: { type: "object", properties: { ok: { type: "boolean" } } } } } } };
+
+/** Two operations alike but for their pattern: one the linear engine runs, one with a lookahead it cannot. */
+const contract = (marker: string) => ({
+  openapi: "3.0.3",
+  info: { title: `uncheckable ${marker}`, version: "1" },
+  servers: [{ url: "/platform" }],
+  paths: {
+    "/v2/codes/checked": { post: { operationId: "postCheckedCode", requestBody: body("^[0-9]{8,}$"), responses: ok } },
+    "/v2/codes/unchecked": {
+      post: {
+        operationId: "postUncheckedCode",
+        // A lookahead (at least one digit): RE2 has none, so Ajv cannot compile the body's schema.
+        requestBody: body("^(?=.*[0-9]).{8,}$"),
+        // A bound the meta-schema refuses: not a number.
+        parameters: [{ name: "limit", in: "query", schema: { type: "integer", maximum: "ten" } }],
+        responses: ok,
+      },
+    },
+  },
+});
+
+let dir: string;
+let specFile: string;
+let sandbox: Sandbox;
+const lines: string[] = [];
+const cacheHome = process.env.XDG_CACHE_HOME;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "cdp-sandbox-uncheckable-"));
+  specFile = join(dir, "openapi.yaml");
+  // A document never compiled before (the marker), into a cache of this test's own.
+  writeFileSync(specFile, stringify(contract(randomUUID())));
+  process.env.XDG_CACHE_HOME = join(dir, "cache");
+  sandbox = await withSandbox({ auth: "none", seed: "uncheckable", spec: specFile, handlers: {}, log: (line) => lines.push(line) });
+});
+afterAll(async () => {
+  await sandbox?.close();
+  if (cacheHome === undefined) delete process.env.XDG_CACHE_HOME;
+  else process.env.XDG_CACHE_HOME = cacheHome;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("a contract with schemas the validator cannot compile", () => {
+  it("names each one at start: the operation, the place and Ajv's reason", () => {
+    const said = lines.filter((line) => line.startsWith("contract:"));
+    expect(said[0]).toBe(`contract: 2 schemas of ${specFile} cannot be compiled by the validator; prism lets every value under them through unchecked:`);
+    expect(said[1]).toMatch(/^contract: {3}postUncheckedCode request body application\/json: .+/);
+    expect(said[2]).toMatch(/^contract: {3}postUncheckedCode query limit: .*maximum.*/);
+    expect(said).toHaveLength(3);
+  });
+
+  it("is right to: a value the lookahead refuses passes, where the same value is refused under a pattern that compiles", async () => {
+    const checked = await call(sandbox, "POST", "/platform/v2/codes/checked", { anonymous: true, body: { code: "abcdefgh" } });
+    expect(checked.status).toBe(400);
+    expect(checked.body.errorMessage).toMatch(/pattern/);
+    const unchecked = await call(sandbox, "POST", "/platform/v2/codes/unchecked?limit=99", { anonymous: true, body: { code: "abcdefgh" } });
+    expect(unchecked.status).toBe(200);
+  });
+
+  it("keeps what it found in the cache beside the compiled operations, for every later start", () => {
+    const file = join(dir, "cache", "cdp-sandbox", "contract", `uncheckable-${cacheKeyOf(specFile)}.json`);
+    const kept = JSON.parse(readFileSync(file, "utf8")) as Array<{ where: string; reason: string }>;
+    expect(kept.map((k) => k.where)).toEqual(["postUncheckedCode request body application/json", "postUncheckedCode query limit"]);
+  });
+
+  it("says nothing of the platform's own contract, given with --spec too", async () => {
+    const own: string[] = [];
+    const platform = await withSandbox({ auth: "none", seed: "uncheckable-platform", spec: defaultSpecPath, log: (line) => own.push(line) });
+    await platform.close();
+    expect(own.filter((line) => line.startsWith("contract:"))).toEqual([]);
+  });
+});
