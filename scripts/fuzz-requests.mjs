@@ -210,7 +210,8 @@ export function createRequestMaker(deps) {
     let draft;
     for (let attempt = 0; attempt < 8; attempt++) {
       const params = Object.fromEntries((http.request?.path ?? []).map((p) => [p.name, pathValue(op, p, attempt, session)]));
-      const path = `/platform${op.pathTemplate.replace(/\{([^}]+)\}/g, (_, name) => encodeURIComponent(params[name]))}`;
+      // A sampled string may hold a lone surrogate, which has no UTF-8 to escape: it goes as U+FFFD, as the query's do.
+      const path = `/platform${op.pathTemplate.replace(/\{([^}]+)\}/g, (_, name) => encodeURIComponent(String(params[name]).toWellFormed()))}`;
       const query = new URLSearchParams();
       for (const q of http.request?.query ?? []) {
         if (!q.required && (attempt > 4 || !rng.chance(0.3))) continue;
