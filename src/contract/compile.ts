@@ -315,26 +315,24 @@ function writeAtomically(target: string, text: string): void {
 }
 
 const uncheckableFileOf = (hash: string) => `uncheckable-${hash}.json`;
-/** What this process found itself, by cache key: a start whose cache cannot be written still says it. */
-const uncheckableFound = new Map<string, UncheckableSchema[]>();
+/** Per document, what its last load found or read of the schemas the validator cannot compile (read when asked). */
+const uncheckableOf = new Map<string, () => UncheckableSchema[]>();
 
 /**
- * The schemas of `specPath` that prism's validator cannot compile (uncheckable.ts), as found when the document was
- * compiled: read from the cache that loadCompiledOperations read or wrote. Empty when there is none to read.
+ * The schemas of `specPath` that prism's validator cannot compile (uncheckable.ts): found when the document was
+ * compiled, and kept beside the operations that loadCompiledOperations last read or wrote for it. Empty when there
+ * is none to read.
  */
 export function loadUncheckableSchemas(specPath: string): UncheckableSchema[] {
-  const hash = cacheKeyOf(specPath);
-  const found = uncheckableFound.get(hash);
-  if (found) return found;
-  const file = uncheckableFileOf(hash);
-  for (const dir of cacheDirs()) {
-    try {
-      return JSON.parse(readFileSync(join(dir, file), "utf8")) as UncheckableSchema[];
-    } catch {
-      // not cached there
-    }
+  return uncheckableOf.get(specPath)?.() ?? [];
+}
+
+function readUncheckable(file: string): UncheckableSchema[] {
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as UncheckableSchema[];
+  } catch {
+    return []; // a cache written without it
   }
-  return [];
 }
 
 /**
@@ -356,6 +354,7 @@ export async function loadCompiledOperations(specPath: string, options: { withVa
     try {
       operations = withLazyResponses(JSON.parse(readFileSync(join(dir, operationsFile), "utf8")) as IHttpOperation[], join(dir, responsesFile));
       dirOfCache = dir;
+      uncheckableOf.set(specPath, () => readUncheckable(join(dir, uncheckableFileOf(hash))));
       break;
     } catch {
       // not cached there
@@ -365,7 +364,7 @@ export async function loadCompiledOperations(specPath: string, options: { withVa
     operations = await compileContract(specPath);
     const requestSides = operations.map(({ responses: _responses, ...rest }) => rest);
     const uncheckable = uncheckableSchemas(operations);
-    uncheckableFound.set(hash, uncheckable);
+    uncheckableOf.set(specPath, () => uncheckable); // said even when no cache folder can be written
     for (const dir of options.withValidators ? [packageCacheDir()] : userCacheDirs()) {
       try {
         // Responses and what cannot be checked first: whoever finds the operations file finds them.

@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import { stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
-import { cacheKeyOf } from "../../src/contract/compile.js";
+import { cacheKeyOf, loadCompiledOperations, loadUncheckableSchemas } from "../../src/contract/compile.js";
 import { defaultSpecPath } from "../../src/paths.js";
 import { call, withSandbox } from "#test/helpers/sandbox.js";
 
@@ -78,10 +78,13 @@ describe("a contract with schemas the validator cannot compile", () => {
     expect(unchecked.status).toBe(200);
   });
 
-  it("keeps what it found in the cache beside the compiled operations, for every later start", () => {
+  it("keeps what it found in the cache beside the compiled operations, for every later start", async () => {
     const file = join(dir, "cache", "cdp-sandbox", "contract", `uncheckable-${cacheKeyOf(specFile)}.json`);
     const kept = JSON.parse(readFileSync(file, "utf8")) as Array<{ where: string; reason: string }>;
     expect(kept.map((k) => k.where)).toEqual(["postUncheckedCode request body application/json", "postUncheckedCode query limit"]);
+    // A later load reads the operations from that cache, and what cannot be checked from beside them.
+    await loadCompiledOperations(specFile);
+    expect(loadUncheckableSchemas(specFile)).toEqual(kept);
   });
 
   it("says nothing of the platform's own contract, given with --spec too", async () => {
