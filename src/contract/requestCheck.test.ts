@@ -11,12 +11,17 @@ import { bodyMutations, generateRequest } from "#test/helpers/requests.js";
 import { defaultSpecPath } from "../paths.js";
 import { loadCompiledOperations } from "./compile.js";
 import { OperationIndex, type Operation } from "./operations.js";
+import { preparePrismAjv } from "./ajv.js";
 import { type CheckedRequest, certainlyValid, fastCheck, LARGE_BODY_BYTES } from "./requestCheck.js";
 
 interface PrismValidator {
   validateInput(opts: { resource: IHttpOperation; element: unknown }): { _tag: string; left?: Array<{ severity: number }> };
 }
-const prism = createRequire(import.meta.url)("@stoplight/prism-http/dist/validator/index.js") as PrismValidator;
+// prism as the sandbox loads it: its Ajv builds patched first (linear patterns). Loaded unpatched here, it would
+// stay so for every later file of this worker, and check patterns the sandbox's prism cannot compile.
+const VALIDATOR = "@stoplight/prism-http/dist/validator/index.js";
+preparePrismAjv(createRequire(createRequire(import.meta.url).resolve(VALIDATOR)));
+const prism = createRequire(import.meta.url)(VALIDATOR) as PrismValidator;
 
 function prismAccepts(op: IHttpOperation, req: CheckedRequest): boolean {
   const result = prism.validateInput({

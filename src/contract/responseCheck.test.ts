@@ -11,12 +11,17 @@ import { adminSpecPath, defaultSpecPath } from "../paths.js";
 import { createRandom } from "../random.js";
 import { loadCompiledOperations } from "./compile.js";
 import { fallbackResponse } from "./fallback.js";
+import { preparePrismAjv } from "./ajv.js";
 import { certainlyValidResponse } from "./responseCheck.js";
 
 interface PrismValidator {
   validateOutput(opts: { resource: IHttpOperation; element: unknown }): { _tag: string; left?: Array<{ severity: number }> };
 }
-const prism = createRequire(import.meta.url)("@stoplight/prism-http/dist/validator/index.js") as PrismValidator;
+// prism as the sandbox loads it: its Ajv builds patched first (linear patterns). Loaded unpatched here, it would
+// stay so for every later file of this worker, and check patterns the sandbox's prism cannot compile.
+const VALIDATOR = "@stoplight/prism-http/dist/validator/index.js";
+preparePrismAjv(createRequire(createRequire(import.meta.url).resolve(VALIDATOR)));
+const prism = createRequire(import.meta.url)(VALIDATOR) as PrismValidator;
 
 type Answer = { status: number; headers: Record<string, string>; body: unknown };
 
