@@ -264,9 +264,10 @@ async function startOn(
     loadCompiledOperations(options.spec ?? defaultSpecPath),
     loadCompiledOperations(adminSpecPath),
   ]);
-  const operations = new OperationIndex(platformOperations);
-  // The platform's own contract has no such schema (a test keeps it so); a contract of the user's may.
-  if (options.spec !== undefined) for (const line of uncheckableLines(options.spec, loadUncheckableSchemas(options.spec))) log(line);
+  // The platform's own contract has no schema the validator cannot compile (a test keeps it so); a contract of the user's may.
+  const unchecked = options.spec === undefined ? [] : loadUncheckableSchemas(options.spec);
+  for (const line of uncheckableLines(options.spec ?? defaultSpecPath, unchecked)) log(line);
+  const operations = new OperationIndex(platformOperations, unchecked);
   // While the import key is generated on the thread pool: no request after the ready line waits for the validators to load.
   loadValidation();
   // The contract's responses are read on first use (most runs check none); checked, the first answer would wait for them.

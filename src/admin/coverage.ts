@@ -66,6 +66,11 @@ export interface CoverageDocument {
   projects: Array<{ projectId: string; name: string } & Coverage>;
   /** In a report written with `--journal`: the journal file, where each violation's correlation id finds its request. */
   journal?: string;
+  /**
+   * With a contract of the user's (`--spec`) whose schemas the validator cannot compile: each of them, where it is and
+   * why. The values under them were never checked, so the run's verdict says nothing of them.
+   */
+  uncheckedSchemas?: Array<{ where: string; reason: string }>;
 }
 
 export interface CoverageSources {
@@ -205,7 +210,14 @@ export function coverageDocument(sources: CoverageSources, projectId?: string): 
       projects.map((p) => p.id),
     ),
   );
-  return { version: 1, generatedAt: new Date().toISOString(), total, projects: perProject };
+  const { unchecked } = sources.operations;
+  return {
+    version: 1,
+    generatedAt: new Date().toISOString(),
+    total,
+    projects: perProject,
+    ...(unchecked.length > 0 ? { uncheckedSchemas: unchecked.map(({ where, reason }) => ({ where, reason })) } : {}),
+  };
 }
 
 /** `GET /_sandbox/coverage`: the document of every project, or of the caller's. */

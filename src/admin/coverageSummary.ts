@@ -1,6 +1,7 @@
 /**
  * The coverage document as a short Markdown summary for a CI job's page (the GitHub Action appends it to the
- * step summary): one table of figures, then the violations, then the operations exercised with their statuses.
+ * step summary): one table of figures, then the violations, the schemas never checked (a `--spec` contract's that the
+ * validator cannot compile), then the operations exercised with their statuses.
  */
 import type { CoverageDocument } from "./coverage.js";
 
@@ -37,6 +38,7 @@ export function summaryMarkdown(doc: CoverageDocument, journal?: string): string
         : ""
     } |`,
     `| Requests | ${summary.requests} |`,
+    ...(doc.uncheckedSchemas ? [`| Schemas never checked | **${doc.uncheckedSchemas.length}**: the validator cannot compile them (below) |`] : []),
     "",
   ];
   if (violations.length > 0) {
@@ -47,6 +49,13 @@ export function summaryMarkdown(doc: CoverageDocument, journal?: string): string
       );
     }
     if (violations.length > ROWS) lines.push("", `… and ${violations.length - ROWS} more in coverage.json.`);
+    lines.push("");
+  }
+  if (doc.uncheckedSchemas) {
+    // What the verdict above cannot speak for: values under these schemas pass whatever they are.
+    lines.push("### Schemas never checked", "", "| Where | Why the validator cannot compile it |", "|---|---|");
+    for (const u of doc.uncheckedSchemas.slice(0, ROWS)) lines.push(`| ${cell(u.where)} | ${cell(u.reason)} |`);
+    if (doc.uncheckedSchemas.length > ROWS) lines.push("", `… and ${doc.uncheckedSchemas.length - ROWS} more in coverage.json.`);
     lines.push("");
   }
   if (called.length > 0) {

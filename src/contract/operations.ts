@@ -3,6 +3,7 @@
  * matcher, built once at start. Routing uses it instead of prism's router,
  * which costs more per request than the whole rest of the pipeline.
  */
+import type { UncheckableSchema } from "./uncheckable.js";
 import type { IHttpOperation } from "@stoplight/types";
 
 type SecurityScheme = "apiKeyAuth" | "endUserAuth" | "unauthenticated" | string;
@@ -98,7 +99,14 @@ export class OperationIndex {
   private readonly byId = new Map<string, Operation>();
   private readonly bySegmentCount = new Map<number, Operation[]>();
 
-  constructor(operations: IHttpOperation[]) {
+  /**
+   * @param unchecked the contract's schemas the validator cannot compile (uncheckable.ts): values under them pass
+   *   unchecked, which the coverage document says
+   */
+  constructor(
+    operations: IHttpOperation[],
+    readonly unchecked: readonly UncheckableSchema[] = [],
+  ) {
     this.all = operations.map(compile);
     for (const op of this.all) {
       this.byId.set(op.operationId, op);

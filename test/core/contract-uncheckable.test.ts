@@ -1,7 +1,8 @@
 /**
  * A contract given with --spec whose schemas prism's validator cannot compile: prism lets every value under such a
  * schema through, without a word. The start now names each one (operation, place, Ajv's reason), found once when the
- * document is compiled and kept in the cache beside it; the platform's own contract names none.
+ * document is compiled and kept in the cache beside it, and so do the coverage document and the CI report; the
+ * platform's own contract names none.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
 import { cacheKeyOf, loadCompiledOperations, loadUncheckableSchemas } from "../../src/contract/compile.js";
 import { defaultSpecPath } from "../../src/paths.js";
+import { expectValidCoverage } from "#test/helpers/coverage.js";
 import { call, withSandbox } from "#test/helpers/sandbox.js";
 
 const body = (pattern: string) => ({
@@ -87,9 +89,27 @@ describe("a contract with schemas the validator cannot compile", () => {
     expect(loadUncheckableSchemas(specFile)).toEqual(kept);
   });
 
+  it("lists them in the coverage document and the CI report, whose verdict says nothing of their values", async () => {
+    const report = join(dir, "report");
+    const later = await withSandbox({ auth: "none", seed: "uncheckable-report", spec: specFile, handlers: {}, report });
+    const doc = later.coverage();
+    await later.close();
+    const listed = [
+      { where: "postUncheckedCode request body application/json", reason: expect.stringContaining("(?=") },
+      { where: "postUncheckedCode query limit", reason: "schema is invalid: data/maximum must be number" },
+    ];
+    expectValidCoverage(doc);
+    expect(doc.uncheckedSchemas).toEqual(listed);
+    expect(JSON.parse(readFileSync(join(report, "coverage.json"), "utf8")).uncheckedSchemas).toEqual(listed);
+    const summary = readFileSync(join(report, "summary.md"), "utf8");
+    expect(summary).toContain("| Schemas never checked | **2**: the validator cannot compile them (below) |");
+    expect(summary).toContain("| postUncheckedCode query limit | schema is invalid: data/maximum must be number |");
+  });
+
   it("says nothing of the platform's own contract, given with --spec too", async () => {
     const own: string[] = [];
     const platform = await withSandbox({ auth: "none", seed: "uncheckable-platform", spec: defaultSpecPath, log: (line) => own.push(line) });
+    expect(platform.coverage().uncheckedSchemas).toBeUndefined();
     await platform.close();
     expect(own.filter((line) => line.startsWith("contract:"))).toEqual([]);
   });

@@ -8,30 +8,15 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRequire } from "node:module";
 import { parse as parseJunit, type TestSuites } from "junit2json";
 import request from "supertest";
 import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ContractViolationError, type CoverageDocument, type Sandbox, startSandbox } from "cdp-sandbox";
-import { packageRoot } from "../../src/paths.js";
+import { ContractViolationError, type Sandbox, startSandbox } from "cdp-sandbox";
 import { startReceiver } from "#test/helpers/receiver.js";
 import { call } from "#test/helpers/sandbox.js";
 import { flush, subscribe } from "#test/helpers/webhooks.js";
-
-const schema = JSON.parse(readFileSync(join(packageRoot, "schemas", "coverage.schema.json"), "utf8"));
-const require = createRequire(import.meta.url);
-const { Ajv } = require("ajv") as typeof import("ajv");
-const addFormats = require("ajv-formats").default as (ajv: import("ajv").Ajv) => void;
-const ajv = new Ajv({ allErrors: true, strict: false });
-addFormats(ajv);
-const validateCoverage = ajv.compile(schema);
-
-function expectValidCoverage(doc: unknown): asserts doc is CoverageDocument {
-  const ok = validateCoverage(doc);
-  expect(validateCoverage.errors ?? [], JSON.stringify(validateCoverage.errors)).toEqual([]);
-  expect(ok).toBe(true);
-}
+import { expectValidCoverage } from "#test/helpers/coverage.js";
 
 const dir = mkdtempSync(join(tmpdir(), "cdp-sandbox-verdict-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

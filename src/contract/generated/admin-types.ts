@@ -3411,6 +3411,11 @@ export interface operations {
                         projects: {
                             [key: string]: unknown;
                         }[];
+                        /** @description With a --spec contract whose schemas the validator cannot compile, each of them (their values were never checked). */
+                        uncheckedSchemas?: {
+                            where: string;
+                            reason: string;
+                        }[];
                     };
                 };
             };
