@@ -4,43 +4,17 @@
  * document is compiled and kept in the cache beside it, and so do the coverage document and the CI report; the
  * platform's own contract names none.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { randomUUID } from "node:crypto";
-import { stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
 import { cacheKeyOf, loadCompiledOperations, loadUncheckableSchemas } from "../../src/contract/compile.js";
 import { defaultSpecPath } from "../../src/paths.js";
 import { expectValidCoverage } from "#test/helpers/coverage.js";
 import { call, withSandbox } from "#test/helpers/sandbox.js";
-
-const body = (pattern: string) => ({
-  required: true,
-  content: { "application/json": { schema: { type: "object", required: ["code"], properties: { code: { type: "string", pattern } } } } },
-});
-const ok = { "200": { description: "ok", content: { "application/json": { schema: { type: "object", properties: { ok: { type: "boolean" } } } } } } };
-
-/** Two operations alike but for their pattern: one the linear engine runs, one with a lookahead it cannot. */
-const contract = (marker: string) => ({
-  openapi: "3.0.3",
-  info: { title: `uncheckable ${marker}`, version: "1" },
-  servers: [{ url: "/platform" }],
-  paths: {
-    "/v2/codes/checked": { post: { operationId: "postCheckedCode", requestBody: body("^[0-9]{8,}$"), responses: ok } },
-    "/v2/codes/unchecked": {
-      post: {
-        operationId: "postUncheckedCode",
-        // A lookahead (at least one digit): RE2 has none, so Ajv cannot compile the body's schema.
-        requestBody: body("^(?=.*[0-9]).{8,}$"),
-        // A bound the meta-schema refuses: not a number.
-        parameters: [{ name: "limit", in: "query", schema: { type: "integer", maximum: "ten" } }],
-        responses: ok,
-      },
-    },
-  },
-});
+import { writeUncheckableContract } from "#test/helpers/uncheckableContract.js";
 
 let dir: string;
 let specFile: string;
@@ -50,9 +24,8 @@ const cacheHome = process.env.XDG_CACHE_HOME;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "cdp-sandbox-uncheckable-"));
-  specFile = join(dir, "openapi.yaml");
-  // A document never compiled before (the marker), into a cache of this test's own.
-  writeFileSync(specFile, stringify(contract(randomUUID())));
+  // A document never compiled before, into a cache of this test's own.
+  specFile = writeUncheckableContract(dir, randomUUID());
   process.env.XDG_CACHE_HOME = join(dir, "cache");
   sandbox = await withSandbox({ auth: "none", seed: "uncheckable", spec: specFile, handlers: {}, log: (line) => lines.push(line) });
 });

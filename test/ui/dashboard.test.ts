@@ -4,6 +4,9 @@
  * journal, and what the user does in the dashboard (move the clock, replay a
  * delivery, switch a scenario on) changes how the sandbox answers next.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Sandbox } from "cdp-sandbox";
 import type { Locator } from "playwright-core";
 import { encodeErrorResult, serializeTransaction, toHex } from "viem";
@@ -11,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fundAccount, openAccount, P } from "#test/helpers/money.js";
 import { type Receiver, startReceiver } from "#test/helpers/receiver.js";
 import { call, fund, withSandbox } from "#test/helpers/sandbox.js";
+import { writeUncheckableContract } from "#test/helpers/uncheckableContract.js";
 import { flush, subscribe } from "#test/helpers/webhooks.js";
 import { type Browser, browserFound, openBrowser, openDashboard } from "./browser.js";
 
@@ -130,6 +134,26 @@ describe.skipIf(!browserFound)("the dashboard", () => {
     await expect.poll(() => text(page.getByRole("region", { name: "Request detail" })), WAIT).toContain(bad.body.correlationId);
     await expect.poll(() => text(page.getByRole("region", { name: "Request detail" })), WAIT).toContain("no spaces allowed!");
     await browser.screenshot("journal-problem");
+  });
+
+  it("shows a --spec contract's schemas the validator cannot compile above the coverage, and none for the platform's", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cdp-sandbox-ui-unchecked-"));
+    const own = await withSandbox({ seed: "dashboard-unchecked", spec: writeUncheckableContract(dir), handlers: {} });
+    try {
+      const { page } = browser;
+      await openDashboard(page, own.url, "coverage");
+      const unchecked = page.getByRole("table", { name: "Schemas never checked" });
+      await expect.poll(() => text(unchecked), WAIT).toContain("postUncheckedCode query limit");
+      expect(await text(unchecked)).toContain("schema is invalid: data/maximum must be number");
+      expect(await text(unchecked)).toContain("postUncheckedCode request body application/json");
+      await browser.screenshot("coverage-unchecked");
+      await openDashboard(page, sandbox.url, "coverage");
+      await page.getByRole("table", { name: "Operations" }).or(page.getByText("No operation was called yet.")).first().waitFor();
+      expect(await page.getByRole("heading", { name: "Schemas never checked" }).count()).toBe(0);
+    } finally {
+      await own.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("shows contract coverage: the request that broke the contract first, linking to its journal entry, then the operations", async () => {

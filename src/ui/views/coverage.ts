@@ -2,7 +2,9 @@
 /**
  * Contract coverage of the project shown (GET /_sandbox/coverage): the requests that broke the contract first,
  * each linking to its journal entry, then the operations of the contract with the statuses they answered and those
- * they declare but never answered (called ones first), the JSON-RPC methods called and the error-table rows seen.
+ * they declare but never answered (called ones first), the JSON-RPC methods called and the error-table rows seen;
+ * with a `--spec` contract whose schemas the validator cannot compile, those schemas before all (their values were
+ * never checked).
  */
 import { api } from "../api.js";
 import { badge, fill, h, table } from "../dom.js";
@@ -53,15 +55,34 @@ export function coverageView(shell: Shell): View {
   const rpc = h("div", { class: "results" });
   const errors = h("div", { class: "results" });
   const showUncalled = h("input", { type: "checkbox", onchange: () => void load() });
+  const uncheckedPart = h("div", {});
 
   async function load(): Promise<void> {
     let total: Coverage;
+    let unchecked: Array<{ where: string; reason: string }>;
     try {
-      total = (await api<"getSandboxCoverage">("GET", "/coverage")).total as unknown as Coverage;
+      const doc = await api<"getSandboxCoverage">("GET", "/coverage");
+      total = doc.total as unknown as Coverage;
+      unchecked = doc.uncheckedSchemas ?? [];
     } catch (error) {
       shell.say((error as Error).message, "error");
       return;
     }
+    if (unchecked.length === 0) fill(uncheckedPart);
+    else
+      fill(
+        uncheckedPart,
+        h("h3", {}, "Schemas never checked"),
+        h("p", { class: "muted" }, "The validator cannot compile these schemas of the contract: every value under them passes unchecked."),
+        table(
+          "Schemas never checked",
+          [
+            ["Where", (u) => h("span", { class: "mono" }, u.where)],
+            ["Why", (u) => u.reason],
+          ],
+          unchecked,
+        ),
+      );
     const s = total.summary;
     summary.textContent =
       `${s.violations === 0 ? "No request broke the contract" : `${s.violations} request${s.violations === 1 ? "" : "s"} broke the contract (${s.distinctViolations} distinct)`}; ` +
@@ -133,6 +154,7 @@ export function coverageView(shell: Shell): View {
         root,
         h("h2", {}, "Contract coverage"),
         summary,
+        uncheckedPart,
         h("h3", {}, "Contract violations"),
         violations,
         h("h3", {}, "Operations"),
