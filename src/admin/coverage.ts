@@ -8,6 +8,7 @@
  * every other answer, an error the state or a scenario produced included, is coverage.
  */
 import type { OperationIndex } from "../contract/operations.js";
+import type { UncheckableSchema } from "../contract/uncheckable.js";
 import { deliveries, subscriptions } from "../wallet/events/model.js";
 import { ERROR_TABLE, errorKey } from "../errors/errorTable.js";
 import type { ProjectTally, Violation } from "../pipeline/coverageTally.js";
@@ -70,7 +71,7 @@ export interface CoverageDocument {
    * With a contract of the user's (`--spec`) whose schemas the validator cannot compile: each of them, where it is and
    * why. The values under them were never checked, so the run's verdict says nothing of them.
    */
-  uncheckedSchemas?: Array<{ where: string; reason: string }>;
+  uncheckedSchemas?: UncheckableSchema[];
 }
 
 export interface CoverageSources {
@@ -216,7 +217,7 @@ export function coverageDocument(sources: CoverageSources, projectId?: string): 
     generatedAt: new Date().toISOString(),
     total,
     projects: perProject,
-    ...(unchecked.length > 0 ? { uncheckedSchemas: unchecked.map(({ where, reason }) => ({ where, reason })) } : {}),
+    ...(unchecked.length > 0 ? { uncheckedSchemas: [...unchecked] } : {}),
   };
 }
 
