@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parse as parseJunit, type TestSuites } from "junit2json";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "cdp-sandbox";
 import { cacheKeyOf, loadCompiledOperations, loadUncheckableSchemas } from "../../src/contract/compile.js";
@@ -77,6 +78,14 @@ describe("a contract with schemas the validator cannot compile", () => {
     const summary = readFileSync(join(report, "summary.md"), "utf8");
     expect(summary).toContain("| Schemas never checked | **2**: the validator cannot compile them (below) |");
     expect(summary).toContain("| postUncheckedCode query limit | schema is invalid: data/maximum must be number |");
+    // junit.xml, as an independent parser reads it: a suite of skipped cases, one per schema.
+    const junit = (await parseJunit(readFileSync(join(report, "junit.xml"), "utf8"))) as TestSuites;
+    const never = junit.testsuite!.find((suite) => suite.name === "cdp-sandbox: schemas never checked")!;
+    expect(never.skipped).toBe(2);
+    expect(never.testcase!.map((c) => c.name)).toEqual(["postUncheckedCode request body application/json", "postUncheckedCode query limit"]);
+    expect(never.testcase![1]!.skipped![0]!.message).toBe(
+      "never checked: the validator cannot compile this schema (schema is invalid: data/maximum must be number)",
+    );
   });
 
   it("says nothing of the platform's own contract, given with --spec too", async () => {
