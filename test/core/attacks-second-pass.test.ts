@@ -20,6 +20,16 @@ const expectClientError = (res: { status: number; body: Record<string, unknown> 
   expect(res.body).toMatchObject({ errorType, errorMessage: expect.any(String), correlationId: expect.any(String), errorLink: expect.any(String) });
 };
 
+/** An end user signed in by email with one Solana account: the account's address and the user's session. */
+async function endUserWithSolanaAccount(userId: string, email: string) {
+  await call(sandbox, "POST", "/platform/v2/end-users", {
+    body: { userId, authenticationMethods: [{ type: "email", email }], solanaAccount: {} },
+    wallet: true,
+  });
+  const address = (await call(sandbox, "GET", `/platform/v2/end-users/${userId}`)).body.solanaAccounts[0] as string;
+  return { address, session: await endUserSession(sandbox, userId) };
+}
+
 describe("Solana transactions that do not decode", () => {
   // "uqvcmpxpfiii" is valid base64 whose bytes parse as a transaction's signature section but not as a message.
   const GARBAGE = ["uqvcmpxpfiii", "AQID", "AAAA", "gAEB"];
@@ -42,12 +52,7 @@ describe("Solana transactions that do not decode", () => {
 
   it("are refused with 400 malformed_transaction by the end user's sign and send", async () => {
     const userId = "garbage-tx-user";
-    await call(sandbox, "POST", "/platform/v2/end-users", {
-      body: { userId, authenticationMethods: [{ type: "email", email: "garbage@example.com" }], solanaAccount: {} },
-      wallet: true,
-    });
-    const address = (await call(sandbox, "GET", `/platform/v2/end-users/${userId}`)).body.solanaAccounts[0] as string;
-    const session = await endUserSession(sandbox, userId);
+    const { address, session } = await endUserWithSolanaAccount(userId, "garbage@example.com");
     const EW = `/platform/v2/embedded-wallet-api/end-users/${userId}/solana`;
     for (const transaction of GARBAGE) {
       expectClientError(
@@ -263,12 +268,7 @@ describe("lists and strings the platform sets no bound on", () => {
 describe("an end user's walletSecretId of megabytes", () => {
   it("is refused with 401 in an answer of ordinary size, naming the id's start and length rather than repeating it", async () => {
     const userId = "huge-secret-id-user";
-    await call(sandbox, "POST", "/platform/v2/end-users", {
-      body: { userId, authenticationMethods: [{ type: "email", email: "huge-secret@example.com" }], solanaAccount: {} },
-      wallet: true,
-    });
-    const address = (await call(sandbox, "GET", `/platform/v2/end-users/${userId}`)).body.solanaAccounts[0] as string;
-    const session = await endUserSession(sandbox, userId);
+    const { address, session } = await endUserWithSolanaAccount(userId, "huge-secret@example.com");
     // Read by the signature check, before the body's schema (whose pattern allows 100 characters) is applied.
     const walletSecretId = "x".repeat(4_000_000);
     const path = `/platform/v2/embedded-wallet-api/end-users/${userId}/solana/sign/message`;
